@@ -1,0 +1,87 @@
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+
+/** A customer of edgeboard: the unit of isolation, billing plan and embedding limits. */
+export const accounts = sqliteTable('accounts', {
+  id: integer().primaryKey({ autoIncrement: true }),
+  name: text().notNull(),
+  plan: text({ enum: ['free', 'starter', 'premium', 'enterprise'] })
+    .notNull()
+    .default('premium'),
+  useCreatorMode: integer({ mode: 'boolean' }).notNull().default(false),
+  externalUserLimit: integer().notNull().default(10000),
+  embedSessionTtlSeconds: integer().notNull().default(86400),
+  /** Account-wide default of the embedded dashboard chat; a session's settings override it. */
+  showDashboardChat: integer({ mode: 'boolean' }).notNull().default(true),
+  /** JSON array of origins allowed to frame the embed viewer; null: any origin. */
+  allowedEmbedOrigins: text({ mode: 'json' }).$type<string[] | null>(),
+  /** Incoming-webhook URL notifications post to for channel recipients. */
+  chatWebhookUrl: text(),
+  createdAt: text().notNull(),
+  updatedAt: text().notNull(),
+});
+
+export const users = sqliteTable(
+  'users',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    accountId: integer()
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    email: text().notNull(),
+    username: text().notNull(),
+    firstName: text().notNull().default(''),
+    picture: text().notNull().default(''),
+    role: text({ enum: ['admin', 'member'] }).notNull(),
+    createdAt: text().notNull(),
+  },
+  (t) => [
+    uniqueIndex('users_account_email_uq').on(t.accountId, t.email),
+    uniqueIndex('users_account_username_uq').on(t.accountId, t.username),
+    index('users_account_id_idx').on(t.accountId, t.id),
+  ],
+);
+
+/** Bearer tokens of users. Only the SHA-256 of a token is stored. */
+export const accessTokens = sqliteTable(
+  'access_tokens',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    accountId: integer()
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    userId: integer()
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    tokenHash: text().notNull(),
+    /** The first characters of the token, so a user can tell tokens apart without the secret. */
+    tokenPrefix: text().notNull(),
+    createdAt: text().notNull(),
+  },
+  (t) => [
+    uniqueIndex('access_tokens_hash_uq').on(t.tokenHash),
+    index('access_tokens_user_idx').on(t.userId, t.id),
+  ],
+);
+
+/** Account API keys (generate-session, revoke, embed-tenant admin). Only the SHA-256 is stored. */
+export const apiKeys = sqliteTable(
+  'api_keys',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    accountId: integer()
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    name: text().notNull(),
+    keyHash: text().notNull(),
+    keyPrefix: text().notNull(),
+    /** JSON array of deployment ids the key may act on; null: every deployment of the account. */
+    deploymentIds: text({ mode: 'json' }).$type<number[] | null>(),
+    createdAt: text().notNull(),
+  },
+  (t) => [uniqueIndex('api_keys_hash_uq').on(t.keyHash), index('api_keys_account_idx').on(t.accountId, t.id)],
+);
+
+export const ACCOUNT_PLANS = ['free', 'starter', 'premium', 'enterprise'] as const;
+export type AccountPlan = (typeof ACCOUNT_PLANS)[number];
+export const USER_ROLES = ['admin', 'member'] as const;
+export type UserRole = (typeof USER_ROLES)[number];

@@ -1,0 +1,120 @@
+import * as v from 'valibot';
+import { ACCOUNT_PLANS, USER_ROLES } from '../../schema/accounts';
+import { httpUrl, idNumber, nonEmptyString } from '../core/validation';
+
+const origin = v.pipe(
+  v.string(),
+  v.maxLength(255),
+  v.regex(/^https?:\/\/[^/\s?#]+$/i, 'Expected an origin such as https://app.example.com (no path)'),
+);
+
+const accountSettings = {
+  plan: v.optional(v.picklist(ACCOUNT_PLANS)),
+  useCreatorMode: v.optional(v.boolean()),
+  externalUserLimit: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(10_000_000))),
+  embedSessionTtlSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(60), v.maxValue(86400))),
+  showDashboardChat: v.optional(v.boolean()),
+  allowedEmbedOrigins: v.optional(v.nullable(v.pipe(v.array(origin), v.maxLength(50)))),
+  chatWebhookUrl: v.optional(v.nullable(httpUrl)),
+};
+
+const username = v.pipe(
+  v.string(),
+  v.trim(),
+  v.minLength(1),
+  v.maxLength(64),
+  v.regex(/^[A-Za-z0-9._@-]+$/, 'Letters, digits and . _ @ - only'),
+);
+const email = v.pipe(v.string(), v.trim(), v.maxLength(254), v.email('Expected an email address'));
+
+export const createAccountBody = v.strictObject({
+  name: nonEmptyString(255),
+  ...accountSettings,
+  adminEmail: v.optional(email),
+  adminUsername: v.optional(username),
+});
+
+export const updateAccountBody = v.strictObject({
+  name: v.optional(nonEmptyString(255)),
+  ...accountSettings,
+});
+
+export const accountSchema = v.object({
+  id: v.number(),
+  name: v.string(),
+  plan: v.picklist(ACCOUNT_PLANS),
+  useCreatorMode: v.boolean(),
+  externalUserLimit: v.number(),
+  embedSessionTtlSeconds: v.number(),
+  showDashboardChat: v.boolean(),
+  allowedEmbedOrigins: v.nullable(v.array(v.string())),
+  chatWebhookUrl: v.nullable(v.string()),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+});
+
+export const userSchema = v.object({
+  id: v.number(),
+  email: v.string(),
+  username: v.string(),
+  firstName: v.string(),
+  picture: v.string(),
+  role: v.picklist(USER_ROLES),
+  createdAt: v.string(),
+});
+
+export const provisionedAccountSchema = v.object({
+  account: accountSchema,
+  user: userSchema,
+  accessToken: v.string(),
+  apiKey: v.string(),
+});
+
+export const createUserBody = v.strictObject({
+  email,
+  username,
+  firstName: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(255))),
+  picture: v.optional(v.union([httpUrl, v.literal('')])),
+  role: v.optional(v.picklist(USER_ROLES)),
+});
+
+export const accessTokenCreatedSchema = v.object({
+  id: v.number(),
+  token: v.string(),
+  createdAt: v.string(),
+});
+export const accessTokenSchema = v.object({
+  id: v.number(),
+  userId: v.number(),
+  prefix: v.string(),
+  createdAt: v.string(),
+});
+
+export const createApiKeyBody = v.strictObject({
+  name: nonEmptyString(255),
+  deploymentIds: v.optional(v.nullable(v.pipe(v.array(idNumber), v.minLength(1), v.maxLength(1000)))),
+});
+
+export const apiKeySchema = v.object({
+  id: v.number(),
+  name: v.string(),
+  prefix: v.string(),
+  deploymentIds: v.nullable(v.array(v.number())),
+  createdAt: v.string(),
+});
+
+export const apiKeyCreatedSchema = v.object({
+  id: v.number(),
+  name: v.string(),
+  deploymentIds: v.nullable(v.array(v.number())),
+  key: v.string(),
+  createdAt: v.string(),
+});
+
+export const deletedSchema = v.object({ id: v.number(), deleted: v.literal(true) });
+
+export type CreateAccountInput = v.InferOutput<typeof createAccountBody>;
+export type UpdateAccountInput = v.InferOutput<typeof updateAccountBody>;
+export type CreateUserInput = v.InferOutput<typeof createUserBody>;
+export type Account = v.InferOutput<typeof accountSchema>;
+export type User = v.InferOutput<typeof userSchema>;

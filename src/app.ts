@@ -1,0 +1,110 @@
+import { bodyLimit } from 'hono/body-limit';
+import { HTTPException } from 'hono/http-exception';
+import { openAPIRouteHandler } from 'hono-openapi';
+import { accountsAdminRoutes } from './accounts/admin.routes';
+import { apiKeysRoutes } from './accounts/api-keys.routes';
+import { usersRoutes } from './accounts/users.routes';
+import { currentClock } from './core/clock';
+import { randomId } from './core/crypto';
+import { countedD1, createDb, type QueryCounter } from './core/db';
+import { ApiError, errorBody } from './core/errors';
+import { documentation } from './core/openapi';
+import { createRouter } from './core/router';
+import { buildDeploymentsRoutes, deploymentsRoutes } from './deployments/deployments.routes';
+
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
+
+/**
+ * The whole HTTP surface: request id, per-request D1 (counted), body limit, one error
+ * handler rendering the contract's envelope, JSON 404s, and every router mounted.
+ */
+export function createApp() {
+  const app = createRouter();
+
+  app.use('*', async (c, next) => {
+    const given = c.req.header('x-request-id');
+    const requestId = given && REQUEST_ID.test(given) ? given : randomId(12);
+    c.set('requestId', requestId);
+    const queries: QueryCounter = { queries: 0, roundTrips: 0 };
+    const d1 = countedD1(c.env.DB, queries);
+    c.set('queries', queries);
+    c.set('d1', d1);
+    c.set('db', createDb(d1));
+    c.set('clock', currentClock());
+    await next();
+    c.header('x-request-id', requestId);
+    if (c.env.EXPOSE_DB_METRICS === '1') {
+      c.header('x-d1-queries', String(queries.queries));
+      c.header('x-d1-round-trips', String(queries.roundTrips));
+    }
+  });
+
+  app.use(
+    '*',
+    bodyLimit({
+      maxSize: MAX_BODY_BYTES,
+      onError: () => {
+        throw new ApiError('PAYLOAD_TOO_LARGE', 'Request body is larger than 1 MiB');
+      },
+    }),
+  );
+
+  app.onError((err, c) => {
+    const requestId = c.get('requestId') ?? randomId(12);
+    let apiError: ApiError;
+    if (err instanceof ApiError) {
+      apiError = err;
+    } else if (err instanceof HTTPException && err.status < 500) {
+      apiError = new ApiError(
+        err.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST',
+        err.message || 'Bad request',
+      );
+    } else {
+      console.error(JSON.stringify({ requestId, error: String(err), stack: (err as Error)?.stack }));
+      apiError = new ApiError('INTERNAL', 'Internal error');
+    }
+    c.header('x-request-id', requestId);
+    return c.json(errorBody(apiError, requestId), apiError.status);
+  });
+
+  app.notFound((c) => {
+    const error = new ApiError('NOT_FOUND', `No route for ${c.req.method} ${c.req.path}`);
+    return c.json(errorBody(error, c.get('requestId')), 404);
+  });
+
+  app.get('/healthz', (c) => c.json({ ok: true }));
+
+  app.route('/admin/v1/accounts', accountsAdminRoutes);
+  app.route('/api/v1/users', usersRoutes);
+  app.route('/api/v1/api-keys', apiKeysRoutes);
+  app.route('/api/v1', deploymentsRoutes);
+  app.route('/build/api/v1', buildDeploymentsRoutes);
+
+  app.get(
+    '/api/v1/openapi.json',
+    openAPIRouteHandler(app, {
+      documentation: documentation() as never,
+      exclude: ['/api/v1/openapi.json', '/docs', '/healthz'],
+      defaultValidationErrorResponse: false,
+    }),
+  );
+  app.get('/docs', (c) => c.html(DOCS_PAGE));
+
+  return app;
+}
+
+// Scalar renders the OpenAPI document as an interactive reference (requests can be tried).
+const DOCS_PAGE = `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8" />
+    <meta name="viewport" content="width=device-width, initial-scale=1" />
+    <title>edgeboard API reference</title>
+  </head>
+  <body>
+    <script id="api-reference" data-url="/api/v1/openapi.json"></script>
+    <script src="https://cdn.jsdelivr.net/npm/@scalar/api-reference"></script>
+  </body>
+</html>`;

@@ -1,0 +1,108 @@
+import type { Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import { digestsEqual, secretsEqual, sha256Hex } from '../core/crypto';
+import { ApiError } from '../core/errors';
+import type { AppEnv } from '../env';
+import { findAccessToken, findApiKey } from './auth.repository';
+import type { AccountPrincipal, ApiKeyPrincipal, Principal, UserPrincipal } from './principal';
+
+export type Scheme = 'Bearer' | 'Api-Key';
+
+const unauthorized = (message: string) => new ApiError('UNAUTHORIZED', message);
+
+function parseAuthorization(c: Context): { scheme: string; credential: string } {
+  const header = c.req.header('authorization');
+  if (!header) throw unauthorized('Missing Authorization header');
+  const match = /^([A-Za-z-]+) +(\S+)\s*$/.exec(header);
+  if (!match) throw unauthorized('Malformed Authorization header');
+  return { scheme: match[1] as string, credential: match[2] as string };
+}
+
+async function resolve(c: Context<AppEnv>, schemes: Scheme[]): Promise<AccountPrincipal> {
+  const { scheme, credential } = parseAuthorization(c);
+  const allowed = schemes.find((s) => s.toLowerCase() === scheme.toLowerCase());
+  if (!allowed)
+    throw unauthorized(`This endpoint takes ${schemes.map((s) => `Authorization: ${s} <…>`).join(' or ')}`);
+  const hash = await sha256Hex(credential);
+  const d1 = c.get('d1');
+  if (allowed === 'Bearer') {
+    const token = await findAccessToken(d1, hash);
+    // The row was found by its hash; the constant-time check keeps the comparison itself silent.
+    if (!token || !digestsEqual(token.tokenHash, hash)) throw unauthorized('Unknown or revoked access token');
+    return {
+      kind: 'user',
+      account: token.account,
+      userId: token.userId,
+      role: token.role,
+      tokenId: token.tokenId,
+    };
+  }
+  const key = await findApiKey(d1, hash);
+  if (!key || !digestsEqual(key.keyHash, hash)) throw unauthorized('Unknown or revoked API key');
+  return { kind: 'apiKey', account: key.account, keyId: key.keyId, deploymentIds: key.deploymentIds };
+}
+
+/**
+ * Resolves the principal from `Authorization` with one of `schemes`; `role: 'admin'` also
+ * demands an admin user (an API key counts as the account's admin where keys are accepted).
+ */
+export const authenticate = (schemes: Scheme[], options: { role?: 'admin' } = {}) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const principal = await resolve(c, schemes);
+    if (options.role === 'admin') requireAdmin(principal);
+    c.set('principal', principal);
+    await next();
+  });
+
+/** The operator's provisioning API: `Authorization: Bearer <ADMIN_TOKEN>`. */
+export const authenticateOperator = createMiddleware<AppEnv>(async (c, next) => {
+  const { scheme, credential } = parseAuthorization(c);
+  const expected = c.env.ADMIN_TOKEN;
+  if (scheme.toLowerCase() !== 'bearer' || !expected || !(await secretsEqual(credential, expected))) {
+    throw unauthorized('Unknown operator token');
+  }
+  c.set('principal', { kind: 'operator' });
+  await next();
+});
+
+// ---- The one place that decides what a principal may do ----
+
+export function requireAdmin(principal: Principal): void {
+  if (principal.kind === 'user' && principal.role !== 'admin') {
+    throw new ApiError('FORBIDDEN', 'This action needs the admin role');
+  }
+}
+
+export function accountPrincipal(c: Context<AppEnv>): AccountPrincipal {
+  const principal = c.get('principal');
+  if (principal.kind === 'operator') throw new ApiError('FORBIDDEN', 'Not available to the operator token');
+  return principal;
+}
+
+export function userPrincipal(c: Context<AppEnv>): UserPrincipal {
+  const principal = accountPrincipal(c);
+  if (principal.kind !== 'user')
+    throw new ApiError('UNAUTHORIZED', 'This endpoint takes Authorization: Bearer <…>');
+  return principal;
+}
+
+/** A scoped key acting outside its deployments is a 403 (the id is the caller's own, so no probing). */
+export function requireDeploymentScope(principal: AccountPrincipal, deploymentId: number): void {
+  if (
+    principal.kind === 'apiKey' &&
+    principal.deploymentIds !== null &&
+    !principal.deploymentIds.includes(deploymentId)
+  ) {
+    throw new ApiError('KEY_SCOPE', `This API key is not scoped to deployment ${deploymentId}`);
+  }
+}
+
+export function requirePlan(
+  principal: AccountPrincipal | ApiKeyPrincipal,
+  plans: readonly string[],
+  feature: string,
+): void {
+  if (!plans.includes(principal.account.plan)) {
+    throw new ApiError('PLAN_NOT_ALLOWED', `${feature} needs the ${plans.join(' or ')} plan`);
+  }
+}

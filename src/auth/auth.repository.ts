@@ -1,0 +1,79 @@
+import type { AccountContext } from './principal';
+
+const ACCOUNT_COLUMNS = `a.id AS account_id, a.plan, a.use_creator_mode, a.external_user_limit,
+  a.embed_session_ttl_seconds, a.show_dashboard_chat`;
+
+interface AccountRow {
+  account_id: number;
+  plan: AccountContext['plan'];
+  use_creator_mode: number;
+  external_user_limit: number;
+  embed_session_ttl_seconds: number;
+  show_dashboard_chat: number;
+}
+
+function toAccount(row: AccountRow): AccountContext {
+  return {
+    id: row.account_id,
+    plan: row.plan,
+    useCreatorMode: row.use_creator_mode === 1,
+    externalUserLimit: row.external_user_limit,
+    embedSessionTtlSeconds: row.embed_session_ttl_seconds,
+    showDashboardChat: row.show_dashboard_chat === 1,
+  };
+}
+
+export interface TokenLookup {
+  tokenId: number;
+  tokenHash: string;
+  userId: number;
+  role: 'admin' | 'member';
+  account: AccountContext;
+}
+
+/** One round trip: the token, its user and the user's account. */
+export async function findAccessToken(d1: D1Database, hash: string): Promise<TokenLookup | null> {
+  const row = await d1
+    .prepare(
+      `SELECT t.id AS token_id, t.token_hash, u.id AS user_id, u.role, ${ACCOUNT_COLUMNS}
+       FROM access_tokens t JOIN users u ON u.id = t.user_id JOIN accounts a ON a.id = t.account_id
+       WHERE t.token_hash = ?`,
+    )
+    .bind(hash)
+    .first<
+      AccountRow & { token_id: number; token_hash: string; user_id: number; role: 'admin' | 'member' }
+    >();
+  if (!row) return null;
+  return {
+    tokenId: row.token_id,
+    tokenHash: row.token_hash,
+    userId: row.user_id,
+    role: row.role,
+    account: toAccount(row),
+  };
+}
+
+export interface KeyLookup {
+  keyId: number;
+  keyHash: string;
+  deploymentIds: number[] | null;
+  account: AccountContext;
+}
+
+/** One round trip: the API key and its account. */
+export async function findApiKey(d1: D1Database, hash: string): Promise<KeyLookup | null> {
+  const row = await d1
+    .prepare(
+      `SELECT k.id AS key_id, k.key_hash, k.deployment_ids, ${ACCOUNT_COLUMNS}
+       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
+    )
+    .bind(hash)
+    .first<AccountRow & { key_id: number; key_hash: string; deployment_ids: string | null }>();
+  if (!row) return null;
+  return {
+    keyId: row.key_id,
+    keyHash: row.key_hash,
+    deploymentIds: row.deployment_ids === null ? null : (JSON.parse(row.deployment_ids) as number[]),
+    account: toAccount(row),
+  };
+}

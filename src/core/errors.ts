@@ -1,0 +1,67 @@
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+
+/**
+ * The closed set of error codes and the status each maps to. A handler fails by throwing
+ * `new ApiError(CODE, message)`; one error handler renders the contract's envelope.
+ */
+export const ERROR_STATUS = {
+  BAD_REQUEST: 400,
+  VALIDATION_FAILED: 400,
+  INVALID_JSON: 400,
+  INVALID_CURSOR: 400,
+  UNAUTHORIZED: 401,
+  SESSION_INVALID: 401,
+  SESSION_EXPIRED: 401,
+  SESSION_REVOKED: 401,
+  FORBIDDEN: 403,
+  PLAN_NOT_ALLOWED: 403,
+  KEY_SCOPE: 403,
+  EMBED_DISABLED: 403,
+  NOT_FOUND: 404,
+  CONFLICT: 409,
+  PAYLOAD_TOO_LARGE: 413,
+  UNSUPPORTED_MEDIA_TYPE: 415,
+  RATE_LIMITED: 429,
+  QUOTA_EXCEEDED: 429,
+  INTERNAL: 500,
+} as const satisfies Record<string, ContentfulStatusCode>;
+
+export type ErrorCode = keyof typeof ERROR_STATUS;
+
+export interface ErrorDetail {
+  path: string;
+  message: string;
+}
+
+export class ApiError extends Error {
+  readonly status: ContentfulStatusCode;
+
+  constructor(
+    readonly code: ErrorCode,
+    message: string,
+    readonly details?: ErrorDetail[],
+  ) {
+    super(message);
+    this.status = ERROR_STATUS[code];
+  }
+}
+
+export const notFound = (what = 'Resource'): ApiError => new ApiError('NOT_FOUND', `${what} not found`);
+export const forbidden = (message = 'Forbidden'): ApiError => new ApiError('FORBIDDEN', message);
+export const badRequest = (message: string, details?: ErrorDetail[]): ApiError =>
+  new ApiError('BAD_REQUEST', message, details);
+export const conflict = (message: string): ApiError => new ApiError('CONFLICT', message);
+
+/** The contract's error body. */
+export interface ErrorBody {
+  error: string;
+  code: ErrorCode;
+  requestId: string;
+  details?: ErrorDetail[];
+}
+
+export function errorBody(err: ApiError, requestId: string): ErrorBody {
+  const body: ErrorBody = { error: err.message, code: err.code, requestId };
+  if (err.details && err.details.length > 0) body.details = err.details;
+  return body;
+}

@@ -1,0 +1,165 @@
+import type { MiddlewareHandler } from 'hono';
+import { describeRoute, resolver } from 'hono-openapi';
+import * as v from 'valibot';
+import { ERROR_STATUS } from './errors';
+
+/** How a route authenticates; each maps to a security scheme of the document. */
+export type AuthKind = 'bearer' | 'apiKey' | 'bearerOrApiKey' | 'operator' | 'session' | 'none';
+
+const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
+  bearer: [{ bearerAuth: [] }],
+  apiKey: [{ apiKeyAuth: [] }],
+  bearerOrApiKey: [{ bearerAuth: [] }, { apiKeyAuth: [] }],
+  operator: [{ operatorAuth: [] }],
+  session: [{ sessionAuth: [] }, { sessionQuery: [] }],
+  none: [],
+};
+
+export const errorSchema = v.object({
+  error: v.string(),
+  code: v.picklist(
+    Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS, ...(keyof typeof ERROR_STATUS)[]],
+  ),
+  requestId: v.string(),
+  details: v.optional(v.array(v.object({ path: v.string(), message: v.string() }))),
+});
+
+const ERROR_TEXT: Record<number, string> = {
+  400: 'Bad input: malformed JSON, a wrong type, a missing, unknown or out-of-range field, or a malformed cursor',
+  401: 'Missing, malformed, unknown or expired credential',
+  403: 'Valid credential without the right (role, key scope, plan, feature flag)',
+  404: 'Unknown resource, or a resource of another account',
+  409: 'Conflict with the current state',
+  413: 'Body larger than 1 MiB',
+  415: 'Body that is not JSON',
+  429: 'Rate or quota limit reached',
+};
+
+interface RouteDoc {
+  summary: string;
+  tags: string[];
+  auth: AuthKind;
+  description?: string;
+  operationId?: string;
+  /** Success responses: status → schema (JSON) or a description for non-JSON bodies. */
+  responses: Record<number, v.GenericSchema | { description: string; contentType: string }>;
+  /** Error statuses beyond those implied by auth (401) and validation (400). */
+  errors?: number[];
+}
+
+/** Documents one route in the OpenAPI document from the same valibot schemas it answers with. */
+export function doc(spec: RouteDoc): MiddlewareHandler {
+  const responses: Record<string, unknown> = {};
+  for (const [status, schema] of Object.entries(spec.responses)) {
+    if ('contentType' in schema && 'description' in schema && !('kind' in schema)) {
+      responses[status] = { description: schema.description, content: { [schema.contentType]: {} } };
+    } else {
+      responses[status] = {
+        description: 'Success',
+        content: {
+          'application/json': { schema: resolver(schema as v.GenericSchema, { errorMode: 'ignore' }) },
+        },
+      };
+    }
+  }
+  const errors = new Set(spec.errors ?? []);
+  if (spec.auth !== 'none') errors.add(401);
+  errors.add(400);
+  for (const status of [...errors].sort()) {
+    responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
+  }
+  return describeRoute({
+    summary: spec.summary,
+    description: spec.description,
+    tags: spec.tags,
+    operationId: spec.operationId,
+    security: SECURITY[spec.auth],
+    responses: responses as never,
+  });
+}
+
+/** The parts of the document no single route owns: schemes, shared error responses, decisions. */
+export function documentation() {
+  const errorResponses: Record<string, unknown> = {};
+  for (const [status, text] of Object.entries(ERROR_TEXT)) {
+    errorResponses[`Error${status}`] = {
+      description: text,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } },
+    };
+  }
+  return {
+    openapi: '3.1.0',
+    info: {
+      title: 'edgeboard API',
+      version: '1.0.0',
+      description: DECISIONS,
+    },
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'A user access token: `Authorization: Bearer eb_at_…`',
+        },
+        apiKeyAuth: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: 'An account API key: `Authorization: Api-Key eb_ak_…`',
+        },
+        operatorAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'The operator secret ADMIN_TOKEN (provisioning only)',
+        },
+        sessionAuth: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description: 'An embed session: `Authorization: Session <sessionId>`',
+        },
+        sessionQuery: { type: 'apiKey', in: 'query', name: 'session', description: 'An embed session id' },
+      },
+      schemas: {
+        Error: {
+          type: 'object',
+          required: ['error', 'code', 'requestId'],
+          properties: {
+            error: { type: 'string' },
+            code: { type: 'string', enum: Object.keys(ERROR_STATUS) },
+            requestId: { type: 'string' },
+            details: {
+              type: 'array',
+              items: {
+                type: 'object',
+                required: ['path', 'message'],
+                properties: { path: { type: 'string' }, message: { type: 'string' } },
+              },
+            },
+          },
+        },
+      },
+      responses: errorResponses,
+    },
+  };
+}
+
+/** Where the spec and contract are silent: what edgeboard decided. Shown at the top of /docs. */
+const DECISIONS = `
+edgeboard's management API. The contract's conventions hold everywhere: JSON in and out, strict
+bodies (unknown fields are a 400), the error envelope \`{error, code, requestId, details?}\`,
+cursor pagination with \`first\` (1–100, default 20) and \`after\`.
+
+Decisions where the spec and the contract are silent:
+- Bodies that are not JSON are a 415; an empty body counts as no body.
+- Every response carries \`x-request-id\`; the same id is in every error body.
+- Access tokens start with \`eb_at_\`, API keys with \`eb_ak_\` (so secret scanners can find them).
+  Only their SHA-256 is stored; the secret is shown once. Deleting one revokes it at once.
+- \`DELETE /api/v1/users/{id}/access-tokens/{tokenId}\` revokes a token; \`GET\` lists them (no secrets).
+- A user's API calls need Bearer; an Api-Key on a Bearer-only route is a 401 (wrong scheme).
+- API key \`deploymentIds\` must name deployments of the account (404 otherwise); the list is kept
+  as given (deduplicated). A deleted deployment simply stops matching.
+- Deployments: the slug is derived from the name plus a random suffix, and is unique worldwide.
+- The operator's \`GET /admin/v1/accounts/{id}\` returns an account; provisioning takes
+  \`allowedEmbedOrigins\` and \`chatWebhookUrl\` too.
+`.trim();

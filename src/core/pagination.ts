@@ -1,0 +1,152 @@
+import { type SQL, sql } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
+import * as v from 'valibot';
+import { base64url, fromBase64url } from './crypto';
+import { ApiError } from './errors';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+/** `first` and `after` of every list (contract §1). Spread it into a list's query schema. */
+export const pageQueryEntries = {
+  first: v.optional(
+    v.pipe(
+      v.string(),
+      v.regex(/^\d+$/, 'Expected an integer'),
+      v.transform(Number),
+      v.minValue(1),
+      v.maxValue(MAX_PAGE_SIZE),
+    ),
+  ),
+  after: v.optional(v.pipe(v.string(), v.maxLength(2048))),
+};
+
+export const pageQuery = v.strictObject(pageQueryEntries);
+
+export type CursorValue = string | number | null;
+
+export interface PageInfo {
+  hasNextPage: boolean;
+  hasPreviousPage: boolean;
+  startCursor: string | null;
+  endCursor: string | null;
+}
+
+export interface Page<T> {
+  items: T[];
+  pageInfo: PageInfo;
+}
+
+/**
+ * An opaque cursor: the sort key of an item plus a tag naming the ordering it belongs to,
+ * so a cursor from one ordering is refused by another instead of silently skipping rows.
+ */
+export function encodeCursor(tag: string, key: CursorValue[]): string {
+  return base64url(new TextEncoder().encode(JSON.stringify([tag, ...key])));
+}
+
+export function decodeCursor(tag: string, cursor: string, length: number): CursorValue[] {
+  try {
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(fromBase64url(cursor)));
+    if (
+      Array.isArray(parsed) &&
+      parsed[0] === tag &&
+      parsed.length === length + 1 &&
+      parsed.slice(1).every((x) => x === null || typeof x === 'string' || typeof x === 'number')
+    ) {
+      return parsed.slice(1) as CursorValue[];
+    }
+  } catch {
+    // fall through: any decoding failure is the same client error
+  }
+  throw new ApiError('INVALID_CURSOR', 'Invalid cursor: pass pageInfo.endCursor of the previous page', [
+    { path: 'after', message: 'Malformed or foreign cursor' },
+  ]);
+}
+
+export interface PageRequest {
+  limit: number;
+  after: CursorValue[] | null;
+}
+
+/** Reads `first`/`after` for one ordering; `keyLength` is the number of sort-key columns. */
+export function pageRequest(
+  query: { first?: number; after?: string },
+  tag: string,
+  keyLength: number,
+): PageRequest {
+  return {
+    limit: query.first ?? DEFAULT_PAGE_SIZE,
+    after: query.after ? decodeCursor(tag, query.after, keyLength) : null,
+  };
+}
+
+/**
+ * Turns the `limit + 1` rows a keyset query fetched into a page: the extra row only tells
+ * whether another page follows.
+ */
+export function toPage<R, T>(
+  rows: R[],
+  request: PageRequest,
+  tag: string,
+  keyOf: (row: R) => CursorValue[],
+  present: (row: R) => T,
+): Page<T> {
+  const hasNextPage = rows.length > request.limit;
+  const pageRows = hasNextPage ? rows.slice(0, request.limit) : rows;
+  const first = pageRows[0];
+  const last = pageRows[pageRows.length - 1];
+  return {
+    items: pageRows.map(present),
+    pageInfo: {
+      hasNextPage,
+      hasPreviousPage: request.after !== null,
+      startCursor: first ? encodeCursor(tag, keyOf(first)) : null,
+      endCursor: last ? encodeCursor(tag, keyOf(last)) : null,
+    },
+  };
+}
+
+export type Direction = 'asc' | 'desc';
+
+export interface KeyPart {
+  column: SQLiteColumn | SQL;
+  direction: Direction;
+}
+
+/**
+ * The keyset condition "strictly after `values`" for an ordering of several columns, each
+ * with its own direction: (a > x) OR (a = x AND b > y) OR … . Columns must not be NULL.
+ */
+export function keysetAfter(parts: KeyPart[], values: CursorValue[]): SQL {
+  const ors: SQL[] = parts.map((part, i) => {
+    const equals = parts.slice(0, i).map((p, j) => sql`${p.column} = ${values[j]}`);
+    const cmp =
+      part.direction === 'asc' ? sql`${part.column} > ${values[i]}` : sql`${part.column} < ${values[i]}`;
+    return sql`(${sql.join([...equals, cmp], sql` AND `)})`;
+  });
+  return sql`(${sql.join(ors, sql` OR `)})`;
+}
+
+export function orderByKeys(parts: KeyPart[]): SQL[] {
+  return parts.map((p) => (p.direction === 'asc' ? sql`${p.column} ASC` : sql`${p.column} DESC`));
+}
+
+/** The response schema of a list of `item`. */
+export function pageSchema<S extends v.GenericSchema>(item: S) {
+  return v.object({
+    items: v.array(item),
+    pageInfo: v.object({
+      hasNextPage: v.boolean(),
+      hasPreviousPage: v.boolean(),
+      startCursor: v.nullable(v.string()),
+      endCursor: v.nullable(v.string()),
+    }),
+  });
+}
+
+/** For lists ordered by id alone: the id the page starts after, or null for the first page. */
+export function afterId(request: PageRequest): number | null {
+  const id = request.after?.[0];
+  return typeof id === 'number' ? id : null;
+}

@@ -1,0 +1,123 @@
+import type { Context, Env, MiddlewareHandler } from 'hono';
+import { resolver, uniqueSymbol } from 'hono-openapi';
+import * as v from 'valibot';
+import { ApiError, type ErrorDetail } from './errors';
+
+type Target = 'json' | 'query' | 'param';
+
+function issuePath(issue: v.BaseIssue<unknown>): string {
+  return (issue.path ?? []).map((item) => String(item.key)).join('.');
+}
+
+function issueMessage(issue: v.BaseIssue<unknown>): string {
+  // valibot's strictObject reports an unknown key as "Invalid key: Expected never but received …".
+  if (issue.kind === 'schema' && issue.expected === 'never') return 'Unknown field';
+  return issue.message;
+}
+
+/** Valibot issues as the contract's `details`, one per offending field. */
+export function toDetails(issues: readonly v.BaseIssue<unknown>[]): ErrorDetail[] {
+  return issues.map((issue) => ({ path: issuePath(issue) || '(body)', message: issueMessage(issue) }));
+}
+
+export function validationError(issues: readonly v.BaseIssue<unknown>[], where: string): ApiError {
+  const details = toDetails(issues);
+  const first = details[0];
+  const message = first ? `Invalid ${where}: ${first.path} ${first.message}` : `Invalid ${where}`;
+  return new ApiError('VALIDATION_FAILED', message, details);
+}
+
+const JSON_TYPE = /^application\/([\w.-]+\+)?json$/i;
+
+/**
+ * The request body as JSON. An empty body is `undefined` (so optional bodies work with or
+ * without a Content-Type); a non-empty body must be JSON and declared as such.
+ */
+async function readJsonBody(c: Context): Promise<unknown> {
+  const bytes = await c.req.arrayBuffer();
+  if (bytes.byteLength === 0) return undefined;
+  const mediaType = (c.req.header('content-type') ?? '').split(';')[0]?.trim() ?? '';
+  if (!JSON_TYPE.test(mediaType)) {
+    throw new ApiError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      'Request bodies must be JSON (Content-Type: application/json)',
+    );
+  }
+  const text = new TextDecoder().decode(bytes);
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new ApiError('INVALID_JSON', 'Malformed JSON in request body');
+  }
+}
+
+function readQuery(c: Context): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [key, values] of Object.entries(c.req.queries())) {
+    out[key] = values.length === 1 ? (values[0] as string) : values;
+  }
+  return out;
+}
+
+const WHERE: Record<Target, string> = {
+  json: 'request body',
+  query: 'query parameter',
+  param: 'path parameter',
+};
+
+/**
+ * Validates one part of the request with a valibot schema and records the schema for the
+ * OpenAPI document (hono-openapi reads the marker). Failures become a 400 whose `details`
+ * name every offending field.
+ */
+export function validate<
+  T extends Target,
+  S extends v.GenericSchema,
+  E extends Env = Env,
+  P extends string = string,
+>(
+  target: T,
+  schema: S,
+): MiddlewareHandler<E, P, { in: { [K in T]: v.InferInput<S> }; out: { [K in T]: v.InferOutput<S> } }> {
+  const middleware: MiddlewareHandler = async (c, next) => {
+    const raw = target === 'json' ? await readJsonBody(c) : target === 'query' ? readQuery(c) : c.req.param();
+    const result = v.safeParse(schema, raw);
+    if (!result.success) throw validationError(result.issues, WHERE[target]);
+    c.req.addValidatedData(target, result.output as object);
+    await next();
+  };
+  return Object.assign(middleware, {
+    [uniqueSymbol]: { target, ...resolver(schema, { errorMode: 'ignore' }) },
+  }) as never;
+}
+
+// ---- Reusable field schemas ----
+
+/** A positive integer id in a path or query string. */
+export const idString = v.pipe(
+  v.string(),
+  v.regex(/^[1-9]\d{0,14}$/, 'Expected a positive integer id'),
+  v.transform(Number),
+);
+
+export const idParams = v.object({ id: idString });
+
+/** A positive integer id in a JSON body. */
+export const idNumber = v.pipe(v.number(), v.integer('Expected an integer'), v.minValue(1), v.safeInteger());
+
+export const nonEmptyString = (max: number) =>
+  v.pipe(v.string(), v.trim(), v.minLength(1, 'Must not be empty'), v.maxLength(max));
+
+export const httpUrl = v.pipe(
+  v.string(),
+  v.maxLength(2048),
+  v.url('Expected an absolute URL'),
+  v.check((s) => /^https?:\/\//i.test(s), 'Expected an http:// or https:// URL'),
+);
+
+/** "true"/"false" in a query string. */
+export const booleanString = v.pipe(
+  v.picklist(['true', 'false']),
+  v.transform((s) => s === 'true'),
+);

@@ -1,0 +1,20 @@
+import { currentClock } from '../core/clock';
+import { countedD1, createDb } from '../core/db';
+import type { Bindings, BuildMessage } from '../env';
+import { runBuild } from './deployments.service';
+
+/** The builds queue: each message names one build; redeliveries are harmless (claimBuild). */
+export async function consumeBuilds(batch: MessageBatch<BuildMessage>, env: Bindings): Promise<void> {
+  const db = createDb(countedD1(env.DB, { queries: 0, roundTrips: 0 }));
+  for (const message of batch.messages) {
+    try {
+      await runBuild(db, message.body.buildId, currentClock().now());
+      message.ack();
+    } catch (err) {
+      console.error(
+        JSON.stringify({ event: 'build_failed_to_run', buildId: message.body.buildId, error: String(err) }),
+      );
+      message.retry({ delaySeconds: Math.min(300, 2 ** message.attempts * 5) });
+    }
+  }
+}

@@ -1,0 +1,133 @@
+import { and, asc, eq, sql } from 'drizzle-orm';
+import { builds, deployments, projectFiles } from '../../schema/deployments';
+import { mapRow, runBatch } from '../core/db';
+import type { Db } from '../env';
+
+export type DeploymentRow = typeof deployments.$inferSelect;
+export type NewDeployment = Omit<typeof deployments.$inferInsert, 'id'>;
+export interface StarterFile {
+  path: string;
+  content: string;
+}
+
+/**
+ * The deployment, its starter project and its first build in one batch (one transaction):
+ * files and build find the deployment by its unique slug, so nothing depends on a value
+ * the batch has not produced yet.
+ */
+export async function insertDeploymentWithBuild(
+  db: Db,
+  values: NewDeployment,
+  files: StarterFile[],
+): Promise<{ deployment: DeploymentRow; buildId: number }> {
+  const [inserted, , build] = await runBatch(db, [
+    db.insert(deployments).values(values).returning(),
+    sql`INSERT INTO project_files (deployment_id, path, content, created_at)
+      SELECT d.id, f.value ->> 'path', f.value ->> 'content', ${values.createdAt}
+      FROM deployments d, json_each(${JSON.stringify(files)}) f WHERE d.slug = ${values.slug}`,
+    sql`INSERT INTO builds (deployment_id, status, created_at)
+      SELECT id, 'queued', ${values.createdAt} FROM deployments WHERE slug = ${values.slug} RETURNING id`,
+  ]);
+  return {
+    deployment: mapRow(deployments, inserted?.results[0] as Record<string, unknown>),
+    buildId: (build?.results[0] as { id: number }).id,
+  };
+}
+
+export interface LatestBuild {
+  buildId: number;
+  status: 'queued' | 'building' | 'built' | 'failed';
+  errorText: string | null;
+}
+
+type DeploymentWithBuild = DeploymentRow & { latestBuild: LatestBuild | null };
+
+const latestBuildJoin = sql`LEFT JOIN builds b ON b.id = (SELECT max(id) FROM builds WHERE deployment_id = d.id)`;
+
+function withBuild(row: Record<string, unknown>): DeploymentWithBuild {
+  const latestBuild =
+    row.build_id == null
+      ? null
+      : {
+          buildId: row.build_id as number,
+          status: row.build_status as LatestBuild['status'],
+          errorText: (row.build_error as string | null) ?? null,
+        };
+  return { ...mapRow(deployments, row), latestBuild };
+}
+
+/** One round trip: the deployment (of this account only) and its latest build. */
+export async function findDeployment(
+  db: Db,
+  accountId: number,
+  id: number,
+): Promise<DeploymentWithBuild | null> {
+  const rows = await db.all<Record<string, unknown>>(sql`
+    SELECT d.*, b.id AS build_id, b.status AS build_status, b.error_text AS build_error
+    FROM deployments d ${latestBuildJoin} WHERE d.id = ${id} AND d.account_id = ${accountId}`);
+  return rows[0] ? withBuild(rows[0]) : null;
+}
+
+export async function listDeployments(db: Db, accountId: number, afterId: number | null, limit: number) {
+  const rows = await db.all<Record<string, unknown>>(sql`
+    SELECT d.*, b.id AS build_id, b.status AS build_status, b.error_text AS build_error
+    FROM deployments d ${latestBuildJoin}
+    WHERE d.account_id = ${accountId} ${afterId === null ? sql`` : sql`AND d.id > ${afterId}`}
+    ORDER BY d.id ASC LIMIT ${limit + 1}`);
+  return rows.map(withBuild);
+}
+
+// ---- Builds (the consumer's side) ----
+
+/**
+ * Claims a build for this delivery. Only a queued build, or one whose builder vanished
+ * (building for longer than `staleBefore`), can be claimed: a redelivered message for a
+ * build that is done or in progress claims nothing and so builds nothing twice.
+ */
+export async function claimBuild(db: Db, buildId: number, now: string, staleBefore: string) {
+  const [row] = await db
+    .update(builds)
+    .set({ status: 'building', startedAt: now, attempts: sql`${builds.attempts} + 1` })
+    .where(
+      and(
+        eq(builds.id, buildId),
+        sql`(${builds.status} = 'queued' OR (${builds.status} = 'building' AND ${builds.startedAt} < ${staleBefore}))`,
+      ),
+    )
+    .returning({ deploymentId: builds.deploymentId, attempts: builds.attempts });
+  return row ?? null;
+}
+
+export async function readProjectFiles(db: Db, deploymentId: number): Promise<StarterFile[]> {
+  return db
+    .select({ path: projectFiles.path, content: projectFiles.content })
+    .from(projectFiles)
+    .where(eq(projectFiles.deploymentId, deploymentId))
+    .orderBy(asc(projectFiles.path));
+}
+
+export async function finishBuild(
+  db: Db,
+  buildId: number,
+  errorText: string | null,
+  now: string,
+): Promise<void> {
+  await db
+    .update(builds)
+    .set({ status: errorText === null ? 'built' : 'failed', errorText, finishedAt: now })
+    .where(and(eq(builds.id, buildId), eq(builds.status, 'building')));
+}
+
+/** Builds whose queue message may have been lost: queued, or building with no sign of life. */
+export async function findStrandedBuilds(db: Db, queuedBefore: string, staleBefore: string, limit: number) {
+  const rows = await db
+    .select({ id: builds.id })
+    .from(builds)
+    .where(
+      sql`(${builds.status} = 'queued' AND ${builds.createdAt} < ${queuedBefore})
+        OR (${builds.status} = 'building' AND ${builds.startedAt} < ${staleBefore})`,
+    )
+    .orderBy(asc(builds.id))
+    .limit(limit);
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,86 @@
+import { describe, expect, it } from 'vitest';
+import { expectError, OPERATOR } from './helpers/harness';
+import { api } from './helpers/http';
+
+describe('the app core', () => {
+  it('answers /healthz without credentials', async () => {
+    const res = await api('GET', '/healthz');
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ ok: true });
+    expect(res.headers.get('x-request-id')).toMatch(/^[A-Za-z0-9_-]{8,}$/);
+  });
+
+  it('keeps a well-formed request id given by the client', async () => {
+    const res = await api('GET', '/healthz', { headers: { 'x-request-id': 'client-trace-123' } });
+    expect(res.headers.get('x-request-id')).toBe('client-trace-123');
+  });
+
+  it('answers unknown routes with a JSON 404 in the envelope', async () => {
+    const res = await api('GET', '/api/v1/nothing-here');
+    expectError(res, 404, 'NOT_FOUND');
+  });
+
+  it('rejects malformed JSON with 400', async () => {
+    const res = await api('POST', '/admin/v1/accounts', {
+      auth: OPERATOR,
+      rawBody: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+    });
+    expectError(res, 400, 'INVALID_JSON');
+  });
+
+  it('rejects a body that is not JSON with 415', async () => {
+    const res = await api('POST', '/admin/v1/accounts', {
+      auth: OPERATOR,
+      rawBody: 'name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expectError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('rejects bodies over 1 MiB with 413', async () => {
+    const res = await api('POST', '/admin/v1/accounts', {
+      auth: OPERATOR,
+      body: { name: 'x'.repeat(1024 * 1024 + 10) },
+    });
+    expectError(res, 413, 'PAYLOAD_TOO_LARGE');
+  });
+
+  it('names every offending field, including unknown ones', async () => {
+    const res = await api('POST', '/admin/v1/accounts', {
+      auth: OPERATOR,
+      body: { name: '', plan: 'gold', surprise: true },
+    });
+    expectError(res, 400, 'VALIDATION_FAILED');
+    const paths = res.body.details.map((d: { path: string }) => d.path).sort();
+    expect(paths).toEqual(['name', 'plan', 'surprise']);
+    expect(res.body.details.find((d: { path: string }) => d.path === 'surprise').message).toBe(
+      'Unknown field',
+    );
+  });
+
+  it('serves an OpenAPI 3.1 document with every route, scheme and error response', async () => {
+    const res = await api('GET', '/api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    expect(res.body.openapi).toBe('3.1.0');
+    expect(Object.keys(res.body.components.securitySchemes).sort()).toEqual(
+      ['apiKeyAuth', 'bearerAuth', 'operatorAuth', 'sessionAuth', 'sessionQuery'].sort(),
+    );
+    const create = res.body.paths['/build/api/v1/deployments'].post;
+    expect(create.requestBody.content['application/json'].schema.properties.cloudProvider.enum).toEqual([
+      'hosted',
+      'aws',
+      'gcp',
+    ]);
+    expect(create.responses['201']).toBeDefined();
+    expect(create.responses['401'].$ref).toBe('#/components/responses/Error401');
+    expect(res.body.paths['/admin/v1/accounts'].post.security).toEqual([{ operatorAuth: [] }]);
+    expect(res.body.paths['/api/v1/deployments/{id}'].get.parameters[0].name).toBe('id');
+  });
+
+  it('serves the interactive reference at /docs', async () => {
+    const res = await api('GET', '/docs');
+    expect(res.status).toBe(200);
+    expect(res.body).toContain('/api/v1/openapi.json');
+  });
+});

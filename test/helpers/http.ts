@@ -1,0 +1,36 @@
+import { SELF } from 'cloudflare:test';
+
+export interface ApiResponse<T = any> {
+  status: number;
+  headers: Headers;
+  body: T;
+}
+
+export type Auth = { bearer: string } | { apiKey: string } | { session: string } | { raw: string } | null;
+
+function authHeader(auth: Auth): Record<string, string> {
+  if (!auth) return {};
+  if ('bearer' in auth) return { authorization: `Bearer ${auth.bearer}` };
+  if ('apiKey' in auth) return { authorization: `Api-Key ${auth.apiKey}` };
+  if ('session' in auth) return { authorization: `Session ${auth.session}` };
+  return { authorization: auth.raw };
+}
+
+/** One request through the whole Worker; the body is always consumed (JSON when it is JSON). */
+export async function api<T = any>(
+  method: string,
+  path: string,
+  options: { auth?: Auth; body?: unknown; rawBody?: string; headers?: Record<string, string> } = {},
+): Promise<ApiResponse<T>> {
+  const headers: Record<string, string> = { ...authHeader(options.auth ?? null), ...options.headers };
+  let body: string | undefined;
+  if (options.rawBody !== undefined) body = options.rawBody;
+  else if (options.body !== undefined) {
+    body = JSON.stringify(options.body);
+    headers['content-type'] ??= 'application/json';
+  }
+  const res = await SELF.fetch(`http://edgeboard.test${path}`, { method, headers, body });
+  const text = await res.text();
+  const isJson = (res.headers.get('content-type') ?? '').includes('json');
+  return { status: res.status, headers: res.headers, body: (isJson && text ? JSON.parse(text) : text) as T };
+}

@@ -1,0 +1,29 @@
+import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
+import { defineConfig } from 'vitest/config';
+
+// Tests run inside workerd with the bindings of wrangler.toml; each test file gets its own
+// isolated D1/KV storage, migrated by test/setup.ts.
+const migrations = await readD1Migrations('./schema/migrations');
+
+export default defineConfig({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: './wrangler.toml' },
+      miniflare: {
+        bindings: {
+          ADMIN_TOKEN: 'test-operator-token',
+          SESSION_SIGNING_KEY: 'test-session-signing-key-0123456789abcdef',
+          TEST_MIGRATIONS: migrations,
+        },
+        // Nothing leaves the machine: any outbound fetch a test did not mock fails loudly.
+        outboundService: (request: Request) =>
+          new Response(`unexpected outbound request: ${request.url}`, { status: 599 }),
+      },
+    }),
+  ],
+  test: {
+    include: ['test/**/*.test.ts'],
+    setupFiles: ['./test/setup.ts'],
+    testTimeout: 20_000,
+  },
+});
