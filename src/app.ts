@@ -1,15 +1,18 @@
 import { bodyLimit } from 'hono/body-limit';
 import { HTTPException } from 'hono/http-exception';
 import { openAPIRouteHandler } from 'hono-openapi';
+import { ACCOUNTS_DECISIONS } from './accounts/accounts.decisions';
 import { accountsAdminRoutes } from './accounts/admin.routes';
 import { apiKeysRoutes } from './accounts/api-keys.routes';
 import { usersRoutes } from './accounts/users.routes';
 import { currentClock } from './core/clock';
 import { randomId } from './core/crypto';
 import { countedD1, createDb, type QueryCounter } from './core/db';
+import { CORE_DECISIONS } from './core/decisions';
 import { ApiError, errorBody } from './core/errors';
 import { documentation } from './core/openapi';
 import { createRouter } from './core/router';
+import { DEPLOYMENTS_DECISIONS } from './deployments/deployments.decisions';
 import { buildDeploymentsRoutes, deploymentsRoutes } from './deployments/deployments.routes';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -85,7 +88,11 @@ export function createApp() {
   app.get(
     '/api/v1/openapi.json',
     openAPIRouteHandler(app, {
-      documentation: documentation() as never,
+      documentation: documentation([
+        ...CORE_DECISIONS,
+        ...ACCOUNTS_DECISIONS,
+        ...DEPLOYMENTS_DECISIONS,
+      ]) as never,
       exclude: ['/api/v1/openapi.json', '/docs', '/healthz'],
       defaultValidationErrorResponse: false,
     }),

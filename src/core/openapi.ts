@@ -79,7 +79,7 @@ export function doc(spec: RouteDoc): MiddlewareHandler {
 }
 
 /** The parts of the document no single route owns: schemes, shared error responses, decisions. */
-export function documentation() {
+export function documentation(decisions: readonly string[]) {
   const errorResponses: Record<string, unknown> = {};
   for (const [status, text] of Object.entries(ERROR_TEXT)) {
     errorResponses[`Error${status}`] = {
@@ -92,7 +92,7 @@ export function documentation() {
     info: {
       title: 'edgeboard API',
       version: '1.0.0',
-      description: DECISIONS,
+      description: describeDecisions(decisions),
     },
     components: {
       securitySchemes: {
@@ -144,22 +144,13 @@ export function documentation() {
   };
 }
 
-/** Where the spec and contract are silent: what edgeboard decided. Shown at the top of /docs. */
-const DECISIONS = `
-edgeboard's management API. The contract's conventions hold everywhere: JSON in and out, strict
-bodies (unknown fields are a 400), the error envelope \`{error, code, requestId, details?}\`,
+const INTRO = `edgeboard's management API. The contract's conventions hold everywhere: JSON in and out,
+strict bodies (unknown fields are a 400), the error envelope \`{error, code, requestId, details?}\`,
 cursor pagination with \`first\` (1–100, default 20) and \`after\`.
 
-Decisions where the spec and the contract are silent:
-- Bodies that are not JSON are a 415; an empty body counts as no body.
-- Every response carries \`x-request-id\`; the same id is in every error body.
-- Access tokens start with \`eb_at_\`, API keys with \`eb_ak_\` (so secret scanners can find them).
-  Only their SHA-256 is stored; the secret is shown once. Deleting one revokes it at once.
-- \`DELETE /api/v1/users/{id}/access-tokens/{tokenId}\` revokes a token; \`GET\` lists them (no secrets).
-- A user's API calls need Bearer; an Api-Key on a Bearer-only route is a 401 (wrong scheme).
-- API key \`deploymentIds\` must name deployments of the account (404 otherwise); the list is kept
-  as given (deduplicated). A deleted deployment simply stops matching.
-- Deployments: the slug is derived from the name plus a random suffix, and is unique worldwide.
-- The operator's \`GET /admin/v1/accounts/{id}\` returns an account; provisioning takes
-  \`allowedEmbedOrigins\` and \`chatWebhookUrl\` too.
-`.trim();
+Decisions where the spec and the contract are silent:`;
+
+/** The info text of the document: the intro, then every domain's recorded decisions. */
+function describeDecisions(decisions: readonly string[]): string {
+  return `${INTRO}\n${decisions.map((d) => `- ${d}`).join('\n')}`;
+}
