@@ -97,4 +97,96 @@ CREATE TABLE `project_files` (
 	FOREIGN KEY (`deployment_id`) REFERENCES `deployments`(`id`) ON UPDATE no action ON DELETE cascade
 );
 --> statement-breakpoint
-CREATE UNIQUE INDEX `project_files_path_uq` ON `project_files` (`deployment_id`,`path`);
+CREATE UNIQUE INDEX `project_files_path_uq` ON `project_files` (`deployment_id`,`path`);--> statement-breakpoint
+CREATE TABLE `embed_attribute_values` (
+	`user_id` integer NOT NULL,
+	`attribute_id` integer NOT NULL,
+	`value` text NOT NULL,
+	PRIMARY KEY(`user_id`, `attribute_id`),
+	FOREIGN KEY (`user_id`) REFERENCES `embed_users`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`attribute_id`) REFERENCES `embed_attributes`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `embed_attribute_values_attribute_idx` ON `embed_attribute_values` (`attribute_id`);--> statement-breakpoint
+CREATE TABLE `embed_attributes` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`account_id` integer NOT NULL,
+	`tenant_id` integer,
+	`name` text NOT NULL,
+	`type` text NOT NULL,
+	`display_name` text,
+	`default_value` text,
+	`description` text,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`tenant_id`) REFERENCES `embed_tenants`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `embed_attributes_account_name_uq` ON `embed_attributes` (`account_id`,`name`) WHERE tenant_id IS NULL;--> statement-breakpoint
+CREATE UNIQUE INDEX `embed_attributes_tenant_name_uq` ON `embed_attributes` (`tenant_id`,`name`) WHERE tenant_id IS NOT NULL;--> statement-breakpoint
+CREATE INDEX `embed_attributes_scope_idx` ON `embed_attributes` (`account_id`,`tenant_id`,`id`);--> statement-breakpoint
+CREATE TABLE `embed_groups` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`account_id` integer NOT NULL,
+	`tenant_id` integer,
+	`name` text NOT NULL,
+	`description` text DEFAULT '' NOT NULL,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`tenant_id`) REFERENCES `embed_tenants`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `embed_groups_account_name_uq` ON `embed_groups` (`account_id`,`name`) WHERE tenant_id IS NULL;--> statement-breakpoint
+CREATE UNIQUE INDEX `embed_groups_tenant_name_uq` ON `embed_groups` (`tenant_id`,`name`) WHERE tenant_id IS NOT NULL;--> statement-breakpoint
+CREATE INDEX `embed_groups_scope_idx` ON `embed_groups` (`account_id`,`tenant_id`,`id`);--> statement-breakpoint
+CREATE TABLE `embed_memberships` (
+	`user_id` integer NOT NULL,
+	`group_id` integer NOT NULL,
+	PRIMARY KEY(`user_id`, `group_id`),
+	FOREIGN KEY (`user_id`) REFERENCES `embed_users`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`group_id`) REFERENCES `embed_groups`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `embed_memberships_group_idx` ON `embed_memberships` (`group_id`);--> statement-breakpoint
+CREATE TABLE `embed_session_revocations` (
+	`session_id` text PRIMARY KEY NOT NULL,
+	`account_id` integer NOT NULL,
+	`expires_at` text NOT NULL,
+	`revoked_at` text NOT NULL,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `embed_session_revocations_expires_idx` ON `embed_session_revocations` (`expires_at`);--> statement-breakpoint
+CREATE TABLE `embed_tenants` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`account_id` integer NOT NULL,
+	`name` text NOT NULL,
+	`created_at` text NOT NULL,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `embed_tenants_account_name_uq` ON `embed_tenants` (`account_id`,`name`);--> statement-breakpoint
+CREATE TABLE `embed_users` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`account_id` integer NOT NULL,
+	`tenant_id` integer NOT NULL,
+	`external_id` text NOT NULL,
+	`email` text,
+	`display_name` text,
+	`picture` text,
+	`security_context` text,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`tenant_id`) REFERENCES `embed_tenants`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `embed_users_tenant_external_uq` ON `embed_users` (`tenant_id`,`external_id`);--> statement-breakpoint
+CREATE INDEX `embed_users_account_idx` ON `embed_users` (`account_id`);--> statement-breakpoint
+CREATE TABLE `embed_write_guards` (
+	`reason` text NOT NULL,
+	CONSTRAINT "quota_exceeded" CHECK("embed_write_guards"."reason" <> 'quota_exceeded'),
+	CONSTRAINT "type_conflict" CHECK("embed_write_guards"."reason" <> 'type_conflict')
+);
