@@ -53,6 +53,59 @@ CREATE TABLE `users` (
 CREATE UNIQUE INDEX `users_account_email_uq` ON `users` (`account_id`,`email`);--> statement-breakpoint
 CREATE UNIQUE INDEX `users_account_username_uq` ON `users` (`account_id`,`username`);--> statement-breakpoint
 CREATE INDEX `users_account_id_idx` ON `users` (`account_id`,`id`);--> statement-breakpoint
+CREATE TABLE `dashboard_versions` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`published_dashboard_id` integer NOT NULL,
+	`version_number` integer NOT NULL,
+	`config` text NOT NULL,
+	`created_by` integer,
+	`created_at` text NOT NULL,
+	FOREIGN KEY (`published_dashboard_id`) REFERENCES `published_dashboards`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`created_by`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE set null
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `dashboard_versions_number_uq` ON `dashboard_versions` (`published_dashboard_id`,`version_number`);--> statement-breakpoint
+CREATE TABLE `published_dashboards` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`deployment_id` integer NOT NULL,
+	`workbook_id` integer NOT NULL,
+	`public_id` text NOT NULL,
+	`allow_embed` integer DEFAULT false NOT NULL,
+	`all_embed_users` integer DEFAULT false NOT NULL,
+	`title` text,
+	`description` text,
+	`restrict_data_download` integer DEFAULT false NOT NULL,
+	`version_number` integer DEFAULT 0 NOT NULL,
+	`current_version_id` integer,
+	`created_by` integer,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`deployment_id`) REFERENCES `deployments`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`workbook_id`) REFERENCES `workspace_items`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`created_by`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE set null
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `published_dashboards_workbook_uq` ON `published_dashboards` (`workbook_id`);--> statement-breakpoint
+CREATE UNIQUE INDEX `published_dashboards_public_id_uq` ON `published_dashboards` (`public_id`);--> statement-breakpoint
+CREATE INDEX `published_dashboards_deployment_idx` ON `published_dashboards` (`deployment_id`,`id`);--> statement-breakpoint
+CREATE TABLE `report_snapshots` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`dashboard_version_id` integer NOT NULL,
+	`report_id` integer NOT NULL,
+	`version_number` integer NOT NULL,
+	`name` text NOT NULL,
+	`title` text NOT NULL,
+	`description` text NOT NULL,
+	`spec` text NOT NULL,
+	`sql_query` text NOT NULL,
+	`meta` text NOT NULL,
+	`fill_missing_rows` text,
+	`period_comparisons` text NOT NULL,
+	`preferences` text NOT NULL,
+	FOREIGN KEY (`dashboard_version_id`) REFERENCES `dashboard_versions`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `report_snapshots_version_idx` ON `report_snapshots` (`dashboard_version_id`,`id`);--> statement-breakpoint
 CREATE TABLE `builds` (
 	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
 	`deployment_id` integer NOT NULL,
@@ -190,3 +243,83 @@ CREATE TABLE `embed_write_guards` (
 	CONSTRAINT "quota_exceeded" CHECK("embed_write_guards"."reason" <> 'quota_exceeded'),
 	CONSTRAINT "type_conflict" CHECK("embed_write_guards"."reason" <> 'type_conflict')
 );
+--> statement-breakpoint
+CREATE TABLE `reports` (
+	`item_id` integer PRIMARY KEY NOT NULL,
+	`workbook_id` integer,
+	`version_number` integer DEFAULT 1 NOT NULL,
+	`title` text DEFAULT '' NOT NULL,
+	`description` text DEFAULT '' NOT NULL,
+	`spec` text DEFAULT '' NOT NULL,
+	`sql_query` text DEFAULT '' NOT NULL,
+	`meta` text NOT NULL,
+	`fill_missing_rows` text,
+	`period_comparisons` text NOT NULL,
+	`preferences` text NOT NULL,
+	FOREIGN KEY (`item_id`) REFERENCES `workspace_items`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`workbook_id`) REFERENCES `workspace_items`(`id`) ON UPDATE no action ON DELETE set null
+);
+--> statement-breakpoint
+CREATE INDEX `reports_workbook_idx` ON `reports` (`workbook_id`);--> statement-breakpoint
+CREATE TABLE `workbooks` (
+	`item_id` integer PRIMARY KEY NOT NULL,
+	`deployment_id` integer NOT NULL,
+	`slug` text NOT NULL,
+	`meta` text NOT NULL,
+	`calculated_fields` text NOT NULL,
+	`dashboard_draft` text,
+	FOREIGN KEY (`item_id`) REFERENCES `workspace_items`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`deployment_id`) REFERENCES `deployments`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `workbooks_slug_uq` ON `workbooks` (`deployment_id`,`slug`);--> statement-breakpoint
+CREATE TABLE `workspace_favorites` (
+	`user_id` integer NOT NULL,
+	`item_id` integer NOT NULL,
+	`created_at` text NOT NULL,
+	PRIMARY KEY(`user_id`, `item_id`),
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`item_id`) REFERENCES `workspace_items`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `workspace_favorites_item_idx` ON `workspace_favorites` (`item_id`);--> statement-breakpoint
+CREATE TABLE `workspace_items` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`deployment_id` integer NOT NULL,
+	`type` text NOT NULL,
+	`name` text NOT NULL,
+	`name_key` text NOT NULL,
+	`folder_id` integer,
+	`position` integer DEFAULT 0 NOT NULL,
+	`created_by` integer,
+	`updated_by` integer,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`deployment_id`) REFERENCES `deployments`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`folder_id`) REFERENCES `workspace_items`(`id`) ON UPDATE no action ON DELETE no action,
+	FOREIGN KEY (`created_by`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE set null,
+	FOREIGN KEY (`updated_by`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE set null
+);
+--> statement-breakpoint
+CREATE INDEX `workspace_items_folder_updated_idx` ON `workspace_items` (`deployment_id`,`folder_id`,`type`,`updated_at`,`id`);--> statement-breakpoint
+CREATE INDEX `workspace_items_folder_created_idx` ON `workspace_items` (`deployment_id`,`folder_id`,`type`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `workspace_items_folder_name_idx` ON `workspace_items` (`deployment_id`,`folder_id`,`type`,`name_key`,`id`);--> statement-breakpoint
+CREATE INDEX `workspace_items_folder_id_idx` ON `workspace_items` (`deployment_id`,`folder_id`,`type`,`id`);--> statement-breakpoint
+CREATE INDEX `workspace_items_all_updated_idx` ON `workspace_items` (`deployment_id`,`type`,`updated_at`,`id`);--> statement-breakpoint
+CREATE INDEX `workspace_items_all_created_idx` ON `workspace_items` (`deployment_id`,`type`,`created_at`,`id`);--> statement-breakpoint
+CREATE INDEX `workspace_items_all_name_idx` ON `workspace_items` (`deployment_id`,`type`,`name_key`,`id`);--> statement-breakpoint
+CREATE INDEX `workspace_items_all_id_idx` ON `workspace_items` (`deployment_id`,`type`,`id`);--> statement-breakpoint
+CREATE INDEX `workspace_items_parent_idx` ON `workspace_items` (`folder_id`,`type`);--> statement-breakpoint
+CREATE TABLE `workspace_views` (
+	`user_id` integer NOT NULL,
+	`item_id` integer NOT NULL,
+	`deployment_id` integer NOT NULL,
+	`viewed_at` text NOT NULL,
+	PRIMARY KEY(`user_id`, `item_id`),
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`item_id`) REFERENCES `workspace_items`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`deployment_id`) REFERENCES `deployments`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE INDEX `workspace_views_order_idx` ON `workspace_views` (`user_id`,`deployment_id`,`viewed_at`,`item_id`);--> statement-breakpoint
+CREATE INDEX `workspace_views_item_idx` ON `workspace_views` (`item_id`);
