@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+// `npm start [-- <wrangler dev args>]`: applies the local D1 migrations, makes sure the local
+// secrets exist, serves the Worker with `wrangler dev`, and fires the scheduled handler once a
+// minute as Cloudflare's Cron Trigger would (wrangler dev never fires crons by itself).
+import { spawn, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
+// Run wrangler with this Node (the project's Node 24), whatever `node` is first on PATH.
+const wranglerJs = path.join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
+const args = process.argv.slice(2);
+// No telemetry, and no fetch of request.cf data from the internet (this machine has none).
+const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' };
+
+/** The value of a `--flag value` / `--flag=value` argument, if given. */
+function argValue(flag) {
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === flag) return args[i + 1];
+    if (args[i].startsWith(`${flag}=`)) return args[i].slice(flag.length + 1);
+  }
+  return undefined;
+}
+
+/** Variables given as `--var NAME:value` (wrangler's syntax). */
+function givenVars() {
+  const names = new Set();
+  for (let i = 0; i < args.length; i++) {
+    const value =
+      args[i] === '--var' ? args[i + 1] : args[i].startsWith('--var=') ? args[i].slice(6) : undefined;
+    if (value) names.add(value.split(':')[0]);
+  }
+  return names;
+}
+
+function ensureDevVars() {
+  const file = path.join(root, '.dev.vars');
+  const existing = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const has = (name) => new RegExp(`^${name}=`, 'm').test(existing);
+  const additions = [];
+  for (const name of ['ADMIN_TOKEN', 'SESSION_SIGNING_KEY']) {
+    if (!has(name)) additions.push(`${name}=${randomBytes(32).toString('base64url')}`);
+  }
+  if (additions.length > 0) {
+    const prefix = existing && !existing.endsWith('\n') ? '\n' : '';
+    writeFileSync(file, `${existing}${prefix}${additions.join('\n')}\n`, { mode: 0o600 });
+    console.log(`[edgeboard] wrote ${additions.map((a) => a.split('=')[0]).join(' and ')} to .dev.vars`);
+  }
+  const token = /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync(file, 'utf8'))?.[1];
+  return token;
+}
+
+const adminToken = ensureDevVars();
+const port = Number(argValue('--port') ?? 8787);
+const persist = argValue('--persist-to');
+
+const migrate = spawnSync(
+  process.execPath,
+  [wranglerJs, 'd1', 'migrations', 'apply', 'DB', '--local', ...(persist ? ['--persist-to', persist] : [])],
+  { cwd: root, env: { ...env, CI: 'true' }, stdio: 'inherit' },
+);
+if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+
+const devArgs = ['dev', '--test-scheduled', ...(argValue('--port') ? [] : ['--port', String(port)]), ...args];
+const dev = spawn(process.execPath, [wranglerJs, ...devArgs], { cwd: root, env, stdio: 'inherit' });
+
+if (!givenVars().has('ADMIN_TOKEN') && adminToken) {
+  console.log(`[edgeboard] operator token (ADMIN_TOKEN from .dev.vars): ${adminToken}`);
+}
+console.log(`[edgeboard] API on http://localhost:${port} — try: curl http://localhost:${port}/healthz`);
+
+// Fire the cron on each minute boundary, with that minute as scheduledTime.
+let timer;
+function scheduleTick() {
+  const now = Date.now();
+  const next = Math.floor(now / 60_000) * 60_000 + 60_000;
+  timer = setTimeout(async () => {
+    try {
+      const res = await fetch(
+        `http://127.0.0.1:${port}/cdn-cgi/handler/scheduled?cron=*+*+*+*+*&time=${next}`,
+      );
+      await res.arrayBuffer();
+      if (!res.ok) console.error(`[edgeboard] cron tick answered ${res.status}`);
+    } catch (err) {
+      console.error(`[edgeboard] cron tick failed: ${err.message}`);
+    }
+    scheduleTick();
+  }, next - now);
+}
+scheduleTick();
+
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    clearTimeout(timer);
+    dev.kill(signal);
+  });
+}
+dev.on('exit', (code) => {
+  clearTimeout(timer);
+  process.exit(code ?? 0);
+});
