@@ -244,6 +244,91 @@ CREATE TABLE `embed_write_guards` (
 	CONSTRAINT "type_conflict" CHECK("embed_write_guards"."reason" <> 'type_conflict')
 );
 --> statement-breakpoint
+CREATE TABLE `notification_deliveries` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`run_id` integer NOT NULL,
+	`recipient_id` integer NOT NULL,
+	`status` text DEFAULT 'pending' NOT NULL,
+	`attempts` integer DEFAULT 0 NOT NULL,
+	`last_error` text,
+	`lease_until` text,
+	`sent_at` text,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`run_id`) REFERENCES `notification_runs`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`recipient_id`) REFERENCES `notification_recipients`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `notification_deliveries_run_recipient_uq` ON `notification_deliveries` (`run_id`,`recipient_id`);--> statement-breakpoint
+CREATE TABLE `notification_recipients` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`notification_id` integer NOT NULL,
+	`type` text NOT NULL,
+	`recipient_key` text NOT NULL,
+	`user_id` integer,
+	`email` text,
+	`embed_user_id` integer,
+	`channel_id` text,
+	`channel_name` text,
+	`groups` text,
+	`user_attributes` text,
+	`security_context` text,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`notification_id`) REFERENCES `notifications`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`user_id`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`embed_user_id`) REFERENCES `embed_users`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `notification_recipients_key_uq` ON `notification_recipients` (`notification_id`,`recipient_key`);--> statement-breakpoint
+CREATE INDEX `notification_recipients_list_idx` ON `notification_recipients` (`notification_id`,`id`);--> statement-breakpoint
+CREATE TABLE `notification_runs` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`notification_id` integer NOT NULL,
+	`slot` text NOT NULL,
+	`trigger` text NOT NULL,
+	`status` text NOT NULL,
+	`error` text,
+	`enqueued_at` text,
+	`started_at` text,
+	`finished_at` text,
+	`created_at` text NOT NULL,
+	FOREIGN KEY (`notification_id`) REFERENCES `notifications`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `notification_runs_slot_uq` ON `notification_runs` (`notification_id`,`slot`) WHERE "trigger" = 'scheduled';--> statement-breakpoint
+CREATE INDEX `notification_runs_list_idx` ON `notification_runs` (`notification_id`,`id`);--> statement-breakpoint
+CREATE INDEX `notification_runs_status_idx` ON `notification_runs` (`status`,`enqueued_at`);--> statement-breakpoint
+CREATE TABLE `notifications` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`account_id` integer NOT NULL,
+	`deployment_id` integer NOT NULL,
+	`dashboard_id` integer NOT NULL,
+	`schedule_type` text NOT NULL,
+	`minute` integer,
+	`hour` integer,
+	`day_of_week` integer,
+	`day_of_month` integer,
+	`custom_cron` text,
+	`cron_expression` text NOT NULL,
+	`timezone` text NOT NULL,
+	`notification_format` text NOT NULL,
+	`is_enabled` integer NOT NULL,
+	`notification_enabled` integer NOT NULL,
+	`filters` text NOT NULL,
+	`time_grains` text NOT NULL,
+	`next_run_at` text,
+	`created_by` integer,
+	`created_at` text NOT NULL,
+	`updated_at` text NOT NULL,
+	FOREIGN KEY (`account_id`) REFERENCES `accounts`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`deployment_id`) REFERENCES `deployments`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`dashboard_id`) REFERENCES `published_dashboards`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`created_by`) REFERENCES `users`(`id`) ON UPDATE no action ON DELETE set null
+);
+--> statement-breakpoint
+CREATE INDEX `notifications_next_run_idx` ON `notifications` (`next_run_at`,`id`);--> statement-breakpoint
+CREATE INDEX `notifications_deployment_idx` ON `notifications` (`deployment_id`,`id`);--> statement-breakpoint
+CREATE INDEX `notifications_dashboard_idx` ON `notifications` (`deployment_id`,`dashboard_id`,`id`);--> statement-breakpoint
 CREATE TABLE `reports` (
 	`item_id` integer PRIMARY KEY NOT NULL,
 	`workbook_id` integer,

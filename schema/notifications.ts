@@ -1,0 +1,166 @@
+import { sql } from 'drizzle-orm';
+import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { accounts, users } from './accounts';
+import { publishedDashboards } from './dashboards';
+import { deployments } from './deployments';
+import { embedUsers } from './embedding';
+
+export const NOTIFICATION_FORMATS = ['png', 'pdf'] as const;
+export type NotificationFormat = (typeof NOTIFICATION_FORMATS)[number];
+
+export interface NotificationFilter {
+  member: string;
+  value?: string | null;
+  caseSensitive?: boolean | null;
+  startInclusive?: boolean | null;
+  endInclusive?: boolean | null;
+}
+
+export interface TimeGrain {
+  grain: string;
+  member: string;
+}
+
+/**
+ * A scheduled delivery of a published dashboard. `nextRunAt` is the next slot in UTC, null
+ * while the schedule is off; the cron finds due work through its index alone.
+ */
+export const notifications = sqliteTable(
+  'notifications',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    accountId: integer()
+      .notNull()
+      .references(() => accounts.id, { onDelete: 'cascade' }),
+    deploymentId: integer()
+      .notNull()
+      .references(() => deployments.id, { onDelete: 'cascade' }),
+    dashboardId: integer()
+      .notNull()
+      .references(() => publishedDashboards.id, { onDelete: 'cascade' }),
+    scheduleType: text({ enum: ['HOURLY', 'DAILY', 'WEEKLY', 'MONTHLY', 'CUSTOM'] }).notNull(),
+    minute: integer(),
+    hour: integer(),
+    dayOfWeek: integer(),
+    dayOfMonth: integer(),
+    customCron: text(),
+    cronExpression: text().notNull(),
+    timezone: text().notNull(),
+    notificationFormat: text({ enum: NOTIFICATION_FORMATS }).notNull(),
+    isEnabled: integer({ mode: 'boolean' }).notNull(),
+    notificationEnabled: integer({ mode: 'boolean' }).notNull(),
+    filters: text({ mode: 'json' }).$type<NotificationFilter[]>().notNull(),
+    timeGrains: text({ mode: 'json' }).$type<TimeGrain[]>().notNull(),
+    nextRunAt: text(),
+    createdBy: integer().references(() => users.id, { onDelete: 'set null' }),
+    createdAt: text().notNull(),
+    updatedAt: text().notNull(),
+  },
+  (t) => [
+    index('notifications_next_run_idx').on(t.nextRunAt, t.id),
+    index('notifications_deployment_idx').on(t.deploymentId, t.id),
+    index('notifications_dashboard_idx').on(t.deploymentId, t.dashboardId, t.id),
+  ],
+);
+
+export const RECIPIENT_TYPES = ['USER', 'EMBED_USER', 'SLACK'] as const;
+export type RecipientType = (typeof RECIPIENT_TYPES)[number];
+
+/**
+ * Who a notification goes to. `recipientKey` is the identity (`user:<id>`, `email:<address>`,
+ * `embed:<embedUserId>`, `channel:<id>`), unique per notification, so adding a recipient
+ * twice updates one row. Embed recipients carry their own rendering scope (groups,
+ * attributes, security context).
+ */
+export const notificationRecipients = sqliteTable(
+  'notification_recipients',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    notificationId: integer()
+      .notNull()
+      .references(() => notifications.id, { onDelete: 'cascade' }),
+    type: text({ enum: RECIPIENT_TYPES }).notNull(),
+    recipientKey: text().notNull(),
+    userId: integer().references(() => users.id, { onDelete: 'cascade' }),
+    email: text(),
+    embedUserId: integer().references(() => embedUsers.id, { onDelete: 'cascade' }),
+    channelId: text(),
+    channelName: text(),
+    groups: text({ mode: 'json' }).$type<string[]>(),
+    userAttributes: text({ mode: 'json' }).$type<{ name: string; value: string }[]>(),
+    /** JSON text as given, so an unchanged context compares equal without parsing. */
+    securityContext: text(),
+    createdAt: text().notNull(),
+    updatedAt: text().notNull(),
+  },
+  (t) => [
+    uniqueIndex('notification_recipients_key_uq').on(t.notificationId, t.recipientKey),
+    index('notification_recipients_list_idx').on(t.notificationId, t.id),
+  ],
+);
+
+export const RUN_STATUSES = [
+  'queued',
+  'running',
+  'delivered',
+  'partially_failed',
+  'failed',
+  'suppressed',
+] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+export const RUN_TRIGGERS = ['scheduled', 'manual'] as const;
+
+/**
+ * One run of a notification. A scheduled run is unique per (notification, slot): claiming a
+ * slot is `INSERT … ON CONFLICT DO NOTHING`, so a doubled cron tick claims nothing twice.
+ */
+export const notificationRuns = sqliteTable(
+  'notification_runs',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    notificationId: integer()
+      .notNull()
+      .references(() => notifications.id, { onDelete: 'cascade' }),
+    slot: text().notNull(),
+    trigger: text({ enum: RUN_TRIGGERS }).notNull(),
+    status: text({ enum: RUN_STATUSES }).notNull(),
+    /** Why the run failed as a whole (dashboard gone, render failed, retries exhausted). */
+    error: text(),
+    enqueuedAt: text(),
+    startedAt: text(),
+    finishedAt: text(),
+    createdAt: text().notNull(),
+  },
+  (t) => [
+    uniqueIndex('notification_runs_slot_uq').on(t.notificationId, t.slot).where(sql`"trigger" = 'scheduled'`),
+    index('notification_runs_list_idx').on(t.notificationId, t.id),
+    index('notification_runs_status_idx').on(t.status, t.enqueuedAt),
+  ],
+);
+
+export const DELIVERY_STATUSES = ['pending', 'sent', 'failed'] as const;
+export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
+
+/**
+ * One recipient of one run: the idempotency key of a delivery. A consumer leases a pending
+ * row before sending (`leaseUntil`), so two deliveries of the same message never send twice.
+ */
+export const notificationDeliveries = sqliteTable(
+  'notification_deliveries',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    runId: integer()
+      .notNull()
+      .references(() => notificationRuns.id, { onDelete: 'cascade' }),
+    recipientId: integer()
+      .notNull()
+      .references(() => notificationRecipients.id, { onDelete: 'cascade' }),
+    status: text({ enum: DELIVERY_STATUSES }).notNull().default('pending'),
+    attempts: integer().notNull().default(0),
+    lastError: text(),
+    leaseUntil: text(),
+    sentAt: text(),
+    updatedAt: text().notNull(),
+  },
+  (t) => [uniqueIndex('notification_deliveries_run_recipient_uq').on(t.runId, t.recipientId)],
+);
