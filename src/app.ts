@@ -14,6 +14,8 @@ import { documentation } from './core/openapi';
 import { createRouter } from './core/router';
 import { DEPLOYMENTS_DECISIONS } from './deployments/deployments.decisions';
 import { buildDeploymentsRoutes, deploymentsRoutes } from './deployments/deployments.routes';
+import { embedTenantsRoutes, groupsRoutes, userAttributesRoutes } from './embedding/catalogues.routes';
+import { EMBEDDING_DECISIONS } from './embedding/embedding.decisions';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -84,6 +86,9 @@ export function createApp() {
   app.route('/api/v1/api-keys', apiKeysRoutes);
   app.route('/api/v1', deploymentsRoutes);
   app.route('/build/api/v1', buildDeploymentsRoutes);
+  app.route('/api/v1/groups', groupsRoutes);
+  app.route('/api/v1/user-attributes', userAttributesRoutes);
+  app.route('/api/v1/embed-tenants', embedTenantsRoutes);
 
   app.get(
     '/api/v1/openapi.json',
@@ -92,6 +97,7 @@ export function createApp() {
         ...CORE_DECISIONS,
         ...ACCOUNTS_DECISIONS,
         ...DEPLOYMENTS_DECISIONS,
+        ...EMBEDDING_DECISIONS,
       ]) as never,
       exclude: ['/api/v1/openapi.json', '/docs', '/healthz'],
       defaultValidationErrorResponse: false,
