@@ -84,6 +84,14 @@ describe('GET and DELETE /api/v1/api-keys', () => {
     expectError(await api('DELETE', `/api/v1/api-keys/${created.body.id}`, { auth: world.acme.admin }), 404);
   });
 
+  it('stops a deleted key at once', async () => {
+    const created = await api('POST', '/api/v1/api-keys', { auth: world.acme.admin, body: { name: 'short-lived' } });
+    const key = { apiKey: created.body.key as string };
+    expect((await api('GET', '/api/v1/embed-tenants', { auth: key })).status).toBe(200);
+    await api('DELETE', `/api/v1/api-keys/${created.body.id}`, { auth: world.acme.admin });
+    expectError(await api('GET', '/api/v1/embed-tenants', { auth: key }), 401, 'UNAUTHORIZED');
+  });
+
   it('is for admins', async () => {
     expectError(await api('GET', '/api/v1/api-keys', { auth: world.acme.member }), 403);
     expectError(await api('DELETE', '/api/v1/api-keys/1', { auth: world.acme.member }), 403);
