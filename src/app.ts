@@ -1,5 +1,4 @@
 import { bodyLimit } from 'hono/body-limit';
-import { HTTPException } from 'hono/http-exception';
 import { openAPIRouteHandler } from 'hono-openapi';
 import { ACCOUNTS_DECISIONS } from './accounts/accounts.decisions';
 import { accountsAdminRoutes } from './accounts/admin.routes';
@@ -9,7 +8,7 @@ import { currentClock } from './core/clock';
 import { randomId } from './core/crypto';
 import { countedD1, createDb, type QueryCounter } from './core/db';
 import { CORE_DECISIONS } from './core/decisions';
-import { ApiError, errorBody } from './core/errors';
+import { ApiError, errorBody, toApiError } from './core/errors';
 import { documentation } from './core/openapi';
 import { createRouter } from './core/router';
 import { DEPLOYMENTS_DECISIONS } from './deployments/deployments.decisions';
@@ -58,17 +57,9 @@ export function createApp() {
 
   app.onError((err, c) => {
     const requestId = c.get('requestId') ?? randomId(12);
-    let apiError: ApiError;
-    if (err instanceof ApiError) {
-      apiError = err;
-    } else if (err instanceof HTTPException && err.status < 500) {
-      apiError = new ApiError(
-        err.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST',
-        err.message || 'Bad request',
-      );
-    } else {
+    const apiError = toApiError(err);
+    if (apiError.status >= 500) {
       console.error(JSON.stringify({ requestId, error: String(err), stack: (err as Error)?.stack }));
-      apiError = new ApiError('INTERNAL', 'Internal error');
     }
     c.header('x-request-id', requestId);
     return c.json(errorBody(apiError, requestId), apiError.status);

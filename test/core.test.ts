@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/app';
+import { toApiError } from '../src/core/errors';
 import { expectError, OPERATOR } from './helpers/harness';
 import { api } from './helpers/http';
 
@@ -101,5 +102,17 @@ describe('the app core', () => {
     const res = await api('GET', '/docs');
     expect(res.status).toBe(200);
     expect(res.body).toContain('/api/v1/openapi.json');
+  });
+});
+
+describe('toApiError', () => {
+  it('turns constraint failures into conflicts and hides everything else behind a 500', () => {
+    expect(
+      toApiError(new Error('D1_ERROR: UNIQUE constraint failed: users.email: SQLITE_CONSTRAINT')).status,
+    ).toBe(409);
+    expect(toApiError(new Error('D1_ERROR: FOREIGN KEY constraint failed')).code).toBe('CONFLICT');
+    const hidden = toApiError(new TypeError('cannot read x of undefined'));
+    expect(hidden.status).toBe(500);
+    expect(hidden.message).toBe('Internal error');
   });
 });

@@ -1,3 +1,4 @@
+import { HTTPException } from 'hono/http-exception';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
 /**
@@ -64,4 +65,27 @@ export function errorBody(err: ApiError, requestId: string): ErrorBody {
   const body: ErrorBody = { error: err.message, code: err.code, requestId };
   if (err.details && err.details.length > 0) body.details = err.details;
   return body;
+}
+
+/**
+ * Any thrown value as an ApiError. Constraint failures that SQL guards did not pre-empt (two
+ * writers racing) are conflicts, not server faults; anything unknown is a 500 that says nothing
+ * about internals.
+ */
+export function toApiError(err: unknown): ApiError {
+  if (err instanceof ApiError) return err;
+  if (err instanceof HTTPException && err.status < 500) {
+    return new ApiError(
+      err.status === 413 ? 'PAYLOAD_TOO_LARGE' : 'BAD_REQUEST',
+      err.message || 'Bad request',
+    );
+  }
+  const message = String((err as Error)?.message ?? err);
+  if (message.includes('UNIQUE constraint failed')) {
+    return new ApiError('CONFLICT', 'Conflicts with an existing resource; retry or choose another value');
+  }
+  if (message.includes('FOREIGN KEY constraint failed')) {
+    return new ApiError('CONFLICT', 'Refers to a resource that no longer exists, or is still referenced');
+  }
+  return new ApiError('INTERNAL', 'Internal error');
 }
