@@ -1,0 +1,136 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { notifications } from '../../schema/notifications';
+import { mapRow, runBatch } from '../core/db';
+import type { Db } from '../env';
+
+export type NotificationRow = typeof notifications.$inferSelect & { dashboardPublicId: string };
+export type NotificationValues = Omit<typeof notifications.$inferInsert, 'id'>;
+
+function toRow(raw: Record<string, unknown>): NotificationRow {
+  return { ...mapRow(notifications, raw), dashboardPublicId: raw.dashboard_public_id as string };
+}
+
+const selectWithPublicId = sql`SELECT n.*, pd.public_id AS dashboard_public_id
+  FROM notifications n JOIN published_dashboards pd ON pd.id = n.dashboard_id`;
+
+const ofAccount = (accountId: number, deploymentId: number) =>
+  sql`n.account_id = ${accountId} AND n.deployment_id = ${deploymentId}`;
+
+export interface DashboardRef {
+  id?: number;
+  publicId?: string;
+}
+
+/**
+ * One round trip: whether the deployment is the account's, and the published dashboard of
+ * that deployment the reference names (by id or publicId), if any.
+ */
+export async function resolveDashboard(
+  db: Db,
+  accountId: number,
+  deploymentId: number,
+  ref: DashboardRef,
+): Promise<{ deploymentFound: boolean; dashboard: { id: number; publicId: string } | null }> {
+  const rows = await db.all<{ dashboard_id: number | null; public_id: string | null }>(sql`
+    SELECT pd.id AS dashboard_id, pd.public_id FROM deployments d
+    LEFT JOIN published_dashboards pd ON pd.deployment_id = d.id
+      AND (pd.id = ${ref.id ?? null} OR pd.public_id = ${ref.publicId ?? null})
+    WHERE d.id = ${deploymentId} AND d.account_id = ${accountId}`);
+  const row = rows[0];
+  if (!row) return { deploymentFound: false, dashboard: null };
+  return {
+    deploymentFound: true,
+    dashboard: row.dashboard_id === null ? null : { id: row.dashboard_id, publicId: row.public_id as string },
+  };
+}
+
+export async function insertNotification(db: Db, values: NotificationValues, publicId: string) {
+  const [row] = await db.insert(notifications).values(values).returning();
+  return { ...(row as typeof notifications.$inferSelect), dashboardPublicId: publicId };
+}
+
+export async function findNotification(
+  db: Db,
+  accountId: number,
+  deploymentId: number,
+  id: number,
+): Promise<NotificationRow | null> {
+  const rows = await db.all<Record<string, unknown>>(
+    sql`${selectWithPublicId} WHERE n.id = ${id} AND ${ofAccount(accountId, deploymentId)}`,
+  );
+  return rows[0] ? toRow(rows[0]) : null;
+}
+
+export interface ListFilter {
+  dashboardId?: number;
+  dashboardPublicId?: string;
+}
+
+/** One round trip: the deployment check and the page (keyset on id). */
+export async function listNotifications(
+  db: Db,
+  accountId: number,
+  deploymentId: number,
+  filter: ListFilter,
+  afterId: number | null,
+  limit: number,
+): Promise<{ deploymentFound: boolean; rows: NotificationRow[] }> {
+  const conditions = [sql`${ofAccount(accountId, deploymentId)}`];
+  if (filter.dashboardId !== undefined) conditions.push(sql`n.dashboard_id = ${filter.dashboardId}`);
+  if (filter.dashboardPublicId !== undefined)
+    conditions.push(sql`pd.public_id = ${filter.dashboardPublicId}`);
+  if (afterId !== null) conditions.push(sql`n.id > ${afterId}`);
+  const [deployment, page] = await runBatch(db, [
+    sql`SELECT 1 AS found FROM deployments WHERE id = ${deploymentId} AND account_id = ${accountId}`,
+    sql`${selectWithPublicId} WHERE ${sql.join(conditions, sql` AND `)} ORDER BY n.id ASC LIMIT ${limit + 1}`,
+  ]);
+  return {
+    deploymentFound: (deployment?.results.length ?? 0) > 0,
+    rows: (page?.results ?? []).map((r) => toRow(r as Record<string, unknown>)),
+  };
+}
+
+/** The update and the re-read with the dashboard's publicId, in one batch. */
+export async function updateNotification(
+  db: Db,
+  accountId: number,
+  deploymentId: number,
+  id: number,
+  values: Partial<NotificationValues>,
+): Promise<NotificationRow | null> {
+  const [, reread] = await runBatch(db, [
+    db
+      .update(notifications)
+      .set(values)
+      .where(
+        and(
+          eq(notifications.id, id),
+          eq(notifications.accountId, accountId),
+          eq(notifications.deploymentId, deploymentId),
+        ),
+      ),
+    sql`${selectWithPublicId} WHERE n.id = ${id} AND ${ofAccount(accountId, deploymentId)}`,
+  ]);
+  const row = reread?.results[0] as Record<string, unknown> | undefined;
+  return row ? toRow(row) : null;
+}
+
+/** Recipients, runs and deliveries go with it (foreign keys cascade). */
+export async function deleteNotification(
+  db: Db,
+  accountId: number,
+  deploymentId: number,
+  id: number,
+): Promise<boolean> {
+  const rows = await db
+    .delete(notifications)
+    .where(
+      and(
+        eq(notifications.id, id),
+        eq(notifications.accountId, accountId),
+        eq(notifications.deploymentId, deploymentId),
+      ),
+    )
+    .returning({ id: notifications.id });
+  return rows.length > 0;
+}

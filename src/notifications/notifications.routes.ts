@@ -1,0 +1,152 @@
+import type { Context } from 'hono';
+import { authenticate, userPrincipal } from '../auth/auth.middleware';
+import { doc } from '../core/openapi';
+import { pageRequest, pageSchema } from '../core/pagination';
+import { createRouter } from '../core/router';
+import { validate } from '../core/validation';
+import type { AppEnv } from '../env';
+import {
+  createNotificationBody,
+  deletedSchema,
+  deploymentParams,
+  listNotificationsQuery,
+  notificationParams,
+  notificationSchema,
+  scheduleQuery,
+  scheduleSchema,
+  updateNotificationBody,
+} from './notifications.schemas';
+import * as service from './notifications.service';
+
+const tags = ['Notifications'];
+// Contract §2: notifications and their recipients are for admins, with a Bearer token.
+const admin = authenticate(['Bearer'], { role: 'admin' });
+
+function scopeOf(c: Context<AppEnv>, deploymentId: number): service.NotificationScope {
+  return {
+    db: c.get('db'),
+    accountId: userPrincipal(c).account.id,
+    deploymentId,
+    now: c.get('clock').now(),
+  };
+}
+
+/** Mounted at /api/v1/deployments/:deploymentId/notifications (a prefix only this router uses). */
+export const notificationsRoutes = createRouter()
+  .post(
+    '/',
+    doc({
+      summary: 'Create a scheduled notification of a published dashboard',
+      tags,
+      auth: 'bearer',
+      operationId: 'createNotification',
+      responses: { 201: notificationSchema },
+      errors: [403, 404],
+    }),
+    admin,
+    validate('param', deploymentParams),
+    validate('json', createNotificationBody),
+    async (c) => {
+      const scope = scopeOf(c, c.req.valid('param').deploymentId);
+      const created = await service.createNotification(scope, userPrincipal(c).userId, c.req.valid('json'));
+      return c.json(created, 201);
+    },
+  )
+  .get(
+    '/',
+    doc({
+      summary: 'List the notifications of a deployment (optionally of one dashboard)',
+      tags,
+      auth: 'bearer',
+      responses: { 200: pageSchema(notificationSchema) },
+      errors: [403, 404],
+    }),
+    admin,
+    validate('param', deploymentParams),
+    validate('query', listNotificationsQuery),
+    async (c) => {
+      const query = c.req.valid('query');
+      const scope = scopeOf(c, c.req.valid('param').deploymentId);
+      const request = pageRequest(query, 'notifications', 1);
+      return c.json(
+        await service.listNotifications(
+          scope,
+          { dashboardId: query.dashboardId, dashboardPublicId: query.dashboardPublicId },
+          request,
+        ),
+      );
+    },
+  )
+  .get(
+    '/:id',
+    doc({
+      summary: 'Get a notification',
+      tags,
+      auth: 'bearer',
+      responses: { 200: notificationSchema },
+      errors: [403, 404],
+    }),
+    admin,
+    validate('param', notificationParams),
+    async (c) => {
+      const { deploymentId, id } = c.req.valid('param');
+      const row = await service.getNotificationRow(scopeOf(c, deploymentId), id);
+      return c.json(service.presentNotification(row));
+    },
+  )
+  .put(
+    '/:id',
+    doc({
+      summary: 'Update a scheduled notification (E16)',
+      description:
+        'Partial: omitted fields keep their values. `filters` and `timeGrains` replace the stored sets when given. The next run is recomputed whenever the schedule or `isEnabled` changes.',
+      tags,
+      auth: 'bearer',
+      operationId: 'updateNotification',
+      responses: { 200: notificationSchema },
+      errors: [403, 404],
+    }),
+    admin,
+    validate('param', notificationParams),
+    validate('json', updateNotificationBody),
+    async (c) => {
+      const { deploymentId, id } = c.req.valid('param');
+      return c.json(
+        await service.updateNotification(scopeOf(c, deploymentId), id, c.req.valid('json') ?? {}),
+      );
+    },
+  )
+  .delete(
+    '/:id',
+    doc({
+      summary: 'Delete a notification with its recipients and runs',
+      tags,
+      auth: 'bearer',
+      responses: { 200: deletedSchema },
+      errors: [403, 404],
+    }),
+    admin,
+    validate('param', notificationParams),
+    async (c) => {
+      const { deploymentId, id } = c.req.valid('param');
+      return c.json(await service.deleteNotification(scopeOf(c, deploymentId), id));
+    },
+  )
+  .get(
+    '/:id/schedule',
+    doc({
+      summary: 'Preview the next runs of a notification, in UTC and in its time zone',
+      tags,
+      auth: 'bearer',
+      responses: { 200: scheduleSchema },
+      errors: [403, 404],
+    }),
+    admin,
+    validate('param', notificationParams),
+    validate('query', scheduleQuery),
+    async (c) => {
+      const { deploymentId, id } = c.req.valid('param');
+      const count = c.req.valid('query').count ?? 10;
+      return c.json(await service.previewSchedule(scopeOf(c, deploymentId), id, count));
+    },
+  );

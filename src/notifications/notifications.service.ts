@@ -1,0 +1,281 @@
+import type { NotificationFilter } from '../../schema/notifications';
+import { ApiError, type ErrorDetail, notFound } from '../core/errors';
+import type { Page, PageRequest } from '../core/pagination';
+import { afterId, toPage } from '../core/pagination';
+import type { Db } from '../env';
+import * as repo from './notifications.repository';
+import type {
+  CreateNotificationInput,
+  NotificationView,
+  UpdateNotificationInput,
+} from './notifications.schemas';
+import {
+  CronError,
+  compileSchedule,
+  cronExpressionOf,
+  describeSchedule,
+  localIso,
+  nextRunAfter,
+  nextRuns,
+  resolveTimeZone,
+  SCHEDULE_FIELDS,
+  type Schedule,
+  type ScheduleField,
+  type ScheduleType,
+} from './schedule';
+
+/** Who acts on which deployment, and when. */
+export interface NotificationScope {
+  db: Db;
+  accountId: number;
+  deploymentId: number;
+  now: Date;
+}
+
+const ALL_FIELDS: readonly ScheduleField[] = ['minute', 'hour', 'dayOfWeek', 'dayOfMonth', 'customCron'];
+
+export function scheduleOf(row: Schedule): Schedule {
+  return {
+    scheduleType: row.scheduleType,
+    minute: row.minute,
+    hour: row.hour,
+    dayOfWeek: row.dayOfWeek,
+    dayOfMonth: row.dayOfMonth,
+    customCron: row.customCron,
+    timezone: row.timezone,
+  };
+}
+
+/**
+ * The schedule a request leaves behind: given fields over stored ones. A field the resulting
+ * type does not use is dropped when stored and refused when given, so a schedule never carries
+ * values that silently do nothing.
+ */
+function mergeSchedule(stored: Schedule | null, input: UpdateNotificationInput): Schedule {
+  const type = (input.scheduleType ?? stored?.scheduleType) as ScheduleType;
+  const uses = SCHEDULE_FIELDS[type];
+  const details: ErrorDetail[] = [];
+  const merged: Schedule = {
+    scheduleType: type,
+    minute: null,
+    hour: null,
+    dayOfWeek: null,
+    dayOfMonth: null,
+    customCron: null,
+    timezone:
+      input.timezone !== undefined
+        ? (resolveTimeZone(input.timezone) as string)
+        : (stored?.timezone ?? 'UTC'),
+  };
+  for (const field of ALL_FIELDS) {
+    const given = input[field];
+    if (!uses.includes(field)) {
+      if (given !== undefined) details.push({ path: field, message: `Does not apply to ${type} schedules` });
+      continue;
+    }
+    const value = given ?? stored?.[field] ?? null;
+    if (value === null) details.push({ path: field, message: `Required for ${type} schedules` });
+    (merged as unknown as Record<string, unknown>)[field] = value;
+  }
+  if (details.length === 0 && type === 'CUSTOM') {
+    try {
+      const compiled = compileSchedule(merged);
+      if (nextRunAfter(compiled, Date.UTC(2000, 0, 1)) === null) {
+        details.push({ path: 'customCron', message: 'The expression never fires' });
+      }
+    } catch (err) {
+      if (!(err instanceof CronError)) throw err;
+      details.push({ path: 'customCron', message: err.message });
+    }
+  }
+  if (details.length > 0) {
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      `Invalid schedule: ${details[0]?.path} ${details[0]?.message}`,
+      details,
+    );
+  }
+  return merged;
+}
+
+function nextRunAt(schedule: Schedule, isEnabled: boolean, now: Date): string | null {
+  if (!isEnabled) return null;
+  const next = nextRunAfter(compileSchedule(schedule), now.getTime());
+  return next === null ? null : new Date(next).toISOString();
+}
+
+const sameSchedule = (a: Schedule, b: Schedule) =>
+  (Object.keys(a) as (keyof Schedule)[]).every((k) => a[k] === b[k]);
+
+function normalizeFilters(filters: NotificationFilter[]): Required<NotificationFilter>[] {
+  return filters.map((f) => ({
+    member: f.member,
+    value: f.value ?? null,
+    caseSensitive: f.caseSensitive ?? null,
+    startInclusive: f.startInclusive ?? null,
+    endInclusive: f.endInclusive ?? null,
+  }));
+}
+
+export function presentNotification(row: repo.NotificationRow): NotificationView {
+  return {
+    id: row.id,
+    deploymentId: row.deploymentId,
+    dashboardId: row.dashboardId,
+    dashboardPublicId: row.dashboardPublicId,
+    scheduleType: row.scheduleType,
+    minute: row.minute,
+    hour: row.hour,
+    dayOfWeek: row.dayOfWeek,
+    dayOfMonth: row.dayOfMonth,
+    customCron: row.customCron,
+    cronExpression: row.cronExpression,
+    humanReadableSchedule: describeSchedule(scheduleOf(row)),
+    timezone: row.timezone,
+    isEnabled: row.isEnabled,
+    notificationEnabled: row.notificationEnabled,
+    notificationFormat: row.notificationFormat,
+    filters: normalizeFilters(row.filters),
+    timeGrains: row.timeGrains,
+    nextRunAt: row.nextRunAt,
+    createdBy: row.createdBy,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+/** The dashboard a body names (exactly one of dashboardId, dashboardPublicId), of this deployment. */
+async function resolveDashboard(scope: NotificationScope, input: UpdateNotificationInput, required: boolean) {
+  const named = [input.dashboardId, input.dashboardPublicId].filter((x) => x !== undefined).length;
+  if (named > 1 || (required && named === 0)) {
+    const message = 'Give exactly one of dashboardId or dashboardPublicId';
+    throw new ApiError('VALIDATION_FAILED', message, [
+      { path: named > 1 ? 'dashboardPublicId' : 'dashboardId', message },
+    ]);
+  }
+  const result = await repo.resolveDashboard(scope.db, scope.accountId, scope.deploymentId, {
+    id: input.dashboardId,
+    publicId: input.dashboardPublicId,
+  });
+  if (!result.deploymentFound) throw notFound('Deployment');
+  if (named === 1 && !result.dashboard) {
+    throw new ApiError('NOT_FOUND', 'Published dashboard not found in this deployment', [
+      { path: input.dashboardId !== undefined ? 'dashboardId' : 'dashboardPublicId', message: 'Not found' },
+    ]);
+  }
+  return result.dashboard;
+}
+
+export async function createNotification(
+  scope: NotificationScope,
+  userId: number,
+  input: CreateNotificationInput,
+): Promise<NotificationView> {
+  const schedule = mergeSchedule(null, input);
+  const dashboard = await resolveDashboard(scope, input, true);
+  if (!dashboard) throw notFound('Published dashboard');
+  const isEnabled = input.isEnabled ?? true;
+  const now = scope.now.toISOString();
+  const row = await repo.insertNotification(
+    scope.db,
+    {
+      accountId: scope.accountId,
+      deploymentId: scope.deploymentId,
+      dashboardId: dashboard.id,
+      ...schedule,
+      cronExpression: cronExpressionOf(schedule),
+      notificationFormat: input.notificationFormat ?? 'png',
+      isEnabled,
+      notificationEnabled: input.notificationEnabled ?? true,
+      filters: input.filters ?? [],
+      timeGrains: input.timeGrains ?? [],
+      nextRunAt: nextRunAt(schedule, isEnabled, scope.now),
+      createdBy: userId,
+      createdAt: now,
+      updatedAt: now,
+    },
+    dashboard.publicId,
+  );
+  return presentNotification(row);
+}
+
+export async function getNotificationRow(
+  scope: NotificationScope,
+  id: number,
+): Promise<repo.NotificationRow> {
+  const row = await repo.findNotification(scope.db, scope.accountId, scope.deploymentId, id);
+  if (!row) throw notFound('Notification');
+  return row;
+}
+
+export async function listNotifications(
+  scope: NotificationScope,
+  filter: repo.ListFilter,
+  request: PageRequest,
+): Promise<Page<NotificationView>> {
+  const { deploymentFound, rows } = await repo.listNotifications(
+    scope.db,
+    scope.accountId,
+    scope.deploymentId,
+    filter,
+    afterId(request),
+    request.limit,
+  );
+  if (!deploymentFound) throw notFound('Deployment');
+  return toPage(rows, request, 'notifications', (n) => [n.id], presentNotification);
+}
+
+/**
+ * E16: a partial update. `filters` and `timeGrains` replace the stored sets when given. The
+ * next run is recomputed from now whenever the schedule or `isEnabled` changes; an edit that
+ * leaves both alone keeps it, so a slot that is due but not yet claimed is not lost.
+ */
+export async function updateNotification(
+  scope: NotificationScope,
+  id: number,
+  input: UpdateNotificationInput,
+): Promise<NotificationView> {
+  const stored = await getNotificationRow(scope, id);
+  const schedule = mergeSchedule(scheduleOf(stored), input);
+  const dashboard =
+    input.dashboardId !== undefined || input.dashboardPublicId !== undefined
+      ? await resolveDashboard(scope, input, false)
+      : null;
+  const isEnabled = input.isEnabled ?? stored.isEnabled;
+  const rescheduled = !sameSchedule(schedule, scheduleOf(stored)) || isEnabled !== stored.isEnabled;
+  const row = await repo.updateNotification(scope.db, scope.accountId, scope.deploymentId, id, {
+    ...schedule,
+    cronExpression: cronExpressionOf(schedule),
+    ...(dashboard ? { dashboardId: dashboard.id } : {}),
+    ...(input.notificationFormat !== undefined ? { notificationFormat: input.notificationFormat } : {}),
+    isEnabled,
+    ...(input.notificationEnabled !== undefined ? { notificationEnabled: input.notificationEnabled } : {}),
+    ...(input.filters !== undefined ? { filters: input.filters } : {}),
+    ...(input.timeGrains !== undefined ? { timeGrains: input.timeGrains } : {}),
+    ...(rescheduled ? { nextRunAt: nextRunAt(schedule, isEnabled, scope.now) } : {}),
+    updatedAt: scope.now.toISOString(),
+  });
+  if (!row) throw notFound('Notification');
+  return presentNotification(row);
+}
+
+export async function deleteNotification(scope: NotificationScope, id: number) {
+  if (!(await repo.deleteNotification(scope.db, scope.accountId, scope.deploymentId, id))) {
+    throw notFound('Notification');
+  }
+  return { id, deleted: true as const };
+}
+
+/** The next `count` runs from now, in UTC and in the notification's zone. */
+export async function previewSchedule(scope: NotificationScope, id: number, count: number) {
+  const row = await getNotificationRow(scope, id);
+  const schedule = scheduleOf(row);
+  const runs = nextRuns(compileSchedule(schedule), scope.now.getTime(), count);
+  return {
+    cronExpression: row.cronExpression,
+    humanReadableSchedule: describeSchedule(schedule),
+    timezone: row.timezone,
+    isEnabled: row.isEnabled,
+    nextRuns: runs.map((t) => ({ utc: new Date(t).toISOString(), local: localIso(t, row.timezone) })),
+  };
+}
