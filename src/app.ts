@@ -15,6 +15,8 @@ import { DEPLOYMENTS_DECISIONS } from './deployments/deployments.decisions';
 import { buildDeploymentsRoutes, deploymentsRoutes } from './deployments/deployments.routes';
 import { embedTenantsRoutes, groupsRoutes, userAttributesRoutes } from './embedding/catalogues.routes';
 import { EMBEDDING_DECISIONS } from './embedding/embedding.decisions';
+import { NOTIFICATIONS_DECISIONS } from './notifications/notifications.decisions';
+import { notificationsRoutes } from './notifications/notifications.routes';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -80,6 +82,7 @@ export function createApp() {
   app.route('/api/v1/groups', groupsRoutes);
   app.route('/api/v1/user-attributes', userAttributesRoutes);
   app.route('/api/v1/embed-tenants', embedTenantsRoutes);
+  app.route('/api/v1/deployments/:deploymentId/notifications', notificationsRoutes);
 
   app.get(
     '/api/v1/openapi.json',
@@ -89,6 +92,7 @@ export function createApp() {
         ...ACCOUNTS_DECISIONS,
         ...DEPLOYMENTS_DECISIONS,
         ...EMBEDDING_DECISIONS,
+        ...NOTIFICATIONS_DECISIONS,
       ]) as never,
       exclude: ['/api/v1/openapi.json', '/docs', '/healthz'],
       defaultValidationErrorResponse: false,
