@@ -11,12 +11,20 @@ import { CORE_DECISIONS } from './core/decisions';
 import { ApiError, errorBody, toApiError } from './core/errors';
 import { documentation } from './core/openapi';
 import { createRouter } from './core/router';
+import { DASHBOARDS_DECISIONS } from './dashboards/dashboards.decisions';
+import { dashboardsRoutes } from './dashboards/dashboards.routes';
 import { DEPLOYMENTS_DECISIONS } from './deployments/deployments.decisions';
 import { buildDeploymentsRoutes, deploymentsRoutes } from './deployments/deployments.routes';
 import { embedTenantsRoutes, groupsRoutes, userAttributesRoutes } from './embedding/catalogues.routes';
+import { embedRoutes } from './embedding/embed-sessions.routes';
 import { EMBEDDING_DECISIONS } from './embedding/embedding.decisions';
 import { NOTIFICATIONS_DECISIONS } from './notifications/notifications.decisions';
 import { notificationsRoutes } from './notifications/notifications.routes';
+import { foldersRoutes } from './workspace/folders.routes';
+import { reportsRoutes } from './workspace/reports.routes';
+import { workbooksRoutes } from './workspace/workbooks.routes';
+import { WORKSPACE_DECISIONS } from './workspace/workspace.decisions';
+import { workspaceRoutes } from './workspace/workspace.routes';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -82,7 +90,13 @@ export function createApp() {
   app.route('/api/v1/groups', groupsRoutes);
   app.route('/api/v1/user-attributes', userAttributesRoutes);
   app.route('/api/v1/embed-tenants', embedTenantsRoutes);
+  app.route('/api/v1/embed', embedRoutes);
   app.route('/api/v1/deployments/:deploymentId/notifications', notificationsRoutes);
+  app.route('/api/v1/deployments/:deploymentId/workspace', workspaceRoutes);
+  app.route('/api/v1/deployments/:deploymentId/folders', foldersRoutes);
+  app.route('/api/v1/deployments/:deploymentId/workbooks', workbooksRoutes);
+  app.route('/api/v1/deployments/:deploymentId/workbooks', dashboardsRoutes);
+  app.route('/api/v1/deployments/:deploymentId/reports', reportsRoutes);
 
   app.get(
     '/api/v1/openapi.json',
@@ -93,6 +107,8 @@ export function createApp() {
         ...DEPLOYMENTS_DECISIONS,
         ...EMBEDDING_DECISIONS,
         ...NOTIFICATIONS_DECISIONS,
+        ...WORKSPACE_DECISIONS,
+        ...DASHBOARDS_DECISIONS,
       ]) as never,
       exclude: ['/api/v1/openapi.json', '/docs', '/healthz'],
       defaultValidationErrorResponse: false,

@@ -1,0 +1,224 @@
+import { type SQL, sql } from 'drizzle-orm';
+import { runBatch } from '../core/db';
+import type { Db } from '../env';
+import type { Scope } from '../workspace/workspace.repository';
+import { deploymentOwned, publishedJson, reportSnapshotsJson } from '../workspace/workspace.sql';
+import type { DashboardConfig, PublishedDashboard, PublishInput, ReportSnapshot } from './dashboards.schemas';
+
+type Raw = Record<string, unknown>;
+
+const parse = <T>(value: unknown): T => JSON.parse(value as string) as T;
+
+/** A published dashboard with the account it belongs to, for callers outside the workspace. */
+export type PublishedDashboardRecord = PublishedDashboard & { accountId: number };
+
+function toPublished(row: Raw | undefined): PublishedDashboardRecord | null {
+  if (!row || row.published == null) return null;
+  return { ...parse<PublishedDashboard>(row.published), accountId: row.account_id as number };
+}
+
+const publishedSelect = (where: SQL): SQL => sql`SELECT d.account_id, ${publishedJson()} AS published
+  FROM published_dashboards pd
+    JOIN dashboard_versions dv ON dv.id = pd.current_version_id
+    JOIN deployments d ON d.id = pd.deployment_id
+  WHERE ${where}`;
+
+/**
+ * The published dashboard (current version, config, report snapshots, embed flags) named by
+ * its publicId, in ONE query; null when there is none (never published, or its workbook was
+ * deleted). The caller decides who may see it: `accountId` and `deploymentId` are included.
+ */
+export async function findPublishedByPublicId(
+  db: Db,
+  publicId: string,
+): Promise<PublishedDashboardRecord | null> {
+  const rows = await db.all<Raw>(publishedSelect(sql`pd.public_id = ${publicId}`));
+  return toPublished(rows[0]);
+}
+
+/** The same, by the PublishedDashboard id, within one account (another account's id: null). */
+export async function findPublishedById(
+  db: Db,
+  accountId: number,
+  id: number,
+): Promise<PublishedDashboardRecord | null> {
+  const rows = await db.all<Raw>(publishedSelect(sql`pd.id = ${id} AND d.account_id = ${accountId}`));
+  return toPublished(rows[0]);
+}
+
+// ---- E1 ----
+
+export interface DashboardState {
+  dashboardDraft: DashboardConfig | null;
+  dashboardPublished: DashboardConfig | null;
+}
+
+const publishedConfigOf = (
+  workbookId: SQL | number,
+): SQL => sql`(SELECT dv.config FROM published_dashboards pd
+  JOIN dashboard_versions dv ON dv.id = pd.current_version_id WHERE pd.workbook_id = ${workbookId})`;
+
+function toState(row: Raw | undefined): DashboardState | null {
+  if (!row) return null;
+  return {
+    dashboardDraft: row.dashboard_draft == null ? null : parse(row.dashboard_draft),
+    dashboardPublished: row.published_config == null ? null : parse(row.published_config),
+  };
+}
+
+export async function findDashboardState(db: Db, scope: Scope, workbookId: number) {
+  const rows =
+    await db.all<Raw>(sql`SELECT w.dashboard_draft, ${publishedConfigOf(workbookId)} AS published_config
+    FROM workbooks w
+    WHERE w.item_id = ${workbookId} AND w.deployment_id = ${scope.deploymentId}
+      AND ${deploymentOwned(scope.deploymentId, scope.accountId)}`);
+  return toState(rows[0]);
+}
+
+/** E1: replaces (or clears) the draft and bumps the workbook's updated_at: one round trip. */
+export async function saveDraft(
+  db: Db,
+  scope: Scope,
+  workbookId: number,
+  draft: DashboardConfig | null,
+  now: string,
+) {
+  const owned = deploymentOwned(scope.deploymentId, scope.accountId);
+  const [, saved] = await runBatch<Raw>(db, [
+    sql`UPDATE workspace_items SET updated_at = ${now}, updated_by = ${scope.userId}
+      WHERE id = ${workbookId} AND deployment_id = ${scope.deploymentId} AND type = 'WORKBOOK' AND ${owned}`,
+    sql`UPDATE workbooks SET dashboard_draft = ${draft === null ? null : JSON.stringify(draft)}
+      WHERE item_id = ${workbookId} AND deployment_id = ${scope.deploymentId} AND ${owned}
+      RETURNING dashboard_draft, ${publishedConfigOf(sql`workbooks.item_id`)} AS published_config`,
+  ]);
+  return toState(saved?.results[0]);
+}
+
+// ---- Publishing ----
+
+export interface PublishFlags {
+  deployment_ok: number;
+  found: number;
+  has_draft: number;
+  ok: number;
+}
+
+/**
+ * Publishes the draft as a new version, in ONE batch (one transaction): upsert the published row
+ * (the publicId and embed flags of an existing one are kept), add the version numbered in SQL,
+ * point the row at it, freeze the workbook's reports into snapshots, bump the workbook. Every
+ * statement is guarded by the same check, so a failed check writes nothing.
+ */
+export async function publish(
+  db: Db,
+  scope: Scope,
+  workbookId: number,
+  input: PublishInput,
+  publicId: string,
+  now: string,
+): Promise<{ flags: PublishFlags; published: PublishedDashboardRecord | null }> {
+  const check = sql`SELECT *, (deployment_ok AND found AND has_draft) AS ok FROM (SELECT
+      ${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
+      EXISTS (SELECT 1 FROM workbooks WHERE item_id = ${workbookId} AND deployment_id = ${scope.deploymentId}) AS found,
+      EXISTS (SELECT 1 FROM workbooks WHERE item_id = ${workbookId} AND deployment_id = ${scope.deploymentId}
+        AND dashboard_draft IS NOT NULL) AS has_draft)`;
+  const guard = sql`(SELECT ok FROM (${check})) = 1`;
+  const titleGiven = input.title !== undefined;
+  const descriptionGiven = input.description !== undefined;
+  const restrictGiven = input.restrictDataDownload !== undefined;
+  const results = await runBatch<Raw>(db, [
+    check,
+    // A first publish takes its title from the draft, else the workbook's name.
+    sql`INSERT INTO published_dashboards (deployment_id, workbook_id, public_id, title, description,
+        restrict_data_download, version_number, created_by, created_at, updated_at)
+      SELECT ${scope.deploymentId}, ${workbookId}, ${publicId},
+        ${titleGiven ? sql`${input.title ?? null}` : sql`coalesce(w.dashboard_draft ->> '$.title', i.name)`},
+        ${descriptionGiven ? sql`${input.description ?? null}` : sql`w.dashboard_draft ->> '$.description'`},
+        ${input.restrictDataDownload ? 1 : 0}, 1, ${scope.userId}, ${now}, ${now}
+      FROM workbooks w JOIN workspace_items i ON i.id = w.item_id
+      WHERE w.item_id = ${workbookId} AND ${guard}
+      ON CONFLICT (workbook_id) DO UPDATE SET
+        version_number = version_number + 1,
+        title = ${titleGiven ? sql`excluded.title` : sql`title`},
+        description = ${descriptionGiven ? sql`excluded.description` : sql`description`},
+        restrict_data_download = ${restrictGiven ? sql`excluded.restrict_data_download` : sql`restrict_data_download`},
+        updated_at = excluded.updated_at`,
+    sql`INSERT INTO dashboard_versions (published_dashboard_id, version_number, config, created_by, created_at)
+      SELECT pd.id, pd.version_number, w.dashboard_draft, ${scope.userId}, ${now}
+      FROM published_dashboards pd JOIN workbooks w ON w.item_id = pd.workbook_id
+      WHERE pd.workbook_id = ${workbookId} AND ${guard}`,
+    sql`UPDATE published_dashboards SET current_version_id = (SELECT dv.id FROM dashboard_versions dv
+        WHERE dv.published_dashboard_id = published_dashboards.id
+          AND dv.version_number = published_dashboards.version_number)
+      WHERE workbook_id = ${workbookId} AND ${guard}`,
+    sql`INSERT INTO report_snapshots (dashboard_version_id, report_id, version_number, name, title, description,
+        spec, sql_query, meta, fill_missing_rows, period_comparisons, preferences)
+      SELECT pd.current_version_id, r.item_id, r.version_number, i.name, r.title, r.description, r.spec,
+        r.sql_query, r.meta, r.fill_missing_rows, r.period_comparisons, r.preferences
+      FROM reports r JOIN workspace_items i ON i.id = r.item_id
+        JOIN published_dashboards pd ON pd.workbook_id = r.workbook_id
+      WHERE r.workbook_id = ${workbookId} AND ${guard}
+      ORDER BY r.item_id`,
+    sql`UPDATE workspace_items SET updated_at = ${now}, updated_by = ${scope.userId}
+      WHERE id = ${workbookId} AND ${guard}`,
+    publishedSelect(sql`pd.workbook_id = ${workbookId}`),
+  ]);
+  const flags = results[0]?.results[0] as unknown as PublishFlags;
+  return {
+    flags,
+    published: flags.ok === 1 ? toPublished(results[results.length - 1]?.results[0]) : null,
+  };
+}
+
+// ---- Versions ----
+
+export interface VersionRecord {
+  id: number;
+  publishedDashboardId: number;
+  publicId: string;
+  versionNumber: number;
+  isCurrent: boolean;
+  config: DashboardConfig;
+  reportSnapshots: ReportSnapshot[];
+  createdBy: number | null;
+  createdAt: string;
+}
+
+/**
+ * The versions of a workbook's dashboard, newest first, from `beforeNumber` on: one statement
+ * that also says whether the workbook exists (null: it does not, or is not the caller's).
+ */
+export async function listVersions(
+  db: Db,
+  scope: Scope,
+  workbookId: number,
+  beforeNumber: number | null,
+  limit: number,
+): Promise<VersionRecord[] | null> {
+  const rows = await db.all<Raw>(sql`SELECT w.item_id AS workbook_id, pd.public_id, pd.current_version_id,
+      dv.id, dv.published_dashboard_id, dv.version_number, dv.config, dv.created_by, dv.created_at,
+      ${reportSnapshotsJson('dv')} AS report_snapshots
+    FROM workbooks w
+      LEFT JOIN published_dashboards pd ON pd.workbook_id = w.item_id
+      LEFT JOIN (SELECT * FROM dashboard_versions
+        WHERE published_dashboard_id = (SELECT id FROM published_dashboards WHERE workbook_id = ${workbookId})
+          ${beforeNumber === null ? sql`` : sql`AND version_number < ${beforeNumber}`}
+        ORDER BY version_number DESC LIMIT ${limit + 1}) dv ON dv.published_dashboard_id = pd.id
+    WHERE w.item_id = ${workbookId} AND w.deployment_id = ${scope.deploymentId}
+      AND ${deploymentOwned(scope.deploymentId, scope.accountId)}
+    ORDER BY dv.version_number DESC`);
+  if (rows.length === 0) return null;
+  return rows
+    .filter((r) => r.id != null)
+    .map((r) => ({
+      id: r.id as number,
+      publishedDashboardId: r.published_dashboard_id as number,
+      publicId: r.public_id as string,
+      versionNumber: r.version_number as number,
+      isCurrent: r.id === r.current_version_id,
+      config: parse(r.config),
+      reportSnapshots: parse(r.report_snapshots),
+      createdBy: (r.created_by as number | null) ?? null,
+      createdAt: r.created_at as string,
+    }));
+}

@@ -1,0 +1,279 @@
+import * as v from 'valibot';
+import { idNumber } from '../core/validation';
+
+export const DASHBOARD_KINDS = ['CLASSIC', 'APP'] as const;
+export const WIDGET_TYPES = ['CHART', 'TEXT', 'FILTER', 'AI', 'TABS_CONTAINER', 'TIME_GRAIN'] as const;
+export const BREAKPOINTS = ['lg', 'md', 'sm', 'xs', 'xxs'] as const;
+
+/** Grid coordinates are bounded so no stored dashboard can ask a renderer for an absurd canvas. */
+export const MAX_GRID = 10_000;
+export const MAX_WIDGETS = 500;
+
+const int = (min: number, max: number) =>
+  v.pipe(v.number(), v.integer('Expected an integer'), v.minValue(min), v.maxValue(max));
+
+/** A free-form JSON object (not an array, not a scalar). */
+export const freeObject = v.record(v.string(), v.unknown());
+
+const text = (max: number) => v.nullish(v.pipe(v.string(), v.maxLength(max)));
+const cssValue = text(255);
+
+// ---- DashboardWidget ----
+
+export const widgetPosition = v.strictObject({
+  x: int(0, MAX_GRID),
+  y: int(0, MAX_GRID),
+  w: int(1, MAX_GRID),
+  h: int(1, MAX_GRID),
+});
+
+export const dashboardWidget = v.strictObject({
+  id: v.pipe(v.string(), v.minLength(1, 'Must not be empty'), v.maxLength(255)),
+  type: v.picklist(WIDGET_TYPES),
+  position: widgetPosition,
+  config: v.nullish(freeObject),
+  style: v.nullish(freeObject),
+  responsiveLayouts: v.nullish(
+    v.strictObject(
+      Object.fromEntries(BREAKPOINTS.map((b) => [b, v.nullish(widgetPosition)])) as {
+        [K in (typeof BREAKPOINTS)[number]]: v.NullishSchema<typeof widgetPosition, undefined>;
+      },
+    ),
+  ),
+});
+
+// ---- DashboardLayout ----
+
+const perBreakpoint = (min: number) =>
+  v.strictObject(
+    Object.fromEntries(BREAKPOINTS.map((b) => [b, v.nullish(int(min, MAX_GRID))])) as {
+      [K in (typeof BREAKPOINTS)[number]]: v.NullishSchema<ReturnType<typeof int>, undefined>;
+    },
+  );
+
+/** `[horizontal, vertical]` in pixels, as grid layouts take them. */
+const pair = v.pipe(v.array(int(0, MAX_GRID)), v.length(2, 'Expected [horizontal, vertical]'));
+
+export const dashboardLayout = v.strictObject({
+  breakpoints: v.nullish(perBreakpoint(0)),
+  cols: v.nullish(perBreakpoint(1)),
+  containerPadding: v.nullish(pair),
+  margin: v.nullish(pair),
+  rowHeight: v.nullish(int(1, MAX_GRID)),
+});
+
+// ---- DashboardTheme (request form: every leaf a nullable string) ----
+
+const border = v.strictObject({ color: cssValue, radius: cssValue, style: cssValue, width: cssValue });
+const titleStyle = v.strictObject({
+  color: cssValue,
+  fontFamily: cssValue,
+  fontSize: cssValue,
+  fontWeight: cssValue,
+});
+
+export const dashboardTheme = v.strictObject({
+  backgroundColor: cssValue,
+  fontFamily: cssValue,
+  primaryColor: cssValue,
+  themeId: cssValue,
+  dashboard: v.nullish(v.strictObject({ backgroundColor: cssValue, padding: cssValue })),
+  controls: v.nullish(
+    v.strictObject({
+      backgroundColor: cssValue,
+      padding: cssValue,
+      border: v.nullish(border),
+      title: v.nullish(titleStyle),
+    }),
+  ),
+  widgets: v.nullish(
+    v.strictObject({
+      backgroundColor: cssValue,
+      margin: cssValue,
+      padding: cssValue,
+      border: v.nullish(border),
+      text: v.nullish(
+        v.strictObject({
+          codeFontFamily: cssValue,
+          color: cssValue,
+          fontFamily: cssValue,
+          secondaryColor: cssValue,
+        }),
+      ),
+      title: v.nullish(titleStyle),
+    }),
+  ),
+});
+
+// ---- DashboardApp ----
+
+export const dashboardApp = v.strictObject({
+  entry: text(255),
+  files: v.nullish(v.record(v.string(), v.string())),
+  html: v.nullish(v.string()),
+  manifest: v.nullish(
+    v.strictObject({
+      dependencies: v.nullish(v.record(v.string(), v.string())),
+      version: v.nullish(int(0, Number.MAX_SAFE_INTEGER)),
+    }),
+  ),
+});
+
+// ---- DashboardConfigInput ----
+
+const widgetList = v.pipe(
+  v.array(dashboardWidget),
+  v.maxLength(MAX_WIDGETS, `At most ${MAX_WIDGETS} widgets`),
+  // Ids name widgets in layouts and renders: a duplicate is reported at the second occurrence.
+  v.rawCheck(({ dataset, addIssue }) => {
+    if (!dataset.typed) return;
+    const seen = new Set<string>();
+    dataset.value.forEach((widget, index) => {
+      if (seen.has(widget.id)) {
+        addIssue({
+          message: `Duplicate widget id "${widget.id}"`,
+          path: [
+            {
+              type: 'array',
+              origin: 'value',
+              input: dataset.value,
+              key: index,
+              value: widget,
+            },
+            { type: 'object', origin: 'value', input: widget, key: 'id', value: widget.id },
+          ],
+        });
+      }
+      seen.add(widget.id);
+    });
+  }),
+);
+
+export const dashboardConfigInput = v.strictObject({
+  kind: v.nullish(v.picklist(DASHBOARD_KINDS)),
+  title: text(500),
+  description: text(10_000),
+  settings: v.nullish(freeObject),
+  theme: v.nullish(dashboardTheme),
+  layout: v.nullish(dashboardLayout),
+  widgets: v.nullish(widgetList),
+  app: v.nullish(dashboardApp),
+});
+
+/** The response form: the same names, `theme` a free-form object. */
+export const dashboardConfigSchema = v.object({
+  kind: v.nullish(v.picklist(DASHBOARD_KINDS)),
+  title: v.nullish(v.string()),
+  description: v.nullish(v.string()),
+  settings: v.nullish(freeObject),
+  theme: v.nullish(freeObject),
+  layout: v.nullish(dashboardLayout),
+  widgets: v.nullish(v.array(dashboardWidget)),
+  app: v.nullish(dashboardApp),
+});
+
+export type DashboardConfig = v.InferOutput<typeof dashboardConfigInput>;
+export type DashboardWidget = v.InferOutput<typeof dashboardWidget>;
+export type DashboardWidgetPosition = v.InferOutput<typeof widgetPosition>;
+export type DashboardLayout = v.InferOutput<typeof dashboardLayout>;
+export type DashboardTheme = v.InferOutput<typeof dashboardTheme>;
+export type DashboardApp = v.InferOutput<typeof dashboardApp>;
+
+// ---- Reports: the fields a ReportSnapshot freezes ----
+
+export const TIME_UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'] as const;
+
+const memberName = v.pipe(v.string(), v.minLength(1, 'Must not be empty'), v.maxLength(255));
+
+export const fillMissingRowsSchema = v.strictObject({
+  member: memberName,
+  excludedDimensions: v.pipe(v.array(memberName), v.maxLength(100)),
+});
+
+export const periodComparisonSchema = v.strictObject({
+  measure: memberName,
+  timeDimension: memberName,
+  offset: v.strictObject({ amount: int(-100_000, 100_000), unit: v.picklist(TIME_UNITS) }),
+  outputs: v.pipe(v.array(memberName), v.maxLength(20)),
+});
+
+export const preferencesSchema = v.strictObject({ columnFormats: freeObject });
+
+export type FillMissingRows = v.InferOutput<typeof fillMissingRowsSchema>;
+export type PeriodComparison = v.InferOutput<typeof periodComparisonSchema>;
+export type ReportPreferences = v.InferOutput<typeof preferencesSchema>;
+
+export const reportSnapshotSchema = v.object({
+  id: v.number(),
+  reportId: v.number(),
+  versionNumber: v.number(),
+  name: v.string(),
+  title: v.string(),
+  description: v.string(),
+  spec: v.string(),
+  sqlQuery: v.string(),
+  meta: freeObject,
+  fillMissingRows: v.nullable(fillMissingRowsSchema),
+  periodComparisons: v.array(periodComparisonSchema),
+  preferences: preferencesSchema,
+});
+
+export type ReportSnapshot = v.InferOutput<typeof reportSnapshotSchema>;
+
+// ---- E1 and publishing ----
+
+export const dashboardBody = v.optional(
+  v.strictObject({ dashboardDraft: v.optional(v.nullable(dashboardConfigInput)) }),
+);
+
+export const dashboardStateSchema = v.object({
+  dashboardDraft: v.nullable(dashboardConfigSchema),
+  dashboardPublished: v.nullable(dashboardConfigSchema),
+});
+
+export const publishBody = v.optional(
+  v.strictObject({
+    title: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(500)))),
+    description: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(10_000)))),
+    restrictDataDownload: v.optional(v.boolean()),
+  }),
+);
+
+export type PublishInput = NonNullable<v.InferOutput<typeof publishBody>>;
+
+export const publishedDashboardSchema = v.object({
+  id: v.number(),
+  deploymentId: v.number(),
+  workbookId: v.number(),
+  versionId: v.number(),
+  versionNumber: v.number(),
+  publicId: v.string(),
+  allowEmbed: v.boolean(),
+  allEmbedUsers: v.boolean(),
+  config: dashboardConfigSchema,
+  reportSnapshots: v.array(reportSnapshotSchema),
+  title: v.nullable(v.string()),
+  description: v.nullable(v.string()),
+  restrictDataDownload: v.boolean(),
+  fromSharedWorkspace: v.boolean(),
+  useBoardDashboards: v.boolean(),
+  createdBy: v.nullable(v.number()),
+  createdAt: v.string(),
+  updatedAt: v.string(),
+});
+
+export type PublishedDashboard = v.InferOutput<typeof publishedDashboardSchema>;
+
+export const dashboardVersionSchema = v.object({
+  id: v.number(),
+  publishedDashboardId: v.number(),
+  publicId: v.string(),
+  versionNumber: v.number(),
+  isCurrent: v.boolean(),
+  config: dashboardConfigSchema,
+  reportSnapshots: v.array(reportSnapshotSchema),
+  createdBy: v.nullable(v.number()),
+  createdAt: v.string(),
+});
+
+export const versionIdSchema = idNumber;

@@ -1,0 +1,80 @@
+import { randomId } from '../core/crypto';
+import { ApiError, badRequest, notFound } from '../core/errors';
+import { pageRequest, toPage } from '../core/pagination';
+import type { Db } from '../env';
+import type { Scope } from '../workspace/workspace.repository';
+import * as repo from './dashboards.repository';
+import type { DashboardConfig, PublishedDashboard, PublishInput } from './dashboards.schemas';
+
+export async function getDashboard(db: Db, scope: Scope, workbookId: number) {
+  const state = await repo.findDashboardState(db, scope, workbookId);
+  if (!state) throw notFound('Workbook');
+  return state;
+}
+
+/**
+ * E1. `dashboardDraft` replaces the draft; null clears it; a body without it (or no body)
+ * changes nothing and answers the current state.
+ */
+export async function updateDashboard(
+  db: Db,
+  scope: Scope,
+  workbookId: number,
+  body: { dashboardDraft?: DashboardConfig | null } | undefined,
+  now: string,
+) {
+  if (body?.dashboardDraft === undefined) return getDashboard(db, scope, workbookId);
+  const state = await repo.saveDraft(db, scope, workbookId, body.dashboardDraft, now);
+  if (!state) throw notFound('Workbook');
+  return state;
+}
+
+/** The published answer without the internal account id. */
+export function presentPublished(record: repo.PublishedDashboardRecord): PublishedDashboard {
+  const { accountId: _accountId, ...published } = record;
+  return published;
+}
+
+export async function publishDashboard(
+  db: Db,
+  scope: Scope,
+  workbookId: number,
+  input: PublishInput,
+  now: string,
+) {
+  // 16 random bytes: a 128-bit, URL-safe id; it is only used when this is the first publish.
+  const { flags, published } = await repo.publish(db, scope, workbookId, input, randomId(16), now);
+  if (flags.deployment_ok !== 1 || flags.found !== 1) throw notFound('Workbook');
+  if (flags.has_draft !== 1) {
+    throw badRequest('The workbook has no dashboard draft to publish (save one with PUT …/dashboard)', [
+      { path: 'dashboardDraft', message: 'No draft' },
+    ]);
+  }
+  if (!published) throw new Error('publish passed its check but read no published dashboard');
+  return presentPublished(published);
+}
+
+export async function listVersions(
+  db: Db,
+  scope: Scope,
+  workbookId: number,
+  query: { first?: number; after?: string },
+) {
+  const tag = `dashboard-versions:${workbookId}`;
+  const request = pageRequest(query, tag, 1);
+  const before = request.after?.[0] ?? null;
+  if (before !== null && (typeof before !== 'number' || !Number.isSafeInteger(before))) {
+    throw new ApiError('INVALID_CURSOR', 'Invalid cursor: pass pageInfo.endCursor of the previous page', [
+      { path: 'after', message: 'Malformed or foreign cursor' },
+    ]);
+  }
+  const rows = await repo.listVersions(db, scope, workbookId, before, request.limit);
+  if (!rows) throw notFound('Workbook');
+  return toPage(
+    rows,
+    request,
+    tag,
+    (r) => [r.versionNumber],
+    (r) => r,
+  );
+}

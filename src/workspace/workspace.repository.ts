@@ -1,0 +1,644 @@
+import { type SQL, sql } from 'drizzle-orm';
+import type { WorkspaceItemType } from '../../schema/workspace';
+import { runBatch } from '../core/db';
+import type { Db } from '../env';
+import {
+  deploymentOwned,
+  folderDepth,
+  isAncestorOrSelf,
+  isFolderOf,
+  itemsQuery,
+  MAX_FOLDER_DEPTH,
+  oneItem,
+  subtreeHeight,
+} from './workspace.sql';
+
+// ---- Rows ----
+
+export interface OwnerSummary {
+  id: number;
+  email: string;
+  firstName: string;
+  picture: string;
+}
+
+export interface ReportFields {
+  workbookId: number | null;
+  versionNumber: number;
+  title: string;
+  description: string;
+  spec: string;
+  sqlQuery: string;
+  meta: Record<string, unknown>;
+  fillMissingRows: { member: string; excludedDimensions: string[] } | null;
+  periodComparisons: unknown[];
+  preferences: { columnFormats: Record<string, unknown> };
+}
+
+/** One workspace item with everything an answer about it carries. */
+export interface ItemRecord {
+  id: number;
+  type: WorkspaceItemType;
+  deploymentId: number;
+  name: string;
+  folderId: number | null;
+  position: number;
+  createdBy: number | null;
+  updatedBy: number | null;
+  createdAt: string;
+  updatedAt: string;
+  folderPath: { id: number; name: string }[];
+  owner: OwnerSummary | null;
+  isFavorite: boolean;
+  viewerLastViewedAt: string | null;
+  workbook: {
+    slug: string;
+    meta: Record<string, unknown>;
+    calculatedFields: Record<string, unknown>;
+    dashboardDraft: Record<string, unknown> | null;
+  } | null;
+  report: ReportFields | null;
+  published: Record<string, unknown> | null;
+  /** The list's sort key of this row (cursor material). */
+  sortRank: number;
+  sortKey: string;
+}
+
+type Raw = Record<string, unknown>;
+
+const json = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
+
+function toItem(row: Raw): ItemRecord {
+  const type = row.type as WorkspaceItemType;
+  return {
+    id: row.id as number,
+    type,
+    deploymentId: row.deployment_id as number,
+    name: row.name as string,
+    folderId: (row.folder_id as number | null) ?? null,
+    position: row.position as number,
+    createdBy: (row.created_by as number | null) ?? null,
+    updatedBy: (row.updated_by as number | null) ?? null,
+    createdAt: row.created_at as string,
+    updatedAt: row.updated_at as string,
+    folderPath: json(row.folder_path),
+    owner: row.owner == null ? null : json(row.owner),
+    isFavorite: row.is_favorite === 1,
+    viewerLastViewedAt: (row.viewer_last_viewed_at as string | null) ?? null,
+    workbook:
+      type === 'WORKBOOK'
+        ? {
+            slug: row.slug as string,
+            meta: json(row.workbook_meta),
+            calculatedFields: json(row.calculated_fields),
+            dashboardDraft: row.dashboard_draft == null ? null : json(row.dashboard_draft),
+          }
+        : null,
+    report:
+      type === 'REPORT'
+        ? {
+            workbookId: (row.report_workbook_id as number | null) ?? null,
+            versionNumber: row.report_version_number as number,
+            title: row.report_title as string,
+            description: row.report_description as string,
+            spec: row.report_spec as string,
+            sqlQuery: row.report_sql_query as string,
+            meta: json(row.report_meta),
+            fillMissingRows: row.report_fill_missing_rows == null ? null : json(row.report_fill_missing_rows),
+            periodComparisons: json(row.report_period_comparisons),
+            preferences: json(row.report_preferences),
+          }
+        : null,
+    published: row.published == null ? null : json(row.published),
+    sortRank: (row.sort_rank as number) ?? 0,
+    sortKey: (row.sort_key as string) ?? '',
+  };
+}
+
+/** The answer of an itemsQuery: null when the deployment is not the caller's. */
+export interface ItemsResult {
+  items: ItemRecord[];
+  driver: Raw;
+}
+
+function readItems(rows: Raw[]): ItemsResult | null {
+  const first = rows[0];
+  if (!first) return null;
+  return { items: rows.filter((r) => r.id != null).map(toItem), driver: first };
+}
+
+export interface Scope {
+  deploymentId: number;
+  accountId: number;
+  userId: number;
+}
+
+const singleOrder = sql`i.id`;
+
+function itemOf(scope: Scope, id: number | SQL, type?: WorkspaceItemType): SQL {
+  return itemsQuery({
+    ...scope,
+    viewerId: scope.userId,
+    selection: oneItem(scope.deploymentId, id, type),
+    order: singleOrder,
+  });
+}
+
+/** The item answer of the last statement of a batch; null when the deployment or item is not found. */
+function singleFrom(result: D1Result<Raw> | undefined): ItemRecord | null {
+  return readItems(result?.results ?? [])?.items[0] ?? null;
+}
+
+// ---- Reading one item ----
+
+/**
+ * One round trip: records the caller's view (E7's viewer_last_viewed_at) and reads the item.
+ * The view is only written for an item of this deployment of the caller's account.
+ */
+export async function viewItem(
+  db: Db,
+  scope: Scope,
+  id: number,
+  type: WorkspaceItemType,
+  now: string,
+): Promise<ItemRecord | null> {
+  const [, read] = await runBatch<Raw>(db, [
+    sql`INSERT INTO workspace_views (user_id, item_id, deployment_id, viewed_at)
+      SELECT ${scope.userId}, i.id, i.deployment_id, ${now} FROM workspace_items i
+      WHERE i.id = ${id} AND i.deployment_id = ${scope.deploymentId} AND i.type = ${type}
+        AND ${deploymentOwned(scope.deploymentId, scope.accountId)}
+      ON CONFLICT (user_id, item_id) DO UPDATE SET viewed_at = excluded.viewed_at`,
+    itemOf(scope, id, type),
+  ]);
+  return singleFrom(read);
+}
+
+export async function findItem(
+  db: Db,
+  scope: Scope,
+  id: number,
+  type?: WorkspaceItemType,
+): Promise<ItemRecord | null> {
+  return readItems(await db.all<Raw>(itemOf(scope, id, type)))?.items[0] ?? null;
+}
+
+// ---- E7: the list ----
+
+export const ORDER_FIELDS = ['updated_at', 'created_at', 'name', 'viewer_last_viewed_at'] as const;
+export type OrderField = (typeof ORDER_FIELDS)[number];
+export type OrderDirection = 'ASC' | 'DESC';
+
+/** Folders first: the leading sort key, carried in every cursor. */
+export const TYPE_RANK: Record<WorkspaceItemType, number> = { FOLDER: 0, WORKBOOK: 1, REPORT: 1 };
+
+const COLUMN: Record<Exclude<OrderField, 'viewer_last_viewed_at'>, string> = {
+  updated_at: 'updated_at',
+  created_at: 'created_at',
+  name: 'name_key',
+};
+
+export interface ListCursor {
+  rank: number;
+  sortKey: string;
+  id: number;
+}
+
+export interface ListParams {
+  folderId: number | null;
+  search: string | null;
+  types: WorkspaceItemType[];
+  field: OrderField;
+  direction: OrderDirection;
+  limit: number;
+  after: ListCursor | null;
+}
+
+/**
+ * One sub-select per (type, partition), each walking one index in the requested order from the
+ * cursor on and stopping after `limit + 1` rows; the union of those few hundred rows is then
+ * sorted and cut. The cost of a page is bounded by its size, not by the workspace's.
+ */
+function listSelection(scope: Scope, params: ListParams): SQL {
+  const { deploymentId, userId } = scope;
+  const { direction, limit, after } = params;
+  const dir = sql.raw(direction);
+  const cmp = sql.raw(direction === 'DESC' ? '<' : '>');
+  const take = limit + 1;
+
+  const where: SQL[] = [sql`i.deployment_id = ${deploymentId}`];
+  if (params.folderId !== null) where.push(sql`i.folder_id = ${params.folderId}`);
+  else if (params.search === null) where.push(sql`i.folder_id IS NULL`);
+  if (params.search !== null) where.push(sql`instr(i.name_key, ${params.search}) > 0`);
+
+  // D1 caps the terms of one compound SELECT, so each type's partitions form their own union.
+  const perType: SQL[] = [];
+  for (const type of [...new Set(params.types)]) {
+    const rank = TYPE_RANK[type];
+    // A group wholly before the cursor contributes nothing; one after it starts at its beginning.
+    if (after && rank < after.rank) continue;
+    const cursor = after && rank === after.rank ? after : null;
+    const filters = sql.join([...where, sql`i.type = ${type}`], sql` AND `);
+    const parts: SQL[] = [];
+
+    if (params.field !== 'viewer_last_viewed_at') {
+      const column = sql.raw(`i.${COLUMN[params.field]}`);
+      const keyset = cursor ? sql`AND (${column}, i.id) ${cmp} (${cursor.sortKey}, ${cursor.id})` : sql``;
+      parts.push(sql`SELECT * FROM (SELECT i.id AS id, ${rank} AS rank, ${column} AS sort_key
+        FROM workspace_items i WHERE ${filters} ${keyset}
+        ORDER BY ${column} ${dir}, i.id ${dir} LIMIT ${take})`);
+    } else {
+      // viewer_last_viewed_at: the caller's views in view order, and the items never viewed, whose
+      // key is '' (below every timestamp) with id as tie-breaker.
+      const viewedKeyset = cursor
+        ? sql`AND (v.viewed_at, v.item_id) ${cmp} (${cursor.sortKey}, ${cursor.id})`
+        : sql``;
+      parts.push(sql`SELECT * FROM (SELECT v.item_id AS id, ${rank} AS rank, v.viewed_at AS sort_key
+        FROM workspace_views v JOIN workspace_items i ON i.id = v.item_id
+        WHERE v.user_id = ${userId} AND v.deployment_id = ${deploymentId} AND ${filters} ${viewedKeyset}
+        ORDER BY v.viewed_at ${dir}, v.item_id ${dir} LIMIT ${take})`);
+      // Ascending, the never-viewed items come before any viewed one: past a viewed cursor, none remain.
+      const unviewedDone = cursor !== null && cursor.sortKey !== '' && direction === 'ASC';
+      if (!unviewedDone) {
+        const unviewedKeyset = cursor && cursor.sortKey === '' ? sql`AND i.id ${cmp} ${cursor.id}` : sql``;
+        parts.push(sql`SELECT * FROM (SELECT i.id AS id, ${rank} AS rank, '' AS sort_key
+          FROM workspace_items i WHERE ${filters}
+            AND NOT EXISTS (SELECT 1 FROM workspace_views v WHERE v.user_id = ${userId} AND v.item_id = i.id)
+            ${unviewedKeyset}
+          ORDER BY i.id ${dir} LIMIT ${take})`);
+      }
+    }
+    perType.push(
+      parts.length === 1 ? (parts[0] as SQL) : sql`SELECT * FROM (${sql.join(parts, sql` UNION ALL `)})`,
+    );
+  }
+
+  if (perType.length === 0) return sql`SELECT NULL AS id, NULL AS rank, NULL AS sort_key WHERE 0`;
+  return sql`SELECT id, rank, sort_key FROM (${sql.join(perType, sql` UNION ALL `)})
+    ORDER BY rank ASC, sort_key ${dir}, id ${dir} LIMIT ${take}`;
+}
+
+export interface ListResult {
+  items: ItemRecord[];
+  folderFound: boolean;
+}
+
+/** E7 in one statement: ownership, folder check and the page with everything each item carries. */
+export async function listItems(db: Db, scope: Scope, params: ListParams): Promise<ListResult | null> {
+  const dir = sql.raw(params.direction);
+  const rows = await db.all<Raw>(
+    itemsQuery({
+      ...scope,
+      viewerId: scope.userId,
+      selection: listSelection(scope, params),
+      order: sql`s.rank ASC, s.sort_key ${dir}, s.id ${dir}`,
+      extra: sql`${isFolderOf(params.folderId, scope.deploymentId)} AS folder_ok`,
+    }),
+  );
+  const result = readItems(rows);
+  if (!result) return null;
+  return { items: result.items, folderFound: result.driver.folder_ok === 1 };
+}
+
+// ---- Guarded writes ----
+//
+// A write is one batch: statement 0 reads the flags that decide the answer (404, 409, 400), every
+// write repeats the same check as its guard, and the last statement reads the item back. The
+// batch is one transaction, so the flags and the guards see the same state: either every write
+// applies or none does.
+
+type Flags = Record<string, number | string | null>;
+
+/** `check` is a SELECT of flag columns including `ok`; the guard is its `ok`. */
+const guard = (check: SQL): SQL => sql`(SELECT ok FROM (${check})) = 1`;
+
+export interface WriteResult {
+  flags: Flags;
+  item: ItemRecord | null;
+}
+
+async function guardedWrite(
+  db: Db,
+  scope: Scope,
+  check: SQL,
+  writes: SQL[],
+  read: SQL,
+): Promise<WriteResult> {
+  const results = await runBatch<Raw>(db, [check, ...writes, read]);
+  const flags = (results[0]?.results[0] ?? {}) as Flags;
+  return { flags, item: flags.ok === 1 ? singleFrom(results[results.length - 1]) : null };
+}
+
+export interface NewItem {
+  type: WorkspaceItemType;
+  name: string;
+  folderId: number | null;
+  now: string;
+}
+
+function insertItem(scope: Scope, item: NewItem, check: SQL, position: SQL = sql`0`): SQL {
+  return sql`INSERT INTO workspace_items (deployment_id, type, name, name_key, folder_id, position,
+      created_by, updated_by, created_at, updated_at)
+    SELECT ${scope.deploymentId}, ${item.type}, ${item.name}, ${item.name.toLowerCase()}, ${item.folderId}, ${position},
+      ${scope.userId}, ${scope.userId}, ${item.now}, ${item.now}
+    FROM (${check}) c WHERE c.ok = 1`;
+}
+
+const flagsOf = (columns: SQL, ok: string): SQL =>
+  sql`SELECT *, (${sql.raw(ok)}) AS ok FROM (SELECT ${columns})`;
+
+// Folders
+
+export function createFolder(db: Db, scope: Scope, item: NewItem, position: number | null) {
+  const check = flagsOf(
+    sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
+      ${isFolderOf(item.folderId, scope.deploymentId)} AS parent_ok,
+      ${folderDepth(item.folderId)} AS parent_depth`,
+    `deployment_ok AND parent_ok AND parent_depth + 1 <= ${MAX_FOLDER_DEPTH}`,
+  );
+  // Without a position, a folder goes after its sibling folders.
+  const nextPosition =
+    position !== null
+      ? sql`${position}`
+      : sql`(SELECT coalesce(max(position) + 1, 0) FROM workspace_items
+          WHERE deployment_id = ${scope.deploymentId} AND folder_id IS ${item.folderId} AND type = 'FOLDER')`;
+  return guardedWrite(
+    db,
+    scope,
+    check,
+    [insertItem(scope, item, check, nextPosition)],
+    itemOf(scope, sql`last_insert_rowid()`, 'FOLDER'),
+  );
+}
+
+export interface ItemPatch {
+  name?: string;
+  position?: number;
+  now: string;
+}
+
+/** E5: two statements, one round trip; null when the folder is not found. */
+export async function updateFolder(db: Db, scope: Scope, id: number, patch: ItemPatch) {
+  const [, read] = await runBatch<Raw>(db, [
+    sql`UPDATE workspace_items SET
+        ${patch.name === undefined ? sql`` : sql`name = ${patch.name}, name_key = ${patch.name.toLowerCase()},`}
+        ${patch.position === undefined ? sql`` : sql`position = ${patch.position},`}
+        updated_at = ${patch.now}, updated_by = ${scope.userId}
+      WHERE id = ${id} AND deployment_id = ${scope.deploymentId} AND type = 'FOLDER'
+        AND ${deploymentOwned(scope.deploymentId, scope.accountId)}`,
+    itemOf(scope, id, 'FOLDER'),
+  ]);
+  return singleFrom(read);
+}
+
+/**
+ * E6: a folder holding sub-folders stays (409); otherwise its workbooks and reports move to its
+ * parent and it is deleted, in one transaction.
+ */
+export async function deleteFolder(db: Db, scope: Scope, id: number) {
+  const check = flagsOf(
+    sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
+      EXISTS (SELECT 1 FROM workspace_items WHERE id = ${id} AND deployment_id = ${scope.deploymentId}
+        AND type = 'FOLDER') AS found,
+      EXISTS (SELECT 1 FROM workspace_items WHERE folder_id = ${id} AND type = 'FOLDER') AS has_subfolders`,
+    'deployment_ok AND found AND NOT has_subfolders',
+  );
+  const results = await runBatch<Raw>(db, [
+    check,
+    sql`UPDATE workspace_items SET folder_id = (SELECT folder_id FROM workspace_items WHERE id = ${id})
+      WHERE folder_id = ${id} AND ${guard(check)}`,
+    sql`DELETE FROM workspace_items WHERE id = ${id} AND ${guard(check)}`,
+  ]);
+  return (results[0]?.results[0] ?? {}) as Flags;
+}
+
+// Workbooks
+
+export interface NewWorkbook extends NewItem {
+  slug: string;
+  meta: Record<string, unknown>;
+  calculatedFields: Record<string, unknown>;
+}
+
+const slugHolder = (deploymentId: number, slug: string | undefined, except: number | null) =>
+  slug === undefined
+    ? sql`NULL`
+    : sql`(SELECT item_id FROM workbooks WHERE deployment_id = ${deploymentId} AND slug = ${slug}
+        ${except === null ? sql`` : sql`AND item_id <> ${except}`})`;
+
+export function createWorkbook(db: Db, scope: Scope, item: NewWorkbook) {
+  const check = flagsOf(
+    sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
+      ${isFolderOf(item.folderId, scope.deploymentId)} AS folder_ok,
+      ${slugHolder(scope.deploymentId, item.slug, null)} AS slug_holder`,
+    'deployment_ok AND folder_ok AND slug_holder IS NULL',
+  );
+  return guardedWrite(
+    db,
+    scope,
+    check,
+    [
+      insertItem(scope, item, check),
+      sql`INSERT INTO workbooks (item_id, deployment_id, slug, meta, calculated_fields)
+        SELECT last_insert_rowid(), ${scope.deploymentId}, ${item.slug}, ${JSON.stringify(item.meta)},
+          ${JSON.stringify(item.calculatedFields)}
+        FROM (${check}) c WHERE c.ok = 1`,
+    ],
+    itemOf(scope, sql`last_insert_rowid()`, 'WORKBOOK'),
+  );
+}
+
+export interface WorkbookPatch {
+  name?: string;
+  folderId?: number | null;
+  meta?: Record<string, unknown>;
+  slug?: string;
+  /** Set when the caller takes the slug over: the new slug of the workbook that held it. */
+  displacedSlug?: string;
+  now: string;
+}
+
+/** E3. With a takeover the holder of the slug is renamed first, in the same transaction. */
+export function updateWorkbook(db: Db, scope: Scope, id: number, patch: WorkbookPatch) {
+  const takeover = patch.displacedSlug !== undefined;
+  const folderId = patch.folderId === undefined ? null : patch.folderId;
+  const check = flagsOf(
+    sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
+      EXISTS (SELECT 1 FROM workspace_items WHERE id = ${id} AND deployment_id = ${scope.deploymentId}
+        AND type = 'WORKBOOK') AS found,
+      ${isFolderOf(folderId, scope.deploymentId)} AS folder_ok,
+      ${slugHolder(scope.deploymentId, patch.slug, id)} AS slug_holder`,
+    `deployment_ok AND found AND folder_ok AND ${takeover ? '1' : 'slug_holder IS NULL'}`,
+  );
+  const writes: SQL[] = [];
+  if (takeover && patch.slug !== undefined) {
+    writes.push(sql`UPDATE workbooks SET slug = ${patch.displacedSlug}
+      WHERE deployment_id = ${scope.deploymentId} AND slug = ${patch.slug} AND item_id <> ${id} AND ${guard(check)}`);
+  }
+  writes.push(sql`UPDATE workspace_items SET
+      ${patch.name === undefined ? sql`` : sql`name = ${patch.name}, name_key = ${patch.name.toLowerCase()},`}
+      ${patch.folderId === undefined ? sql`` : sql`folder_id = ${patch.folderId},`}
+      updated_at = ${patch.now}, updated_by = ${scope.userId}
+    WHERE id = ${id} AND ${guard(check)}`);
+  if (patch.slug !== undefined || patch.meta !== undefined) {
+    const sets: SQL[] = [];
+    if (patch.slug !== undefined) sets.push(sql`slug = ${patch.slug}`);
+    if (patch.meta !== undefined) sets.push(sql`meta = ${JSON.stringify(patch.meta)}`);
+    writes.push(
+      sql`UPDATE workbooks SET ${sql.join(sets, sql`, `)} WHERE item_id = ${id} AND ${guard(check)}`,
+    );
+  }
+  return guardedWrite(db, scope, check, writes, itemOf(scope, id, 'WORKBOOK'));
+}
+
+/** Deletes an item of `type`; its detail, favourites, views and published dashboard cascade. */
+export async function deleteItem(
+  db: Db,
+  scope: Scope,
+  id: number,
+  type: WorkspaceItemType,
+): Promise<boolean> {
+  const rows = await db.all<{ id: number }>(sql`DELETE FROM workspace_items
+    WHERE id = ${id} AND deployment_id = ${scope.deploymentId} AND type = ${type}
+      AND ${deploymentOwned(scope.deploymentId, scope.accountId)}
+    RETURNING id`);
+  return rows.length > 0;
+}
+
+/** Sets or clears the caller's favourite, then reads the item: one round trip. */
+export async function setFavorite(db: Db, scope: Scope, id: number, on: boolean, now: string) {
+  const write = on
+    ? sql`INSERT INTO workspace_favorites (user_id, item_id, created_at)
+        SELECT ${scope.userId}, i.id, ${now} FROM workspace_items i
+        WHERE i.id = ${id} AND i.deployment_id = ${scope.deploymentId} AND i.type = 'WORKBOOK'
+          AND ${deploymentOwned(scope.deploymentId, scope.accountId)}
+        ON CONFLICT (user_id, item_id) DO NOTHING`
+    : sql`DELETE FROM workspace_favorites WHERE user_id = ${scope.userId} AND item_id = ${id}`;
+  const [, read] = await runBatch<Raw>(db, [write, itemOf(scope, id, 'WORKBOOK')]);
+  return singleFrom(read);
+}
+
+// Reports
+
+export interface ReportValues {
+  workbookId?: number | null;
+  title?: string;
+  description?: string;
+  spec?: string;
+  sqlQuery?: string;
+  meta?: Record<string, unknown>;
+  fillMissingRows?: ReportFields['fillMissingRows'];
+  periodComparisons?: unknown[];
+  preferences?: ReportFields['preferences'];
+}
+
+const isWorkbookOf = (workbookId: number | null | undefined, deploymentId: number): SQL =>
+  workbookId == null
+    ? sql`1`
+    : sql`EXISTS (SELECT 1 FROM workspace_items WHERE id = ${workbookId} AND deployment_id = ${deploymentId} AND type = 'WORKBOOK')`;
+
+const jsonOrNull = (value: unknown) => (value === null ? null : JSON.stringify(value));
+
+export function createReport(db: Db, scope: Scope, item: NewItem, values: ReportValues) {
+  const check = flagsOf(
+    sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
+      ${isFolderOf(item.folderId, scope.deploymentId)} AS folder_ok,
+      ${isWorkbookOf(values.workbookId, scope.deploymentId)} AS workbook_ok`,
+    'deployment_ok AND folder_ok AND workbook_ok',
+  );
+  return guardedWrite(
+    db,
+    scope,
+    check,
+    [
+      insertItem(scope, item, check),
+      sql`INSERT INTO reports (item_id, workbook_id, version_number, title, description, spec, sql_query, meta,
+          fill_missing_rows, period_comparisons, preferences)
+        SELECT last_insert_rowid(), ${values.workbookId ?? null}, 1, ${values.title ?? ''},
+          ${values.description ?? ''}, ${values.spec ?? ''}, ${values.sqlQuery ?? ''},
+          ${JSON.stringify(values.meta ?? {})}, ${jsonOrNull(values.fillMissingRows ?? null)},
+          ${JSON.stringify(values.periodComparisons ?? [])},
+          ${JSON.stringify(values.preferences ?? { columnFormats: {} })}
+        FROM (${check}) c WHERE c.ok = 1`,
+    ],
+    itemOf(scope, sql`last_insert_rowid()`, 'REPORT'),
+  );
+}
+
+export function updateReport(
+  db: Db,
+  scope: Scope,
+  id: number,
+  patch: { name?: string; folderId?: number | null; now: string },
+  values: ReportValues,
+) {
+  const folderId = patch.folderId === undefined ? null : patch.folderId;
+  const check = flagsOf(
+    sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
+      EXISTS (SELECT 1 FROM workspace_items WHERE id = ${id} AND deployment_id = ${scope.deploymentId}
+        AND type = 'REPORT') AS found,
+      ${isFolderOf(folderId, scope.deploymentId)} AS folder_ok,
+      ${isWorkbookOf(values.workbookId, scope.deploymentId)} AS workbook_ok`,
+    'deployment_ok AND found AND folder_ok AND workbook_ok',
+  );
+  const sets: SQL[] = [sql`version_number = version_number + 1`];
+  if (values.workbookId !== undefined) sets.push(sql`workbook_id = ${values.workbookId}`);
+  if (values.title !== undefined) sets.push(sql`title = ${values.title}`);
+  if (values.description !== undefined) sets.push(sql`description = ${values.description}`);
+  if (values.spec !== undefined) sets.push(sql`spec = ${values.spec}`);
+  if (values.sqlQuery !== undefined) sets.push(sql`sql_query = ${values.sqlQuery}`);
+  if (values.meta !== undefined) sets.push(sql`meta = ${JSON.stringify(values.meta)}`);
+  if (values.fillMissingRows !== undefined)
+    sets.push(sql`fill_missing_rows = ${jsonOrNull(values.fillMissingRows)}`);
+  if (values.periodComparisons !== undefined)
+    sets.push(sql`period_comparisons = ${JSON.stringify(values.periodComparisons)}`);
+  if (values.preferences !== undefined) sets.push(sql`preferences = ${JSON.stringify(values.preferences)}`);
+  return guardedWrite(
+    db,
+    scope,
+    check,
+    [
+      sql`UPDATE workspace_items SET
+          ${patch.name === undefined ? sql`` : sql`name = ${patch.name}, name_key = ${patch.name.toLowerCase()},`}
+          ${patch.folderId === undefined ? sql`` : sql`folder_id = ${patch.folderId},`}
+          updated_at = ${patch.now}, updated_by = ${scope.userId}
+        WHERE id = ${id} AND ${guard(check)}`,
+      sql`UPDATE reports SET ${sql.join(sets, sql`, `)} WHERE item_id = ${id} AND ${guard(check)}`,
+    ],
+    itemOf(scope, id, 'REPORT'),
+  );
+}
+
+// ---- E2: move ----
+
+export function moveItem(
+  db: Db,
+  scope: Scope,
+  id: number,
+  folderId: number | null,
+  type: WorkspaceItemType | null,
+  now: string,
+) {
+  const check = flagsOf(
+    sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
+      (SELECT type FROM workspace_items WHERE id = ${id} AND deployment_id = ${scope.deploymentId}) AS item_type,
+      ${isFolderOf(folderId, scope.deploymentId)} AS folder_ok,
+      ${isAncestorOrSelf(id, folderId)} AS cycle,
+      ${folderDepth(folderId)} AS target_depth,
+      ${subtreeHeight(id)} AS subtree_height`,
+    `deployment_ok AND item_type IS NOT NULL AND folder_ok AND NOT cycle
+      AND target_depth + subtree_height <= ${MAX_FOLDER_DEPTH}
+      ${type === null ? '' : `AND item_type = '${type}'`}`,
+  );
+  return guardedWrite(
+    db,
+    scope,
+    check,
+    [
+      sql`UPDATE workspace_items SET folder_id = ${folderId}, updated_at = ${now}, updated_by = ${scope.userId}
+        WHERE id = ${id} AND ${guard(check)}`,
+    ],
+    itemOf(scope, id),
+  );
+}
+
+export { MAX_FOLDER_DEPTH };

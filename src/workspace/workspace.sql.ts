@@ -1,0 +1,142 @@
+import { type SQL, sql } from 'drizzle-orm';
+
+/**
+ * SQL fragments shared by the workspace and dashboard repositories. Each read that answers an
+ * item is ONE statement: the caller's ownership of the deployment, the items, their folder
+ * paths (one recursive CTE), owner summaries, the caller's favourites and views, and the
+ * published dashboard all come back together.
+ */
+
+/** Folders deeper than this cannot be created or moved in (a 400). Root-level folders are depth 1. */
+export const MAX_FOLDER_DEPTH = 10;
+
+/** Bounds every recursive walk, so even a corrupted parent chain cannot loop forever. */
+const WALK_LIMIT = 64;
+
+export const deploymentOwned = (deploymentId: number, accountId: number): SQL =>
+  sql`EXISTS (SELECT 1 FROM deployments WHERE id = ${deploymentId} AND account_id = ${accountId})`;
+
+export const isFolderOf = (folderId: number | null, deploymentId: number): SQL =>
+  folderId === null
+    ? sql`1`
+    : sql`EXISTS (SELECT 1 FROM workspace_items WHERE id = ${folderId} AND deployment_id = ${deploymentId} AND type = 'FOLDER')`;
+
+/** Number of folders from the root down to `folderId` inclusive (0 for the root). */
+export const folderDepth = (folderId: number | null): SQL =>
+  folderId === null
+    ? sql`0`
+    : sql`(WITH RECURSIVE up(id, n) AS (
+          SELECT ${folderId}, 1
+          UNION ALL
+          SELECT w.folder_id, up.n + 1 FROM workspace_items w JOIN up ON w.id = up.id
+          WHERE w.folder_id IS NOT NULL AND up.n < ${WALK_LIMIT})
+        SELECT max(n) FROM up)`;
+
+/** Whether `itemId` is `folderId` or one of its ancestors (a move would make a cycle). */
+export const isAncestorOrSelf = (itemId: number, folderId: number | null): SQL =>
+  folderId === null
+    ? sql`0`
+    : sql`(WITH RECURSIVE up(id, n) AS (
+          SELECT ${folderId}, 1
+          UNION ALL
+          SELECT w.folder_id, up.n + 1 FROM workspace_items w JOIN up ON w.id = up.id
+          WHERE w.folder_id IS NOT NULL AND up.n < ${WALK_LIMIT})
+        SELECT count(*) > 0 FROM up WHERE id = ${itemId})`;
+
+/** Levels of folders in the subtree of `itemId` (itself included); 0 when it is not a folder. */
+export const subtreeHeight = (itemId: number): SQL =>
+  sql`(WITH RECURSIVE down(id, n) AS (
+        SELECT id, 1 FROM workspace_items WHERE id = ${itemId} AND type = 'FOLDER'
+        UNION ALL
+        SELECT w.id, down.n + 1 FROM workspace_items w JOIN down ON w.folder_id = down.id
+        WHERE w.type = 'FOLDER' AND down.n < ${WALK_LIMIT})
+      SELECT coalesce(max(n), 0) FROM down)`;
+
+const bool = (expr: SQL | string) =>
+  typeof expr === 'string'
+    ? sql.raw(`json(CASE WHEN ${expr} THEN 'true' ELSE 'false' END)`)
+    : sql`json(CASE WHEN ${expr} THEN 'true' ELSE 'false' END)`;
+
+/** The frozen reports of dashboard version `versionAlias`.id, as a JSON array (id order). */
+export const reportSnapshotsJson = (versionAlias: string): SQL =>
+  sql.raw(`(SELECT json_group_array(json_object(
+      'id', rs.id, 'reportId', rs.report_id, 'versionNumber', rs.version_number, 'name', rs.name,
+      'title', rs.title, 'description', rs.description, 'spec', rs.spec, 'sqlQuery', rs.sql_query,
+      'meta', json(rs.meta), 'fillMissingRows', json(rs.fill_missing_rows),
+      'periodComparisons', json(rs.period_comparisons), 'preferences', json(rs.preferences)) ORDER BY rs.id)
+    FROM report_snapshots rs WHERE rs.dashboard_version_id = ${versionAlias}.id)`);
+
+/**
+ * The PublishedDashboard of the spec as one JSON object, from `published_dashboards pd` and its
+ * current `dashboard_versions dv`; NULL when there is none.
+ */
+export const publishedJson = (pd = 'pd', dv = 'dv'): SQL =>
+  sql`CASE WHEN ${sql.raw(dv)}.id IS NULL THEN NULL ELSE json_object(
+    'id', ${sql.raw(pd)}.id, 'deploymentId', ${sql.raw(pd)}.deployment_id,
+    'workbookId', ${sql.raw(pd)}.workbook_id, 'versionId', ${sql.raw(dv)}.id,
+    'versionNumber', ${sql.raw(dv)}.version_number, 'publicId', ${sql.raw(pd)}.public_id,
+    'allowEmbed', ${bool(`${pd}.allow_embed`)}, 'allEmbedUsers', ${bool(`${pd}.all_embed_users`)},
+    'config', json(${sql.raw(dv)}.config), 'reportSnapshots', json(${reportSnapshotsJson(dv)}),
+    'title', ${sql.raw(pd)}.title, 'description', ${sql.raw(pd)}.description,
+    'restrictDataDownload', ${bool(`${pd}.restrict_data_download`)},
+    'fromSharedWorkspace', json('false'), 'useBoardDashboards', json('false'),
+    'createdBy', ${sql.raw(pd)}.created_by, 'createdAt', ${sql.raw(pd)}.created_at,
+    'updatedAt', ${sql.raw(pd)}.updated_at) END`;
+
+/**
+ * Every item of `selection` (a SELECT of `id, rank, sort_key`) with all it answers, in one
+ * statement. The driving row is the deployment, filtered by account: no row at all means the
+ * deployment is not the caller's (404); a row whose `id` is NULL means no item matched.
+ * `extra` adds driver columns (e.g. a folder check) that are read even when no item matched.
+ */
+export function itemsQuery(options: {
+  deploymentId: number;
+  accountId: number;
+  viewerId: number;
+  selection: SQL;
+  order: SQL;
+  extra?: SQL;
+}): SQL {
+  const { deploymentId, accountId, viewerId } = options;
+  return sql`WITH RECURSIVE sel AS MATERIALIZED (${options.selection}),
+    anc(item_id, folder_id, depth) AS (
+      SELECT s.id, i.folder_id, 0 FROM sel s JOIN workspace_items i ON i.id = s.id WHERE i.folder_id IS NOT NULL
+      UNION ALL
+      SELECT a.item_id, f.folder_id, a.depth + 1 FROM anc a JOIN workspace_items f ON f.id = a.folder_id
+      WHERE f.folder_id IS NOT NULL AND a.depth < ${WALK_LIMIT}),
+    paths AS (
+      SELECT a.item_id, json_group_array(json_object('id', f.id, 'name', f.name) ORDER BY a.depth DESC) AS folder_path
+      FROM anc a JOIN workspace_items f ON f.id = a.folder_id GROUP BY a.item_id)
+    SELECT d.id AS deployment_ok ${options.extra ? sql`, ${options.extra}` : sql``},
+      s.rank AS sort_rank, s.sort_key,
+      i.id, i.type, i.deployment_id, i.name, i.folder_id, i.position, i.created_by, i.updated_by,
+      i.created_at, i.updated_at, coalesce(p.folder_path, '[]') AS folder_path,
+      CASE WHEN u.id IS NULL THEN NULL ELSE json_object('id', u.id, 'email', u.email,
+        'firstName', u.first_name, 'picture', u.picture) END AS owner,
+      EXISTS (SELECT 1 FROM workspace_favorites fv WHERE fv.user_id = ${viewerId} AND fv.item_id = i.id) AS is_favorite,
+      vw.viewed_at AS viewer_last_viewed_at,
+      w.slug, w.meta AS workbook_meta, w.calculated_fields, w.dashboard_draft,
+      r.workbook_id AS report_workbook_id, r.version_number AS report_version_number, r.title AS report_title,
+      r.description AS report_description, r.spec AS report_spec, r.sql_query AS report_sql_query,
+      r.meta AS report_meta, r.fill_missing_rows AS report_fill_missing_rows,
+      r.period_comparisons AS report_period_comparisons, r.preferences AS report_preferences,
+      ${publishedJson()} AS published
+    FROM deployments d
+      LEFT JOIN sel s ON 1
+      LEFT JOIN workspace_items i ON i.id = s.id AND i.deployment_id = d.id
+      LEFT JOIN paths p ON p.item_id = i.id
+      LEFT JOIN users u ON u.id = i.created_by
+      LEFT JOIN workspace_views vw ON vw.user_id = ${viewerId} AND vw.item_id = i.id
+      LEFT JOIN workbooks w ON w.item_id = i.id
+      LEFT JOIN reports r ON r.item_id = i.id
+      LEFT JOIN published_dashboards pd ON pd.workbook_id = i.id
+      LEFT JOIN dashboard_versions dv ON dv.id = pd.current_version_id
+    WHERE d.id = ${deploymentId} AND d.account_id = ${accountId}
+    ORDER BY ${options.order}`;
+}
+
+/** The selection of one item of the deployment by id (and type, when given). */
+export function oneItem(deploymentId: number, id: number | SQL, type?: string): SQL {
+  return sql`SELECT id, 0 AS rank, '' AS sort_key FROM workspace_items
+    WHERE id = ${id} AND deployment_id = ${deploymentId} ${type ? sql`AND type = ${type}` : sql``}`;
+}
