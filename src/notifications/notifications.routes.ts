@@ -1,22 +1,27 @@
 import type { Context } from 'hono';
 import { authenticate, userPrincipal } from '../auth/auth.middleware';
 import { doc } from '../core/openapi';
-import { pageRequest, pageSchema } from '../core/pagination';
+import { pageQuery, pageRequest, pageSchema } from '../core/pagination';
 import { createRouter } from '../core/router';
 import { validate } from '../core/validation';
 import type { AppEnv } from '../env';
 import {
+  addRecipientsBody,
+  addRecipientsResultSchema,
   createNotificationBody,
   deletedSchema,
   deploymentParams,
   listNotificationsQuery,
   notificationParams,
   notificationSchema,
+  recipientParams,
+  recipientSchema,
   scheduleQuery,
   scheduleSchema,
   updateNotificationBody,
 } from './notifications.schemas';
 import * as service from './notifications.service';
+import * as recipients from './recipients.service';
 
 const tags = ['Notifications'];
 // Contract §2: notifications and their recipients are for admins, with a Bearer token.
@@ -148,5 +153,60 @@ export const notificationsRoutes = createRouter()
       const { deploymentId, id } = c.req.valid('param');
       const count = c.req.valid('query').count ?? 10;
       return c.json(await service.previewSchedule(scopeOf(c, deploymentId), id, count));
+    },
+  )
+  .post(
+    '/:id/recipients',
+    doc({
+      summary: 'Add notification recipients (E15)',
+      description:
+        'Each recipient is identified by exactly one of `userId`, `email`, `externalId` (with `embedTenantName`, default `default`) or `channelId`. Repeating a request changes nothing; the answer sorts every recipient into created, updated or unchanged.',
+      tags,
+      auth: 'bearer',
+      operationId: 'addNotificationRecipients',
+      responses: { 200: addRecipientsResultSchema },
+      errors: [403, 404, 429],
+    }),
+    admin,
+    validate('param', notificationParams),
+    validate('json', addRecipientsBody),
+    async (c) => {
+      const { deploymentId, id } = c.req.valid('param');
+      const scope = scopeOf(c, deploymentId);
+      return c.json(await recipients.addRecipients(scope, id, c.req.valid('json').recipients));
+    },
+  )
+  .get(
+    '/:id/recipients',
+    doc({
+      summary: 'List the recipients of a notification',
+      tags,
+      auth: 'bearer',
+      responses: { 200: pageSchema(recipientSchema) },
+      errors: [403, 404],
+    }),
+    admin,
+    validate('param', notificationParams),
+    validate('query', pageQuery),
+    async (c) => {
+      const { deploymentId, id } = c.req.valid('param');
+      const request = pageRequest(c.req.valid('query'), 'recipients', 1);
+      return c.json(await recipients.listRecipients(scopeOf(c, deploymentId), id, request));
+    },
+  )
+  .delete(
+    '/:id/recipients/:recipientId',
+    doc({
+      summary: 'Remove a recipient from a notification',
+      tags,
+      auth: 'bearer',
+      responses: { 200: deletedSchema },
+      errors: [403, 404],
+    }),
+    admin,
+    validate('param', recipientParams),
+    async (c) => {
+      const { deploymentId, id, recipientId } = c.req.valid('param');
+      return c.json(await recipients.deleteRecipient(scopeOf(c, deploymentId), id, recipientId));
     },
   );

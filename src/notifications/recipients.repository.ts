@@ -1,0 +1,249 @@
+import { type SQL, sql } from 'drizzle-orm';
+import type { RecipientType } from '../../schema/notifications';
+import { runBatch } from '../core/db';
+import type { Db } from '../env';
+
+/** A recipient row joined with what identifies it to people (username, externalId, tenant). */
+export interface RecipientRow {
+  id: number;
+  notificationId: number;
+  type: RecipientType;
+  recipientKey: string;
+  userId: number | null;
+  username: string | null;
+  /** The address a delivery goes to: the user's, the recipient's own, or the embed user's. */
+  email: string | null;
+  embedUserId: number | null;
+  externalId: string | null;
+  embedTenantName: string | null;
+  groups: string[] | null;
+  userAttributes: { name: string; value: string }[] | null;
+  /** JSON text as stored. */
+  securityContext: string | null;
+  channelId: string | null;
+  channelName: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+const parseJson = <T>(text: unknown): T | null => (typeof text === 'string' ? (JSON.parse(text) as T) : null);
+
+export function toRecipientRow(raw: Record<string, unknown>): RecipientRow {
+  return {
+    id: raw.id as number,
+    notificationId: raw.notification_id as number,
+    type: raw.type as RecipientType,
+    recipientKey: raw.recipient_key as string,
+    userId: (raw.user_id as number | null) ?? null,
+    username: (raw.username as string | null) ?? null,
+    email: (raw.delivery_email as string | null) ?? null,
+    embedUserId: (raw.embed_user_id as number | null) ?? null,
+    externalId: (raw.external_id as string | null) ?? null,
+    embedTenantName: (raw.tenant_name as string | null) ?? null,
+    groups: parseJson(raw.groups),
+    userAttributes: parseJson(raw.user_attributes),
+    securityContext: (raw.security_context as string | null) ?? null,
+    channelId: (raw.channel_id as string | null) ?? null,
+    channelName: (raw.channel_name as string | null) ?? null,
+    createdAt: raw.created_at as string,
+    updatedAt: raw.updated_at as string,
+  };
+}
+
+/** Recipients with their people-facing identity; the caller adds WHERE/ORDER. */
+export const selectRecipients = sql`SELECT r.*, u.username,
+    coalesce(u.email, r.email, eu.email) AS delivery_email, eu.external_id, t.name AS tenant_name
+  FROM notification_recipients r
+  LEFT JOIN users u ON u.id = r.user_id
+  LEFT JOIN embed_users eu ON eu.id = r.embed_user_id
+  LEFT JOIN embed_tenants t ON t.id = eu.tenant_id`;
+
+const notificationOf = (accountId: number, deploymentId: number, id: number) =>
+  sql`SELECT id FROM notifications WHERE id = ${id} AND account_id = ${accountId} AND deployment_id = ${deploymentId}`;
+
+export interface RecipientLookups {
+  userIds: number[];
+  emails: string[];
+  /** `tenant/externalId` pairs. */
+  embedUsers: { tenant: string; externalId: string }[];
+  keys: string[];
+}
+
+export interface RecipientReadState {
+  notificationFound: boolean;
+  users: { id: number; email: string; username: string }[];
+  embedUsers: { tenant: string; externalId: string; id: number; email: string | null }[];
+  existing: RecipientRow[];
+  externalUserCount: number;
+  externalUserLimit: number;
+}
+
+/**
+ * Everything E15 checks before writing, in ONE batch: the notification, the users named by
+ * id or email, the embed users named, the recipients that already exist, and the account's
+ * external-user count and limit. Lists travel as one JSON parameter each.
+ */
+export async function readRecipientState(
+  db: Db,
+  accountId: number,
+  deploymentId: number,
+  notificationId: number,
+  q: RecipientLookups,
+): Promise<RecipientReadState> {
+  const [found, users, embed, existing, quota] = await runBatch(db, [
+    notificationOf(accountId, deploymentId, notificationId),
+    sql`SELECT id, email, username FROM users WHERE account_id = ${accountId}
+      AND (id IN (SELECT value FROM json_each(${JSON.stringify(q.userIds)}))
+        OR lower(email) IN (SELECT value FROM json_each(${JSON.stringify(q.emails)})))`,
+    sql`SELECT t.name AS tenant, u.external_id, u.id, u.email FROM embed_users u
+      JOIN embed_tenants t ON t.id = u.tenant_id
+      JOIN json_each(${JSON.stringify(q.embedUsers)}) j
+        ON t.name = j.value ->> 'tenant' AND u.external_id = j.value ->> 'externalId'
+      WHERE t.account_id = ${accountId}`,
+    // A recipient named by email may be stored under the key of the user with that address.
+    sql`${selectRecipients} WHERE r.notification_id = ${notificationId}
+      AND (r.recipient_key IN (SELECT value FROM json_each(${JSON.stringify(q.keys)}))
+        OR r.recipient_key IN (SELECT 'user:' || id FROM users WHERE account_id = ${accountId}
+          AND lower(email) IN (SELECT value FROM json_each(${JSON.stringify(q.emails)}))))`,
+    sql`SELECT (SELECT count(*) FROM embed_users WHERE account_id = ${accountId}) AS count,
+      external_user_limit AS "limit" FROM accounts WHERE id = ${accountId}`,
+  ]);
+  const quotaRow = quota?.results[0] as { count: number; limit: number };
+  return {
+    notificationFound: (found?.results.length ?? 0) > 0,
+    users: (users?.results ?? []) as RecipientReadState['users'],
+    embedUsers: ((embed?.results ?? []) as Record<string, unknown>[]).map((r) => ({
+      tenant: r.tenant as string,
+      externalId: r.external_id as string,
+      id: r.id as number,
+      email: (r.email as string | null) ?? null,
+    })),
+    existing: ((existing?.results ?? []) as Record<string, unknown>[]).map(toRecipientRow),
+    externalUserCount: quotaRow.count,
+    externalUserLimit: quotaRow.limit,
+  };
+}
+
+/** A recipient as written: identity plus the properties an update may change. */
+export interface RecipientWrite {
+  key: string;
+  type: RecipientType;
+  userId: number | null;
+  email: string | null;
+  tenant: string | null;
+  externalId: string | null;
+  channelId: string | null;
+  channelName: string | null;
+  /** JSON text, or null. */
+  groups: string | null;
+  userAttributes: string | null;
+  securityContext: string | null;
+}
+
+/** Rows per statement: one JSON parameter each, kept well under D1's statement size. */
+const CHUNK = 250;
+
+export class QuotaExceeded extends Error {}
+
+/**
+ * E15's writes as ONE batch (one transaction): embed tenants and external users named for the
+ * first time, a guard that aborts the whole batch when they would pass the account's
+ * external-user limit (counted inside the transaction, so concurrent requests cannot both
+ * pass), the recipients upserted by identity in chunks, and the rows read back.
+ */
+export async function writeRecipients(
+  db: Db,
+  accountId: number,
+  notificationId: number,
+  rows: RecipientWrite[],
+  now: string,
+): Promise<RecipientRow[]> {
+  const statements: SQL[] = [];
+  const embed = rows.filter((r) => r.type === 'EMBED_USER');
+  if (embed.length > 0) {
+    const named = JSON.stringify(
+      embed.map((r) => ({ tenant: r.tenant, externalId: r.externalId, email: r.email })),
+    );
+    const tenants = JSON.stringify([...new Set(embed.map((r) => r.tenant))]);
+    statements.push(sql`INSERT INTO embed_tenants (account_id, name, created_at)
+      SELECT ${accountId}, value, ${now} FROM json_each(${tenants}) WHERE true ON CONFLICT DO NOTHING`);
+    statements.push(sql`INSERT INTO embed_write_guards (reason) SELECT 'quota_exceeded'
+      WHERE (SELECT count(*) FROM embed_users WHERE account_id = ${accountId})
+        + (SELECT count(*) FROM json_each(${named}) j WHERE NOT EXISTS (
+            SELECT 1 FROM embed_users u JOIN embed_tenants t ON t.id = u.tenant_id
+            WHERE t.account_id = ${accountId} AND t.name = j.value ->> 'tenant'
+              AND u.external_id = j.value ->> 'externalId'))
+        > (SELECT external_user_limit FROM accounts WHERE id = ${accountId})`);
+    statements.push(sql`INSERT INTO embed_users (account_id, tenant_id, external_id, email, created_at, updated_at)
+      SELECT ${accountId}, t.id, j.value ->> 'externalId', j.value ->> 'email', ${now}, ${now}
+      FROM json_each(${named}) j JOIN embed_tenants t ON t.account_id = ${accountId} AND t.name = j.value ->> 'tenant'
+      WHERE true ON CONFLICT (tenant_id, external_id) DO NOTHING`);
+  }
+  for (let i = 0; i < rows.length; i += CHUNK) {
+    const chunk = JSON.stringify(rows.slice(i, i + CHUNK));
+    // Only a recipient whose properties differ is touched, so updated_at tells real changes.
+    statements.push(sql`INSERT INTO notification_recipients (notification_id, type, recipient_key, user_id, email,
+        embed_user_id, channel_id, channel_name, groups, user_attributes, security_context, created_at, updated_at)
+      SELECT ${notificationId}, j.value ->> 'type', j.value ->> 'key', j.value ->> 'userId', j.value ->> 'email',
+        (SELECT u.id FROM embed_users u JOIN embed_tenants t ON t.id = u.tenant_id
+          WHERE t.account_id = ${accountId} AND t.name = j.value ->> 'tenant' AND u.external_id = j.value ->> 'externalId'),
+        j.value ->> 'channelId', j.value ->> 'channelName', j.value ->> 'groups', j.value ->> 'userAttributes',
+        j.value ->> 'securityContext', ${now}, ${now}
+      FROM json_each(${chunk}) j WHERE true
+      ON CONFLICT (notification_id, recipient_key) DO UPDATE SET
+        email = coalesce(excluded.email, notification_recipients.email),
+        channel_name = coalesce(excluded.channel_name, notification_recipients.channel_name),
+        groups = coalesce(excluded.groups, notification_recipients.groups),
+        user_attributes = coalesce(excluded.user_attributes, notification_recipients.user_attributes),
+        security_context = coalesce(excluded.security_context, notification_recipients.security_context),
+        updated_at = excluded.updated_at
+      WHERE excluded.email IS NOT notification_recipients.email AND excluded.email IS NOT NULL
+        OR excluded.channel_name IS NOT notification_recipients.channel_name AND excluded.channel_name IS NOT NULL
+        OR excluded.groups IS NOT notification_recipients.groups AND excluded.groups IS NOT NULL
+        OR excluded.user_attributes IS NOT notification_recipients.user_attributes AND excluded.user_attributes IS NOT NULL
+        OR excluded.security_context IS NOT notification_recipients.security_context AND excluded.security_context IS NOT NULL`);
+  }
+  statements.push(sql`${selectRecipients} WHERE r.notification_id = ${notificationId}
+    AND r.recipient_key IN (SELECT value FROM json_each(${JSON.stringify(rows.map((r) => r.key))}))`);
+  try {
+    const results = await runBatch(db, statements);
+    return ((results.at(-1)?.results ?? []) as Record<string, unknown>[]).map(toRecipientRow);
+  } catch (error) {
+    const text = String(error instanceof Error ? `${error.message} ${error.cause ?? ''}` : error);
+    if (text.includes('quota_exceeded')) throw new QuotaExceeded();
+    throw error;
+  }
+}
+
+/** One round trip: the notification check and one page of its recipients (keyset on id). */
+export async function listRecipients(
+  db: Db,
+  accountId: number,
+  deploymentId: number,
+  notificationId: number,
+  afterId: number | null,
+  limit: number,
+): Promise<{ notificationFound: boolean; rows: RecipientRow[] }> {
+  const [found, page] = await runBatch(db, [
+    notificationOf(accountId, deploymentId, notificationId),
+    sql`${selectRecipients} WHERE r.notification_id = ${notificationId}
+      ${afterId === null ? sql`` : sql`AND r.id > ${afterId}`} ORDER BY r.id ASC LIMIT ${limit + 1}`,
+  ]);
+  return {
+    notificationFound: (found?.results.length ?? 0) > 0,
+    rows: ((page?.results ?? []) as Record<string, unknown>[]).map(toRecipientRow),
+  };
+}
+
+/** Its deliveries go with it (foreign key cascade). */
+export async function deleteRecipient(
+  db: Db,
+  accountId: number,
+  deploymentId: number,
+  notificationId: number,
+  recipientId: number,
+): Promise<boolean> {
+  const rows = await db.all(sql`DELETE FROM notification_recipients WHERE id = ${recipientId}
+    AND notification_id IN (${notificationOf(accountId, deploymentId, notificationId)}) RETURNING id`);
+  return rows.length > 0;
+}

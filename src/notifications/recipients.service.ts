@@ -1,0 +1,283 @@
+import type { RecipientType } from '../../schema/notifications';
+import { ApiError, type ErrorDetail, notFound } from '../core/errors';
+import { afterId, type PageRequest, toPage } from '../core/pagination';
+import { DEFAULT_TENANT } from '../embedding/embedding.schemas';
+import type { RecipientInput, RecipientView } from './notifications.schemas';
+import type { NotificationScope } from './notifications.service';
+import * as repo from './recipients.repository';
+
+export function presentRecipient(row: repo.RecipientRow): RecipientView {
+  return {
+    id: row.id,
+    type: row.type,
+    userId: row.userId,
+    username: row.username,
+    email: row.email,
+    embedUserId: row.embedUserId,
+    externalId: row.externalId,
+    embedTenantName: row.embedTenantName,
+    groups: row.groups,
+    userAttributes: row.userAttributes,
+    securityContext: row.securityContext === null ? null : JSON.parse(row.securityContext),
+    channelId: row.channelId,
+    channelName: row.channelName,
+    createdAt: row.createdAt,
+    updatedAt: row.updatedAt,
+  };
+}
+
+const invalid = (details: ErrorDetail[]) => {
+  const first = details[0] as ErrorDetail;
+  return new ApiError('VALIDATION_FAILED', `Invalid recipient: ${first.path} ${first.message}`, details);
+};
+
+/** The identity a recipient names, before it is resolved against users and embed users. */
+type Named =
+  | { kind: 'user'; userId: number }
+  | { kind: 'email'; email: string }
+  | { kind: 'embed'; tenant: string; externalId: string }
+  | { kind: 'channel'; channelId: string };
+
+const TYPE_OF: Record<Named['kind'], RecipientType> = {
+  user: 'USER',
+  email: 'USER',
+  embed: 'EMBED_USER',
+  channel: 'SLACK',
+};
+
+/** Checks one item's shape; every problem is a detail under `recipients.<i>`. */
+function nameRecipient(item: RecipientInput, path: string, details: ErrorDetail[]): Named | null {
+  const embed = item.externalId !== undefined;
+  const identities = [
+    item.userId !== undefined,
+    // With externalId, an email is the embed user's address, not an identity of its own.
+    item.email !== undefined && !embed,
+    embed,
+    item.channelId !== undefined,
+  ].filter(Boolean).length;
+  const before = details.length;
+  if (identities !== 1) {
+    details.push({
+      path,
+      message: 'Give exactly one of userId, email, externalId (with embedTenantName) or channelId',
+    });
+    return null;
+  }
+  if (!embed) {
+    for (const field of ['embedTenantName', 'groups', 'userAttributes', 'securityContext'] as const) {
+      if (item[field] !== undefined)
+        details.push({ path: `${path}.${field}`, message: 'Only with externalId' });
+    }
+  }
+  if (item.channelName !== undefined && item.channelId === undefined) {
+    details.push({ path: `${path}.channelName`, message: 'Only with channelId' });
+  }
+  const names = item.userAttributes?.map((a) => a.name) ?? [];
+  if (new Set(names).size !== names.length) {
+    details.push({ path: `${path}.userAttributes`, message: 'Duplicate attribute names' });
+  }
+  let named: Named;
+  if (item.userId !== undefined) named = { kind: 'user', userId: item.userId };
+  else if (embed) {
+    named = {
+      kind: 'embed',
+      tenant: item.embedTenantName ?? DEFAULT_TENANT,
+      externalId: item.externalId as string,
+    };
+  } else if (item.channelId !== undefined) named = { kind: 'channel', channelId: item.channelId };
+  else named = { kind: 'email', email: (item.email as string).toLowerCase() };
+  if (item.type !== undefined && item.type !== TYPE_OF[named.kind]) {
+    details.push({ path: `${path}.type`, message: `Expected ${TYPE_OF[named.kind]} for this recipient` });
+  }
+  return details.length === before ? named : null;
+}
+
+const sortedJson = <T>(list: T[] | undefined, key: (x: T) => string): string | null =>
+  list === undefined
+    ? null
+    : JSON.stringify([...list].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)));
+
+/** Does writing `w` change the stored row? Omitted properties keep their stored values. */
+function changes(w: repo.RecipientWrite, stored: repo.RecipientRow): boolean {
+  const differs = (given: string | null, current: string | null) => given !== null && given !== current;
+  return (
+    (w.type === 'EMBED_USER' && differs(w.email, stored.email)) ||
+    differs(w.channelName, stored.channelName) ||
+    differs(w.groups, stored.groups === null ? null : JSON.stringify(stored.groups)) ||
+    differs(
+      w.userAttributes,
+      stored.userAttributes === null ? null : JSON.stringify(stored.userAttributes),
+    ) ||
+    differs(w.securityContext, stored.securityContext)
+  );
+}
+
+/**
+ * E15. Every recipient is checked and resolved before anything is written; one that cannot
+ * be resolved is a 400 naming it. Then one batch writes them all (see writeRecipients), and
+ * each is sorted into created, updated or unchanged by comparison with what was stored.
+ */
+export async function addRecipients(
+  scope: NotificationScope,
+  notificationId: number,
+  items: RecipientInput[],
+) {
+  const details: ErrorDetail[] = [];
+  const named = items.map((item, i) => nameRecipient(item, `recipients.${i}`, details));
+  const userIds = named.flatMap((n) => (n?.kind === 'user' ? [n.userId] : []));
+  const emails = named.flatMap((n) => (n?.kind === 'email' ? [n.email] : []));
+  const embedNames = named.flatMap((n) =>
+    n?.kind === 'embed' ? [{ tenant: n.tenant, externalId: n.externalId }] : [],
+  );
+  const provisionalKeys = named.flatMap((n) => {
+    if (!n) return [];
+    if (n.kind === 'user') return [`user:${n.userId}`];
+    if (n.kind === 'email') return [`email:${n.email}`];
+    if (n.kind === 'embed') return [`embed:${n.tenant}/${n.externalId}`];
+    return [`channel:${n.channelId}`];
+  });
+  const state = await repo.readRecipientState(scope.db, scope.accountId, scope.deploymentId, notificationId, {
+    userIds,
+    emails,
+    embedUsers: embedNames,
+    keys: provisionalKeys,
+  });
+  if (!state.notificationFound) throw notFound('Notification');
+  if (details.length > 0) throw invalid(details);
+
+  const usersById = new Map(state.users.map((u) => [u.id, u]));
+  const usersByEmail = new Map(state.users.map((u) => [u.email.toLowerCase(), u]));
+  const embedUsers = new Map(state.embedUsers.map((u) => [`${u.tenant}/${u.externalId}`, u]));
+  const existing = new Map(state.existing.map((r) => [r.recipientKey, r]));
+  const writes: repo.RecipientWrite[] = [];
+  const seen = new Map<string, number>();
+  let newExternalUsers = 0;
+
+  items.forEach((item, i) => {
+    const n = named[i] as Named;
+    const path = `recipients.${i}`;
+    const w: repo.RecipientWrite = {
+      key: '',
+      type: TYPE_OF[n.kind],
+      userId: null,
+      email: null,
+      tenant: null,
+      externalId: null,
+      channelId: null,
+      channelName: null,
+      groups: null,
+      userAttributes: null,
+      securityContext: null,
+    };
+    if (n.kind === 'user') {
+      if (!usersById.has(n.userId)) {
+        details.push({ path: `${path}.userId`, message: `User ${n.userId} not found` });
+        return;
+      }
+      w.key = `user:${n.userId}`;
+      w.userId = n.userId;
+    } else if (n.kind === 'email') {
+      // An address of one of the account's users is that user.
+      const user = usersByEmail.get(n.email);
+      w.key = user ? `user:${user.id}` : `email:${n.email}`;
+      w.userId = user?.id ?? null;
+      w.email = user ? null : n.email;
+    } else if (n.kind === 'embed') {
+      const known = embedUsers.get(`${n.tenant}/${n.externalId}`);
+      w.key = `embed:${n.tenant}/${n.externalId}`;
+      w.tenant = n.tenant;
+      w.externalId = n.externalId;
+      w.email = item.email?.toLowerCase() ?? null;
+      w.groups = item.groups === undefined ? null : sortedJson([...new Set(item.groups)], (g) => g);
+      w.userAttributes = sortedJson(item.userAttributes, (a) => a.name);
+      w.securityContext = item.securityContext === undefined ? null : JSON.stringify(item.securityContext);
+      const stored = existing.get(w.key);
+      if (!w.email && !known?.email && !stored?.email) {
+        details.push({
+          path: `${path}.email`,
+          message: 'An embed recipient needs an email address to deliver to',
+        });
+        return;
+      }
+      if (!known && !seen.has(w.key)) newExternalUsers += 1;
+    } else {
+      w.key = `channel:${n.channelId}`;
+      w.channelId = n.channelId;
+      w.channelName = item.channelName ?? null;
+    }
+    const duplicate = seen.get(w.key);
+    if (duplicate !== undefined) {
+      details.push({ path, message: `Names the same recipient as recipients.${duplicate}` });
+      return;
+    }
+    seen.set(w.key, i);
+    writes.push(w);
+  });
+  if (details.length > 0) throw invalid(details);
+  if (state.externalUserCount + newExternalUsers > state.externalUserLimit) {
+    throw quotaExceeded(state.externalUserLimit);
+  }
+
+  let rows: repo.RecipientRow[];
+  try {
+    rows = await repo.writeRecipients(
+      scope.db,
+      scope.accountId,
+      notificationId,
+      writes,
+      scope.now.toISOString(),
+    );
+  } catch (err) {
+    if (err instanceof repo.QuotaExceeded) throw quotaExceeded(state.externalUserLimit);
+    throw err;
+  }
+  const byKey = new Map(rows.map((r) => [r.recipientKey, r]));
+  const result = { createdRecipients: [], updatedRecipients: [], unchangedRecipients: [] } as Record<
+    'createdRecipients' | 'updatedRecipients' | 'unchangedRecipients',
+    RecipientView[]
+  >;
+  for (const w of writes) {
+    const row = byKey.get(w.key);
+    if (!row) continue;
+    const stored = existing.get(w.key);
+    const bucket = !stored
+      ? 'createdRecipients'
+      : changes(w, stored)
+        ? 'updatedRecipients'
+        : 'unchangedRecipients';
+    result[bucket].push(presentRecipient(row));
+  }
+  return result;
+}
+
+function quotaExceeded(limit: number) {
+  return new ApiError(
+    'QUOTA_EXCEEDED',
+    `These recipients would take the account past its limit of ${limit} external users`,
+  );
+}
+
+export async function listRecipients(scope: NotificationScope, notificationId: number, request: PageRequest) {
+  const { notificationFound, rows } = await repo.listRecipients(
+    scope.db,
+    scope.accountId,
+    scope.deploymentId,
+    notificationId,
+    afterId(request),
+    request.limit,
+  );
+  if (!notificationFound) throw notFound('Notification');
+  return toPage(rows, request, 'recipients', (r) => [r.id], presentRecipient);
+}
+
+export async function deleteRecipient(scope: NotificationScope, notificationId: number, recipientId: number) {
+  const deleted = await repo.deleteRecipient(
+    scope.db,
+    scope.accountId,
+    scope.deploymentId,
+    notificationId,
+    recipientId,
+  );
+  if (!deleted) throw notFound('Recipient');
+  return { id: recipientId, deleted: true as const };
+}
