@@ -13,6 +13,10 @@ export default defineConfig({
         bindings: {
           ADMIN_TOKEN: 'test-operator-token',
           SESSION_SIGNING_KEY: 'test-session-signing-key-0123456789abcdef',
+          // A key being rotated out: sessions it signed must still verify.
+          SESSION_SIGNING_KEY_PREVIOUS: 'test-previous-signing-key-fedcba9876543210',
+          // Round trips per request are part of what the embedding tests assert.
+          EXPOSE_DB_METRICS: '1',
           TEST_MIGRATIONS: migrations,
         },
         // Nothing leaves the machine: any outbound fetch a test did not mock fails loudly.

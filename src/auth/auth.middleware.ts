@@ -10,7 +10,7 @@ export type Scheme = 'Bearer' | 'Api-Key';
 
 const unauthorized = (message: string) => new ApiError('UNAUTHORIZED', message);
 
-function parseAuthorization(c: Context): { scheme: string; credential: string } {
+export function parseAuthorization(c: Context): { scheme: string; credential: string } {
   const header = c.req.header('authorization');
   if (!header) throw unauthorized('Missing Authorization header');
   const match = /^([A-Za-z-]+) +(\S+)\s*$/.exec(header);

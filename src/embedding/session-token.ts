@@ -1,0 +1,150 @@
+import { errors, jwtVerify, SignJWT } from 'jose';
+import * as v from 'valibot';
+import { sha256Hex } from '../core/crypto';
+import { ApiError } from '../core/errors';
+
+/**
+ * The sessionId is a compact HS256 JWS: everything needed to authorise a load without
+ * storage (account, deployment, user, tenant, creatorMode, settings, expiry), so a forged,
+ * altered or expired id is refused before KV or D1 is touched.
+ */
+
+export interface SessionSettings {
+  /** Absent: the account-wide toggle applies (read at load time). */
+  showDashboardChat?: boolean;
+}
+
+export interface SessionClaims {
+  sessionId: string;
+  accountId: number;
+  deploymentId: number;
+  user: { kind: 'external' | 'internal'; id: number };
+  tenant: { id: number; name: string };
+  creatorMode: boolean;
+  settings: SessionSettings;
+  /** Seconds since the epoch, like the JWT claims. */
+  issuedAt: number;
+  expiresAt: number;
+}
+
+export interface SigningSecrets {
+  SESSION_SIGNING_KEY: string;
+  SESSION_SIGNING_KEY_PREVIOUS?: string;
+}
+
+interface SigningKey {
+  kid: string;
+  key: CryptoKey;
+}
+
+// Importing a key and hashing its id cost a little each; an isolate serves many requests.
+const keyCache = new Map<string, Promise<SigningKey>>();
+
+function signingKey(secret: string): Promise<SigningKey> {
+  let cached = keyCache.get(secret);
+  if (!cached) {
+    cached = (async () => ({
+      // The kid names the key without revealing it: a hash of a domain-separated secret.
+      kid: (await sha256Hex(`edgeboard-session-kid:${secret}`)).slice(0, 16),
+      key: await crypto.subtle.importKey(
+        'raw',
+        new TextEncoder().encode(secret),
+        { name: 'HMAC', hash: 'SHA-256' },
+        false,
+        ['sign', 'verify'],
+      ),
+    }))();
+    keyCache.set(secret, cached);
+  }
+  return cached;
+}
+
+function currentSecret(secrets: SigningSecrets): string {
+  // A missing secret is a deployment error, never something a client can cause.
+  if (!secrets.SESSION_SIGNING_KEY) throw new Error('SESSION_SIGNING_KEY is not configured');
+  return secrets.SESSION_SIGNING_KEY;
+}
+
+export async function signSession(secrets: SigningSecrets, claims: SessionClaims): Promise<string> {
+  const { kid, key } = await signingKey(currentSecret(secrets));
+  return new SignJWT({
+    acc: claims.accountId,
+    dep: claims.deploymentId,
+    tid: claims.tenant.id,
+    ten: claims.tenant.name,
+    cm: claims.creatorMode,
+    set: claims.settings,
+  })
+    .setProtectedHeader({ alg: 'HS256', kid })
+    .setJti(claims.sessionId)
+    .setSubject(`${claims.user.kind === 'external' ? 'e' : 'i'}:${claims.user.id}`)
+    .setIssuedAt(claims.issuedAt)
+    .setExpirationTime(claims.expiresAt)
+    .sign(key);
+}
+
+const COMPACT_JWS = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/;
+const positiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
+
+const payloadSchema = v.object({
+  jti: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
+  sub: v.pipe(v.string(), v.regex(/^[ei]:[1-9]\d*$/)),
+  acc: positiveInt,
+  dep: positiveInt,
+  tid: positiveInt,
+  ten: v.string(),
+  cm: v.boolean(),
+  set: v.object({ showDashboardChat: v.optional(v.boolean()) }),
+  iat: v.number(),
+  exp: v.number(),
+});
+
+export const invalidSession = () => new ApiError('SESSION_INVALID', 'Invalid embed session');
+
+/**
+ * Verifies signature (current key, or the previous one during a rotation, chosen by kid)
+ * and expiry against `now`. Throws SESSION_INVALID or SESSION_EXPIRED; reads no storage.
+ */
+export async function verifySession(
+  secrets: SigningSecrets,
+  token: string,
+  now: Date,
+): Promise<SessionClaims> {
+  if (token.length > 4096 || !COMPACT_JWS.test(token)) throw invalidSession();
+  const keys = await Promise.all(
+    [currentSecret(secrets), secrets.SESSION_SIGNING_KEY_PREVIOUS]
+      .filter((s): s is string => Boolean(s))
+      .map(signingKey),
+  );
+  let payload: unknown;
+  try {
+    ({ payload } = await jwtVerify(
+      token,
+      (header) => {
+        const match = keys.find((k) => k.kid === header.kid);
+        if (!match) throw new errors.JWKSNoMatchingKey();
+        return match.key;
+      },
+      { algorithms: ['HS256'], currentDate: now, requiredClaims: ['jti', 'sub', 'exp', 'iat'] },
+    ));
+  } catch (error) {
+    if (error instanceof errors.JWTExpired) {
+      throw new ApiError('SESSION_EXPIRED', 'Embed session expired: mint a new one');
+    }
+    throw invalidSession();
+  }
+  const parsed = v.safeParse(payloadSchema, payload);
+  if (!parsed.success) throw invalidSession();
+  const p = parsed.output;
+  return {
+    sessionId: p.jti,
+    accountId: p.acc,
+    deploymentId: p.dep,
+    user: { kind: p.sub.startsWith('e:') ? 'external' : 'internal', id: Number(p.sub.slice(2)) },
+    tenant: { id: p.tid, name: p.ten },
+    creatorMode: p.cm,
+    settings: p.set.showDashboardChat === undefined ? {} : { showDashboardChat: p.set.showDashboardChat },
+    issuedAt: p.iat,
+    expiresAt: p.exp,
+  };
+}
