@@ -159,6 +159,8 @@ export const notificationDeliveries = sqliteTable(
     attempts: integer().notNull().default(0),
     lastError: text(),
     leaseUntil: text(),
+    /** The delivery attempt holding the lease: a consumer reads back exactly the rows it leased. */
+    leaseOwner: text(),
     sentAt: text(),
     updatedAt: text().notNull(),
   },

@@ -252,6 +252,7 @@ CREATE TABLE `notification_deliveries` (
 	`attempts` integer DEFAULT 0 NOT NULL,
 	`last_error` text,
 	`lease_until` text,
+	`lease_owner` text,
 	`sent_at` text,
 	`updated_at` text NOT NULL,
 	FOREIGN KEY (`run_id`) REFERENCES `notification_runs`(`id`) ON UPDATE no action ON DELETE cascade,
