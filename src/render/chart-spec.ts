@@ -1,0 +1,105 @@
+import type { ChartSpec, ChartType } from './render.types';
+
+const TYPES: Record<string, ChartType> = {
+  bar: 'bar',
+  column: 'bar',
+  line: 'line',
+  area: 'area',
+  pie: 'pie',
+  donut: 'donut',
+  doughnut: 'donut',
+  kpi: 'kpi',
+  number: 'kpi',
+  metric: 'kpi',
+  table: 'table',
+};
+
+function chartType(name: unknown): ChartType | undefined {
+  if (typeof name !== 'string') return undefined;
+  const key = name.toLowerCase();
+  return Object.hasOwn(TYPES, key) ? TYPES[key] : undefined;
+}
+
+export const MAX_CHART_ROWS = 500;
+export const MAX_CHART_SERIES = 10;
+
+type Row = Record<string, unknown>;
+
+/** A number, or a numeric string (warehouses often return decimals as strings). */
+export function toNumber(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) ? value : null;
+  if (typeof value === 'string' && value.trim() !== '' && value.length < 40) {
+    const n = Number(value);
+    return Number.isFinite(n) ? n : null;
+  }
+  return null;
+}
+
+function cellText(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value.slice(0, 200);
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return JSON.stringify(value).slice(0, 200);
+}
+
+const isRow = (r: unknown): r is Row => !!r && typeof r === 'object' && !Array.isArray(r);
+
+/**
+ * A report snapshot's `spec`, as the renderer reads it: JSON
+ * `{"type": "bar"|"line"|"area"|"pie"|"donut"|"kpi"|"table", "data": [{...}, ...], "x"?: field,
+ * "y"?: field | [fields], "unit"?: string}`; `typeOverride` (a widget's `config.chartType`) replaces
+ * the spec's type. Returns null where there is nothing to draw (not
+ * JSON, an unknown type, no rows, no numbers), and the widget is then drawn as a titled frame.
+ */
+export function parseChartSpec(spec: unknown, typeOverride?: unknown): ChartSpec | null {
+  if (typeof spec !== 'string' || spec.length === 0 || spec.length > 2_000_000) return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(spec);
+  } catch {
+    return null;
+  }
+  if (!isRow(parsed)) return null;
+  // A widget may show its report another way (`config.chartType`); the spec's type is the default.
+  const type = chartType(typeOverride) ?? chartType(parsed.type);
+  if (!type || !Array.isArray(parsed.data)) return null;
+  const rows = parsed.data.filter(isRow).slice(0, MAX_CHART_ROWS);
+  if (rows.length === 0) return null;
+  const first = rows[0] as Row;
+  const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))].slice(0, 50);
+  const unit = typeof parsed.unit === 'string' ? parsed.unit.slice(0, 16) : null;
+
+  if (type === 'table') {
+    const columns = keys.slice(0, 12);
+    if (columns.length === 0) return null;
+    return {
+      type,
+      categories: [],
+      series: [],
+      columns,
+      rows: rows.map((r) => columns.map((c) => cellText(r[c]))),
+      unit,
+    };
+  }
+
+  const xKey =
+    typeof parsed.x === 'string' && keys.includes(parsed.x)
+      ? parsed.x
+      : keys.includes('label')
+        ? 'label'
+        : keys.find((k) => typeof first[k] === 'string' && toNumber(first[k]) === null);
+  const requested = typeof parsed.y === 'string' ? [parsed.y] : Array.isArray(parsed.y) ? parsed.y : null;
+  let yKeys = requested
+    ? requested.filter((k): k is string => typeof k === 'string' && keys.includes(k))
+    : keys.includes('value')
+      ? ['value']
+      : keys.filter((k) => k !== xKey && rows.some((r) => toNumber(r[k]) !== null));
+  yKeys = yKeys.filter((k) => k !== xKey).slice(0, MAX_CHART_SERIES);
+  if (type === 'pie' || type === 'donut' || type === 'kpi') yKeys = yKeys.slice(0, 1);
+  // Beyond ±1e15 an axis can no longer be labelled (and sums could overflow): such values are capped.
+  const capped = (v: number | null) => (v === null ? null : Math.max(-1e15, Math.min(1e15, v)));
+  const series = yKeys.map((k) => ({ name: k, values: rows.map((r) => capped(toNumber(r[k]))) }));
+  if (!series.some((s) => s.values.some((v) => v !== null))) return null;
+  const categories = rows.map((r, i) => (xKey ? cellText(r[xKey]) : String(i + 1)));
+  return { type, categories, series, columns: [], rows: [], unit };
+}

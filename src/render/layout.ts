@@ -1,0 +1,352 @@
+import { parseChartSpec, toNumber } from './chart-spec';
+import type {
+  Breakpoint,
+  DashboardLayout,
+  GridPosition,
+  GridSpec,
+  LaidOutWidget,
+  RenderInput,
+  RenderSnapshot,
+  WidgetContent,
+} from './render.types';
+import { BREAKPOINT_NAMES } from './render.types';
+import { cleanText } from './text';
+import { resolveTheme, themeSpacing } from './theme';
+
+// react-grid-layout's defaults: DashboardLayout has exactly the shape of its Responsive props.
+const DEFAULT_BREAKPOINTS: Record<Breakpoint, number> = { lg: 1200, md: 996, sm: 768, xs: 480, xxs: 0 };
+const DEFAULT_COLS: Record<Breakpoint, number> = { lg: 12, md: 10, sm: 6, xs: 4, xxs: 2 };
+const DEFAULT_ROW_HEIGHT = 150;
+const DEFAULT_MARGIN: [number, number] = [10, 10];
+
+/** Width of PNG/PDF renders: a desktop screen, the lg breakpoint with the default breakpoints. */
+export const DEFAULT_RENDER_WIDTH = 1280;
+/** No render is taller than this (memory of the PNG, pages of the PDF); widgets below are cut. */
+export const MAX_CANVAS_HEIGHT = 12_000;
+export const MAX_COLS = 96;
+const MAX_ROW_HEIGHT = 2_000;
+const MAX_SPACING = 200;
+export const HEADER_TITLE_SIZE = 20;
+export const HEADER_DESCRIPTION_SIZE = 13;
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
+const clampInt = (v: unknown, lo: number, hi: number, fallback: number) => {
+  const n = typeof v === 'number' && Number.isFinite(v) ? Math.round(v) : fallback;
+  return Math.min(hi, Math.max(lo, n));
+};
+
+function pair(v: unknown, fallback: [number, number]): [number, number] {
+  if (!Array.isArray(v) || v.length < 2) return fallback;
+  return [clampInt(v[0], 0, MAX_SPACING, fallback[0]), clampInt(v[1], 0, MAX_SPACING, fallback[1])];
+}
+
+/** The config's grid, every value defaulted and clamped to something renderable. */
+export function gridSpec(input: RenderInput): GridSpec {
+  const layout = obj(input.config?.layout);
+  const bps = obj(layout.breakpoints);
+  const cols = obj(layout.cols);
+  const spacing = themeSpacing(input.config?.theme);
+  let margin = pair(layout.margin, DEFAULT_MARGIN);
+  // react-grid-layout pads the container by the margin when no padding is given.
+  let padding = pair(layout.containerPadding, margin);
+  if (spacing.margin !== undefined) margin = [spacing.margin, spacing.margin];
+  if (spacing.padding !== undefined) padding = [spacing.padding, spacing.padding];
+  return {
+    breakpoints: Object.fromEntries(
+      BREAKPOINT_NAMES.map((b) => [b, clampInt(bps[b], 0, 100_000, DEFAULT_BREAKPOINTS[b])]),
+    ) as Record<Breakpoint, number>,
+    cols: Object.fromEntries(
+      BREAKPOINT_NAMES.map((b) => [b, clampInt(cols[b], 1, MAX_COLS, DEFAULT_COLS[b])]),
+    ) as Record<Breakpoint, number>,
+    rowHeight: clampInt(layout.rowHeight, 1, MAX_ROW_HEIGHT, DEFAULT_ROW_HEIGHT),
+    margin,
+    padding,
+  };
+}
+
+/** Breakpoints from the widest, as react-grid-layout orders them. */
+export function sortedBreakpoints(grid: GridSpec): Breakpoint[] {
+  return [...BREAKPOINT_NAMES].sort((a, b) => grid.breakpoints[b] - grid.breakpoints[a]);
+}
+
+/** react-grid-layout's rule: the widest breakpoint whose value is below the width. */
+export function breakpointFor(grid: GridSpec, width: number): Breakpoint {
+  const sorted = sortedBreakpoints(grid);
+  return sorted.find((b) => width > grid.breakpoints[b]) ?? (sorted[sorted.length - 1] as Breakpoint);
+}
+
+function readPosition(v: unknown): GridPosition | null {
+  const p = obj(v);
+  const ok = (n: unknown, min: number) => typeof n === 'number' && Number.isInteger(n) && n >= min;
+  if (!ok(p.x, 0) || !ok(p.y, 0) || !ok(p.w, 1) || !ok(p.h, 1)) return null;
+  return { x: p.x as number, y: p.y as number, w: p.w as number, h: p.h as number };
+}
+
+const collide = (a: GridPosition, b: GridPosition) =>
+  a.x < b.x + b.w && b.x < a.x + a.w && a.y < b.y + b.h && b.y < a.y + a.h;
+
+/**
+ * Each widget's grid position at a breakpoint: its `responsiveLayouts` entry for that breakpoint,
+ * else its `position` (the widest layout). A position taken from `position` for a narrower grid
+ * is fitted into the columns and moved down below any widget it would overlap; positions given
+ * for the breakpoint are kept as they are. `null`: the widget has no usable position.
+ */
+export function gridPositions(
+  widgets: readonly unknown[],
+  breakpoint: Breakpoint,
+  grid: GridSpec,
+): (GridPosition | null)[] {
+  const cols = grid.cols[breakpoint];
+  const widest = sortedBreakpoints(grid)[0];
+  const fitToCols = (p: GridPosition): GridPosition => {
+    const w = Math.min(p.w, cols);
+    return { x: Math.min(p.x, cols - w), y: p.y, w, h: p.h };
+  };
+  const result: (GridPosition | null)[] = [];
+  const derived: number[] = [];
+  widgets.forEach((widget, i) => {
+    const w = obj(widget);
+    const own = readPosition(obj(w.responsiveLayouts)[breakpoint]);
+    const base = readPosition(w.position);
+    if (own) result[i] = fitToCols(own);
+    else if (base && breakpoint === widest) result[i] = fitToCols(base);
+    else if (base) {
+      result[i] = fitToCols(base);
+      derived.push(i);
+    } else result[i] = null;
+  });
+  const isDerived = new Set(derived);
+  const placed = result.filter((p, i): p is GridPosition => p !== null && !isDerived.has(i));
+  derived.sort((a, b) => {
+    const pa = result[a] as GridPosition;
+    const pb = result[b] as GridPosition;
+    return pa.y - pb.y || pa.x - pb.x || a - b;
+  });
+  for (const i of derived) {
+    const p = result[i] as GridPosition;
+    for (let hit = placed.find((q) => collide(p, q)); hit; hit = placed.find((q) => collide(p, q))) {
+      p.y = hit.y + hit.h;
+    }
+    placed.push(p);
+  }
+  return result;
+}
+
+/** Rows the canvas may hold: the cap on a render's height, in grid rows. */
+export function maxRows(grid: GridSpec): number {
+  return Math.max(1, Math.floor(MAX_CANVAS_HEIGHT / (grid.rowHeight + grid.margin[1])));
+}
+
+// ---- Widget content ----
+
+function lookupTable(input: unknown): Map<string, unknown> {
+  const table = new Map<string, unknown>();
+  if (Array.isArray(input)) {
+    for (const entry of input) {
+      const e = obj(entry);
+      const value =
+        'value' in e ? e.value : 'values' in e ? e.values : 'grain' in e ? e.grain : e.granularity;
+      for (const key of [e.widgetId, e.id, e.member, e.dimension]) {
+        if (typeof key === 'string' && key && !table.has(key)) table.set(key, value);
+      }
+    }
+  } else {
+    for (const [key, value] of Object.entries(obj(input))) table.set(key, value);
+  }
+  return table;
+}
+
+function valueText(value: unknown): string | null {
+  if (value === null || value === undefined || value === '') return null;
+  if (Array.isArray(value)) {
+    const parts = value.map(valueText).filter((v): v is string => v !== null);
+    return parts.length > 0 ? parts.join(', ') : null;
+  }
+  if (typeof value === 'object') {
+    const o = value as Obj;
+    return valueText(o.values ?? o.value ?? o.label ?? null);
+  }
+  return cleanText(String(value), 500);
+}
+
+const capitalize = (s: string) => (s ? s[0]?.toUpperCase() + s.slice(1) : s);
+
+function currentValue(
+  table: Map<string, unknown>,
+  id: string,
+  config: Obj,
+  keys: string[],
+  defaults: string[],
+): string | null {
+  for (const key of [id, ...keys.map((k) => config[k])]) {
+    if (typeof key === 'string' && table.has(key)) {
+      const found = valueText(table.get(key));
+      if (found !== null) return found;
+    }
+  }
+  for (const k of defaults) {
+    const found = valueText(config[k]);
+    if (found !== null) return found;
+  }
+  return null;
+}
+
+function snapshotFor(config: Obj, snapshots: readonly RenderSnapshot[]): RenderSnapshot | undefined {
+  const reportId = toNumber(config.reportId);
+  const snapshotId = toNumber(config.reportSnapshotId ?? config.snapshotId);
+  return snapshots.find(
+    (s) => (reportId !== null && s.reportId === reportId) || (snapshotId !== null && s.id === snapshotId),
+  );
+}
+
+function contentOf(
+  type: string,
+  id: string,
+  config: Obj,
+  input: RenderInput,
+  tables: { filters: Map<string, unknown>; grains: Map<string, unknown> },
+): { content: WidgetContent; fallbackTitle: string | null } {
+  switch (type) {
+    case 'TEXT':
+      return { content: { kind: 'text', text: cleanText(config.text) }, fallbackTitle: null };
+    case 'FILTER': {
+      const label = cleanText(config.label ?? config.member ?? config.dimension ?? '', 200) || 'Filter';
+      const value =
+        currentValue(
+          tables.filters,
+          id,
+          config,
+          ['member', 'dimension'],
+          ['value', 'values', 'defaultValue', 'defaultValues'],
+        ) ?? 'All';
+      return { content: { kind: 'control', control: 'filter', label, value }, fallbackTitle: label };
+    }
+    case 'TIME_GRAIN': {
+      const label =
+        cleanText(config.label ?? config.member ?? config.timeDimension ?? '', 200) || 'Time grain';
+      const value = currentValue(
+        tables.grains,
+        id,
+        config,
+        ['member', 'timeDimension'],
+        ['value', 'grain', 'granularity', 'defaultValue', 'defaultGrain'],
+      );
+      return {
+        content: { kind: 'control', control: 'timeGrain', label, value: value ? capitalize(value) : 'Auto' },
+        fallbackTitle: label,
+      };
+    }
+    case 'CHART': {
+      const snapshot = snapshotFor(config, input.reportSnapshots ?? []);
+      const chart = parseChartSpec(snapshot?.spec, config.chartType);
+      const fallbackTitle = cleanText(snapshot?.title || snapshot?.name || '', 500) || null;
+      return {
+        content: chart ? { kind: 'chart', chart } : { kind: 'frame', caption: 'No data', tabs: [] },
+        fallbackTitle,
+      };
+    }
+    case 'TABS_CONTAINER': {
+      const tabs = (Array.isArray(config.tabs) ? config.tabs : [])
+        .slice(0, 12)
+        .map((t) => cleanText(typeof t === 'string' ? t : (obj(t).title ?? obj(t).name ?? obj(t).label), 100))
+        .filter(Boolean);
+      return { content: { kind: 'frame', caption: '', tabs }, fallbackTitle: null };
+    }
+    case 'AI':
+      return { content: { kind: 'frame', caption: 'AI assistant', tabs: [] }, fallbackTitle: null };
+    default:
+      return { content: { kind: 'frame', caption: '', tabs: [] }, fallbackTitle: null };
+  }
+}
+
+/** The widgets with their content, independent of the breakpoint (shared by every output). */
+export function widgetContents(input: RenderInput) {
+  const widgets = Array.isArray(input.config?.widgets) ? (input.config?.widgets as unknown[]) : [];
+  const tables = { filters: lookupTable(input.filters), grains: lookupTable(input.timeGrains) };
+  return widgets.map((widget, index) => {
+    const w = obj(widget);
+    const config = obj(w.config);
+    const id = typeof w.id === 'string' ? w.id : String(index);
+    const type = typeof w.type === 'string' ? w.type : 'CHART';
+    const { content, fallbackTitle } = contentOf(type, id, config, input, tables);
+    const title = cleanText(config.title, 500) || fallbackTitle;
+    return { index, id, type, title, content };
+  });
+}
+
+export function headerOf(input: RenderInput): { title: string; description: string | null } | null {
+  const title = cleanText(input.title ?? input.config?.title ?? '', 500);
+  const description = cleanText(input.description ?? input.config?.description ?? '', 2_000);
+  if (!title && !description) return null;
+  return { title, description: description || null };
+}
+
+/**
+ * The dashboard laid out at `width` pixels: the breakpoint for that width, each widget's box
+ * (react-grid-layout's arithmetic), the resolved theme and the header. PNG and PDF draw this.
+ */
+export function computeLayout(input: RenderInput, options: { width?: number } = {}): DashboardLayout {
+  const width = Math.round(Math.min(4_000, Math.max(200, options.width ?? DEFAULT_RENDER_WIDTH)));
+  const grid = gridSpec(input);
+  const theme = resolveTheme(input.config?.theme);
+  const breakpoint = breakpointFor(grid, width);
+  const cols = grid.cols[breakpoint];
+  const contents = widgetContents(input);
+  const rawWidgets = Array.isArray(input.config?.widgets) ? (input.config?.widgets as unknown[]) : [];
+  const positions = gridPositions(rawWidgets, breakpoint, grid);
+  const head = headerOf(input);
+  const header = head
+    ? {
+        ...head,
+        height: 24 + HEADER_TITLE_SIZE + (head.description ? HEADER_DESCRIPTION_SIZE + 10 : 0),
+      }
+    : null;
+  const top = header?.height ?? 0;
+
+  let [marginX, padX] = [grid.margin[0], grid.padding[0]];
+  if (width - marginX * (cols - 1) - padX * 2 < cols) [marginX, padX] = [0, 0];
+  const [marginY, padY] = [grid.margin[1], grid.padding[1]];
+  const colWidth = (width - marginX * (cols - 1) - padX * 2) / cols;
+  const rowLimit = maxRows(grid);
+  const round = (n: number) => Math.round(n * 100) / 100;
+
+  let truncated = false;
+  let rows = 0;
+  const widgets: LaidOutWidget[] = [];
+  contents.forEach((c, i) => {
+    const pos = positions[i];
+    if (!pos) return;
+    if (pos.y >= rowLimit) {
+      truncated = true;
+      return;
+    }
+    const g = { ...pos };
+    if (g.y + g.h > rowLimit) {
+      g.h = rowLimit - g.y;
+      truncated = true;
+    }
+    rows = Math.max(rows, g.y + g.h);
+    widgets.push({
+      ...c,
+      grid: g,
+      rect: {
+        x: round((colWidth + marginX) * g.x + padX),
+        y: round(top + (grid.rowHeight + marginY) * g.y + padY),
+        w: round(colWidth * g.w + Math.max(0, g.w - 1) * marginX),
+        h: round(grid.rowHeight * g.h + Math.max(0, g.h - 1) * marginY),
+      },
+    });
+  });
+  const gridHeight = rows > 0 ? rows * grid.rowHeight + (rows - 1) * marginY + padY * 2 : 120;
+  return {
+    width,
+    height: Math.ceil(top + gridHeight),
+    breakpoint,
+    grid,
+    theme,
+    header,
+    widgets,
+    truncated,
+  };
+}

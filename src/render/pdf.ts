@@ -1,0 +1,149 @@
+import { type Color, PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from 'pdf-lib';
+import type { Rgba } from './color';
+import type { Scene, SceneBlock, SceneNode } from './scene';
+
+/** CSS pixels to PDF points (96 dpi → 72 dpi). */
+const PX = 0.75;
+/** Top margin of every page after the first, where the page starts at a widget's edge. */
+const PAGE_TOP_MARGIN = 16;
+
+export interface PdfPage {
+  /** The part of the scene (pixels) the page shows. */
+  start: number;
+  end: number;
+  blocks: SceneBlock[];
+}
+
+/**
+ * Splits the scene into pages of (at least) `pageHeight` pixels, cutting only between blocks so
+ * no widget is ever split; a widget taller than a page gets a taller page of its own.
+ */
+export function paginate(scene: Scene, pageHeight: number): PdfPage[] {
+  const blocks = [...scene.blocks].sort((a, b) => a.top - b.top);
+  const pages: PdfPage[] = [];
+  let start = 0;
+  let rest = blocks;
+  while (rest.length > 0) {
+    const room = pageHeight - (pages.length === 0 ? 0 : PAGE_TOP_MARGIN);
+    const crosses = (cut: number) => rest.some((b) => b.top < cut && b.bottom > cut);
+    // A cut must leave at least one block on the page, hence tops below the first one only.
+    const first = (rest[0] as SceneBlock).top;
+    const candidates = [...new Set(rest.map((b) => b.top).filter((t) => t > first)), scene.height]
+      .filter((cut) => !crosses(cut))
+      .sort((a, b) => a - b);
+    const fitting = candidates.filter((cut) => cut - start <= room);
+    const end = fitting.length > 0 ? (fitting[fitting.length - 1] as number) : (candidates[0] as number);
+    pages.push({ start, end, blocks: rest.filter((b) => b.top < end) });
+    rest = rest.filter((b) => b.top >= end);
+    start = end;
+  }
+  if (pages.length === 0) pages.push({ start: 0, end: scene.height, blocks: [] });
+  return pages;
+}
+
+const color = (c: Rgba): Color => rgb(c.r / 255, c.g / 255, c.b / 255);
+const finite = (v: number) => (Number.isFinite(v) ? v : 0);
+
+function roundedRect(x: number, y: number, w: number, h: number, r: number): string {
+  if (r <= 0) return `M${x} ${y}H${x + w}V${y + h}H${x}Z`;
+  return `M${x + r} ${y}H${x + w - r}A${r} ${r} 0 0 1 ${x + w} ${y + r}V${y + h - r}A${r} ${r} 0 0 1 ${x + w - r} ${y + h}H${x + r}A${r} ${r} 0 0 1 ${x} ${y + h - r}V${y + r}A${r} ${r} 0 0 1 ${x + r} ${y}Z`;
+}
+
+interface Fonts {
+  regular: PDFFont;
+  bold: PDFFont;
+}
+
+function shape(
+  page: PDFPage,
+  d: string,
+  top: number,
+  fill: Rgba | undefined,
+  stroke: Rgba | undefined,
+  strokeWidth: number,
+  dash?: number[],
+) {
+  if (!fill && !stroke) return;
+  if (fill && fill.a <= 0 && !stroke) return;
+  page.drawSvgPath(d, {
+    x: 0,
+    y: page.getHeight() + top * PX,
+    scale: PX,
+    ...(fill ? { color: color(fill), opacity: fill.a } : {}),
+    ...(stroke
+      ? {
+          borderColor: color(stroke),
+          borderOpacity: stroke.a,
+          borderWidth: strokeWidth,
+          ...(dash ? { borderDashArray: dash } : {}),
+        }
+      : {}),
+  });
+}
+
+function drawNode(page: PDFPage, node: SceneNode, offset: number, fonts: Fonts) {
+  switch (node.kind) {
+    case 'rect': {
+      const d = roundedRect(
+        finite(node.x),
+        finite(node.y - offset),
+        Math.max(0, finite(node.w)),
+        Math.max(0, finite(node.h)),
+        node.r,
+      );
+      shape(page, d, 0, node.fill, node.stroke, node.strokeWidth ?? 1, node.dash);
+      return;
+    }
+    case 'path':
+      // The path's own coordinates are absolute scene pixels: shift the page up by the offset.
+      shape(page, node.d, offset, node.fill, node.stroke, node.strokeWidth ?? 1);
+      return;
+    case 'text': {
+      const font = node.bold ? fonts.bold : fonts.regular;
+      const size = node.size * PX;
+      const width = font.widthOfTextAtSize(node.text, size);
+      const shift = node.anchor === 'middle' ? width / 2 : node.anchor === 'end' ? width : 0;
+      page.drawText(node.text, {
+        x: finite(node.x) * PX - shift,
+        y: page.getHeight() - finite(node.y - offset) * PX,
+        size,
+        font,
+        color: color(node.color),
+        opacity: node.color.a,
+      });
+    }
+  }
+}
+
+/**
+ * The scene as a vector PDF: text stays text (Helvetica, metric-twin of the PNG's Arimo), pages
+ * are A4-landscape shaped at the render width and break between widgets.
+ */
+export async function sceneToPdf(scene: Scene, meta: { title?: string | null } = {}): Promise<Uint8Array> {
+  const doc = await PDFDocument.create();
+  doc.setTitle(meta.title || 'Dashboard');
+  doc.setCreator('edgeboard');
+  doc.setProducer('edgeboard');
+  const fonts = {
+    regular: await doc.embedFont(StandardFonts.Helvetica),
+    bold: await doc.embedFont(StandardFonts.HelveticaBold),
+  };
+  const pageHeight = Math.round((scene.width * 210) / 297);
+  const pages = paginate(scene, pageHeight);
+  pages.forEach((p, i) => {
+    const margin = i === 0 ? 0 : PAGE_TOP_MARGIN;
+    const heightPx = Math.max(pageHeight, p.end - p.start + margin);
+    const page = doc.addPage([scene.width * PX, heightPx * PX]);
+    const offset = p.start - margin;
+    page.drawRectangle({
+      x: 0,
+      y: 0,
+      width: page.getWidth(),
+      height: page.getHeight(),
+      color: color(scene.background),
+      opacity: scene.background.a,
+    });
+    for (const block of p.blocks) for (const node of block.nodes) drawNode(page, node, offset, fonts);
+  });
+  return doc.save();
+}

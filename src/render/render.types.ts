@@ -1,0 +1,132 @@
+import type { dashboardConfigSchema, ReportSnapshot } from '../dashboards/dashboards.schemas';
+import type { Rgba } from './color';
+
+/** A stored dashboard configuration (the response form: `theme` is a free-form object). */
+export type RenderConfig = import('valibot').InferOutput<typeof dashboardConfigSchema>;
+
+/** The fields of a ReportSnapshot the renderer reads; a draft's live reports fit too. */
+export type RenderSnapshot = Pick<ReportSnapshot, 'reportId'> &
+  Partial<Pick<ReportSnapshot, 'id' | 'name' | 'title' | 'spec'>>;
+
+/** Who is looking (the viewer page); deliveries have no viewer. */
+export interface RenderViewer {
+  displayName?: string | null;
+  picture?: string | null;
+  initials?: string | null;
+}
+
+/** Everything a dashboard render depends on. */
+export interface RenderInput {
+  config: RenderConfig | null | undefined;
+  reportSnapshots?: readonly RenderSnapshot[] | null;
+  /** The published dashboard's title/description; the config's own are used when absent. */
+  title?: string | null;
+  description?: string | null;
+  viewer?: RenderViewer | null;
+  /** The effective settings (a session's `showDashboardChat` already resolved against the account). */
+  settings?: { showDashboardChat?: boolean | null } | null;
+  /** Current FILTER values: `{<widgetId or member>: value}` or `[{widgetId|member, value|values}]`. */
+  filters?: unknown;
+  /** Current TIME_GRAIN values: `{<widgetId or member>: grain}` or `[{widgetId|member, value|grain}]`. */
+  timeGrains?: unknown;
+}
+
+export const BREAKPOINT_NAMES = ['lg', 'md', 'sm', 'xs', 'xxs'] as const;
+export type Breakpoint = (typeof BREAKPOINT_NAMES)[number];
+
+/** A widget's place on the grid, in grid units. */
+export interface GridPosition {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+/** A box in pixels. */
+export interface Rect {
+  x: number;
+  y: number;
+  w: number;
+  h: number;
+}
+
+export interface Border {
+  color: Rgba;
+  width: number;
+  radius: number;
+  style: 'solid' | 'dashed' | 'dotted' | 'none';
+}
+
+export interface TitleStyle {
+  color: Rgba;
+  fontFamily: string;
+  fontSize: number;
+  fontWeight: number;
+}
+
+export interface ResolvedTheme {
+  background: Rgba;
+  primary: Rgba;
+  fontFamily: string;
+  /** Series colours, the primary colour first. */
+  palette: Rgba[];
+  widget: {
+    background: Rgba;
+    padding: number;
+    border: Border;
+    title: TitleStyle;
+    text: { color: Rgba; secondary: Rgba; fontFamily: string; codeFontFamily: string };
+  };
+  control: { background: Rgba; padding: number; border: Border; title: TitleStyle };
+}
+
+export type ChartType = 'bar' | 'line' | 'area' | 'pie' | 'donut' | 'kpi' | 'table';
+
+/** A report snapshot's spec, parsed into what a chart draws (see docs/rendering.md). */
+export interface ChartSpec {
+  type: ChartType;
+  categories: string[];
+  series: { name: string; values: (number | null)[] }[];
+  /** Table charts: the column names and the cells as text. */
+  columns: string[];
+  rows: string[][];
+  unit: string | null;
+}
+
+export type WidgetContent =
+  | { kind: 'text'; text: string }
+  | { kind: 'control'; control: 'filter' | 'timeGrain'; label: string; value: string }
+  | { kind: 'chart'; chart: ChartSpec }
+  /** A titled frame: a chart without data, an AI widget, a tabs container. */
+  | { kind: 'frame'; caption: string; tabs: string[] };
+
+export interface LaidOutWidget {
+  /** Position in the config's `widgets` array (stable ids for the HTML). */
+  index: number;
+  id: string;
+  type: string;
+  title: string | null;
+  grid: GridPosition;
+  rect: Rect;
+  content: WidgetContent;
+}
+
+export interface GridSpec {
+  breakpoints: Record<Breakpoint, number>;
+  cols: Record<Breakpoint, number>;
+  rowHeight: number;
+  margin: [number, number];
+  padding: [number, number];
+}
+
+export interface DashboardLayout {
+  width: number;
+  height: number;
+  breakpoint: Breakpoint;
+  grid: GridSpec;
+  theme: ResolvedTheme;
+  header: { title: string; description: string | null; height: number } | null;
+  widgets: LaidOutWidget[];
+  /** Widgets dropped or cut because the dashboard is taller than a render may be. */
+  truncated: boolean;
+}
