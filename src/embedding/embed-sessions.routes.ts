@@ -1,17 +1,27 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
-import { authenticate, parseAuthorization } from '../auth/auth.middleware';
+import * as v from 'valibot';
+import { authenticate, parseAuthorization, userPrincipal } from '../auth/auth.middleware';
+import { isoNow } from '../core/clock';
 import { ApiError } from '../core/errors';
 import { doc } from '../core/openapi';
 import { createRouter } from '../core/router';
 import { validate } from '../core/validation';
+import { publishedDashboardSchema } from '../dashboards/dashboards.schemas';
 import type { AppEnv } from '../env';
+import { loadEmbedDashboard, updateEmbedFlags } from './embed-dashboards.service';
 import { type EmbedContext, generateSession, revokeSession } from './embed-sessions.service';
 import {
+  effectiveSettingsSchema,
+  embedSwitchSchema,
   generateSessionBody,
+  publicIdParams,
   revokedSchema,
   revokeSessionBody,
   sessionCreatedSchema,
+  sessionQuery,
+  updateEmbedBody,
+  viewerSchema,
 } from './embedding.schemas';
 
 const tags = ['Signed embedding'];
@@ -35,7 +45,30 @@ const apiKeyHeader = createMiddleware<AppEnv & { Variables: { apiKey: string } }
   await next();
 });
 
-/** Minting, revoking and loading embed sessions; mounted at /api/v1/embed. */
+/** The session of a browser load: `Authorization: Session <id>` or `?session=<id>`. */
+function sessionOf(c: Context<AppEnv>, query: { session?: string }): string {
+  if (c.req.header('authorization') !== undefined) {
+    const { scheme, credential } = parseAuthorization(c);
+    if (scheme.toLowerCase() !== 'session') {
+      throw new ApiError(
+        'UNAUTHORIZED',
+        'This endpoint takes Authorization: Session <sessionId> or ?session=',
+      );
+    }
+    return credential;
+  }
+  if (!query.session)
+    throw new ApiError('UNAUTHORIZED', 'Missing embed session (Authorization: Session <id> or ?session=)');
+  return query.session;
+}
+
+const embedDashboardSchema = v.object({
+  ...publishedDashboardSchema.entries,
+  viewer: viewerSchema,
+  settings: effectiveSettingsSchema,
+});
+
+/** Minting, revoking and loading embed sessions, and E8; mounted at /api/v1/embed. */
 export const embedRoutes = createRouter()
   .post(
     '/generate-session',
@@ -77,5 +110,56 @@ export const embedRoutes = createRouter()
       if (principal.kind !== 'apiKey')
         throw new ApiError('UNAUTHORIZED', 'This endpoint takes Authorization: Api-Key <…>');
       return c.json(await revokeSession(embedContext(c), principal, c.req.valid('json').sessionId));
+    },
+  )
+  .patch(
+    '/dashboard/:publicId',
+    doc({
+      summary: 'E8 Enable or disable signed embedding for a published dashboard',
+      description:
+        'Sets `allowEmbed` and/or `allEmbedUsers` (shared with all embed users). While allowEmbed is false, ' +
+        'embed sessions get 403 on the dashboard, except creator-mode sessions and dashboards shared with all ' +
+        'embed users.',
+      tags,
+      auth: 'bearer',
+      operationId: 'updateEmbedDashboard',
+      responses: { 200: embedSwitchSchema },
+      errors: [403, 404],
+    }),
+    authenticate(['Bearer'], { role: 'admin' }),
+    validate('param', publicIdParams),
+    validate('json', updateEmbedBody),
+    async (c) => {
+      const principal = userPrincipal(c);
+      const result = await updateEmbedFlags(
+        c.get('db'),
+        principal.account.id,
+        c.req.valid('param').publicId,
+        c.req.valid('json'),
+        isoNow(c.get('clock')),
+      );
+      return c.json(result);
+    },
+  )
+  .get(
+    '/dashboard/:publicId',
+    doc({
+      summary: 'Load a published dashboard with an embed session',
+      description:
+        "The published dashboard as the session's viewer may see it, with `viewer` " +
+        '{displayName, picture, initials} and the effective `settings`. Never the security context. ' +
+        '401 SESSION_INVALID / SESSION_EXPIRED / SESSION_REVOKED; 403 EMBED_DISABLED; 404 outside the ' +
+        "session's deployment.",
+      tags,
+      auth: 'session',
+      operationId: 'getEmbedDashboard',
+      responses: { 200: embedDashboardSchema },
+      errors: [403, 404],
+    }),
+    validate('param', publicIdParams),
+    validate('query', sessionQuery),
+    async (c) => {
+      const sessionId = sessionOf(c, c.req.valid('query'));
+      return c.json(await loadEmbedDashboard(embedContext(c), sessionId, c.req.valid('param').publicId));
     },
   );

@@ -1,0 +1,62 @@
+import { sql } from 'drizzle-orm';
+import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
+import type { Db } from '../env';
+import { publishedJson } from '../workspace/workspace.sql';
+
+export interface EmbedDashboardRow {
+  /** The account's toggle, the default of a session's showDashboardChat. */
+  showDashboardChat: boolean;
+  revoked: boolean;
+  /** null: no published dashboard with this publicId in the session's deployment. */
+  dashboard: PublishedDashboard | null;
+}
+
+/**
+ * ONE statement per load: the published dashboard (current version, config, snapshots) of
+ * the session's deployment only, the account's chat toggle, and whether the session was
+ * revoked. Fit for a replica: a lag of a moment on any of these is harmless. The driving row
+ * is the account, so the revocation is answered even when the dashboard is missing.
+ */
+export async function findEmbedDashboard(
+  db: Db,
+  claims: { sessionId: string; accountId: number; deploymentId: number },
+  publicId: string,
+): Promise<EmbedDashboardRow | null> {
+  const rows = await db.all<{ show_dashboard_chat: number; revoked: number; published: string | null }>(sql`
+    SELECT a.show_dashboard_chat, ${publishedJson()} AS published,
+      EXISTS (SELECT 1 FROM embed_session_revocations r WHERE r.session_id = ${claims.sessionId}) AS revoked
+    FROM accounts a
+      LEFT JOIN published_dashboards pd ON pd.public_id = ${publicId} AND pd.deployment_id = ${claims.deploymentId}
+        AND EXISTS (SELECT 1 FROM deployments d WHERE d.id = pd.deployment_id AND d.account_id = a.id)
+      LEFT JOIN dashboard_versions dv ON dv.id = pd.current_version_id
+    WHERE a.id = ${claims.accountId}`);
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    showDashboardChat: row.show_dashboard_chat === 1,
+    revoked: row.revoked === 1,
+    dashboard: row.published === null ? null : (JSON.parse(row.published) as PublishedDashboard),
+  };
+}
+
+/** E8: both flags of a published dashboard of the account; null when there is none. */
+export async function updateEmbedFlags(
+  db: Db,
+  accountId: number,
+  publicId: string,
+  flags: { allowEmbed?: boolean; allEmbedUsers?: boolean },
+  now: string,
+): Promise<{ publicId: string; allowEmbed: boolean; allEmbedUsers: boolean } | null> {
+  const bit = (b: boolean | undefined) => (b === undefined ? null : b ? 1 : 0);
+  const rows = await db.all<{ public_id: string; allow_embed: number; all_embed_users: number }>(sql`
+    UPDATE published_dashboards SET
+      allow_embed = coalesce(${bit(flags.allowEmbed)}, allow_embed),
+      all_embed_users = coalesce(${bit(flags.allEmbedUsers)}, all_embed_users),
+      updated_at = ${now}
+    WHERE public_id = ${publicId} AND deployment_id IN (SELECT id FROM deployments WHERE account_id = ${accountId})
+    RETURNING public_id, allow_embed, all_embed_users`);
+  const row = rows[0];
+  return row
+    ? { publicId: row.public_id, allowEmbed: row.allow_embed === 1, allEmbedUsers: row.all_embed_users === 1 }
+    : null;
+}

@@ -1,0 +1,79 @@
+import { createDb } from '../core/db';
+import { ApiError, notFound } from '../core/errors';
+import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
+import type { Db } from '../env';
+import * as repo from './embed-dashboards.repository';
+import { type EmbedContext, rebuildSession, sessionRevoked } from './embed-sessions.service';
+import { getSession, type SessionPayload, type SessionUser } from './session-store';
+import { invalidSession, verifySession } from './session-token';
+
+export interface Viewer {
+  displayName: string | null;
+  picture: string | null;
+  initials: string;
+}
+
+export type EmbedDashboardView = PublishedDashboard & {
+  viewer: Viewer;
+  settings: { showDashboardChat: boolean };
+};
+
+/** Up to two letters for the fallback avatar: first and last word of the name (or of the id). */
+export function initialsOf(user: SessionUser): string {
+  const source = user.displayName?.trim() || (user.kind === 'external' ? user.externalId : user.username);
+  const words = source.split(/[\s._@-]+/).filter(Boolean);
+  const letters = words.length > 1 ? [words[0], words[words.length - 1]] : words.slice(0, 1);
+  const initials = letters.map((w) => Array.from(w as string)[0] ?? '').join('');
+  return initials.toUpperCase() || '?';
+}
+
+const viewerOf = (payload: SessionPayload): Viewer => ({
+  displayName: payload.user.displayName,
+  picture: payload.user.picture,
+  initials: initialsOf(payload.user),
+});
+
+/**
+ * A browser's load of an embedded dashboard. The token is verified first (no storage); then
+ * KV (the session payload) and ONE replica-served D1 statement (dashboard, chat toggle,
+ * revocation) run side by side. A KV miss rebuilds the payload from D1 and writes it back.
+ * Exported for every surface that shows an embedded dashboard (the JSON API and the viewer).
+ */
+export async function loadEmbedDashboard(
+  ctx: EmbedContext,
+  sessionId: string,
+  publicId: string,
+): Promise<EmbedDashboardView> {
+  const claims = await verifySession(ctx.env, sessionId, ctx.clock.now());
+  const replica = createDb(ctx.d1.withSession('first-unconstrained'));
+  const [cached, row] = await Promise.all([
+    getSession(ctx.env.SESSIONS, claims.sessionId),
+    repo.findEmbedDashboard(replica, claims, publicId),
+  ]);
+  if (!row) throw invalidSession();
+  if (row.revoked) throw sessionRevoked();
+  const payload = cached ?? (await rebuildSession(ctx, claims));
+  if (!row.dashboard) throw notFound('Dashboard');
+  if (!row.dashboard.allowEmbed && !claims.creatorMode && !row.dashboard.allEmbedUsers) {
+    throw new ApiError('EMBED_DISABLED', 'Signed embedding is disabled for this dashboard');
+  }
+  // Only the viewer's public face leaves: never the security context, groups or attributes.
+  return {
+    ...row.dashboard,
+    viewer: viewerOf(payload),
+    settings: { showDashboardChat: claims.settings.showDashboardChat ?? row.showDashboardChat },
+  };
+}
+
+/** E8. */
+export async function updateEmbedFlags(
+  db: Db,
+  accountId: number,
+  publicId: string,
+  flags: { allowEmbed?: boolean; allEmbedUsers?: boolean },
+  now: string,
+) {
+  const updated = await repo.updateEmbedFlags(db, accountId, publicId, flags, now);
+  if (!updated) throw notFound('Published dashboard');
+  return { allowEmbed: updated.allowEmbed, publicId: updated.publicId, allEmbedUsers: updated.allEmbedUsers };
+}
