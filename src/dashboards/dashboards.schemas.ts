@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { idNumber } from '../core/validation';
 
 export const DASHBOARD_KINDS = ['CLASSIC', 'APP'] as const;
 export const WIDGET_TYPES = ['CHART', 'TEXT', 'FILTER', 'AI', 'TABS_CONTAINER', 'TIME_GRAIN'] as const;
@@ -12,8 +11,34 @@ export const MAX_WIDGETS = 500;
 const int = (min: number, max: number) =>
   v.pipe(v.number(), v.integer('Expected an integer'), v.minValue(min), v.maxValue(max));
 
+const isPlainObject = (x: unknown): x is Record<string, unknown> =>
+  typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/**
+ * A JSON object (never an array, which valibot's `record` would turn into one) whose values
+ * pass `isValue`; `valueJson` documents them in the OpenAPI document.
+ */
+export const objectOf = <T>(
+  isValue: (x: unknown) => x is T,
+  valueJson: Record<string, unknown>,
+  what: string,
+) =>
+  v.pipe(
+    v.custom<Record<string, T>>(
+      (x) => isPlainObject(x) && Object.values(x).every(isValue),
+      `Expected ${what}`,
+    ),
+    v.metadata({ type: 'object', additionalProperties: valueJson }),
+  );
+
 /** A free-form JSON object (not an array, not a scalar). */
-export const freeObject = v.record(v.string(), v.unknown());
+export const freeObject = objectOf((_x): _x is unknown => true, {}, 'an object');
+
+const stringMap = objectOf(
+  (x): x is string => typeof x === 'string',
+  { type: 'string' },
+  'an object of strings',
+);
 
 const text = (max: number) => v.nullish(v.pipe(v.string(), v.maxLength(max)));
 const cssValue = text(255);
@@ -109,11 +134,11 @@ export const dashboardTheme = v.strictObject({
 
 export const dashboardApp = v.strictObject({
   entry: text(255),
-  files: v.nullish(v.record(v.string(), v.string())),
+  files: v.nullish(stringMap),
   html: v.nullish(v.string()),
   manifest: v.nullish(
     v.strictObject({
-      dependencies: v.nullish(v.record(v.string(), v.string())),
+      dependencies: v.nullish(stringMap),
       version: v.nullish(int(0, Number.MAX_SAFE_INTEGER)),
     }),
   ),
@@ -275,5 +300,3 @@ export const dashboardVersionSchema = v.object({
   createdBy: v.nullable(v.number()),
   createdAt: v.string(),
 });
-
-export const versionIdSchema = idNumber;

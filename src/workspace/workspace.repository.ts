@@ -283,17 +283,19 @@ export interface ListResult {
 }
 
 /** E7 in one statement: ownership, folder check and the page with everything each item carries. */
-export async function listItems(db: Db, scope: Scope, params: ListParams): Promise<ListResult | null> {
+export function listItemsQuery(scope: Scope, params: ListParams): SQL {
   const dir = sql.raw(params.direction);
-  const rows = await db.all<Raw>(
-    itemsQuery({
-      ...scope,
-      viewerId: scope.userId,
-      selection: listSelection(scope, params),
-      order: sql`s.rank ASC, s.sort_key ${dir}, s.id ${dir}`,
-      extra: sql`${isFolderOf(params.folderId, scope.deploymentId)} AS folder_ok`,
-    }),
-  );
+  return itemsQuery({
+    ...scope,
+    viewerId: scope.userId,
+    selection: listSelection(scope, params),
+    order: sql`s.rank ASC, s.sort_key ${dir}, s.id ${dir}`,
+    extra: sql`${isFolderOf(params.folderId, scope.deploymentId)} AS folder_ok`,
+  });
+}
+
+export async function listItems(db: Db, scope: Scope, params: ListParams): Promise<ListResult | null> {
+  const rows = await db.all<Raw>(listItemsQuery(scope, params));
   const result = readItems(rows);
   if (!result) return null;
   return { items: result.items, folderFound: result.driver.folder_ok === 1 };
@@ -316,13 +318,7 @@ export interface WriteResult {
   item: ItemRecord | null;
 }
 
-async function guardedWrite(
-  db: Db,
-  scope: Scope,
-  check: SQL,
-  writes: SQL[],
-  read: SQL,
-): Promise<WriteResult> {
+async function guardedWrite(db: Db, check: SQL, writes: SQL[], read: SQL): Promise<WriteResult> {
   const results = await runBatch<Raw>(db, [check, ...writes, read]);
   const flags = (results[0]?.results[0] ?? {}) as Flags;
   return { flags, item: flags.ok === 1 ? singleFrom(results[results.length - 1]) : null };
@@ -363,7 +359,6 @@ export function createFolder(db: Db, scope: Scope, item: NewItem, position: numb
           WHERE deployment_id = ${scope.deploymentId} AND folder_id IS ${item.folderId} AND type = 'FOLDER')`;
   return guardedWrite(
     db,
-    scope,
     check,
     [insertItem(scope, item, check, nextPosition)],
     itemOf(scope, sql`last_insert_rowid()`, 'FOLDER'),
@@ -434,7 +429,6 @@ export function createWorkbook(db: Db, scope: Scope, item: NewWorkbook) {
   );
   return guardedWrite(
     db,
-    scope,
     check,
     [
       insertItem(scope, item, check),
@@ -487,7 +481,7 @@ export function updateWorkbook(db: Db, scope: Scope, id: number, patch: Workbook
       sql`UPDATE workbooks SET ${sql.join(sets, sql`, `)} WHERE item_id = ${id} AND ${guard(check)}`,
     );
   }
-  return guardedWrite(db, scope, check, writes, itemOf(scope, id, 'WORKBOOK'));
+  return guardedWrite(db, check, writes, itemOf(scope, id, 'WORKBOOK'));
 }
 
 /** Deletes an item of `type`; its detail, favourites, views and published dashboard cascade. */
@@ -547,7 +541,6 @@ export function createReport(db: Db, scope: Scope, item: NewItem, values: Report
   );
   return guardedWrite(
     db,
-    scope,
     check,
     [
       insertItem(scope, item, check),
@@ -594,7 +587,6 @@ export function updateReport(
   if (values.preferences !== undefined) sets.push(sql`preferences = ${JSON.stringify(values.preferences)}`);
   return guardedWrite(
     db,
-    scope,
     check,
     [
       sql`UPDATE workspace_items SET
@@ -631,7 +623,6 @@ export function moveItem(
   );
   return guardedWrite(
     db,
-    scope,
     check,
     [
       sql`UPDATE workspace_items SET folder_id = ${folderId}, updated_at = ${now}, updated_by = ${scope.userId}
