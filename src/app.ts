@@ -20,6 +20,8 @@ import { embedRoutes } from './embedding/embed-sessions.routes';
 import { EMBEDDING_DECISIONS } from './embedding/embedding.decisions';
 import { NOTIFICATIONS_DECISIONS } from './notifications/notifications.decisions';
 import { notificationsRoutes } from './notifications/notifications.routes';
+import { RENDER_DECISIONS } from './render/render.decisions';
+import { renderRoutes } from './render/render.routes';
 import { foldersRoutes } from './workspace/folders.routes';
 import { reportsRoutes } from './workspace/reports.routes';
 import { workbooksRoutes } from './workspace/workbooks.routes';
@@ -97,6 +99,7 @@ export function createApp() {
   app.route('/api/v1/deployments/:deploymentId/workbooks', workbooksRoutes);
   app.route('/api/v1/deployments/:deploymentId/workbooks', dashboardsRoutes);
   app.route('/api/v1/deployments/:deploymentId/reports', reportsRoutes);
+  app.route('/api/v1/deployments/:deploymentId/workbooks', renderRoutes);
 
   app.get(
     '/api/v1/openapi.json',
@@ -109,6 +112,7 @@ export function createApp() {
         ...NOTIFICATIONS_DECISIONS,
         ...WORKSPACE_DECISIONS,
         ...DASHBOARDS_DECISIONS,
+        ...RENDER_DECISIONS,
       ]) as never,
       exclude: ['/api/v1/openapi.json', '/docs', '/healthz'],
       defaultValidationErrorResponse: false,

@@ -1,0 +1,47 @@
+import { authenticate } from '../auth/auth.middleware';
+import { doc } from '../core/openapi';
+import { createRouter } from '../core/router';
+import { validate } from '../core/validation';
+import { scopeOf } from '../workspace/scope';
+import { itemParams } from '../workspace/workspace.schemas';
+import { renderQuery } from './render.schemas';
+import { renderWorkbookDashboard } from './render.service';
+
+/** Mounted at /api/v1/deployments/:deploymentId/workbooks, beside the workbook and dashboard routes. */
+export const renderRoutes = createRouter().get(
+  '/:id/dashboard/render',
+  doc({
+    summary: 'Render a workbook’s dashboard as a PNG or PDF',
+    description:
+      'The image a notification would send (`version=published`, the default: the current published ' +
+      'version with its report snapshots) or a preview of the draft (`version=draft`, with the ' +
+      'workbook’s reports as they are now). `format` png (default) or pdf; `width` in CSS pixels ' +
+      '(320–2560, default 1280) picks the layout breakpoint. A PDF has A4-landscape pages that break ' +
+      'between widgets. 404 when the workbook has no such version.',
+    tags: ['Dashboards'],
+    auth: 'bearer',
+    operationId: 'renderWorkbookDashboard',
+    responses: {
+      200: { description: 'The image (image/png or application/pdf)', contentType: 'image/png' },
+    },
+    errors: [404],
+  }),
+  authenticate(['Bearer']),
+  validate('param', itemParams),
+  validate('query', renderQuery),
+  async (c) => {
+    const { deploymentId, id } = c.req.valid('param');
+    const rendered = await renderWorkbookDashboard(
+      c.get('db'),
+      scopeOf(c, deploymentId),
+      id,
+      c.req.valid('query'),
+    );
+    return c.body(rendered.bytes as Uint8Array<ArrayBuffer>, 200, {
+      'content-type': rendered.contentType,
+      'content-disposition': `inline; filename="${rendered.filename}"`,
+      'cache-control': 'private, no-store',
+      'x-content-type-options': 'nosniff',
+    });
+  },
+);
