@@ -18,9 +18,11 @@ export const tenantName = v.pipe(
 export const catalogueName = nonEmptyString(100);
 const description = v.pipe(v.string(), v.maxLength(500));
 
+// v.record alone would take an array (and turn it into an object), so the shape is checked first.
 const plainObject = v.pipe(
+  v.unknown(),
+  v.check((o) => typeof o === 'object' && o !== null && !Array.isArray(o), 'Expected an object'),
   v.record(v.string(), v.unknown()),
-  v.check((o) => !Array.isArray(o), 'Expected an object'),
 );
 
 // ---- E9 generate-session ----
