@@ -5,13 +5,15 @@ import type { QueryCounter } from './core/db';
 
 /** Messages of the builds queue. Ids only: the consumer reads the rest from D1. */
 export type BuildMessage = { kind: 'build'; buildId: number };
+/** Messages of the notifications queue (and its dead-letter queue): one run each. */
+export type NotificationMessage = { kind: 'notification-run'; runId: number };
 
 /** The bindings declared in wrangler.toml, plus the secrets set with `wrangler secret put`. */
 export interface Bindings {
   DB: D1Database;
   SESSIONS: KVNamespace;
   BUILDS_QUEUE: Queue<BuildMessage>;
-  NOTIFICATIONS_QUEUE: Queue<unknown>;
+  NOTIFICATIONS_QUEUE: Queue<NotificationMessage>;
   SESSION_RATE_LIMITER: RateLimit;
   MAILER: SendEmail;
   DEPLOYMENTS_DOMAIN: string;

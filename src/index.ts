@@ -3,6 +3,13 @@ import { countedD1, createDb } from './core/db';
 import { consumeBuilds } from './deployments/deployments.consumer';
 import { sweepStrandedBuilds } from './deployments/deployments.service';
 import type { Bindings, BuildMessage } from './env';
+import {
+  consumeNotificationDeadLetters,
+  consumeNotifications,
+  NOTIFICATIONS_DLQ_NAME,
+  NOTIFICATIONS_QUEUE_NAME,
+} from './notifications/notifications.consumer';
+import { notificationsTick } from './notifications/notifications.cron';
 
 const app = createApp();
 
@@ -13,7 +20,13 @@ export default {
   async scheduled(controller, env, _ctx) {
     const db = createDb(countedD1(env.DB, { queries: 0, roundTrips: 0 }));
     const now = new Date(controller.scheduledTime);
-    await sweepStrandedBuilds(db, env.BUILDS_QUEUE, now);
+    // Each job runs even when the other fails; the tick fails if either did.
+    const jobs = await Promise.allSettled([
+      sweepStrandedBuilds(db, env.BUILDS_QUEUE, now),
+      notificationsTick(env, now),
+    ]);
+    const failed = jobs.find((j) => j.status === 'rejected');
+    if (failed) throw failed.reason;
   },
 
   async queue(batch, env, _ctx) {
@@ -21,6 +34,8 @@ export default {
       await consumeBuilds(batch as MessageBatch<BuildMessage>, env);
       return;
     }
+    if (batch.queue === NOTIFICATIONS_DLQ_NAME) return consumeNotificationDeadLetters(batch, env);
+    if (batch.queue === NOTIFICATIONS_QUEUE_NAME) return consumeNotifications(batch, env);
     throw new Error(`No consumer for queue ${batch.queue}`);
   },
 } satisfies ExportedHandler<Bindings>;

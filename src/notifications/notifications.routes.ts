@@ -5,6 +5,7 @@ import { pageQuery, pageRequest, pageSchema } from '../core/pagination';
 import { createRouter } from '../core/router';
 import { validate } from '../core/validation';
 import type { AppEnv } from '../env';
+import { deliveryPorts } from './delivery';
 import {
   addRecipientsBody,
   addRecipientsResultSchema,
@@ -16,12 +17,14 @@ import {
   notificationSchema,
   recipientParams,
   recipientSchema,
+  runSchema,
   scheduleQuery,
   scheduleSchema,
   updateNotificationBody,
 } from './notifications.schemas';
 import * as service from './notifications.service';
 import * as recipients from './recipients.service';
+import * as runs from './runs.service';
 
 const tags = ['Notifications'];
 // Contract §2: notifications and their recipients are for admins, with a Bearer token.
@@ -208,5 +211,42 @@ export const notificationsRoutes = createRouter()
     async (c) => {
       const { deploymentId, id, recipientId } = c.req.valid('param');
       return c.json(await recipients.deleteRecipient(scopeOf(c, deploymentId), id, recipientId));
+    },
+  )
+  .get(
+    '/:id/runs',
+    doc({
+      summary: "List the runs of a notification, newest first, with each recipient's delivery",
+      tags,
+      auth: 'bearer',
+      responses: { 200: pageSchema(runSchema) },
+      errors: [403, 404],
+    }),
+    admin,
+    validate('param', notificationParams),
+    validate('query', pageQuery),
+    async (c) => {
+      const { deploymentId, id } = c.req.valid('param');
+      const request = pageRequest(c.req.valid('query'), 'runs', 1);
+      return c.json(await runs.listRuns(scopeOf(c, deploymentId), id, request));
+    },
+  )
+  .post(
+    '/:id/run',
+    doc({
+      summary: 'Start a run of a notification now',
+      description:
+        'Answers the run (`queued`, or `suppressed` while `notificationEnabled` is false); the queue consumer delivers it. Works while the schedule is off.',
+      tags,
+      auth: 'bearer',
+      responses: { 202: runSchema },
+      errors: [403, 404],
+    }),
+    admin,
+    validate('param', notificationParams),
+    async (c) => {
+      const { deploymentId, id } = c.req.valid('param');
+      const run = await runs.runNow(scopeOf(c, deploymentId), deliveryPorts(c.env).queue, id);
+      return c.json(run, 202);
     },
   );

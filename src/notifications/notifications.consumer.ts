@@ -1,0 +1,61 @@
+import { currentClock } from '../core/clock';
+import { countedD1, createDb } from '../core/db';
+import type { Bindings, NotificationMessage } from '../env';
+import { deliveryPorts } from './delivery';
+import { attemptRun, backoffSeconds, deadLetterRun } from './runs.service';
+
+export const NOTIFICATIONS_QUEUE_NAME = 'edgeboard-notifications';
+export const NOTIFICATIONS_DLQ_NAME = 'edgeboard-notifications-dlq';
+
+const isRunMessage = (body: unknown): body is NotificationMessage =>
+  typeof body === 'object' &&
+  body !== null &&
+  (body as NotificationMessage).kind === 'notification-run' &&
+  Number.isSafeInteger((body as NotificationMessage).runId);
+
+/** The address deliveries come from. */
+export const senderOf = (env: Bindings) => `notifications@${env.DEPLOYMENTS_DOMAIN}`;
+
+/**
+ * The notifications queue: one message per run. Each message is one delivery attempt; a
+ * failed recipient retries the message with backoff (the others are not sent again), and a
+ * message out of retries goes to the dead-letter queue.
+ */
+export async function consumeNotifications(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
+  const db = createDb(countedD1(env.DB, { queries: 0, roundTrips: 0 }));
+  const ports = deliveryPorts(env);
+  await Promise.all(
+    batch.messages.map(async (msg) => {
+      if (!isRunMessage(msg.body)) {
+        console.error(JSON.stringify({ event: 'notification_message_malformed', id: msg.id }));
+        msg.ack();
+        return;
+      }
+      try {
+        const result = await attemptRun(db, ports, msg.body.runId, {
+          from: senderOf(env),
+          now: currentClock().now(),
+        });
+        if (result.outcome === 'ack') msg.ack();
+        else msg.retry({ delaySeconds: result.delaySeconds });
+      } catch (err) {
+        console.error(
+          JSON.stringify({ event: 'notification_attempt_failed', runId: msg.body.runId, error: String(err) }),
+        );
+        msg.retry({ delaySeconds: backoffSeconds(msg.attempts) });
+      }
+    }),
+  );
+}
+
+/** The dead-letter queue: a run whose message ran out of retries records the failure. */
+export async function consumeNotificationDeadLetters(
+  batch: MessageBatch<unknown>,
+  env: Bindings,
+): Promise<void> {
+  const db = createDb(countedD1(env.DB, { queries: 0, roundTrips: 0 }));
+  for (const msg of batch.messages) {
+    if (isRunMessage(msg.body)) await deadLetterRun(db, msg.body.runId, currentClock().now());
+    msg.ack();
+  }
+}

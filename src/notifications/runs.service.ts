@@ -1,0 +1,284 @@
+import { notFound } from '../core/errors';
+import type { PageRequest } from '../core/pagination';
+import { toPage } from '../core/pagination';
+import { findPublishedById } from '../dashboards/dashboards.repository';
+import type { Db, NotificationMessage } from '../env';
+import {
+  base64,
+  type DeliveryPorts,
+  type NotificationQueue,
+  PermanentDeliveryError,
+  type RenderedFile,
+  type RenderScope,
+} from './delivery';
+import type { RunView } from './notifications.schemas';
+import type { NotificationScope } from './notifications.service';
+import type { RecipientRow } from './recipients.repository';
+import * as repo from './runs.repository';
+import { compileSchedule, describeSchedule, nextRunAfter } from './schedule';
+
+/** Due notifications read per page; each page is one read and one claim batch. */
+export const CLAIM_PAGE = 500;
+/** How long a delivery attempt holds its recipients before another attempt may take them. */
+const LEASE_MS = 5 * 60_000;
+/** A queued run whose message has not started it by then is enqueued again. */
+const STRANDED_MS = 10 * 60_000;
+
+const message = (runId: number): { body: NotificationMessage } => ({
+  body: { kind: 'notification-run', runId },
+});
+
+/** Sends run ids in sendBatch calls of at most 100 messages (the Queues limit). */
+async function enqueue(queue: NotificationQueue, runIds: number[]): Promise<void> {
+  for (let i = 0; i < runIds.length; i += 100) {
+    await queue.sendBatch(runIds.slice(i, i + 100).map(message));
+  }
+}
+
+export interface TickResult {
+  claimed: number;
+  enqueued: number;
+  suppressed: number;
+  requeued: number;
+}
+
+/**
+ * The cron's work: claim every due slot (next run ≤ the tick's scheduledTime) page by page,
+ * advance each notification's next run past the tick, and send only the runs this tick
+ * created. A doubled tick claims nothing twice; a skipped tick leaves next runs in the past,
+ * so the next tick claims them (missed slots of one notification collapse into one run).
+ */
+export async function claimDueRuns(
+  db: Db,
+  queue: NotificationQueue,
+  scheduledTime: Date,
+): Promise<TickResult> {
+  const tick = scheduledTime.toISOString();
+  const result: TickResult = { claimed: 0, enqueued: 0, suppressed: 0, requeued: 0 };
+  let after: { nextRunAt: string; id: number } | null = null;
+  for (;;) {
+    const due = await repo.selectDue(db, tick, after, CLAIM_PAGE);
+    if (due.length === 0) break;
+    const claims = due.map((n) => {
+      const next = nextRunAfter(compileSchedule(n), scheduledTime.getTime());
+      return { id: n.id, slot: n.nextRunAt, next: next === null ? null : new Date(next).toISOString() };
+    });
+    const runs = await repo.claimSlots(db, claims, tick);
+    const queued = runs.filter((r) => r.status === 'queued').map((r) => r.runId);
+    result.claimed += runs.length;
+    result.suppressed += runs.length - queued.length;
+    try {
+      await enqueue(queue, queued);
+      result.enqueued += queued.length;
+    } catch (err) {
+      // The runs are committed as queued: the stranded-run sweep sends them again.
+      console.error(
+        JSON.stringify({ event: 'notification_enqueue_failed', runs: queued.length, error: String(err) }),
+      );
+    }
+    const last = due[due.length - 1] as repo.DueNotification;
+    after = { nextRunAt: last.nextRunAt, id: last.id };
+    if (due.length < CLAIM_PAGE) break;
+  }
+  const stranded = await repo.takeStrandedRuns(
+    db,
+    new Date(scheduledTime.getTime() - STRANDED_MS).toISOString(),
+    tick,
+    1000,
+  );
+  if (stranded.length > 0) {
+    await enqueue(queue, stranded);
+    result.requeued = stranded.length;
+  }
+  return result;
+}
+
+function presentRun(run: repo.RunRow, deliveries: repo.DeliveryRow[]): RunView {
+  return {
+    id: run.id,
+    notificationId: run.notificationId,
+    slot: run.slot,
+    trigger: run.trigger,
+    status: run.status,
+    error: run.error,
+    createdAt: run.createdAt,
+    startedAt: run.startedAt,
+    finishedAt: run.finishedAt,
+    deliveries: deliveries.map((d) => ({
+      recipientId: d.recipientId,
+      status: d.status,
+      attempts: d.attempts,
+      lastError: d.lastError,
+      sentAt: d.sentAt,
+    })),
+  };
+}
+
+/** POST …/run: a manual run now (suppressed right away when deliveries are off). */
+export async function runNow(scope: NotificationScope, queue: NotificationQueue, notificationId: number) {
+  const run = await repo.insertManualRun(
+    scope.db,
+    scope.accountId,
+    scope.deploymentId,
+    notificationId,
+    scope.now.toISOString(),
+  );
+  if (!run) throw notFound('Notification');
+  if (run.status === 'queued') {
+    try {
+      await queue.send(message(run.id).body);
+    } catch (err) {
+      console.error(
+        JSON.stringify({ event: 'notification_enqueue_failed', runId: run.id, error: String(err) }),
+      );
+    }
+  }
+  return presentRun(run, []);
+}
+
+export async function listRuns(scope: NotificationScope, notificationId: number, request: PageRequest) {
+  const before = request.after?.[0];
+  const { notificationFound, runs, deliveries } = await repo.listRuns(
+    scope.db,
+    scope.accountId,
+    scope.deploymentId,
+    notificationId,
+    typeof before === 'number' ? before : null,
+    request.limit,
+  );
+  if (!notificationFound) throw notFound('Notification');
+  const byRun = new Map<number, repo.DeliveryRow[]>();
+  for (const d of deliveries) {
+    const list = byRun.get(d.runId);
+    if (list) list.push(d);
+    else byRun.set(d.runId, [d]);
+  }
+  return toPage(
+    runs,
+    request,
+    'runs',
+    (r) => [r.id],
+    (r) => presentRun(r, byRun.get(r.id) ?? []),
+  );
+}
+
+// ---- The consumer ----
+
+/** Delay before another attempt at the failed recipients: 30 s, 1, 2, 4, 8 min … capped at 1 h. */
+export const backoffSeconds = (attempts: number) => Math.min(3600, 30 * 2 ** Math.max(0, attempts - 1));
+
+function scopeOf(r: RecipientRow): RenderScope {
+  if (r.type !== 'EMBED_USER')
+    return { key: 'account', groups: null, userAttributes: null, securityContext: null };
+  const securityContext = r.securityContext === null ? null : JSON.parse(r.securityContext);
+  return {
+    key: JSON.stringify([r.groups, r.userAttributes, r.securityContext]),
+    groups: r.groups,
+    userAttributes: r.userAttributes,
+    securityContext,
+  };
+}
+
+function fileName(title: string, slot: string, format: string): string {
+  const base =
+    title
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'dashboard';
+  return `${base}-${slot.slice(0, 16).replace(/[:T]/g, '-')}.${format}`;
+}
+
+export type AttemptResult = { outcome: 'ack' } | { outcome: 'retry'; delaySeconds: number };
+
+/**
+ * One delivery attempt of a run: lease the pending recipients, render once per distinct
+ * recipient scope, send each leased recipient one message, record the outcomes. Recipients
+ * sent before are never leased again, so a redelivered message or a retry after a partial
+ * failure resends to nobody. Answers whether the message needs another attempt.
+ */
+export async function attemptRun(
+  db: Db,
+  ports: DeliveryPorts,
+  runId: number,
+  options: { from: string; now: Date },
+): Promise<AttemptResult> {
+  const owner = crypto.randomUUID();
+  const now = options.now.toISOString();
+  const { context, leased } = await repo.startRun(
+    db,
+    runId,
+    owner,
+    now,
+    new Date(options.now.getTime() + LEASE_MS).toISOString(),
+  );
+  // A run deleted with its notification, finished, suppressed, or with nothing left to lease.
+  if (!context || leased.length === 0) {
+    if (context?.run.status !== 'running') return { outcome: 'ack' };
+    const { pending } = await repo.finishAttempt(db, runId, owner, [], now);
+    // Rows another attempt holds: come back when its lease ends, in case that attempt died.
+    return pending === 0 ? { outcome: 'ack' } : { outcome: 'retry', delaySeconds: LEASE_MS / 1000 };
+  }
+  const dashboard = await findPublishedById(db, context.accountId, context.dashboardId);
+  const title = dashboard?.title || dashboard?.config?.title || 'Dashboard';
+  const schedule = describeSchedule(context.schedule);
+  const renders = new Map<string, Promise<RenderedFile>>();
+  const outcomes: repo.DeliveryOutcome[] = [];
+
+  for (const { deliveryId, recipient } of leased) {
+    try {
+      if (!dashboard) throw new PermanentDeliveryError('The published dashboard no longer exists');
+      const scope = scopeOf(recipient);
+      let render = renders.get(scope.key);
+      if (!render) {
+        render = ports.renderer.render({
+          dashboard,
+          format: context.format,
+          filters: context.filters,
+          timeGrains: context.timeGrains,
+          scope,
+        });
+        renders.set(scope.key, render);
+      }
+      const file = await render;
+      const filename = fileName(title, context.run.slot, context.format);
+      const text = `Your scheduled dashboard "${title}" (${schedule}) is attached.`;
+      if (recipient.type === 'SLACK') {
+        if (!context.chatWebhookUrl) {
+          throw new PermanentDeliveryError('The account has no chat webhook (chatWebhookUrl) configured');
+        }
+        await ports.webhook.post(context.chatWebhookUrl, {
+          channel: recipient.channelId,
+          channelName: recipient.channelName,
+          text,
+          notificationId: context.run.notificationId,
+          runId,
+          slot: context.run.slot,
+          attachment: { filename, contentType: file.contentType, contentBase64: base64(file.bytes) },
+        });
+      } else {
+        if (!recipient.email) throw new PermanentDeliveryError('The recipient has no email address');
+        await ports.mailer.send({
+          from: options.from,
+          to: recipient.email,
+          subject: `${title}: scheduled report`,
+          text,
+          attachment: { filename, contentType: file.contentType, bytes: file.bytes },
+        });
+      }
+      outcomes.push({ deliveryId, error: null, permanent: false });
+    } catch (err) {
+      const error = (err instanceof Error ? err.message : String(err)).slice(0, 1000) || 'Delivery failed';
+      outcomes.push({ deliveryId, error, permanent: err instanceof PermanentDeliveryError });
+    }
+  }
+  await repo.finishAttempt(db, runId, owner, outcomes, new Date().toISOString());
+  const retryable = outcomes.filter((o) => o.error !== null && !o.permanent);
+  if (retryable.length === 0) return { outcome: 'ack' };
+  const attempts = Math.max(...leased.map((l) => l.attempts));
+  return { outcome: 'retry', delaySeconds: backoffSeconds(attempts) };
+}
+
+/** A message the queue gave up on: the run records the failure. */
+export async function deadLetterRun(db: Db, runId: number, now: Date): Promise<void> {
+  await repo.failRun(db, runId, 'Delivery retries exhausted', now.toISOString());
+}

@@ -1,0 +1,100 @@
+import {
+  createExecutionContext,
+  createMessageBatch,
+  createScheduledController,
+  env,
+  getQueueResult,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
+import type { NotificationMessage } from '../../src/env';
+import worker from '../../src/index';
+import type { DeliveryPorts, OutgoingEmail, RenderRequest } from '../../src/notifications/delivery';
+
+/** Test doubles of the delivery ports that record what they were asked to do. */
+export function recordingPorts() {
+  const queued: number[] = [];
+  const batchSizes: number[] = [];
+  const renders: RenderRequest[] = [];
+  const emails: OutgoingEmail[] = [];
+  const posts: { url: string; payload: any }[] = [];
+  /** Addresses (or channel ids) whose sends fail, with the error message. */
+  const failing = new Map<string, string>();
+  const ports: DeliveryPorts = {
+    queue: {
+      async send(body: NotificationMessage) {
+        queued.push(body.runId);
+      },
+      async sendBatch(messages: Iterable<MessageSendRequest<NotificationMessage>>) {
+        const list = [...messages];
+        batchSizes.push(list.length);
+        for (const m of list) queued.push(m.body.runId);
+      },
+    },
+    renderer: {
+      async render(request) {
+        renders.push(request);
+        const magic = request.format === 'pdf' ? [0x25, 0x50, 0x44, 0x46] : [0x89, 0x50, 0x4e, 0x47];
+        return {
+          bytes: new Uint8Array([...magic, 1, 2, 3]),
+          contentType: request.format === 'pdf' ? 'application/pdf' : 'image/png',
+        };
+      },
+    },
+    mailer: {
+      async send(email) {
+        const error = failing.get(email.to);
+        if (error) throw new Error(error);
+        emails.push(email);
+      },
+    },
+    webhook: {
+      async post(url, payload: any) {
+        const error = failing.get(payload.channel);
+        if (error) throw new Error(error);
+        posts.push({ url, payload });
+      },
+    },
+  };
+  return { ports, queued, batchSizes, renders, emails, posts, failing };
+}
+
+/** One cron tick through the Worker's scheduled handler. */
+export async function tick(scheduledTime: string): Promise<void> {
+  const controller = createScheduledController({ scheduledTime: new Date(scheduledTime), cron: '* * * * *' });
+  const ctx = createExecutionContext();
+  await worker.scheduled(controller, env, ctx);
+  await waitOnExecutionContext(ctx);
+}
+
+let messageCounter = 0;
+
+/** Delivers run messages to the Worker's queue handler; answers the ack/retry outcome. */
+export async function consume(runIds: number[], options: { attempts?: number; queue?: string } = {}) {
+  const batch = createMessageBatch<NotificationMessage>(
+    options.queue ?? 'edgeboard-notifications',
+    runIds.map((runId) => ({
+      id: `msg-${++messageCounter}`,
+      timestamp: new Date(),
+      attempts: options.attempts ?? 1,
+      body: { kind: 'notification-run', runId },
+    })),
+  );
+  // getQueueResult drops retry() options; record them to check the backoff.
+  const delays = new Map<string, number | undefined>();
+  for (const message of batch.messages) {
+    const retry = message.retry.bind(message);
+    Object.defineProperty(message, 'retry', {
+      value: (options?: QueueRetryOptions) => {
+        delays.set(message.id, options?.delaySeconds);
+        retry(options);
+      },
+    });
+  }
+  const ctx = createExecutionContext();
+  await worker.queue(batch, env, ctx);
+  const result = await getQueueResult(batch, ctx);
+  return {
+    ...result,
+    retryMessages: result.retryMessages.map((r) => ({ msgId: r.msgId, delaySeconds: delays.get(r.msgId) })),
+  };
+}
