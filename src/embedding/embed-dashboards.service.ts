@@ -20,7 +20,9 @@ export type EmbedDashboardView = PublishedDashboard & {
 
 /** Up to two letters for the fallback avatar: first and last word of the name (or of the id). */
 export function initialsOf(user: SessionUser): string {
-  const source = user.displayName?.trim() || (user.kind === 'external' ? user.externalId : user.username);
+  const id = user.kind === 'external' ? user.externalId : user.username;
+  // An id that is an email address gives the initials of its local part (jane.doe@… → JD).
+  const source = user.displayName?.trim() || id.split('@')[0] || id;
   const words = source.split(/[\s._@-]+/).filter(Boolean);
   const letters = words.length > 1 ? [words[0], words[words.length - 1]] : words.slice(0, 1);
   const initials = letters.map((w) => Array.from(w as string)[0] ?? '').join('');
