@@ -11,6 +11,27 @@ export const MAX_WIDGETS = 500;
 const int = (min: number, max: number) =>
   v.pipe(v.number(), v.integer('Expected an integer'), v.minValue(min), v.maxValue(max));
 
+/**
+ * `schema` (an object schema) refusing arrays: valibot's object schemas only check
+ * `typeof value === 'object'`, so `[]` would pass as `{}`. Everything else, the OpenAPI
+ * rendering included, is the wrapped schema's.
+ */
+export function noArray<S extends v.GenericSchema>(schema: S): S {
+  return {
+    ...schema,
+    '~run'(dataset: v.UnknownDataset, config: v.Config<v.BaseIssue<unknown>>) {
+      if (Array.isArray(dataset.value)) {
+        v._addIssue(schema as never, 'type', dataset, config, { expected: 'Object', received: 'Array' });
+        return dataset as unknown as v.OutputDataset<v.InferOutput<S>, v.BaseIssue<unknown>>;
+      }
+      return schema['~run'](dataset, config);
+    },
+  };
+}
+
+/** A strict object (unknown keys are a 400) that is never an array. */
+export const obj = <E extends v.ObjectEntries>(entries: E) => noArray(v.strictObject(entries));
+
 const isPlainObject = (x: unknown): x is Record<string, unknown> =>
   typeof x === 'object' && x !== null && !Array.isArray(x);
 
@@ -45,21 +66,21 @@ const cssValue = text(255);
 
 // ---- DashboardWidget ----
 
-export const widgetPosition = v.strictObject({
+export const widgetPosition = obj({
   x: int(0, MAX_GRID),
   y: int(0, MAX_GRID),
   w: int(1, MAX_GRID),
   h: int(1, MAX_GRID),
 });
 
-export const dashboardWidget = v.strictObject({
+export const dashboardWidget = obj({
   id: v.pipe(v.string(), v.minLength(1, 'Must not be empty'), v.maxLength(255)),
   type: v.picklist(WIDGET_TYPES),
   position: widgetPosition,
   config: v.nullish(freeObject),
   style: v.nullish(freeObject),
   responsiveLayouts: v.nullish(
-    v.strictObject(
+    obj(
       Object.fromEntries(BREAKPOINTS.map((b) => [b, v.nullish(widgetPosition)])) as {
         [K in (typeof BREAKPOINTS)[number]]: v.NullishSchema<typeof widgetPosition, undefined>;
       },
@@ -70,7 +91,7 @@ export const dashboardWidget = v.strictObject({
 // ---- DashboardLayout ----
 
 const perBreakpoint = (min: number) =>
-  v.strictObject(
+  obj(
     Object.fromEntries(BREAKPOINTS.map((b) => [b, v.nullish(int(min, MAX_GRID))])) as {
       [K in (typeof BREAKPOINTS)[number]]: v.NullishSchema<ReturnType<typeof int>, undefined>;
     },
@@ -79,7 +100,7 @@ const perBreakpoint = (min: number) =>
 /** `[horizontal, vertical]` in pixels, as grid layouts take them. */
 const pair = v.pipe(v.array(int(0, MAX_GRID)), v.length(2, 'Expected [horizontal, vertical]'));
 
-export const dashboardLayout = v.strictObject({
+export const dashboardLayout = obj({
   breakpoints: v.nullish(perBreakpoint(0)),
   cols: v.nullish(perBreakpoint(1)),
   containerPadding: v.nullish(pair),
@@ -89,22 +110,22 @@ export const dashboardLayout = v.strictObject({
 
 // ---- DashboardTheme (request form: every leaf a nullable string) ----
 
-const border = v.strictObject({ color: cssValue, radius: cssValue, style: cssValue, width: cssValue });
-const titleStyle = v.strictObject({
+const border = obj({ color: cssValue, radius: cssValue, style: cssValue, width: cssValue });
+const titleStyle = obj({
   color: cssValue,
   fontFamily: cssValue,
   fontSize: cssValue,
   fontWeight: cssValue,
 });
 
-export const dashboardTheme = v.strictObject({
+export const dashboardTheme = obj({
   backgroundColor: cssValue,
   fontFamily: cssValue,
   primaryColor: cssValue,
   themeId: cssValue,
-  dashboard: v.nullish(v.strictObject({ backgroundColor: cssValue, padding: cssValue })),
+  dashboard: v.nullish(obj({ backgroundColor: cssValue, padding: cssValue })),
   controls: v.nullish(
-    v.strictObject({
+    obj({
       backgroundColor: cssValue,
       padding: cssValue,
       border: v.nullish(border),
@@ -112,13 +133,13 @@ export const dashboardTheme = v.strictObject({
     }),
   ),
   widgets: v.nullish(
-    v.strictObject({
+    obj({
       backgroundColor: cssValue,
       margin: cssValue,
       padding: cssValue,
       border: v.nullish(border),
       text: v.nullish(
-        v.strictObject({
+        obj({
           codeFontFamily: cssValue,
           color: cssValue,
           fontFamily: cssValue,
@@ -132,12 +153,12 @@ export const dashboardTheme = v.strictObject({
 
 // ---- DashboardApp ----
 
-export const dashboardApp = v.strictObject({
+export const dashboardApp = obj({
   entry: text(255),
   files: v.nullish(stringMap),
   html: v.nullish(v.string()),
   manifest: v.nullish(
-    v.strictObject({
+    obj({
       dependencies: v.nullish(stringMap),
       version: v.nullish(int(0, Number.MAX_SAFE_INTEGER)),
     }),
@@ -174,7 +195,7 @@ const widgetList = v.pipe(
   }),
 );
 
-export const dashboardConfigInput = v.strictObject({
+export const dashboardConfigInput = obj({
   kind: v.nullish(v.picklist(DASHBOARD_KINDS)),
   title: text(500),
   description: text(10_000),
@@ -210,19 +231,19 @@ export const TIME_UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month', '
 
 const memberName = v.pipe(v.string(), v.minLength(1, 'Must not be empty'), v.maxLength(255));
 
-export const fillMissingRowsSchema = v.strictObject({
+export const fillMissingRowsSchema = obj({
   member: memberName,
   excludedDimensions: v.pipe(v.array(memberName), v.maxLength(100)),
 });
 
-export const periodComparisonSchema = v.strictObject({
+export const periodComparisonSchema = obj({
   measure: memberName,
   timeDimension: memberName,
-  offset: v.strictObject({ amount: int(-100_000, 100_000), unit: v.picklist(TIME_UNITS) }),
+  offset: obj({ amount: int(-100_000, 100_000), unit: v.picklist(TIME_UNITS) }),
   outputs: v.pipe(v.array(memberName), v.maxLength(20)),
 });
 
-export const preferencesSchema = v.strictObject({ columnFormats: freeObject });
+export const preferencesSchema = obj({ columnFormats: freeObject });
 
 export type FillMissingRows = v.InferOutput<typeof fillMissingRowsSchema>;
 export type PeriodComparison = v.InferOutput<typeof periodComparisonSchema>;
@@ -248,7 +269,7 @@ export type ReportSnapshot = v.InferOutput<typeof reportSnapshotSchema>;
 // ---- E1 and publishing ----
 
 export const dashboardBody = v.optional(
-  v.strictObject({ dashboardDraft: v.optional(v.nullable(dashboardConfigInput)) }),
+  obj({ dashboardDraft: v.optional(v.nullable(dashboardConfigInput)) }),
 );
 
 export const dashboardStateSchema = v.object({
@@ -257,7 +278,7 @@ export const dashboardStateSchema = v.object({
 });
 
 export const publishBody = v.optional(
-  v.strictObject({
+  obj({
     title: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(500)))),
     description: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(10_000)))),
     restrictDataDownload: v.optional(v.boolean()),

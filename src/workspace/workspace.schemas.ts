@@ -6,6 +6,7 @@ import {
   dashboardConfigSchema,
   fillMissingRowsSchema,
   freeObject,
+  obj,
   periodComparisonSchema,
   preferencesSchema,
   publishedDashboardSchema,
@@ -55,19 +56,19 @@ function atLeastOne<S extends v.GenericSchema<unknown, Record<string, unknown>>>
   );
 }
 
-export const createFolderBody = v.strictObject({
+export const createFolderBody = obj({
   name: itemName,
   parentId: v.optional(folderRef),
   position: v.optional(position),
 });
 
 export const updateFolderBody = atLeastOne(
-  v.strictObject({ name: v.optional(itemName), position: v.optional(position) }),
+  obj({ name: v.optional(itemName), position: v.optional(position) }),
   ['name', 'position'],
 );
 
 export const createWorkbookBody = v.optional(
-  v.strictObject({
+  obj({
     name: v.optional(itemName),
     folderId: v.optional(folderRef),
     slug: v.optional(slugSchema),
@@ -77,7 +78,7 @@ export const createWorkbookBody = v.optional(
 );
 
 export const updateWorkbookBody = atLeastOne(
-  v.strictObject({
+  obj({
     name: v.optional(itemName),
     folderId: v.optional(folderRef),
     meta: v.optional(freeObject),
@@ -100,14 +101,14 @@ const reportFields = {
   preferences: v.optional(preferencesSchema),
 };
 
-export const createReportBody = v.strictObject({ name: itemName, ...reportFields });
+export const createReportBody = obj({ name: itemName, ...reportFields });
 
-export const updateReportBody = atLeastOne(v.strictObject({ name: v.optional(itemName), ...reportFields }), [
+export const updateReportBody = atLeastOne(obj({ name: v.optional(itemName), ...reportFields }), [
   'name',
   ...Object.keys(reportFields),
 ]);
 
-export const moveBody = v.strictObject({
+export const moveBody = obj({
   id: idNumber,
   folderId: v.optional(folderRef),
   type: v.optional(itemTypeSchema),
@@ -122,7 +123,7 @@ const oneOrMany = <S extends v.GenericSchema<string>>(item: S) =>
     v.transform((x) => (Array.isArray(x) ? x : [x]) as v.InferOutput<S>[]),
   );
 
-export const listQuery = v.strictObject({
+export const listQuery = obj({
   ...pageQueryEntries,
   types: v.optional(oneOrMany(itemTypeSchema)),
   // A repeated single-valued parameter arrives as an array and fails these schemas (400).

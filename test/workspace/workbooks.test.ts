@@ -97,6 +97,12 @@ describe('POST /workbooks', () => {
     expect(res.body.details.map((x: { path: string }) => x.path)).toContain(field);
   });
 
+  it('rejects a body that is an array, not an object', async () => {
+    const res = await api('POST', `${base(d)}/workbooks`, { auth: acme.member, body: [] });
+    expectError(res, 400, 'VALIDATION_FAILED');
+    expect(res.body.details[0].path).toBe('(body)');
+  });
+
   it('answers 404 for a folderId that is not a folder of the deployment', async () => {
     const wb = await workbook(acme.member, d);
     const otherDeploymentFolder = await folder(acme.member, acme.deployments[1], { name: 'f' });
