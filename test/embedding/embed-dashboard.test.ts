@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, OPERATOR, type SeededAccount, seedAccount } from '../helpers/harness';
-import { api } from '../helpers/http';
+import { type Auth, api } from '../helpers/http';
 import { load, mintOk, publishDashboard, rows, setEmbed } from './fixtures';
 
 let acme: SeededAccount;
@@ -17,7 +17,7 @@ beforeAll(async () => {
   otherBoard = await publishDashboard(other);
 });
 
-const patch = (auth: Parameters<typeof api>[2]['auth'], publicId: string, body: unknown) =>
+const patch = (auth: Auth, publicId: string, body: unknown) =>
   api('PATCH', `/api/v1/embed/dashboard/${publicId}`, { auth, body });
 const session = (extra: Record<string, unknown> = {}) =>
   mintOk(acme.key, { deploymentId: acme.deployments[0], externalId: 'viewer-1', ...extra });

@@ -3,7 +3,7 @@ import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setClockForTests } from '../../src/core/clock';
 import { signSession } from '../../src/embedding/session-token';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
-import { api } from '../helpers/http';
+import { type Auth, api } from '../helpers/http';
 import {
   claimsOf,
   kvPayload,
@@ -33,7 +33,7 @@ afterEach(() => setClockForTests(undefined));
 
 const mintFor = (externalId: string, extra: Record<string, unknown> = {}) =>
   mintOk(acme.key, { deploymentId: dep, externalId, ...extra });
-const revoke = (auth: Parameters<typeof api>[2]['auth'], sessionId: string) =>
+const revoke = (auth: Auth, sessionId: string) =>
   api('POST', '/api/v1/embed/session/revoke', { auth, body: { sessionId } });
 
 describe('loading with a session', () => {
