@@ -22,6 +22,7 @@ import { NOTIFICATIONS_DECISIONS } from './notifications/notifications.decisions
 import { notificationsRoutes } from './notifications/notifications.routes';
 import { RENDER_DECISIONS } from './render/render.decisions';
 import { renderRoutes } from './render/render.routes';
+import { viewerRoutes } from './render/viewer.routes';
 import { foldersRoutes } from './workspace/folders.routes';
 import { reportsRoutes } from './workspace/reports.routes';
 import { workbooksRoutes } from './workspace/workbooks.routes';
@@ -100,6 +101,7 @@ export function createApp() {
   app.route('/api/v1/deployments/:deploymentId/workbooks', dashboardsRoutes);
   app.route('/api/v1/deployments/:deploymentId/reports', reportsRoutes);
   app.route('/api/v1/deployments/:deploymentId/workbooks', renderRoutes);
+  app.route('/embed', viewerRoutes);
 
   app.get(
     '/api/v1/openapi.json',

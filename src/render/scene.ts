@@ -472,6 +472,20 @@ function frameBody(nodes: SceneNode[], widget: LaidOutWidget, box: Rect, theme: 
   }
 }
 
+/** A widget's boxes: inside its padding, and below its title (where content is drawn). */
+export function widgetBoxes(
+  widget: LaidOutWidget,
+  theme: ResolvedTheme,
+): { inner: Rect; body: Rect; titled: boolean } {
+  const look = widget.content.kind === 'control' ? theme.control : theme.widget;
+  const { x, y, w, h } = widget.rect;
+  const pad = Math.min(look.padding, w / 4, h / 4);
+  const inner = { x: x + pad, y: y + pad, w: w - pad * 2, h: h - pad * 2 };
+  const titled = Boolean(widget.title) && inner.h >= look.title.fontSize;
+  const top = titled ? inner.y + look.title.fontSize * 1.3 + 6 : inner.y;
+  return { inner, body: { x: inner.x, y: top, w: inner.w, h: inner.y + inner.h - top }, titled };
+}
+
 function widgetBlock(widget: LaidOutWidget, theme: ResolvedTheme): SceneBlock {
   const nodes: SceneNode[] = [];
   const isControl = widget.content.kind === 'control';
@@ -491,21 +505,24 @@ function widgetBlock(widget: LaidOutWidget, theme: ResolvedTheme): SceneBlock {
       ? { stroke: border.color, strokeWidth: border.width, dash: dashFor(border.style, border.width) }
       : {}),
   });
-  const pad = Math.min(look.padding, w / 4, h / 4);
-  const inner = { x: x + pad, y: y + pad, w: w - pad * 2, h: h - pad * 2 };
-  let top = inner.y;
+  const { inner, body, titled } = widgetBoxes(widget, theme);
   const titleStyle = look.title;
-  if (widget.title && inner.h >= titleStyle.fontSize) {
+  if (titled && widget.title) {
     push(
       nodes,
-      text(inner.x, top + titleStyle.fontSize * 0.85, widget.title, titleStyle.fontSize, titleStyle.color, {
-        bold: isBold(titleStyle),
-        maxWidth: inner.w,
-      }),
+      text(
+        inner.x,
+        inner.y + titleStyle.fontSize * 0.85,
+        widget.title,
+        titleStyle.fontSize,
+        titleStyle.color,
+        {
+          bold: isBold(titleStyle),
+          maxWidth: inner.w,
+        },
+      ),
     );
-    top += titleStyle.fontSize * 1.3 + 6;
   }
-  const body = { x: inner.x, y: top, w: inner.w, h: inner.y + inner.h - top };
   const content = widget.content;
   if (body.h > 0) {
     if (content.kind === 'text') {

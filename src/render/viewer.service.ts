@@ -1,0 +1,102 @@
+import { createDb } from '../core/db';
+import { ApiError } from '../core/errors';
+import { loadEmbedDashboard } from '../embedding/embed-dashboards.service';
+import type { EmbedContext } from '../embedding/embed-sessions.service';
+import { verifySession } from '../embedding/session-token';
+import { NOTICE_OF_CODE, type NoticeKind } from './html';
+import type { RenderInput } from './render.types';
+import { findEmbedOrigins } from './viewer.repository';
+
+/** publicIds are URL-safe random strings; anything else cannot name a dashboard. */
+const PUBLIC_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const MAX_SESSION_LENGTH = 4096;
+
+// An origin as CSP's frame-ancestors takes it: scheme, host (optionally *.), port. Anything else
+// stored in allowedEmbedOrigins is left out rather than let into the header.
+const ORIGIN =
+  /^https?:\/\/(\*\.)?([a-z0-9-]+\.)*[a-z0-9-]+(:\d{1,5})?$|^https?:\/\/\[[0-9a-f:.]+\](:\d{1,5})?$/i;
+
+export function frameAncestors(origins: readonly string[] | null): string {
+  if (origins === null) return '*';
+  const valid = origins.filter((o) => ORIGIN.test(o));
+  return valid.length > 0 ? valid.join(' ') : "'none'";
+}
+
+/** The Content-Security-Policy of a viewer page: nothing but its own nonce'd code, framed by the account's origins. */
+export function viewerCsp(nonce: string, origins: readonly string[] | null): string {
+  return [
+    "default-src 'none'",
+    `script-src 'nonce-${nonce}'`,
+    `style-src 'nonce-${nonce}'`,
+    // Viewer pictures are any http(s) URL the customer gave (userProfile.picture).
+    'img-src https: http: data:',
+    "connect-src 'self'",
+    "base-uri 'none'",
+    "form-action 'none'",
+    `frame-ancestors ${frameAncestors(origins)}`,
+  ].join('; ');
+}
+
+export type ViewerResult =
+  | { kind: 'dashboard'; input: RenderInput; expiresInMs: number; allowedOrigins: string[] | null }
+  | { kind: 'notice'; notice: NoticeKind; allowedOrigins: string[] | null };
+
+export function noticeOf(error: unknown): NoticeKind | null {
+  return error instanceof ApiError ? (NOTICE_OF_CODE[error.code] ?? null) : null;
+}
+
+/**
+ * A dashboard as the session's viewer may see it, for the page and its renewals: the embedding
+ * domain's load (session verification, revocation, allowEmbed, deployment) does every check.
+ * Throws its ApiErrors (SESSION_EXPIRED, EMBED_DISABLED, NOT_FOUND, …).
+ */
+export async function viewerDashboard(
+  ctx: EmbedContext,
+  publicId: string,
+  sessionId: string,
+): Promise<{ input: RenderInput; expiresInMs: number }> {
+  if (!PUBLIC_ID.test(publicId)) throw new ApiError('NOT_FOUND', 'Dashboard not found');
+  if (!sessionId || sessionId.length > MAX_SESSION_LENGTH) {
+    throw new ApiError('SESSION_INVALID', 'Invalid embed session');
+  }
+  const view = await loadEmbedDashboard(ctx, sessionId, publicId);
+  // The load verified the session; its expiry is read from the same verification, not guessed.
+  const now = ctx.clock.now();
+  const claims = await verifySession(ctx.env, sessionId, now);
+  return {
+    input: {
+      config: view.config,
+      reportSnapshots: view.reportSnapshots,
+      title: view.title,
+      description: view.description,
+      viewer: view.viewer,
+      settings: view.settings,
+    },
+    expiresInMs: Math.max(0, claims.expiresAt * 1000 - now.getTime()),
+  };
+}
+
+/**
+ * The viewer page's data: the dashboard, or which notice to show, plus the framing origins of
+ * the dashboard's account. Both are read side by side.
+ */
+export async function viewerPage(
+  ctx: EmbedContext,
+  publicId: string,
+  sessionId: string | undefined,
+): Promise<ViewerResult> {
+  const validId = PUBLIC_ID.test(publicId);
+  const replica = createDb(ctx.d1.withSession('first-unconstrained'));
+  const [origins, dashboard] = await Promise.allSettled([
+    validId
+      ? findEmbedOrigins(replica, publicId)
+      : Promise.resolve({ found: false, allowedEmbedOrigins: null }),
+    viewerDashboard(ctx, publicId, sessionId ?? ''),
+  ]);
+  if (origins.status === 'rejected') throw origins.reason;
+  const allowedOrigins = origins.value.allowedEmbedOrigins;
+  if (dashboard.status === 'fulfilled') return { kind: 'dashboard', ...dashboard.value, allowedOrigins };
+  const notice = noticeOf(dashboard.reason);
+  if (!notice) throw dashboard.reason;
+  return { kind: 'notice', notice, allowedOrigins };
+}
