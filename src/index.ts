@@ -2,6 +2,7 @@ import { createApp } from './app';
 import { countedD1, createDb } from './core/db';
 import { consumeBuilds } from './deployments/deployments.consumer';
 import { sweepStrandedBuilds } from './deployments/deployments.service';
+import { purgeExpiredRevocations } from './embedding/embed-sessions.repository';
 import type { Bindings, BuildMessage } from './env';
 import {
   consumeNotificationDeadLetters,
@@ -24,6 +25,7 @@ export default {
     const jobs = await Promise.allSettled([
       sweepStrandedBuilds(db, env.BUILDS_QUEUE, now),
       notificationsTick(env, now),
+      purgeExpiredRevocations(db, now.toISOString()),
     ]);
     const failed = jobs.find((j) => j.status === 'rejected');
     if (failed) throw failed.reason;

@@ -432,8 +432,6 @@ export async function insertRevocation(
 
 /** A record is useless once its session has expired anyway; the cron drops those. */
 export async function purgeExpiredRevocations(db: Db, now: string): Promise<number> {
-  const rows = await db.all(
-    sql`DELETE FROM embed_session_revocations WHERE expires_at <= ${now} RETURNING session_id`,
-  );
-  return rows.length;
+  const result = await db.run(sql`DELETE FROM embed_session_revocations WHERE expires_at <= ${now}`);
+  return result.meta.changes;
 }
