@@ -22,7 +22,7 @@ beforeAll(async () => {
     body: { chatWebhookUrl: WEBHOOK },
   });
   expect(patched.body.chatWebhookUrl).toBe(WEBHOOK);
-  dashboard = await seedDashboard(acme.deployments[0], 'Revenue Overview');
+  dashboard = await seedDashboard(acme, 'Revenue Overview');
   base = `/api/v1/deployments/${acme.deployments[0]}/notifications`;
 });
 
@@ -233,7 +233,7 @@ describe('the notifications queue consumer', () => {
   });
 
   it('fails a channel recipient at once when the account has no chat webhook', async () => {
-    const dash = await seedDashboard(other.deployments[0]);
+    const dash = await seedDashboard(other);
     const otherBase = `/api/v1/deployments/${other.deployments[0]}/notifications`;
     const created = await api('POST', otherBase, {
       auth: other.admin,

@@ -14,7 +14,7 @@ let rec: ReturnType<typeof recordingPorts>;
 
 beforeAll(async () => {
   world = await seedWorld();
-  dashboard = await seedDashboard(world.acme.deployments[0]);
+  dashboard = await seedDashboard(world.acme);
   base = `/api/v1/deployments/${world.acme.deployments[0]}/notifications`;
 });
 

@@ -15,9 +15,9 @@ const NOW = '2026-05-01T10:00:00.000Z';
 
 beforeAll(async () => {
   world = await seedWorld();
-  dashboard = await seedDashboard(world.acme.deployments[0]);
-  stagingDashboard = await seedDashboard(world.acme.deployments[1]);
-  otherDashboard = await seedDashboard(world.other.deployments[0]);
+  dashboard = await seedDashboard(world.acme);
+  stagingDashboard = await seedDashboard(world.acme, 'Staging', world.acme.deployments[1]);
+  otherDashboard = await seedDashboard(world.other);
   base = `/api/v1/deployments/${world.acme.deployments[0]}/notifications`;
 });
 
@@ -235,7 +235,7 @@ describe('GET, list, PUT (E16) and DELETE', () => {
   });
 
   it('lists page by page and filters by dashboard', async () => {
-    const second = await seedDashboard(world.acme.deployments[0], 'Second');
+    const second = await seedDashboard(world.acme, 'Second');
     const deployment = world.acme.deployments[0];
     const ids: number[] = [];
     for (let i = 0; i < 3; i++) {
@@ -337,7 +337,7 @@ describe('GET, list, PUT (E16) and DELETE', () => {
 
   it('moves a notification to another dashboard of the deployment', async () => {
     const created = await create({ scheduleType: 'HOURLY', minute: 1 });
-    const other = await seedDashboard(world.acme.deployments[0], 'Other');
+    const other = await seedDashboard(world.acme, 'Other');
     const url = `${base}/${created.body.id}`;
     const res = await api('PUT', url, {
       auth: world.acme.admin,

@@ -14,7 +14,7 @@ beforeAll(async () => {
 });
 
 async function notificationOf(account: SeededAccount) {
-  const dashboard = await seedDashboard(account.deployments[0]);
+  const dashboard = await seedDashboard(account);
   const base = `/api/v1/deployments/${account.deployments[0]}/notifications`;
   const res = await api('POST', base, {
     auth: account.admin,

@@ -97,7 +97,7 @@ describe('the dashboard renderer', () => {
 
   beforeAll(async () => {
     account = await seedAccount();
-    dashboard = await seedDashboard(account.deployments[0], 'Real render');
+    dashboard = await seedDashboard(account, 'Real render');
   });
 
   it.each([
