@@ -506,7 +506,10 @@ export async function setFavorite(db: Db, scope: Scope, id: number, on: boolean,
         WHERE i.id = ${id} AND i.deployment_id = ${scope.deploymentId} AND i.type = 'WORKBOOK'
           AND ${deploymentOwned(scope.deploymentId, scope.accountId)}
         ON CONFLICT (user_id, item_id) DO NOTHING`
-    : sql`DELETE FROM workspace_favorites WHERE user_id = ${scope.userId} AND item_id = ${id}`;
+    : sql`DELETE FROM workspace_favorites WHERE user_id = ${scope.userId} AND item_id = ${id}
+        AND EXISTS (SELECT 1 FROM workspace_items WHERE id = ${id} AND deployment_id = ${scope.deploymentId}
+          AND type = 'WORKBOOK')
+        AND ${deploymentOwned(scope.deploymentId, scope.accountId)}`;
   const [, read] = await runBatch<Raw>(db, [write, itemOf(scope, id, 'WORKBOOK')]);
   return singleFrom(read);
 }
