@@ -1,0 +1,95 @@
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DASHBOARDS_DECISIONS } from '../../src/dashboards/dashboards.decisions';
+import { WORKSPACE_DECISIONS } from '../../src/workspace/workspace.decisions';
+import { api } from '../helpers/http';
+
+let document: any;
+
+beforeAll(async () => {
+  const res = await api('GET', '/api/v1/openapi.json');
+  expect(res.status).toBe(200);
+  document = res.body;
+});
+
+const P = '/api/v1/deployments/{deploymentId}';
+const ROUTES: [string, string, string?][] = [
+  ['get', `${P}/workspace`, 'listWorkspaceItems'],
+  ['post', `${P}/workspace/move`, 'moveWorkspaceItem'],
+  ['post', `${P}/folders`],
+  ['get', `${P}/folders/{id}`],
+  ['put', `${P}/folders/{id}`, 'updateFolder'],
+  ['delete', `${P}/folders/{id}`, 'deleteFolder'],
+  ['post', `${P}/workbooks`],
+  ['get', `${P}/workbooks/{id}`],
+  ['put', `${P}/workbooks/{id}`, 'updateWorkbook'],
+  ['delete', `${P}/workbooks/{id}`],
+  ['put', `${P}/workbooks/{id}/favorite`],
+  ['delete', `${P}/workbooks/{id}/favorite`],
+  ['get', `${P}/workbooks/{id}/dashboard`],
+  ['put', `${P}/workbooks/{id}/dashboard`, 'updateWorkbookDashboard'],
+  ['post', `${P}/workbooks/{id}/publish`, 'publishWorkbookDashboard'],
+  ['get', `${P}/workbooks/{id}/dashboard/versions`],
+  ['post', `${P}/reports`],
+  ['get', `${P}/reports/{id}`],
+  ['put', `${P}/reports/{id}`],
+  ['delete', `${P}/reports/{id}`],
+];
+
+describe('the OpenAPI document for the workspace and dashboards', () => {
+  it.each(ROUTES)(
+    'documents %s %s with a summary, Bearer security, a 404 and its operation id',
+    (method, path, operationId) => {
+      const op = document.paths[path]?.[method];
+      expect(op, `${method} ${path}`).toBeDefined();
+      expect(op.summary).toEqual(expect.any(String));
+      expect(op.security).toEqual([{ bearerAuth: [] }]);
+      expect(op.responses['401'].$ref).toBe('#/components/responses/Error401');
+      expect(op.responses['404'].$ref).toBe('#/components/responses/Error404');
+      expect(op.parameters.map((p: { name: string }) => p.name)).toContain('deploymentId');
+      if (operationId) expect(op.operationId).toBe(operationId);
+    },
+  );
+
+  it('documents every E7 query parameter with its values', () => {
+    const params = document.paths[`${P}/workspace`].get.parameters;
+    const byName = Object.fromEntries(params.map((p: { name: string }) => [p.name, p]));
+    expect(Object.keys(byName).sort()).toEqual(
+      [
+        'after',
+        'deploymentId',
+        'first',
+        'folderId',
+        'orderByDirection',
+        'orderByField',
+        'search',
+        'types',
+      ].sort(),
+    );
+    expect(byName.orderByField.schema.enum).toEqual([
+      'updated_at',
+      'created_at',
+      'name',
+      'viewer_last_viewed_at',
+    ]);
+    expect(byName.orderByDirection.schema.enum).toEqual(['ASC', 'DESC']);
+    expect(JSON.stringify(byName.types.schema)).toContain('"FOLDER","WORKBOOK","REPORT"');
+  });
+
+  it('documents the DashboardConfigInput of E1 and the conflicts of E3 and E6', () => {
+    const body =
+      document.paths[`${P}/workbooks/{id}/dashboard`].put.requestBody.content['application/json'].schema;
+    const config = JSON.stringify(body);
+    expect(config).toContain('"CLASSIC","APP"');
+    expect(config).toContain('"CHART","TEXT","FILTER","AI","TABS_CONTAINER","TIME_GRAIN"');
+    expect(config).toContain('"required":["id","type","position"]');
+    expect(config).toContain('"maxLength":255');
+    expect(document.paths[`${P}/workbooks/{id}`].put.responses['409']).toBeDefined();
+    expect(document.paths[`${P}/folders/{id}`].delete.responses['409']).toBeDefined();
+  });
+
+  it('records the workspace and dashboard decisions', () => {
+    for (const decision of [...WORKSPACE_DECISIONS, ...DASHBOARDS_DECISIONS]) {
+      expect(document.info.description).toContain(decision);
+    }
+  });
+});
