@@ -439,3 +439,24 @@ describe('GET …/notifications/{id}/schedule', () => {
     expectError(await api('GET', url, { auth: world.acme.member }), 403);
   });
 });
+
+describe('the OpenAPI document', () => {
+  it('documents every notification route and records the decisions', async () => {
+    const res = await api('GET', '/api/v1/openapi.json');
+    expect(res.status).toBe(200);
+    const base = '/api/v1/deployments/{deploymentId}/notifications';
+    const paths = res.body.paths;
+    expect(Object.keys(paths[base]).sort()).toEqual(['get', 'post']);
+    expect(Object.keys(paths[`${base}/{id}`]).sort()).toEqual(['delete', 'get', 'put']);
+    expect(paths[`${base}/{id}`].put.operationId).toBe('updateNotification');
+    expect(paths[`${base}/{id}/recipients`].post.operationId).toBe('addNotificationRecipients');
+    expect(paths[`${base}/{id}/recipients/{recipientId}`].delete).toBeDefined();
+    expect(paths[`${base}/{id}/schedule`].get).toBeDefined();
+    expect(paths[`${base}/{id}/runs`].get).toBeDefined();
+    expect(paths[`${base}/{id}/run`].post.responses['202']).toBeDefined();
+    const create = paths[base].post.requestBody.content['application/json'].schema;
+    expect(create.properties.scheduleType.enum).toEqual(['HOURLY', 'DAILY', 'WEEKLY', 'MONTHLY', 'CUSTOM']);
+    expect(create.properties.notificationFormat.enum).toEqual(['png', 'pdf']);
+    expect(res.body.info.description).toContain('Local-time rules apply to every local time');
+  });
+});
