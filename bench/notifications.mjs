@@ -7,44 +7,24 @@ const RUNS = 50;
 const RECIPIENTS_PER_RUN = 20;
 const TICK = '2030-01-07T09:00:00.000Z';
 
-/** A published dashboard written straight to D1 (the same rows publishing writes). */
-async function seedDashboard(d1, deploymentId) {
-  const now = new Date().toISOString();
-  const publicId = `bench${Date.now().toString(36)}${Math.random().toString(36).slice(2, 10)}`;
-  const config = {
+/** A published dashboard, made through the API as a user makes one: workbook, draft, publish. */
+async function seedDashboard(api, world) {
+  const base = `/api/v1/deployments/${world.deployments[0]}/workbooks`;
+  const workbook = await api('POST', base, {
+    auth: world.admin,
+    body: { name: `Bench revenue ${Date.now()}` },
+  });
+  const dashboardDraft = {
     title: 'Bench revenue',
     widgets: [
       { id: 't', type: 'TEXT', position: { x: 0, y: 0, w: 12, h: 2 }, config: { text: 'Weekly revenue' } },
       { id: 'c', type: 'CHART', position: { x: 0, y: 2, w: 6, h: 4 }, config: { title: 'Orders' } },
     ],
   };
-  const workbook = await d1
-    .prepare(
-      `INSERT INTO workspace_items (deployment_id, type, name, name_key, created_at, updated_at)
-       VALUES (?, 'WORKBOOK', 'Bench revenue', 'bench revenue', ?, ?) RETURNING id`,
-    )
-    .bind(deploymentId, now, now)
-    .first();
-  const dashboard = await d1
-    .prepare(
-      `INSERT INTO published_dashboards (deployment_id, workbook_id, public_id, title, version_number, created_at, updated_at)
-       VALUES (?, ?, ?, 'Bench revenue', 1, ?, ?) RETURNING id`,
-    )
-    .bind(deploymentId, workbook.id, publicId, now, now)
-    .first();
-  await d1.batch([
-    d1
-      .prepare(
-        'INSERT INTO dashboard_versions (published_dashboard_id, version_number, config, created_at) VALUES (?, 1, ?, ?)',
-      )
-      .bind(dashboard.id, JSON.stringify(config), now),
-    d1
-      .prepare(
-        'UPDATE published_dashboards SET current_version_id = (SELECT max(id) FROM dashboard_versions WHERE published_dashboard_id = ?) WHERE id = ?',
-      )
-      .bind(dashboard.id, dashboard.id),
-  ]);
-  return dashboard.id;
+  await api('PUT', `${base}/${workbook.body.id}/dashboard`, { auth: world.admin, body: { dashboardDraft } });
+  const published = await api('POST', `${base}/${workbook.body.id}/publish`, { auth: world.admin, body: {} });
+  if (published.status !== 200) throw new Error(`publishing failed: ${JSON.stringify(published.body)}`);
+  return published.body.id;
 }
 
 /** `count` notifications in one statement; answers the id range. */
@@ -59,7 +39,16 @@ async function seedNotifications(d1, world, dashboardId, count, { nextRunAt, isE
          created_at, updated_at)
        SELECT ?, ?, ?, 'HOURLY', 0, '0 * * * *', 'Europe/Berlin', 'png', ?, 1, '[]', '[]', ?, ?, ? FROM seq`,
     )
-    .bind(count, world.accountId, world.deployments[0], dashboardId, isEnabled ? 1 : 0, nextRunAt, marker, TICK)
+    .bind(
+      count,
+      world.accountId,
+      world.deployments[0],
+      dashboardId,
+      isEnabled ? 1 : 0,
+      nextRunAt,
+      marker,
+      TICK,
+    )
     .run();
   const range = await d1
     .prepare('SELECT min(id) AS "from", max(id) AS "to" FROM notifications WHERE created_at = ?')
@@ -78,15 +67,20 @@ export default async function notifications(ctx) {
       name: `cron tick: claim and enqueue ${DUE.toLocaleString('en')} due notifications`,
       async run() {
         const worker = await ctx.mf.getWorker();
-        const dashboardId = await seedDashboard(d1, world.deployments[0]);
+        const dashboardId = await seedDashboard(ctx.api, world);
         const t0 = performance.now();
-        const range = await seedNotifications(d1, world, dashboardId, DUE, { nextRunAt: TICK, isEnabled: true });
+        const range = await seedNotifications(d1, world, dashboardId, DUE, {
+          nextRunAt: TICK,
+          isEnabled: true,
+        });
         const seedMs = ms(t0);
         const t1 = performance.now();
         const result = await worker.scheduled({ scheduledTime: new Date(TICK), cron: '* * * * *' });
         const tickMs = ms(t1);
         const claimed = await d1
-          .prepare(`SELECT count(*) AS n, count(DISTINCT notification_id) AS d FROM notification_runs WHERE slot = ?`)
+          .prepare(
+            `SELECT count(*) AS n, count(DISTINCT notification_id) AS d FROM notification_runs WHERE slot = ?`,
+          )
           .bind(TICK)
           .first();
         const left = await d1
@@ -96,9 +90,15 @@ export default async function notifications(ctx) {
         const t2 = performance.now();
         await worker.scheduled({ scheduledTime: new Date(TICK), cron: '* * * * *' });
         const doubledMs = ms(t2);
-        const after = await d1.prepare('SELECT count(*) AS n FROM notification_runs WHERE slot = ?').bind(TICK).first();
+        const after = await d1
+          .prepare('SELECT count(*) AS n FROM notification_runs WHERE slot = ?')
+          .bind(TICK)
+          .first();
         // The queue consumer finds these runs gone and acks their messages at once.
-        await d1.prepare('DELETE FROM notifications WHERE id BETWEEN ? AND ?').bind(range.from, range.to).run();
+        await d1
+          .prepare('DELETE FROM notifications WHERE id BETWEEN ? AND ?')
+          .bind(range.from, range.to)
+          .run();
         return [
           `seeded ${DUE} due notifications in one statement: ${seedMs.toFixed(0)} ms`,
           `tick (${result.outcome}): ${claimed.n} runs claimed for ${claimed.d} notifications and sent to the queue in ${tickMs.toFixed(0)} ms (${((claimed.n / tickMs) * 1000).toFixed(0)} runs/s); ${left.n} still due`,
@@ -129,8 +129,11 @@ export default async function notifications(ctx) {
           });
           if (patched.status !== 200) throw new Error(`chatWebhookUrl: ${JSON.stringify(patched.body)}`);
           const worker = await ctx.mf.getWorker();
-          const dashboardId = await seedDashboard(d1, world.deployments[0]);
-          const range = await seedNotifications(d1, world, dashboardId, RUNS, { nextRunAt: null, isEnabled: false });
+          const dashboardId = await seedDashboard(ctx.api, world);
+          const range = await seedNotifications(d1, world, dashboardId, RUNS, {
+            nextRunAt: null,
+            isEnabled: false,
+          });
           const now = new Date().toISOString();
           await d1.batch([
             d1
@@ -150,7 +153,9 @@ export default async function notifications(ctx) {
               .bind(now, now, now, range.from, range.to),
           ]);
           const { results: runs } = await d1
-            .prepare('SELECT r.id FROM notification_runs r WHERE r.notification_id BETWEEN ? AND ? ORDER BY r.id')
+            .prepare(
+              'SELECT r.id FROM notification_runs r WHERE r.notification_id BETWEEN ? AND ? ORDER BY r.id',
+            )
             .bind(range.from, range.to)
             .all();
           const batches = [];
