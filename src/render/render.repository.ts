@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
 import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
 import type { Db } from '../env';
-import { deploymentOwned, publishedJson } from '../workspace/workspace.sql';
+import { deploymentOwned, publishedJson } from '../workspace/workspace.queries';
 import type { RenderConfig, RenderSnapshot } from './render.types';
 
 type Raw = Record<string, unknown>;

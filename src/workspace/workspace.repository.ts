@@ -11,7 +11,7 @@ import {
   MAX_FOLDER_DEPTH,
   oneItem,
   subtreeHeight,
-} from './workspace.sql';
+} from './workspace.queries';
 
 // ---- Rows ----
 
