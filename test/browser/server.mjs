@@ -1,0 +1,239 @@
+// Helpers of the browser test: Debian's chromium, a free port, the API under `npm start`, HTTP
+// seeding with the operator token, and the customer's host page that embeds the viewer.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import http from 'node:http';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const CHROMIUM = '/usr/bin/chromium';
+
+/** Debian's chromium (browser downloads do not work here); installed with apt-get when missing. */
+export function ensureChromium() {
+  if (existsSync(CHROMIUM)) return;
+  const asRoot = process.getuid?.() === 0;
+  const run = (args) => {
+    const res = spawnSync(asRoot ? args[0] : 'sudo', asRoot ? args.slice(1) : args, {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+    if (res.status !== 0) throw new Error(`${args.join(' ')} failed (${res.status})`);
+  };
+  run(['apt-get', 'update']);
+  run(['apt-get', 'install', '-y', '--no-install-recommends', 'chromium']);
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is still missing after apt-get install chromium`);
+}
+
+export const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * `npm start -- --port N --var ADMIN_TOKEN:<token>` with its own fresh local state, in its own
+ * process group (so stopping it stops wrangler and workerd too). Output is kept for the report.
+ */
+export async function startServer({ adminToken }) {
+  const port = await freePort();
+  const state = mkdtempSync(path.join(os.tmpdir(), 'edgeboard-browser-'));
+  const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
+  const child = spawn(
+    npm,
+    [
+      'start',
+      '--',
+      '--port',
+      String(port),
+      '--ip',
+      '127.0.0.1',
+      '--var',
+      `ADMIN_TOKEN:${adminToken}`,
+      '--persist-to',
+      state,
+    ],
+    { cwd: root, detached: true, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, CI: 'true' } },
+  );
+  let output = '';
+  child.stdout.on('data', (d) => {
+    output += d;
+  });
+  child.stderr.on('data', (d) => {
+    output += d;
+  });
+  let exited = false;
+  child.on('exit', () => {
+    exited = true;
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    if (exited) throw new Error(`npm start exited early:\n${output}`);
+    try {
+      const res = await fetch(`${url}/healthz`);
+      await res.arrayBuffer();
+      if (res.ok) break;
+    } catch {}
+    if (Date.now() > deadline) {
+      stop();
+      throw new Error(`npm start did not answer /healthz in time:\n${output}`);
+    }
+    await sleep(500);
+  }
+  function stop() {
+    if (!exited) {
+      try {
+        process.kill(-child.pid, 'SIGTERM');
+      } catch {}
+    }
+    rmSync(state, { recursive: true, force: true });
+  }
+  return { url, port, stop, output: () => output, exited: () => exited };
+}
+
+/** A JSON request to the API; throws on an unexpected status. */
+export async function call(base, method, route, { auth, body, expect = [200, 201] } = {}) {
+  const headers = {};
+  if (auth) headers.authorization = auth;
+  if (body !== undefined) headers['content-type'] = 'application/json';
+  const res = await fetch(`${base}${route}`, {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  const json = text ? JSON.parse(text) : null;
+  if (!expect.includes(res.status)) throw new Error(`${method} ${route} → ${res.status} ${text}`);
+  return json;
+}
+
+/**
+ * Seeds, over HTTP as a customer would: an account (60 s sessions, the shortest allowed), a
+ * deployment, the 20-widget sample dashboard with its reports, published and embeddable.
+ */
+export async function seed(base, adminToken) {
+  const fixture = JSON.parse(
+    readFileSync(path.join(root, 'test/render/fixtures/business-review.json'), 'utf8'),
+  );
+  const created = await call(base, 'POST', '/admin/v1/accounts', {
+    auth: `Bearer ${adminToken}`,
+    body: { name: 'Browser test', plan: 'enterprise', embedSessionTtlSeconds: 60 },
+  });
+  const admin = `Bearer ${created.accessToken}`;
+  const apiKey = `Api-Key ${created.apiKey}`;
+  const deployment = await call(base, 'POST', '/build/api/v1/deployments', {
+    auth: admin,
+    body: { name: 'Production' },
+  });
+  const d = `/api/v1/deployments/${deployment.id}`;
+  const workbook = await call(base, 'POST', `${d}/workbooks`, {
+    auth: admin,
+    body: { name: 'Business review' },
+  });
+  const ids = new Map();
+  for (const s of fixture.reportSnapshots) {
+    const report = await call(base, 'POST', `${d}/reports`, {
+      auth: admin,
+      body: { name: s.name, title: s.title, spec: s.spec, workbookId: workbook.id },
+    });
+    ids.set(s.reportId, report.id);
+  }
+  const config = structuredClone(fixture.config);
+  for (const w of config.widgets) if (w.config?.reportId) w.config.reportId = ids.get(w.config.reportId);
+  await call(base, 'PUT', `${d}/workbooks/${workbook.id}/dashboard`, {
+    auth: admin,
+    body: { dashboardDraft: config },
+  });
+  const published = await call(base, 'POST', `${d}/workbooks/${workbook.id}/publish`, {
+    auth: admin,
+    body: { title: 'Business review' },
+  });
+  await call(base, 'PATCH', `/api/v1/embed/dashboard/${published.publicId}`, {
+    auth: admin,
+    body: { allowEmbed: true },
+  });
+  const mint = async (userProfile = {}) =>
+    (
+      await call(base, 'POST', '/api/v1/embed/generate-session', {
+        auth: apiKey,
+        body: { deploymentId: deployment.id, externalId: 'ada', userProfile },
+      })
+    ).sessionId;
+  return { publicId: published.publicId, config, mint };
+}
+
+/**
+ * The customer's site: a page that frames the viewer and answers its messages, and a backend
+ * route (`/session`) that mints a fresh session with the customer's API key, as in the docs.
+ */
+export async function startHost({ apiUrl, publicId, mint }) {
+  const port = await freePort();
+  const server = http.createServer(async (req, res) => {
+    const url = new URL(req.url, `http://localhost:${port}`);
+    if (url.pathname === '/session') {
+      const sessionId = await mint({ displayName: 'Ada Lovelace' });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ sessionId }));
+      return;
+    }
+    if (url.pathname === '/') {
+      const session = url.searchParams.get('session') ?? '';
+      const width = Number(url.searchParams.get('width') ?? 1300);
+      const autoRenew = url.searchParams.get('autoRenew') === '1';
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(hostPage({ apiUrl, publicId, session, width, autoRenew }));
+      return;
+    }
+    res.writeHead(404).end();
+  });
+  await new Promise((resolve) => server.listen(port, '127.0.0.1', resolve));
+  return { url: `http://localhost:${port}`, close: () => new Promise((r) => server.close(r)) };
+}
+
+function hostPage({ apiUrl, publicId, session, width, autoRenew }) {
+  const src = `${apiUrl}/embed/dashboard/${encodeURIComponent(publicId)}?session=${encodeURIComponent(session)}`;
+  return `<!doctype html>
+<html><head><meta charset="utf-8"><title>Customer site</title></head>
+<body style="margin:0">
+<iframe id="edgeboard" src="${src}" width="${width}" height="900" style="border:0"></iframe>
+<script>
+const frame = document.getElementById('edgeboard');
+const viewerOrigin = ${JSON.stringify(new URL(apiUrl).origin)};
+window.messages = [];
+window.autoRenew = ${autoRenew};
+window.renew = async () => {
+  const { sessionId } = await (await fetch('/session')).json();
+  frame.contentWindow.postMessage({ type: 'edgeboard:set-session', sessionId }, viewerOrigin);
+};
+window.addEventListener('message', (event) => {
+  if (event.source !== frame.contentWindow || event.origin !== viewerOrigin) return;
+  window.messages.push(event.data.type);
+  if (window.autoRenew && (event.data.type === 'edgeboard:session-expiring' || event.data.type === 'edgeboard:session-expired')) {
+    window.renew();
+  }
+});
+</script>
+</body></html>`;
+}

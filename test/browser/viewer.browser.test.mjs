@@ -1,0 +1,237 @@
+// The embed viewer in a real browser: Debian's headless Chromium drives a customer's host page on
+// localhost that frames the viewer served by `npm start`. Run with `npm run test:browser`.
+import assert from 'node:assert/strict';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+import { chromium } from 'playwright-core';
+import {
+  CHROMIUM,
+  CHROMIUM_ARGS,
+  ensureChromium,
+  freePort,
+  seed,
+  startHost,
+  startServer,
+} from './server.mjs';
+
+const ADMIN_TOKEN = `browser-${randomBytes(12).toString('hex')}`;
+const TTL_MS = 60_000;
+
+let server;
+let host;
+let context;
+let world;
+let userDataDir;
+/** A session minted at the start, expired by the time the expiry tests run. */
+let staleSession;
+let staleMintedAt;
+/** A page opened at the start whose session runs out while it is open. */
+let livePage;
+const problems = [];
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+function watch(page) {
+  page.on('pageerror', (error) => problems.push(`pageerror: ${error.message}`));
+  page.on('console', (msg) => {
+    if (/Content Security Policy|Refused to/i.test(msg.text())) problems.push(`csp: ${msg.text()}`);
+  });
+  return page;
+}
+
+async function openHost(query) {
+  const page = watch(await context.newPage());
+  await page.goto(`${host.url}/?${new URLSearchParams(query)}`);
+  return page;
+}
+
+const viewer = (page) => page.frameLocator('#edgeboard');
+const messages = (page) => page.evaluate(() => window.messages.slice());
+
+async function waitFor(check, what, timeout = 15_000) {
+  const deadline = Date.now() + timeout;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(200);
+  }
+}
+
+/** With EDGEBOARD_SCREENSHOTS=<dir>, keeps what the browser showed, to look at. */
+async function screenshot(page, name) {
+  const dir = process.env.EDGEBOARD_SCREENSHOTS;
+  if (dir) await page.screenshot({ path: path.join(dir, `${name}.png`), fullPage: true });
+}
+
+/** The widget's width as a share of the dashboard grid's width. */
+async function widthShare(page, widgetId) {
+  const frame = viewer(page);
+  const widget = await frame.locator(`[data-widget-id="${widgetId}"]`).boundingBox();
+  const grid = await frame.locator('main.eb-grid').boundingBox();
+  return widget.width / grid.width;
+}
+
+before(async () => {
+  ensureChromium();
+  server = await startServer({ adminToken: ADMIN_TOKEN });
+  world = await seed(server.url, ADMIN_TOKEN);
+  host = await startHost({ apiUrl: server.url, publicId: world.publicId, mint: world.mint });
+  userDataDir = mkdtempSync(path.join(os.tmpdir(), 'edgeboard-chromium-'));
+  context = await chromium.launchPersistentContext(userDataDir, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+  staleMintedAt = Date.now();
+  staleSession = await world.mint({ displayName: 'Ada Lovelace' });
+  livePage = await openHost({ session: await world.mint({ displayName: 'Ada Lovelace' }), width: '1300' });
+});
+
+after(async () => {
+  await context?.close();
+  await host?.close();
+  server?.stop();
+  if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
+});
+
+test('shows the widgets’ titles and text, laid out for the iframe’s width', async () => {
+  const page = await openHost({ session: await world.mint({ displayName: 'Ada Lovelace' }), width: '1300' });
+  const frame = viewer(page);
+  await frame.locator('h2.eb-widget-title', { hasText: 'Revenue vs cost' }).waitFor();
+  const titles = await frame.locator('h2.eb-widget-title').allTextContents();
+  for (const title of [
+    'Welcome',
+    'Country',
+    'Time grain',
+    'Revenue vs cost',
+    'Active users',
+    'MRR',
+    'Plan mix',
+    'Top accounts',
+    'Churn',
+    'About',
+  ]) {
+    assert.ok(titles.includes(title), `title ${title} in ${titles.join(', ')}`);
+  }
+  assert.equal(await frame.locator('h1.eb-title').textContent(), 'Business review');
+  assert.match(
+    await frame.locator('[data-widget-id="intro"] .eb-text').textContent(),
+    /^Monthly business review\./,
+  );
+  assert.ok(await frame.locator('[data-widget-id="intro"] .eb-text').isVisible());
+  assert.equal(
+    await frame.locator('[data-widget-id="country"] .eb-control-value').textContent(),
+    'France, Germany',
+  );
+  assert.equal(await frame.locator('[data-widget-id="grain"] .eb-control-value').textContent(), 'Month');
+  assert.equal(await frame.locator('svg.eb-chart').count(), 9);
+  assert.equal(await frame.locator('[data-widget-id="churn"] .eb-caption').textContent(), 'No data');
+  assert.ok(await frame.locator('button.eb-chat').isVisible(), 'chat button shown (account default)');
+
+  await screenshot(page, 'viewer-lg');
+  // lg at 1300 px: the revenue chart spans 6 of 12 columns; xs (481–768 px): its own entry, 4 of 4.
+  const wide = await widthShare(page, 'revenue');
+  assert.ok(wide > 0.45 && wide < 0.52, `lg share ${wide}`);
+  await page.evaluate(() => {
+    document.getElementById('edgeboard').width = '600';
+  });
+  await waitFor(async () => (await widthShare(page, 'revenue')) > 0.9, 'the xs layout');
+  await screenshot(page, 'viewer-xs');
+  const users = await frame.locator('[data-widget-id="users"]').boundingBox();
+  const revenue = await frame.locator('[data-widget-id="revenue"]').boundingBox();
+  assert.ok(users.y !== revenue.y || users.x === revenue.x, 'widgets stacked in the narrow layout');
+  assert.ok((await messages(page)).includes('edgeboard:ready'));
+  await page.close();
+});
+
+test('a picture that fails to load falls back to the initials, without an error', async () => {
+  const deadPort = await freePort();
+  const session = await world.mint({
+    displayName: 'Ada Lovelace',
+    picture: `http://127.0.0.1:${deadPort}/ada.png`,
+  });
+  const page = await openHost({ session });
+  const frame = viewer(page);
+  await frame.locator('.eb-viewer').waitFor();
+  await waitFor(
+    async () => (await frame.locator('img.eb-avatar-img').count()) === 0,
+    'the broken picture to be removed',
+  );
+  assert.equal(await frame.locator('.eb-initials').textContent(), 'AL');
+  await screenshot(page, 'viewer-initials');
+  assert.ok(await frame.locator('.eb-initials').isVisible());
+  assert.equal(await frame.locator('.eb-viewer-name').textContent(), 'Ada Lovelace');
+  assert.ok(await frame.locator('h2.eb-widget-title', { hasText: 'Welcome' }).isVisible());
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('an expired session shows its message, posts session-expired, and set-session recovers it', async () => {
+  // The stale session was minted at the start with a 60 s lifetime.
+  await sleep(Math.max(0, staleMintedAt + TTL_MS + 2_000 - Date.now()));
+  const page = await openHost({ session: staleSession });
+  const frame = viewer(page);
+  const notice = frame.locator('#eb-notice h1');
+  await notice.waitFor();
+  assert.equal(await notice.textContent(), 'This session has expired');
+  await screenshot(page, 'viewer-expired');
+  assert.ok(await notice.isVisible());
+  assert.equal(await frame.locator('h2.eb-widget-title').count(), 0);
+  await waitFor(
+    async () => (await messages(page)).includes('edgeboard:session-expired'),
+    'edgeboard:session-expired',
+  );
+
+  // The same document carries on: a mark set now must survive the renewal.
+  await frame.locator('body').evaluate(() => {
+    window.edgeboardMark = 'same-document';
+  });
+  await page.evaluate(() => window.renew());
+  await frame.locator('h2.eb-widget-title', { hasText: 'Revenue vs cost' }).waitFor();
+  assert.ok(await frame.locator('h2.eb-widget-title', { hasText: 'Revenue vs cost' }).isVisible());
+  assert.equal(await frame.locator('#eb-notice').isVisible(), false);
+  assert.equal(await frame.locator('body').evaluate(() => window.edgeboardMark), 'same-document');
+  await waitFor(
+    async () => (await messages(page)).includes('edgeboard:session-renewed'),
+    'edgeboard:session-renewed',
+  );
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a session running out while open warns, then hides the dashboard until set-session', async () => {
+  const page = livePage;
+  const frame = viewer(page);
+  await waitFor(
+    async () => (await messages(page)).includes('edgeboard:session-expired'),
+    'expiry of the open page',
+    20_000,
+  );
+  const seen = await messages(page);
+  assert.deepEqual(
+    seen.filter((m) => m !== 'edgeboard:session-renewed'),
+    ['edgeboard:ready', 'edgeboard:session-expiring', 'edgeboard:session-expired'],
+  );
+  assert.equal(await frame.locator('#eb-notice h1').textContent(), 'This session has expired');
+  assert.equal(await frame.locator('h2.eb-widget-title').count(), 0);
+  await frame.locator('body').evaluate(() => {
+    window.edgeboardMark = 'kept';
+  });
+  await page.evaluate(() => window.renew());
+  await frame.locator('h2.eb-widget-title', { hasText: 'Active users' }).waitFor();
+  assert.equal(await frame.locator('body').evaluate(() => window.edgeboardMark), 'kept');
+  assert.deepEqual(problems, []);
+});
+
+test('the session id stays out of the page and its URLs once renewed', async () => {
+  const page = livePage;
+  const html = await viewer(page)
+    .locator('html')
+    .evaluate((el) => el.outerHTML);
+  assert.ok(!html.includes(staleSession));
+  assert.ok(!/eyJ[\w-]+\.[\w-]+\.[\w-]+/.test(html), 'no session token in the renewed page');
+});
