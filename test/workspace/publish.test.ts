@@ -232,7 +232,28 @@ describe('deleting a published workbook', () => {
     const published = (await publish(wb.id)).body;
     await publish(wb.id);
     expect(await findPublishedByPublicId(db(), published.publicId)).not.toBeNull();
+    // Through the embedding routes: E8 and an embed session's load work before the delete …
+    const e8 = () =>
+      api('PATCH', `/api/v1/embed/dashboard/${published.publicId}`, {
+        auth: acme.admin,
+        body: { allowEmbed: true },
+      });
+    expect((await e8()).status).toBe(200);
+    const session = await api('POST', '/api/v1/embed/generate-session', {
+      auth: acme.key,
+      body: { deploymentId: d, externalId: 'viewer-1' },
+    });
+    expect([200, 201], JSON.stringify(session.body)).toContain(session.status);
+    const load = () =>
+      api(
+        'GET',
+        `/api/v1/embed/dashboard/${published.publicId}?session=${encodeURIComponent(session.body.sessionId)}`,
+      );
+    expect((await load()).status).toBe(200);
     expect((await api('DELETE', `${base(d)}/workbooks/${wb.id}`, { auth: acme.member })).status).toBe(200);
+    // … and answer 404 after it.
+    expectError(await e8(), 404, 'NOT_FOUND');
+    expectError(await load(), 404, 'NOT_FOUND');
     expect(await count('SELECT 1 FROM published_dashboards WHERE id = ?', published.id)).toBe(0);
     expect(
       await count('SELECT 1 FROM dashboard_versions WHERE published_dashboard_id = ?', published.id),
