@@ -127,19 +127,19 @@ export async function readMintState(db: Db, q: MintQuery): Promise<MintRead> {
     sql`SELECT k.id AS key_id, k.key_hash, k.deployment_ids, a.id AS account_id, a.plan, a.use_creator_mode,
         a.external_user_limit, a.embed_session_ttl_seconds, a.show_dashboard_chat,
         EXISTS (SELECT 1 FROM deployments d WHERE d.id = ${q.deploymentId} AND d.account_id = a.id) AS deployment_found,
-        (SELECT id FROM embed_tenants t WHERE t.account_id = a.id AND t.name = ${q.tenantName}) AS tenant_id
+        (SELECT id FROM embed_tenants t WHERE t.account_id = a.id AND t.name = ${q.tenantName}) AS tenant_id,
+        ${
+          // Counting the account's users is only worth it for a new user: the CASE skips it otherwise.
+          q.externalId === undefined
+            ? sql`NULL`
+            : sql`CASE WHEN ${user} IS NULL THEN (SELECT count(*) FROM embed_users WHERE account_id = a.id) END`
+        } AS external_user_count
       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ${q.keyHash}`,
   ];
-  const at: Partial<Record<'user' | 'count' | 'internal' | 'groups' | 'attributes', number>> = {};
+  const at: Partial<Record<'user' | 'internal' | 'groups' | 'attributes', number>> = {};
   if (q.externalId !== undefined) {
     at.user =
       statements.push(sql`SELECT ${userStateColumns(scope)} FROM embed_users u WHERE u.id = ${user}`) - 1;
-    // Counting the account's users is only worth it for a new user: the CASE skips it otherwise.
-    at.count =
-      statements.push(
-        sql`SELECT CASE WHEN ${user} IS NULL
-          THEN (SELECT count(*) FROM embed_users WHERE account_id = ${account}) END AS n`,
-      ) - 1;
   }
   if (q.internalId !== undefined) {
     at.internal =
@@ -167,7 +167,6 @@ export async function readMintState(db: Db, q: MintQuery): Promise<MintRead> {
   const rowsOf = (i: number | undefined) => (i === undefined ? [] : (results[i]?.results ?? []));
   const head = rowsOf(0)[0];
   const userRow = rowsOf(at.user)[0] as UserStateRow | undefined;
-  const countRow = rowsOf(at.count)[0] as { n: number | null } | undefined;
   const internal = rowsOf(at.internal)[0] as
     | { id: number; username: string; email: string; first_name: string; picture: string }
     | undefined;
@@ -192,7 +191,7 @@ export async function readMintState(db: Db, q: MintQuery): Promise<MintRead> {
     deploymentFound: head?.deployment_found === 1,
     tenantId: (head?.tenant_id as number | null | undefined) ?? null,
     externalUser: userRow ? toUserState(userRow) : null,
-    externalUserCount: countRow?.n ?? null,
+    externalUserCount: (head?.external_user_count as number | null | undefined) ?? null,
     internalUser: internal
       ? {
           id: internal.id,
