@@ -173,15 +173,6 @@ export async function viewItem(
   return singleFrom(read);
 }
 
-export async function findItem(
-  db: Db,
-  scope: Scope,
-  id: number,
-  type?: WorkspaceItemType,
-): Promise<ItemRecord | null> {
-  return readItems(await db.all<Raw>(itemOf(scope, id, type)))?.items[0] ?? null;
-}
-
 // ---- E7: the list ----
 
 export const ORDER_FIELDS = ['updated_at', 'created_at', 'name', 'viewer_last_viewed_at'] as const;

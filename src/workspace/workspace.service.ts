@@ -112,12 +112,6 @@ export async function viewItem(db: Db, scope: Scope, id: number, type: Workspace
   return rec;
 }
 
-export async function findItem(db: Db, scope: Scope, id: number, type: WorkspaceItemType) {
-  const rec = await repo.findItem(db, scope, id, type);
-  if (!rec) throw notFound(LABEL[type]);
-  return rec;
-}
-
 // ---- Folders ----
 
 export async function createFolder(
