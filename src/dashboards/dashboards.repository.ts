@@ -1,8 +1,8 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { runBatch } from '../core/db';
 import type { Db } from '../env';
-import type { Scope } from '../workspace/workspace.repository';
 import { deploymentOwned, publishedJson, reportSnapshotsJson } from '../workspace/workspace.queries';
+import type { Scope } from '../workspace/workspace.repository';
 import type { DashboardConfig, PublishedDashboard, PublishInput, ReportSnapshot } from './dashboards.schemas';
 
 type Raw = Record<string, unknown>;
