@@ -249,7 +249,9 @@ export const NOTICE_OF_CODE: Record<string, NoticeKind> = {
 // {type: "edgeboard:session-expiring"}, at expiry it hides the dashboard and posts
 // {type: "edgeboard:session-expired"}; the parent answers {type: "edgeboard:set-session", sessionId}
 // and the page loads the dashboard with it, without a reload. The session id only travels in the
-// Authorization header of that fetch and is never written anywhere.
+// Authorization header of that fetch and is never written anywhere. A page opened with
+// `#session=<id>` (a fragment never reaches a server, so no request log can hold it) loads the
+// same way, and drops the fragment from its address.
 const CLIENT_SCRIPT = `(function(){'use strict';
 var boot=JSON.parse(document.getElementById('eb-boot').textContent);
 var root=document.getElementById('eb-root'),content=document.getElementById('eb-content'),notice=document.getElementById('eb-notice'),sheet=document.getElementById('eb-dashboard-style');
@@ -267,18 +269,20 @@ img.addEventListener('error',fallback);if(img.complete){img.decode().catch(fallb
 function chat(){var b=content.querySelector('[data-eb-chat]');if(b)b.addEventListener('click',function(){post('edgeboard:open-chat');});}
 function allowed(origin){if(!boot.allowedOrigins)return true;return boot.allowedOrigins.some(function(p){if(p===origin)return true;
 var m=/^(https?:\\/\\/)\\*\\.(.+)$/.exec(p);return !!m&&origin.indexOf(m[1])===0&&origin.length>m[1].length+m[2].length+1&&origin.slice(-(m[2].length+1))==='.'+m[2];});}
-function renew(sessionId){var mine=++generation;
+function renew(sessionId,done){var mine=++generation;
 fetch(boot.contentUrl,{headers:{Authorization:'Session '+sessionId},cache:'no-store',credentials:'omit'})
 .then(function(res){return res.json().then(function(body){return{ok:res.ok,body:body};});})
 .then(function(r){if(mine!==generation)return;
 if(!r.ok){clearTimers();var kind=boot.codes[r.body&&r.body.code]||'unavailable';show(kind);if(kind==='expired')post('edgeboard:session-expired');return;}
 sheet.textContent=r.body.css;content.innerHTML=r.body.html;document.title=r.body.title;notice.hidden=true;content.hidden=false;root.setAttribute('data-state','ready');
-avatars();chat();schedule(r.body.expiresInMs);post('edgeboard:session-renewed');})
+avatars();chat();schedule(r.body.expiresInMs);post(done||'edgeboard:session-renewed');})
 .catch(function(){if(mine===generation){clearTimers();show('unavailable');}});}
 window.addEventListener('message',function(event){if(!framed||event.source!==window.parent||!allowed(event.origin))return;
 var d=event.data;if(!d||d.type!=='edgeboard:set-session'||typeof d.sessionId!=='string'||!d.sessionId)return;renew(d.sessionId);});
 avatars();chat();
-if(boot.state==='ready'){schedule(boot.expiresInMs);post('edgeboard:ready');}
+var hash=/^#(?:.*&)?session=([^&]+)/.exec(location.hash);
+if(hash){history.replaceState(null,'',location.pathname+location.search);notice.hidden=true;renew(decodeURIComponent(hash[1]),'edgeboard:ready');}
+else if(boot.state==='ready'){schedule(boot.expiresInMs);post('edgeboard:ready');}
 else if(boot.state==='expired'){post('edgeboard:session-expired');}
 })();`;
 

@@ -174,14 +174,16 @@ export async function seed(base, adminToken) {
     auth: admin,
     body: { allowEmbed: true },
   });
-  const mint = async (userProfile = {}) =>
-    (
-      await call(base, 'POST', '/api/v1/embed/generate-session', {
-        auth: apiKey,
-        body: { deploymentId: deployment.id, externalId: 'ada', userProfile },
-      })
-    ).sessionId;
-  return { publicId: published.publicId, config, mint };
+  const minted = [];
+  const mint = async (userProfile = {}) => {
+    const { sessionId } = await call(base, 'POST', '/api/v1/embed/generate-session', {
+      auth: apiKey,
+      body: { deploymentId: deployment.id, externalId: 'ada', userProfile },
+    });
+    minted.push(sessionId);
+    return sessionId;
+  };
+  return { publicId: published.publicId, config, mint, minted };
 }
 
 /**
@@ -202,8 +204,9 @@ export async function startHost({ apiUrl, publicId, mint }) {
       const session = url.searchParams.get('session') ?? '';
       const width = Number(url.searchParams.get('width') ?? 1300);
       const autoRenew = url.searchParams.get('autoRenew') === '1';
+      const inFragment = url.searchParams.get('in') === 'fragment';
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(hostPage({ apiUrl, publicId, session, width, autoRenew }));
+      res.end(hostPage({ apiUrl, publicId, session, width, autoRenew, inFragment }));
       return;
     }
     res.writeHead(404).end();
@@ -212,8 +215,9 @@ export async function startHost({ apiUrl, publicId, mint }) {
   return { url: `http://localhost:${port}`, close: () => new Promise((r) => server.close(r)) };
 }
 
-function hostPage({ apiUrl, publicId, session, width, autoRenew }) {
-  const src = `${apiUrl}/embed/dashboard/${encodeURIComponent(publicId)}?session=${encodeURIComponent(session)}`;
+function hostPage({ apiUrl, publicId, session, width, autoRenew, inFragment }) {
+  const viewerUrl = `${apiUrl}/embed/dashboard/${encodeURIComponent(publicId)}`;
+  const src = `${viewerUrl}${inFragment ? '#' : '?'}session=${encodeURIComponent(session)}`;
   return `<!doctype html>
 <html><head><meta charset="utf-8"><title>Customer site</title></head>
 <body style="margin:0">

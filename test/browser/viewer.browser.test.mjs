@@ -227,11 +227,27 @@ test('a session running out while open warns, then hides the dashboard until set
   assert.deepEqual(problems, []);
 });
 
-test('the session id stays out of the page and its URLs once renewed', async () => {
-  const page = livePage;
-  const html = await viewer(page)
+test('a session given in the URL fragment loads the dashboard and leaves the address', async () => {
+  const page = await openHost({ session: await world.mint({ displayName: 'Ada Lovelace' }), in: 'fragment' });
+  const frame = viewer(page);
+  await frame.locator('h2.eb-widget-title', { hasText: 'Plan mix' }).waitFor();
+  assert.equal(await frame.locator('#eb-notice').isVisible(), false);
+  assert.equal(await frame.locator('body').evaluate(() => location.hash), '');
+  await waitFor(async () => (await messages(page)).includes('edgeboard:ready'), 'edgeboard:ready');
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('no session id reaches the page markup or the server’s log', async () => {
+  const html = await viewer(livePage)
     .locator('html')
     .evaluate((el) => el.outerHTML);
-  assert.ok(!html.includes(staleSession));
-  assert.ok(!/eyJ[\w-]+\.[\w-]+\.[\w-]+/.test(html), 'no session token in the renewed page');
+  const log = server.output();
+  assert.ok(world.minted.length >= 6, `${world.minted.length} sessions minted`);
+  for (const session of world.minted) {
+    assert.ok(!html.includes(session), 'session id in the page');
+    assert.ok(!log.includes(session), 'session id in the npm start output');
+  }
+  // The log does record the viewer's requests (paths only), so the check above means something.
+  assert.match(log, /GET \/embed\/dashboard\/[\w-]+ 401/);
 });
