@@ -133,14 +133,20 @@ export async function call(base, method, route, { auth, body, expect = [200, 201
  * Seeds, over HTTP as a customer would: an account (60 s sessions, the shortest allowed), a
  * deployment, the 20-widget sample dashboard with its reports, published and embeddable.
  */
-export async function seed(base, adminToken) {
+export async function seed(base, adminToken, { allowedEmbedOrigins = null } = {}) {
   const fixture = JSON.parse(
     readFileSync(path.join(root, 'test/render/fixtures/business-review.json'), 'utf8'),
   );
   const created = await call(base, 'POST', '/admin/v1/accounts', {
     auth: `Bearer ${adminToken}`,
-    body: { name: 'Browser test', plan: 'enterprise', embedSessionTtlSeconds: 60 },
+    body: { name: 'Browser test', plan: 'enterprise', embedSessionTtlSeconds: 60, allowedEmbedOrigins },
   });
+  const accountId = created.account.id;
+  const setAllowedOrigins = (origins) =>
+    call(base, 'PATCH', `/admin/v1/accounts/${accountId}`, {
+      auth: `Bearer ${adminToken}`,
+      body: { allowedEmbedOrigins: origins },
+    });
   const admin = `Bearer ${created.accessToken}`;
   const apiKey = `Api-Key ${created.apiKey}`;
   const deployment = await call(base, 'POST', '/build/api/v1/deployments', {
@@ -183,7 +189,7 @@ export async function seed(base, adminToken) {
     minted.push(sessionId);
     return sessionId;
   };
-  return { publicId: published.publicId, config, mint, minted };
+  return { publicId: published.publicId, config, mint, minted, setAllowedOrigins };
 }
 
 /**
@@ -202,11 +208,12 @@ export async function startHost({ apiUrl, publicId, mint }) {
     }
     if (url.pathname === '/') {
       const session = url.searchParams.get('session') ?? '';
+      const dashboard = url.searchParams.get('publicId') ?? publicId;
       const width = Number(url.searchParams.get('width') ?? 1300);
       const autoRenew = url.searchParams.get('autoRenew') === '1';
       const inFragment = url.searchParams.get('in') === 'fragment';
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      res.end(hostPage({ apiUrl, publicId, session, width, autoRenew, inFragment }));
+      res.end(hostPage({ apiUrl, publicId: dashboard, session, width, autoRenew, inFragment }));
       return;
     }
     res.writeHead(404).end();

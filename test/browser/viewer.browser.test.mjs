@@ -238,6 +238,31 @@ test('a session given in the URL fragment loads the dashboard and leaves the add
   await page.close();
 });
 
+test('only the origins the account allows may frame the viewer (CSP frame-ancestors)', async () => {
+  const strict = await seed(server.url, ADMIN_TOKEN, { allowedEmbedOrigins: ['https://app.example.com'] });
+  const open = async () => {
+    const page = await context.newPage();
+    const refusals = [];
+    page.on('console', (msg) => {
+      if (/frame-ancestors/.test(msg.text())) refusals.push(msg.text());
+    });
+    await page.goto(
+      `${host.url}/?${new URLSearchParams({ publicId: strict.publicId, session: await strict.mint() })}`,
+    );
+    return { page, refusals };
+  };
+  const blocked = await open();
+  await waitFor(() => blocked.refusals.length > 0, 'the browser to refuse the frame');
+  assert.equal(await viewer(blocked.page).locator('h2.eb-widget-title').count(), 0);
+  await blocked.page.close();
+
+  await strict.setAllowedOrigins(['https://app.example.com', new URL(host.url).origin]);
+  const allowed = await open();
+  await viewer(allowed.page).locator('h2.eb-widget-title', { hasText: 'Welcome' }).waitFor();
+  assert.deepEqual(allowed.refusals, []);
+  await allowed.page.close();
+});
+
 test('no session id reaches the page markup or the server’s log', async () => {
   const html = await viewer(livePage)
     .locator('html')
