@@ -126,28 +126,26 @@ function matchesType(value: Exclude<AttributeValue, null>, type: AttributeType):
   }
 }
 
-const sameJson = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 const unique = (names: string[]) => [...new Set(names)];
 
+type Value = Exclude<AttributeValue, null>;
+
+/** What a mint writes (null: nothing changes) and the user state its session carries. */
 interface MintPlan {
   writes: repo.MintWrites | null;
   groups: string[];
-  attributes: Record<string, Exclude<AttributeValue, null>>;
+  attributes: Record<string, Value>;
   securityContext: Record<string, unknown> | null;
   profile: { email: string | null; displayName: string | null; picture: string | null };
 }
 
 /**
- * Compares what the request asks for with what the read returned and keeps only the writes
- * that change something: a returning user whose state is unchanged needs none at all.
+ * The definitions to upsert: new ones, and existing ones with a supplied, different label.
+ * A stored definition of another type refuses the whole request (409) before anything else.
  */
-function planMint(read: repo.MintRead, input: GenerateSessionInput, accountId: number): MintPlan {
-  const tenantName = input.embedTenantName ?? DEFAULT_TENANT;
-  const creatorMode = input.creatorMode === true;
+function planDefinitions(read: repo.MintRead, input: GenerateSessionInput) {
   const groupDefs = input.groupDefinitions ?? [];
   const attrDefs = input.userAttributeDefinitions ?? [];
-
-  // Definitions first: they are validated and upserted before groups and values apply.
   const storedAttrs = new Map(read.attributes.map((a) => [a.name, a]));
   const conflicts: ErrorDetail[] = [];
   attrDefs.forEach((def, i) => {
@@ -162,70 +160,149 @@ function planMint(read: repo.MintRead, input: GenerateSessionInput, accountId: n
   if (conflicts.length > 0) throw new ApiError('CONFLICT', 'cannot change type', conflicts);
 
   const storedGroups = new Map(read.groups.map((g) => [g.name, g]));
-  const groupDefinitions = groupDefs
-    .filter((d) => {
-      const stored = storedGroups.get(d.name);
+  const changed = (given: string | undefined, stored: string | null) =>
+    given !== undefined && given !== stored;
+  return {
+    groupDefinitions: groupDefs
+      .filter((d) => {
+        const stored = storedGroups.get(d.name);
+        // An empty description counts as not supplied: E9 never clears one.
+        return !stored || (d.description !== '' && changed(d.description, stored.description));
+      })
+      .map((d) => ({ name: d.name, description: d.description ?? '' })),
+    attributeDefinitions: attrDefs.filter((d) => {
+      const stored = storedAttrs.get(d.name);
       return (
         !stored ||
-        (d.description !== undefined && d.description !== '' && d.description !== stored.description)
+        changed(d.displayName, stored.displayName) ||
+        changed(d.defaultValue, stored.defaultValue) ||
+        changed(d.description, stored.description)
       );
-    })
-    .map((d) => ({ name: d.name, description: d.description ?? '' }));
-  const attributeDefinitions = attrDefs.filter((d) => {
-    const stored = storedAttrs.get(d.name);
-    return (
-      !stored ||
-      (d.displayName !== undefined && d.displayName !== stored.displayName) ||
-      (d.defaultValue !== undefined && d.defaultValue !== stored.defaultValue) ||
-      (d.description !== undefined && d.description !== stored.description)
-    );
-  });
+    }),
+    definitionTypes: attrDefs.map((d) => ({ name: d.name, type: d.type })),
+  };
+}
 
-  // Groups and attributes resolve in the session's catalogue (plus this request's definitions).
-  const knownGroups = new Set([...storedGroups.keys(), ...groupDefs.map((d) => d.name)]);
-  const requestedGroups = input.groups === undefined ? undefined : unique(input.groups);
+/** Every group and attribute name must resolve in the session's catalogue or this request's definitions. */
+function checkNames(read: repo.MintRead, input: GenerateSessionInput, requestedGroups: string[] | undefined) {
+  const knownGroups = new Set([...read.groups, ...(input.groupDefinitions ?? [])].map((g) => g.name));
   const missingGroups = (requestedGroups ?? []).filter((name) => !knownGroups.has(name));
   if (missingGroups.length > 0) {
+    const where = input.creatorMode
+      ? `tenant "${input.embedTenantName ?? DEFAULT_TENANT}"`
+      : 'the account-wide catalogue';
     throw new ApiError('BAD_REQUEST', `Groups with names ${missingGroups.join(', ')} not found`, [
-      {
-        path: 'groups',
-        message: `Unknown in ${creatorMode ? `tenant "${tenantName}"` : 'the account-wide catalogue'}`,
-      },
+      { path: 'groups', message: `Unknown in ${where}` },
     ]);
   }
-  const types = new Map<string, AttributeType>([
-    ...read.attributes.map((a) => [a.name, a.type] as const),
-    ...attrDefs.map((d) => [d.name, d.type] as const),
-  ]);
-  const attrDetails: ErrorDetail[] = [];
+  const types = new Map<string, AttributeType>(
+    [...read.attributes, ...(input.userAttributeDefinitions ?? [])].map((a) => [a.name, a.type]),
+  );
   const supplied = input.userAttributes ?? [];
-  supplied.forEach((a, i) => {
-    if (!types.has(a.name))
-      attrDetails.push({ path: `userAttributes.${i}.name`, message: `Unknown attribute "${a.name}"` });
-  });
-  if (attrDetails.length > 0) throw new ApiError('BAD_REQUEST', 'User attributes not found', attrDetails);
-  supplied.forEach((a, i) => {
+  const unknown: ErrorDetail[] = supplied.flatMap((a, i) =>
+    types.has(a.name) ? [] : [{ path: `userAttributes.${i}.name`, message: `Unknown attribute "${a.name}"` }],
+  );
+  if (unknown.length > 0) throw new ApiError('BAD_REQUEST', 'User attributes not found', unknown);
+  const mistyped: ErrorDetail[] = supplied.flatMap((a, i) => {
     const type = types.get(a.name) as AttributeType;
-    if (a.value !== null && !matchesType(a.value, type)) {
-      attrDetails.push({ path: `userAttributes.${i}.value`, message: `Expected a ${type} value` });
-    }
+    return a.value === null || matchesType(a.value, type)
+      ? []
+      : [{ path: `userAttributes.${i}.value`, message: `Expected a ${type} value` }];
   });
-  if (attrDetails.length > 0) {
+  if (mistyped.length > 0) {
     throw new ApiError(
       'VALIDATION_FAILED',
-      `Invalid request body: ${attrDetails[0]?.path} ${attrDetails[0]?.message}`,
-      attrDetails,
+      `Invalid request body: ${mistyped[0]?.path} ${mistyped[0]?.message}`,
+      mistyped,
     );
   }
+}
 
+/** The external user's writes (only what differs from the stored state) and the resulting state. */
+function planExternalUser(
+  stored: repo.StoredUserState | null,
+  input: GenerateSessionInput & { externalId: string },
+  requestedGroups: string[] | undefined,
+) {
+  const set: NonNullable<repo.MintWrites['user']>['set'] = {};
+  const profile = input.userProfile ?? {};
+  if (input.email !== undefined && input.email !== stored?.email) set.email = input.email;
+  if (profile.displayName !== undefined && profile.displayName !== (stored?.displayName ?? null)) {
+    set.displayName = profile.displayName;
+  }
+  if (profile.picture !== undefined && profile.picture !== (stored?.picture ?? null))
+    set.picture = profile.picture;
+  // Stored as the exact text sent, so an unchanged context compares equal without parsing.
+  const contextText =
+    input.securityContext === undefined
+      ? undefined
+      : input.securityContext && JSON.stringify(input.securityContext);
+  if (contextText !== undefined && contextText !== (stored?.securityContext ?? null))
+    set.securityContext = contextText;
+
+  const storedGroups = (stored?.groups ?? []).map((g) => g.name);
+  const groupsChanged =
+    requestedGroups !== undefined &&
+    (requestedGroups.length !== storedGroups.length ||
+      requestedGroups.some((n) => !storedGroups.includes(n)));
+
+  const attributes: Record<string, Value> = Object.fromEntries(
+    (stored?.attributes ?? []).map((a) => [a.name, a.value]),
+  );
+  const values: { name: string; value: Value }[] = [];
+  const clear: string[] = [];
+  for (const { name, value } of input.userAttributes ?? []) {
+    if (value === null) {
+      if (name in attributes) clear.push(name);
+      delete attributes[name];
+      continue;
+    }
+    if (!(name in attributes) || JSON.stringify(attributes[name]) !== JSON.stringify(value))
+      values.push({ name, value });
+    attributes[name] = value;
+  }
+
+  const isNew = stored === null;
+  const changed =
+    isNew || Object.keys(set).length > 0 || groupsChanged || values.length > 0 || clear.length > 0;
+  const context = contextText === undefined ? (stored?.securityContext ?? null) : contextText;
+  const pick = <T>(given: T | undefined, kept: T) => (given !== undefined ? given : kept);
+  return {
+    user: changed
+      ? {
+          externalId: input.externalId,
+          isNew,
+          set,
+          groups: groupsChanged ? requestedGroups : undefined,
+          values,
+          clear,
+        }
+      : undefined,
+    groups: [...(requestedGroups ?? storedGroups)].sort(),
+    attributes,
+    securityContext: context === null ? null : (JSON.parse(context) as Record<string, unknown>),
+    profile: {
+      email: pick(set.email, stored?.email ?? null),
+      displayName: pick(set.displayName, stored?.displayName ?? null),
+      picture: pick(set.picture, stored?.picture ?? null),
+    },
+  };
+}
+
+/**
+ * Compares what the request asks for with what the read returned and keeps only the writes
+ * that change something: a returning user whose state is unchanged needs none at all.
+ */
+function planMint(read: repo.MintRead, input: GenerateSessionInput, accountId: number): MintPlan {
+  const definitions = planDefinitions(read, input);
+  const requestedGroups = input.groups === undefined ? undefined : unique(input.groups);
+  checkNames(read, input, requestedGroups);
   const writes: repo.MintWrites = {
     accountId,
-    tenantName,
-    creatorMode,
+    tenantName: input.embedTenantName ?? DEFAULT_TENANT,
+    creatorMode: input.creatorMode === true,
     createTenant: read.tenantId === null,
-    groupDefinitions,
-    attributeDefinitions,
-    definitionTypes: attrDefs.map((d) => ({ name: d.name, type: d.type })),
+    ...definitions,
   };
 
   if (input.externalId === undefined) {
@@ -242,74 +319,18 @@ function planMint(read: repo.MintRead, input: GenerateSessionInput, accountId: n
       },
     };
   }
-
-  const stored = read.externalUser;
-  const set: NonNullable<repo.MintWrites['user']>['set'] = {};
-  const profile = input.userProfile ?? {};
-  if (input.email !== undefined && input.email !== stored?.email) set.email = input.email;
-  if (profile.displayName !== undefined && profile.displayName !== (stored?.displayName ?? null)) {
-    set.displayName = profile.displayName;
-  }
-  if (profile.picture !== undefined && profile.picture !== (stored?.picture ?? null))
-    set.picture = profile.picture;
-  const contextText =
-    input.securityContext === undefined
-      ? undefined
-      : input.securityContext === null
-        ? null
-        : JSON.stringify(input.securityContext);
-  if (contextText !== undefined && contextText !== (stored?.securityContext ?? null)) {
-    set.securityContext = contextText;
-  }
-
-  const storedGroupNames = (stored?.groups ?? []).map((g) => g.name);
-  const groupsChanged =
-    requestedGroups !== undefined &&
-    (requestedGroups.length !== storedGroupNames.length ||
-      requestedGroups.some((name) => !storedGroupNames.includes(name)));
-
-  const attributes: Record<string, Exclude<AttributeValue, null>> = Object.fromEntries(
-    (stored?.attributes ?? []).map((a) => [a.name, a.value]),
+  const { user, ...state } = planExternalUser(
+    read.externalUser,
+    { ...input, externalId: input.externalId },
+    requestedGroups,
   );
-  const values: { name: string; value: Exclude<AttributeValue, null> }[] = [];
-  const clear: string[] = [];
-  for (const { name, value } of supplied) {
-    if (value === null) {
-      if (name in attributes) clear.push(name);
-      delete attributes[name];
-    } else {
-      if (!(name in attributes) || !sameJson(attributes[name], value)) values.push({ name, value });
-      attributes[name] = value;
-    }
-  }
-
-  const isNew = stored === null;
-  const userChanged =
-    isNew || Object.keys(set).length > 0 || groupsChanged || values.length > 0 || clear.length > 0;
-  if (userChanged) {
-    writes.user = {
-      externalId: input.externalId,
-      isNew,
-      set,
-      groups: groupsChanged ? requestedGroups : undefined,
-      values,
-      clear,
-    };
-  }
+  writes.user = user;
   const needsWrite =
-    userChanged || writes.createTenant || groupDefinitions.length > 0 || attributeDefinitions.length > 0;
-  const finalContext = contextText === undefined ? (stored?.securityContext ?? null) : contextText;
-  return {
-    writes: needsWrite ? writes : null,
-    groups: (requestedGroups ?? storedGroupNames).slice().sort(),
-    attributes,
-    securityContext: finalContext === null ? null : JSON.parse(finalContext),
-    profile: {
-      email: set.email ?? stored?.email ?? null,
-      displayName: set.displayName !== undefined ? set.displayName : (stored?.displayName ?? null),
-      picture: set.picture !== undefined ? set.picture : (stored?.picture ?? null),
-    },
-  };
+    user !== undefined ||
+    writes.createTenant ||
+    writes.groupDefinitions.length > 0 ||
+    writes.attributeDefinitions.length > 0;
+  return { writes: needsWrite ? writes : null, ...state };
 }
 
 /**
