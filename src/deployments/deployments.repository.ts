@@ -28,10 +28,9 @@ export async function insertDeploymentWithBuild(
     sql`INSERT INTO builds (deployment_id, status, created_at)
       SELECT id, 'queued', ${values.createdAt} FROM deployments WHERE slug = ${values.slug} RETURNING id`,
   ]);
-  return {
-    deployment: mapRow(deployments, inserted?.results[0] as Record<string, unknown>),
-    buildId: (build?.results[0] as { id: number }).id,
-  };
+  const deploymentRow = inserted?.results[0] as Record<string, unknown>;
+  const buildRow = build?.results[0] as { id: number };
+  return { deployment: mapRow(deployments, deploymentRow), buildId: buildRow.id };
 }
 
 export interface LatestBuild {

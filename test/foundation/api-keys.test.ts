@@ -85,7 +85,10 @@ describe('GET and DELETE /api/v1/api-keys', () => {
   });
 
   it('stops a deleted key at once', async () => {
-    const created = await api('POST', '/api/v1/api-keys', { auth: world.acme.admin, body: { name: 'short-lived' } });
+    const created = await api('POST', '/api/v1/api-keys', {
+      auth: world.acme.admin,
+      body: { name: 'short-lived' },
+    });
     const key = { apiKey: created.body.key as string };
     expect((await api('GET', '/api/v1/embed-tenants', { auth: key })).status).toBe(200);
     await api('DELETE', `/api/v1/api-keys/${created.body.id}`, { auth: world.acme.admin });
