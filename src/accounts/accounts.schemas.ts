@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { ACCOUNT_PLANS, USER_ROLES } from '../../schema/accounts';
-import { httpUrl, idNumber, nonEmptyString } from '../core/validation';
+import { httpUrl, idNumber, nonEmptyString, obj } from '../core/validation';
 
 const origin = v.pipe(
   v.string(),
@@ -27,14 +27,14 @@ const username = v.pipe(
 );
 const email = v.pipe(v.string(), v.trim(), v.maxLength(254), v.email('Expected an email address'));
 
-export const createAccountBody = v.strictObject({
+export const createAccountBody = obj({
   name: nonEmptyString(255),
   ...accountSettings,
   adminEmail: v.optional(email),
   adminUsername: v.optional(username),
 });
 
-export const updateAccountBody = v.strictObject({
+export const updateAccountBody = obj({
   name: v.optional(nonEmptyString(255)),
   ...accountSettings,
 });
@@ -70,7 +70,7 @@ export const provisionedAccountSchema = v.object({
   apiKey: v.string(),
 });
 
-export const createUserBody = v.strictObject({
+export const createUserBody = obj({
   email,
   username,
   firstName: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(255))),
@@ -90,7 +90,7 @@ export const accessTokenSchema = v.object({
   createdAt: v.string(),
 });
 
-export const createApiKeyBody = v.strictObject({
+export const createApiKeyBody = obj({
   name: nonEmptyString(255),
   deploymentIds: v.optional(v.nullable(v.pipe(v.array(idNumber), v.minLength(1), v.maxLength(1000)))),
 });
@@ -110,8 +110,6 @@ export const apiKeyCreatedSchema = v.object({
   key: v.string(),
   createdAt: v.string(),
 });
-
-export const deletedSchema = v.object({ id: v.number(), deleted: v.literal(true) });
 
 export type CreateAccountInput = v.InferOutput<typeof createAccountBody>;
 export type UpdateAccountInput = v.InferOutput<typeof updateAccountBody>;

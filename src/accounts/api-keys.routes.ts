@@ -4,9 +4,9 @@ import { notFound } from '../core/errors';
 import { doc } from '../core/openapi';
 import { afterId, pageQuery, pageRequest, pageSchema, toPage } from '../core/pagination';
 import { createRouter } from '../core/router';
-import { idParams, validate } from '../core/validation';
+import { deletedSchema, idParams, validate } from '../core/validation';
 import * as repo from './accounts.repository';
-import { apiKeyCreatedSchema, apiKeySchema, createApiKeyBody, deletedSchema } from './accounts.schemas';
+import { apiKeyCreatedSchema, apiKeySchema, createApiKeyBody } from './accounts.schemas';
 import { createApiKey } from './accounts.service';
 
 const tags = ['API keys'];

@@ -5,15 +5,9 @@ import { ApiError, notFound } from '../core/errors';
 import { doc } from '../core/openapi';
 import { afterId, pageQuery, pageRequest, pageSchema, toPage } from '../core/pagination';
 import { createRouter } from '../core/router';
-import { idParams, idString, validate } from '../core/validation';
+import { deletedSchema, idParams, idString, validate } from '../core/validation';
 import * as repo from './accounts.repository';
-import {
-  accessTokenCreatedSchema,
-  accessTokenSchema,
-  createUserBody,
-  deletedSchema,
-  userSchema,
-} from './accounts.schemas';
+import { accessTokenCreatedSchema, accessTokenSchema, createUserBody, userSchema } from './accounts.schemas';
 import { createAccessToken, createUser } from './accounts.service';
 
 const tags = ['Users and access tokens'];

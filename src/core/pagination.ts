@@ -3,6 +3,7 @@ import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import * as v from 'valibot';
 import { base64url, fromBase64url } from './crypto';
 import { ApiError } from './errors';
+import { obj } from './validation';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
@@ -21,7 +22,7 @@ export const pageQueryEntries = {
   after: v.optional(v.pipe(v.string(), v.maxLength(2048))),
 };
 
-export const pageQuery = v.strictObject(pageQueryEntries);
+export const pageQuery = obj(pageQueryEntries);
 
 export type CursorValue = string | number | null;
 

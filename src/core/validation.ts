@@ -121,3 +121,52 @@ export const booleanString = v.pipe(
   v.picklist(['true', 'false']),
   v.transform((s) => s === 'true'),
 );
+
+// ---- Object schemas that refuse arrays ----
+
+/**
+ * `schema` (an object schema) refusing arrays: valibot's object schemas only check
+ * `typeof value === 'object'`, so `[]` would pass as `{}`. Everything else, the OpenAPI
+ * rendering included, is the wrapped schema's.
+ */
+export function noArray<S extends v.GenericSchema>(schema: S): S {
+  return {
+    ...schema,
+    '~run'(dataset: v.UnknownDataset, config: v.Config<v.BaseIssue<unknown>>) {
+      if (Array.isArray(dataset.value)) {
+        v._addIssue(schema as never, 'type', dataset, config, { expected: 'Object', received: 'Array' });
+        return dataset as unknown as v.OutputDataset<v.InferOutput<S>, v.BaseIssue<unknown>>;
+      }
+      return schema['~run'](dataset, config);
+    },
+  };
+}
+
+/** A strict object (unknown keys are a 400) that is never an array. */
+export const obj = <E extends v.ObjectEntries>(entries: E) => noArray(v.strictObject(entries));
+
+const isPlainObject = (x: unknown): x is Record<string, unknown> =>
+  typeof x === 'object' && x !== null && !Array.isArray(x);
+
+/**
+ * A JSON object (never an array, which valibot's `record` would turn into one) whose values
+ * pass `isValue`; `valueJson` documents them in the OpenAPI document.
+ */
+export const objectOf = <T>(
+  isValue: (x: unknown) => x is T,
+  valueJson: Record<string, unknown>,
+  what: string,
+) =>
+  v.pipe(
+    v.custom<Record<string, T>>(
+      (x) => isPlainObject(x) && Object.values(x).every(isValue),
+      `Expected ${what}`,
+    ),
+    v.metadata({ type: 'object', additionalProperties: valueJson }),
+  );
+
+/** A free-form JSON object (not an array, not a scalar). */
+export const freeObject = objectOf((_x): _x is unknown => true, {}, 'an object');
+
+/** The answer of every delete (contract §1). */
+export const deletedSchema = v.object({ id: v.number(), deleted: v.literal(true) });

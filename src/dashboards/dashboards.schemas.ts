@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { freeObject, obj, objectOf } from '../core/validation';
 
 export const DASHBOARD_KINDS = ['CLASSIC', 'APP'] as const;
 export const WIDGET_TYPES = ['CHART', 'TEXT', 'FILTER', 'AI', 'TABS_CONTAINER', 'TIME_GRAIN'] as const;
@@ -10,50 +11,6 @@ export const MAX_WIDGETS = 500;
 
 const int = (min: number, max: number) =>
   v.pipe(v.number(), v.integer('Expected an integer'), v.minValue(min), v.maxValue(max));
-
-/**
- * `schema` (an object schema) refusing arrays: valibot's object schemas only check
- * `typeof value === 'object'`, so `[]` would pass as `{}`. Everything else, the OpenAPI
- * rendering included, is the wrapped schema's.
- */
-export function noArray<S extends v.GenericSchema>(schema: S): S {
-  return {
-    ...schema,
-    '~run'(dataset: v.UnknownDataset, config: v.Config<v.BaseIssue<unknown>>) {
-      if (Array.isArray(dataset.value)) {
-        v._addIssue(schema as never, 'type', dataset, config, { expected: 'Object', received: 'Array' });
-        return dataset as unknown as v.OutputDataset<v.InferOutput<S>, v.BaseIssue<unknown>>;
-      }
-      return schema['~run'](dataset, config);
-    },
-  };
-}
-
-/** A strict object (unknown keys are a 400) that is never an array. */
-export const obj = <E extends v.ObjectEntries>(entries: E) => noArray(v.strictObject(entries));
-
-const isPlainObject = (x: unknown): x is Record<string, unknown> =>
-  typeof x === 'object' && x !== null && !Array.isArray(x);
-
-/**
- * A JSON object (never an array, which valibot's `record` would turn into one) whose values
- * pass `isValue`; `valueJson` documents them in the OpenAPI document.
- */
-export const objectOf = <T>(
-  isValue: (x: unknown) => x is T,
-  valueJson: Record<string, unknown>,
-  what: string,
-) =>
-  v.pipe(
-    v.custom<Record<string, T>>(
-      (x) => isPlainObject(x) && Object.values(x).every(isValue),
-      `Expected ${what}`,
-    ),
-    v.metadata({ type: 'object', additionalProperties: valueJson }),
-  );
-
-/** A free-form JSON object (not an array, not a scalar). */
-export const freeObject = objectOf((_x): _x is unknown => true, {}, 'an object');
 
 const stringMap = objectOf(
   (x): x is string => typeof x === 'string',

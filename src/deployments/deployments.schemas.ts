@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { BUILD_STATUSES } from '../../schema/deployments';
-import { nonEmptyString } from '../core/validation';
+import { nonEmptyString, obj } from '../core/validation';
 
 export const CLOUD_PROVIDERS = ['hosted', 'aws', 'gcp'] as const;
 export const CREATION_STEPS = [
@@ -25,7 +25,7 @@ export const REGIONS: Record<CloudProvider, readonly string[]> = {
   gcp: ['us-central1', 'us-east1', 'europe-west1', 'asia-southeast1'],
 };
 
-export const createDeploymentBody = v.strictObject({
+export const createDeploymentBody = obj({
   name: nonEmptyString(255),
   isManaged: v.optional(v.boolean()),
   cloudProvider: v.optional(v.picklist(CLOUD_PROVIDERS)),
@@ -79,4 +79,4 @@ export const regionsSchema = v.object({
   ),
 });
 
-export const regionsQuery = v.strictObject({ cloudProvider: v.optional(v.picklist(CLOUD_PROVIDERS)) });
+export const regionsQuery = obj({ cloudProvider: v.optional(v.picklist(CLOUD_PROVIDERS)) });

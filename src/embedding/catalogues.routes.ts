@@ -4,7 +4,7 @@ import { isoNow } from '../core/clock';
 import { doc } from '../core/openapi';
 import { pageQuery, pageRequest, pageSchema } from '../core/pagination';
 import { createRouter } from '../core/router';
-import { idParams, validate } from '../core/validation';
+import { deletedSchema, idParams, validate } from '../core/validation';
 import type { AppEnv } from '../env';
 import type { Catalogue } from './catalogues.repository';
 import * as service from './catalogues.service';
@@ -12,7 +12,6 @@ import {
   attributeSchema,
   createAttributeBody,
   createGroupBody,
-  deletedSchema,
   groupSchema,
   tenantItemParams,
   tenantParams,

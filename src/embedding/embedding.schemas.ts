@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { ATTRIBUTE_TYPES } from '../../schema/embedding';
-import { httpUrl, idNumber, idString, nonEmptyString } from '../core/validation';
+import { httpUrl, idNumber, idString, nonEmptyString, obj } from '../core/validation';
 
 /** Contract §6: lowercase, 5–36 characters, a letter first, a letter or digit last. */
 export const TENANT_NAME = /^[a-z][a-z0-9-]{3,34}[a-z0-9]$/;
@@ -45,9 +45,9 @@ const externalId = v.pipe(
   v.check((s) => s === s.toLowerCase(), 'Must be lowercase'),
 );
 
-const groupDefinition = v.strictObject({ name: catalogueName, description: v.optional(description) });
+const groupDefinition = obj({ name: catalogueName, description: v.optional(description) });
 
-const attributeDefinition = v.strictObject({
+const attributeDefinition = obj({
   name: catalogueName,
   type: v.picklist(ATTRIBUTE_TYPES),
   displayName: v.optional(v.pipe(v.string(), v.maxLength(255))),
@@ -55,13 +55,13 @@ const attributeDefinition = v.strictObject({
   description: v.optional(description),
 });
 
-export const generateSessionBody = v.strictObject({
+export const generateSessionBody = obj({
   deploymentId: idNumber,
   externalId: v.optional(externalId),
   internalId: v.optional(v.pipe(v.string(), v.minLength(1, 'Must not be empty'), v.maxLength(64))),
   email: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(254), v.email('Expected an email address'))),
   userProfile: v.optional(
-    v.strictObject({
+    obj({
       displayName: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(255)))),
       picture: v.optional(v.nullable(httpUrl)),
     }),
@@ -69,19 +69,19 @@ export const generateSessionBody = v.strictObject({
   embedTenantName: v.optional(tenantName),
   creatorMode: v.optional(v.boolean()),
   userAttributes: v.optional(
-    v.pipe(v.array(v.strictObject({ name: catalogueName, value: attributeValue })), v.maxLength(200)),
+    v.pipe(v.array(obj({ name: catalogueName, value: attributeValue })), v.maxLength(200)),
   ),
   groups: v.optional(v.pipe(v.array(catalogueName), v.maxLength(500))),
   userAttributeDefinitions: v.optional(v.pipe(v.array(attributeDefinition), v.maxLength(200))),
   groupDefinitions: v.optional(v.pipe(v.array(groupDefinition), v.maxLength(500))),
   securityContext: v.optional(v.nullable(plainObject)),
-  settings: v.optional(v.strictObject({ showDashboardChat: v.optional(v.boolean()) })),
+  settings: v.optional(obj({ showDashboardChat: v.optional(v.boolean()) })),
 });
 export type GenerateSessionInput = v.InferOutput<typeof generateSessionBody>;
 
 export const sessionCreatedSchema = v.object({ sessionId: v.string(), expiresAt: v.string() });
 
-export const revokeSessionBody = v.strictObject({ sessionId: v.pipe(v.string(), v.maxLength(4096)) });
+export const revokeSessionBody = obj({ sessionId: v.pipe(v.string(), v.maxLength(4096)) });
 export const revokedSchema = v.object({ revoked: v.boolean() });
 
 // ---- E8 and the embed dashboard ----
@@ -89,7 +89,7 @@ export const revokedSchema = v.object({ revoked: v.boolean() });
 export const publicIdParams = v.object({ publicId: v.pipe(v.string(), v.minLength(1), v.maxLength(64)) });
 
 export const updateEmbedBody = v.pipe(
-  v.strictObject({ allowEmbed: v.optional(v.boolean()), allEmbedUsers: v.optional(v.boolean()) }),
+  obj({ allowEmbed: v.optional(v.boolean()), allEmbedUsers: v.optional(v.boolean()) }),
   v.check(
     (b) => b.allowEmbed !== undefined || b.allEmbedUsers !== undefined,
     'Send allowEmbed, allEmbedUsers or both',
@@ -112,9 +112,9 @@ export const effectiveSettingsSchema = v.object({ showDashboardChat: v.boolean()
 
 // ---- Catalogues (account-wide and per tenant) ----
 
-export const createGroupBody = v.strictObject({ name: catalogueName, description: v.optional(description) });
+export const createGroupBody = obj({ name: catalogueName, description: v.optional(description) });
 export const updateGroupBody = v.pipe(
-  v.strictObject({ name: v.optional(catalogueName), description: v.optional(description) }),
+  obj({ name: v.optional(catalogueName), description: v.optional(description) }),
   v.check((b) => b.name !== undefined || b.description !== undefined, 'Send name, description or both'),
 );
 export const groupSchema = v.object({
@@ -125,7 +125,7 @@ export const groupSchema = v.object({
 });
 export type EmbedGroup = v.InferOutput<typeof groupSchema>;
 
-export const createAttributeBody = v.strictObject({
+export const createAttributeBody = obj({
   name: catalogueName,
   type: v.picklist(ATTRIBUTE_TYPES),
   displayName: v.optional(v.pipe(v.string(), v.maxLength(255))),
@@ -147,5 +147,3 @@ export const tenantSchema = v.object({ id: v.number(), name: v.string(), created
 
 export const tenantParams = v.object({ embedTenantName: tenantName });
 export const tenantItemParams = v.object({ embedTenantName: tenantName, id: idString });
-
-export const deletedSchema = v.object({ id: v.number(), deleted: v.literal(true) });

@@ -3,14 +3,13 @@ import { authenticate, userPrincipal } from '../auth/auth.middleware';
 import { doc } from '../core/openapi';
 import { pageQuery, pageRequest, pageSchema } from '../core/pagination';
 import { createRouter } from '../core/router';
-import { validate } from '../core/validation';
+import { deletedSchema, validate } from '../core/validation';
 import type { AppEnv } from '../env';
 import { deliveryPorts } from './delivery';
 import {
   addRecipientsBody,
   addRecipientsResultSchema,
   createNotificationBody,
-  deletedSchema,
   deploymentParams,
   listNotificationsQuery,
   notificationParams,

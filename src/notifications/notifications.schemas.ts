@@ -7,7 +7,7 @@ import {
   RUN_TRIGGERS,
 } from '../../schema/notifications';
 import { pageQueryEntries } from '../core/pagination';
-import { idNumber, idString, nonEmptyString } from '../core/validation';
+import { idNumber, idString, nonEmptyString, obj } from '../core/validation';
 import { tenantName } from '../embedding/embedding.schemas';
 import { resolveTimeZone, SCHEDULE_TYPES } from './schedule';
 
@@ -21,7 +21,7 @@ const timezone = v.pipe(
   v.check((s) => resolveTimeZone(s) !== null, 'Expected an IANA time zone name such as Europe/Berlin'),
 );
 
-const filterInput = v.strictObject({
+const filterInput = obj({
   member: nonEmptyString(255),
   value: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(4096)))),
   caseSensitive: v.optional(v.nullable(v.boolean())),
@@ -29,7 +29,7 @@ const filterInput = v.strictObject({
   endInclusive: v.optional(v.nullable(v.boolean())),
 });
 
-const timeGrainInput = v.strictObject({ grain: v.picklist(TIME_GRAINS), member: nonEmptyString(255) });
+const timeGrainInput = obj({ grain: v.picklist(TIME_GRAINS), member: nonEmptyString(255) });
 
 /** Every field of E16; creation takes the same ones (contract §7). */
 const notificationFields = {
@@ -49,11 +49,11 @@ const notificationFields = {
   timeGrains: v.optional(v.pipe(v.array(timeGrainInput), v.maxLength(50))),
 };
 
-export const createNotificationBody = v.strictObject({
+export const createNotificationBody = obj({
   ...notificationFields,
   scheduleType: v.picklist(SCHEDULE_TYPES),
 });
-export const updateNotificationBody = v.strictObject(notificationFields);
+export const updateNotificationBody = obj(notificationFields);
 
 export type CreateNotificationInput = v.InferOutput<typeof createNotificationBody>;
 export type UpdateNotificationInput = v.InferOutput<typeof updateNotificationBody>;
@@ -62,13 +62,13 @@ export const deploymentParams = v.object({ deploymentId: idString });
 export const notificationParams = v.object({ deploymentId: idString, id: idString });
 export const recipientParams = v.object({ deploymentId: idString, id: idString, recipientId: idString });
 
-export const listNotificationsQuery = v.strictObject({
+export const listNotificationsQuery = obj({
   ...pageQueryEntries,
   dashboardId: v.optional(idString),
   dashboardPublicId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
 });
 
-export const scheduleQuery = v.strictObject({
+export const scheduleQuery = obj({
   count: v.optional(
     v.pipe(
       v.string(),
@@ -126,7 +126,7 @@ export const scheduleSchema = v.object({
 
 const RECIPIENT_IDENTITIES = ['userId', 'email', 'externalId', 'channelId'] as const;
 
-const recipientInput = v.strictObject({
+const recipientInput = obj({
   type: v.optional(v.picklist(RECIPIENT_TYPES)),
   userId: v.optional(idNumber),
   email: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(254), v.email('Expected an email address'))),
@@ -142,7 +142,7 @@ const recipientInput = v.strictObject({
   groups: v.optional(v.pipe(v.array(nonEmptyString(100)), v.maxLength(100))),
   userAttributes: v.optional(
     v.pipe(
-      v.array(v.strictObject({ name: nonEmptyString(100), value: v.pipe(v.string(), v.maxLength(4096)) })),
+      v.array(obj({ name: nonEmptyString(100), value: v.pipe(v.string(), v.maxLength(4096)) })),
       v.maxLength(100),
     ),
   ),
@@ -157,7 +157,7 @@ const recipientInput = v.strictObject({
 });
 export type RecipientInput = v.InferOutput<typeof recipientInput>;
 
-export const addRecipientsBody = v.strictObject({
+export const addRecipientsBody = obj({
   recipients: v.pipe(
     v.array(recipientInput),
     v.minLength(1, 'At least 1 recipient'),
@@ -214,5 +214,3 @@ export const runSchema = v.object({
   ),
 });
 export type RunView = v.InferOutput<typeof runSchema>;
-
-export const deletedSchema = v.object({ id: v.number(), deleted: v.literal(true) });

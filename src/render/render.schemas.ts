@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { obj } from '../core/validation';
 
 export const RENDER_FORMATS = ['png', 'pdf'] as const;
 export const RENDER_VERSIONS = ['published', 'draft'] as const;
@@ -11,7 +12,7 @@ const width = v.pipe(
   v.maxValue(2560),
 );
 
-export const renderQuery = v.strictObject({
+export const renderQuery = obj({
   format: v.optional(v.picklist(RENDER_FORMATS), 'png'),
   version: v.optional(v.picklist(RENDER_VERSIONS), 'published'),
   width: v.optional(width),

@@ -1,11 +1,10 @@
 import { authenticate } from '../auth/auth.middleware';
 import { doc } from '../core/openapi';
 import { createRouter } from '../core/router';
-import { validate } from '../core/validation';
+import { deletedSchema, validate } from '../core/validation';
 import { nowOf, scopeOf } from './scope';
 import {
   createFolderBody,
-  deletedSchema,
   deploymentParams,
   folderSchema,
   itemParams,

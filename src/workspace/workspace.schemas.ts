@@ -1,12 +1,10 @@
 import * as v from 'valibot';
 import { WORKSPACE_ITEM_TYPES } from '../../schema/workspace';
 import { pageQueryEntries } from '../core/pagination';
-import { idNumber, idString, nonEmptyString } from '../core/validation';
+import { freeObject, idNumber, idString, nonEmptyString, obj } from '../core/validation';
 import {
   dashboardConfigSchema,
   fillMissingRowsSchema,
-  freeObject,
-  obj,
   periodComparisonSchema,
   preferencesSchema,
   publishedDashboardSchema,
@@ -190,8 +188,6 @@ export const reportSchema = v.object({
   periodComparisons: v.array(periodComparisonSchema),
   preferences: preferencesSchema,
 });
-
-export const deletedSchema = v.object({ id: v.number(), deleted: v.literal(true) });
 
 export type WorkspaceItem = v.InferOutput<typeof workspaceItemSchema>;
 export type Folder = v.InferOutput<typeof folderSchema>;

@@ -102,6 +102,13 @@ describe('POST /admin/v1/accounts', () => {
     expect(res.body.details.map((d: { path: string }) => d.path)).toContain(path);
   });
 
+  it('rejects an array where an object belongs, even when every field is optional', async () => {
+    expectError(await provision([]), 400, 'VALIDATION_FAILED');
+    const created = await provision({ name: 'Arrays' });
+    const patch = await api('PATCH', `/admin/v1/accounts/${created.body.account.id}`, { auth: OPERATOR, body: [] });
+    expectError(patch, 400, 'VALIDATION_FAILED');
+  });
+
   it('rejects an empty body', async () => {
     expectError(await api('POST', '/admin/v1/accounts', { auth: OPERATOR }), 400, 'VALIDATION_FAILED');
   });
