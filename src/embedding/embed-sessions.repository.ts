@@ -254,6 +254,18 @@ export type WriteOutcome =
 
 const GUARD = /CHECK constraint failed: (quota_exceeded|type_conflict)/;
 
+/**
+ * A statement that aborts its whole batch (the CHECK on embed_write_guards fails) when adding
+ * `newUsers` external users would take the account past its externalUserLimit. Every batch
+ * that creates embed users carries it, so two concurrent writers cannot both pass the limit.
+ */
+export function externalUserQuotaGuard(accountId: number, newUsers: SQL): SQL {
+  return sql`INSERT INTO embed_write_guards (reason) SELECT 'quota_exceeded'
+    WHERE (${newUsers}) > 0
+      AND (SELECT count(*) FROM embed_users WHERE account_id = ${accountId}) + (${newUsers})
+        > (SELECT external_user_limit FROM accounts WHERE id = ${accountId})`;
+}
+
 const USER_COLUMNS = {
   email: 'email',
   displayName: 'display_name',
@@ -308,10 +320,7 @@ export async function writeMintState(db: Db, w: MintWrites, now: string): Promis
   const user = sql`(SELECT id FROM embed_users WHERE tenant_id = ${tenant} AND external_id = ${u?.externalId ?? null})`;
   if (u) {
     if (u.isNew) {
-      statements.push(sql`INSERT INTO embed_write_guards (reason) SELECT 'quota_exceeded'
-        WHERE ${user} IS NULL
-          AND (SELECT count(*) FROM embed_users WHERE account_id = ${w.accountId})
-            >= (SELECT external_user_limit FROM accounts WHERE id = ${w.accountId})`);
+      statements.push(externalUserQuotaGuard(w.accountId, sql`CASE WHEN ${user} IS NULL THEN 1 ELSE 0 END`));
     }
     const fields = (Object.keys(u.set) as (keyof typeof USER_COLUMNS)[]).filter(
       (f) => u.set[f] !== undefined,

@@ -1,6 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { RecipientType } from '../../schema/notifications';
 import { runBatch } from '../core/db';
+import { externalUserQuotaGuard } from '../embedding/embed-sessions.repository';
 import type { Db } from '../env';
 
 /** A recipient row joined with what identifies it to people (username, externalId, tenant). */
@@ -167,13 +168,11 @@ export async function writeRecipients(
     const tenants = JSON.stringify([...new Set(embed.map((r) => r.tenant))]);
     statements.push(sql`INSERT INTO embed_tenants (account_id, name, created_at)
       SELECT ${accountId}, value, ${now} FROM json_each(${tenants}) WHERE true ON CONFLICT DO NOTHING`);
-    statements.push(sql`INSERT INTO embed_write_guards (reason) SELECT 'quota_exceeded'
-      WHERE (SELECT count(*) FROM embed_users WHERE account_id = ${accountId})
-        + (SELECT count(*) FROM json_each(${named}) j WHERE NOT EXISTS (
-            SELECT 1 FROM embed_users u JOIN embed_tenants t ON t.id = u.tenant_id
-            WHERE t.account_id = ${accountId} AND t.name = j.value ->> 'tenant'
-              AND u.external_id = j.value ->> 'externalId'))
-        > (SELECT external_user_limit FROM accounts WHERE id = ${accountId})`);
+    const newUsers = sql`SELECT count(*) FROM json_each(${named}) j WHERE NOT EXISTS (
+        SELECT 1 FROM embed_users u JOIN embed_tenants t ON t.id = u.tenant_id
+        WHERE t.account_id = ${accountId} AND t.name = j.value ->> 'tenant'
+          AND u.external_id = j.value ->> 'externalId')`;
+    statements.push(externalUserQuotaGuard(accountId, newUsers));
     statements.push(sql`INSERT INTO embed_users (account_id, tenant_id, external_id, email, created_at, updated_at)
       SELECT ${accountId}, t.id, j.value ->> 'externalId', j.value ->> 'email', ${now}, ${now}
       FROM json_each(${named}) j JOIN embed_tenants t ON t.account_id = ${accountId} AND t.name = j.value ->> 'tenant'
