@@ -105,7 +105,10 @@ describe('POST /admin/v1/accounts', () => {
   it('rejects an array where an object belongs, even when every field is optional', async () => {
     expectError(await provision([]), 400, 'VALIDATION_FAILED');
     const created = await provision({ name: 'Arrays' });
-    const patch = await api('PATCH', `/admin/v1/accounts/${created.body.account.id}`, { auth: OPERATOR, body: [] });
+    const patch = await api('PATCH', `/admin/v1/accounts/${created.body.account.id}`, {
+      auth: OPERATOR,
+      body: [],
+    });
     expectError(patch, 400, 'VALIDATION_FAILED');
   });
 
