@@ -2,6 +2,7 @@ import { createDb } from '../core/db';
 import { ApiError, notFound } from '../core/errors';
 import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
 import type { Db } from '../env';
+import { restrictSnapshots } from '../render/row-security';
 import * as repo from './embed-dashboards.repository';
 import { type EmbedContext, rebuildSession, sessionRevoked } from './embed-sessions.service';
 import { getSession, type SessionPayload, type SessionUser } from './session-store';
@@ -59,9 +60,11 @@ export async function loadEmbedDashboard(
   if (!row.dashboard.allowEmbed && !claims.creatorMode && !row.dashboard.allEmbedUsers) {
     throw new ApiError('EMBED_DISABLED', 'Signed embedding is disabled for this dashboard');
   }
-  // Only the viewer's public face leaves: never the security context, groups or attributes.
+  // Only the viewer's public face leaves: never the security context, groups or attributes;
+  // report rows are those the viewer's attributes allow (row-level security).
   return {
     ...row.dashboard,
+    reportSnapshots: restrictSnapshots(row.dashboard.reportSnapshots, payload.attributes),
     viewer: viewerOf(payload),
     settings: { showDashboardChat: claims.settings.showDashboardChat ?? row.showDashboardChat },
   };

@@ -3,6 +3,7 @@ import type { NotificationFilter, NotificationFormat, TimeGrain } from '../../sc
 import type { PublishedDashboardRecord } from '../dashboards/dashboards.repository';
 import type { Bindings, NotificationMessage } from '../env';
 import { renderDashboard } from '../render/render';
+import { attributesByName, restrictSnapshots } from '../render/row-security';
 
 /**
  * The platform boundaries of a delivery, each a small interface so tests can make it fail,
@@ -68,11 +69,12 @@ export class PermanentDeliveryError extends Error {}
 
 /** The render engineer's renderer: a real PNG or PDF of the published dashboard. */
 export const dashboardRenderer: Renderer = {
-  async render({ dashboard, format, filters, timeGrains }) {
+  async render({ dashboard, format, filters, timeGrains, scope }) {
     const rendered = await renderDashboard(
       {
         config: dashboard.config,
-        reportSnapshots: dashboard.reportSnapshots,
+        // Embed recipients see the rows their own attributes allow.
+        reportSnapshots: restrictSnapshots(dashboard.reportSnapshots, attributesByName(scope.userAttributes)),
         title: dashboard.title ?? null,
         description: dashboard.description ?? null,
         filters: filters.map((f) => ({ member: f.member, value: f.value ?? null })),

@@ -1,0 +1,62 @@
+import { describe, expect, it } from 'vitest';
+import type { ReportSnapshot } from '../../src/dashboards/dashboards.schemas';
+import { attributesByName, restrictSnapshots } from '../../src/render/row-security';
+
+const snapshot = (spec: string): ReportSnapshot =>
+  ({
+    id: 1,
+    reportId: 1,
+    versionNumber: 1,
+    name: 'r',
+    title: 'r',
+    description: '',
+    spec,
+    sqlQuery: '',
+    meta: {},
+  }) as ReportSnapshot;
+
+const sales = JSON.stringify({
+  type: 'bar',
+  x: 'month',
+  y: 'revenue',
+  data: [
+    { month: 'Jan', region: 'EU', revenue: 10 },
+    { month: 'Jan', region: 'US', revenue: 20 },
+    { month: 'Feb', region: 'APAC', revenue: 30 },
+    { month: 'Feb', revenue: 40 },
+  ],
+});
+
+const dataOf = (s: ReportSnapshot) => JSON.parse(s.spec).data;
+
+describe('restrictSnapshots (row-level security on report rows)', () => {
+  it('keeps the rows whose column equals the attribute, and rows without that column', () => {
+    const [out] = restrictSnapshots([snapshot(sales)], { region: 'EU' });
+    expect(dataOf(out as ReportSnapshot)).toEqual([
+      { month: 'Jan', region: 'EU', revenue: 10 },
+      { month: 'Feb', revenue: 40 },
+    ]);
+    expect(JSON.parse((out as ReportSnapshot).spec)).toMatchObject({ type: 'bar', x: 'month', y: 'revenue' });
+  });
+
+  it('takes an array value as a set of allowed values, comparing numbers and strings alike', () => {
+    const [out] = restrictSnapshots([snapshot(sales)], { region: ['EU', 'US'], revenue: [10, '20', 40] });
+    expect(dataOf(out as ReportSnapshot).map((r: { revenue: number }) => r.revenue)).toEqual([10, 20, 40]);
+  });
+
+  it('leaves snapshots untouched without attributes, for unknown columns, and for non-row specs', () => {
+    const plain = snapshot(sales);
+    expect(restrictSnapshots([plain], null)[0]).toBe(plain);
+    expect(restrictSnapshots([plain], {})[0]).toBe(plain);
+    expect(restrictSnapshots([plain], { team: 'blue' })[0]).toBe(plain);
+    const text = snapshot('SELECT 1');
+    expect(restrictSnapshots([text], { region: 'EU' })[0]).toBe(text);
+    const noData = snapshot('{"type":"bar"}');
+    expect(restrictSnapshots([noData], { region: 'EU' })[0]).toBe(noData);
+  });
+
+  it("reads E15 recipients' attribute lists", () => {
+    expect(attributesByName([{ name: 'region', value: 'EU' }])).toEqual({ region: 'EU' });
+    expect(attributesByName(null)).toBeNull();
+  });
+});
