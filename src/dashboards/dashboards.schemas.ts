@@ -206,11 +206,9 @@ export type FillMissingRows = v.InferOutput<typeof fillMissingRowsSchema>;
 export type PeriodComparison = v.InferOutput<typeof periodComparisonSchema>;
 export type ReportPreferences = v.InferOutput<typeof preferencesSchema>;
 
-export const reportSnapshotSchema = v.object({
-  id: v.number(),
-  reportId: v.number(),
+/** What a report holds, in a report and in its snapshot frozen at publish time. */
+export const reportContentEntries = {
   versionNumber: v.number(),
-  name: v.string(),
   title: v.string(),
   description: v.string(),
   spec: v.string(),
@@ -219,6 +217,13 @@ export const reportSnapshotSchema = v.object({
   fillMissingRows: v.nullable(fillMissingRowsSchema),
   periodComparisons: v.array(periodComparisonSchema),
   preferences: preferencesSchema,
+};
+
+export const reportSnapshotSchema = v.object({
+  id: v.number(),
+  reportId: v.number(),
+  name: v.string(),
+  ...reportContentEntries,
 });
 
 export type ReportSnapshot = v.InferOutput<typeof reportSnapshotSchema>;

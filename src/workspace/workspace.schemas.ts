@@ -8,6 +8,7 @@ import {
   periodComparisonSchema,
   preferencesSchema,
   publishedDashboardSchema,
+  reportContentEntries,
 } from '../dashboards/dashboards.schemas';
 import { ORDER_FIELDS } from './workspace.repository';
 
@@ -178,15 +179,7 @@ export const reportSchema = v.object({
   ...common,
   folderId: v.nullable(v.number()),
   workbookId: v.nullable(v.number()),
-  versionNumber: v.number(),
-  title: v.string(),
-  description: v.string(),
-  spec: v.string(),
-  sqlQuery: v.string(),
-  meta: freeObject,
-  fillMissingRows: v.nullable(fillMissingRowsSchema),
-  periodComparisons: v.array(periodComparisonSchema),
-  preferences: preferencesSchema,
+  ...reportContentEntries,
 });
 
 export type WorkspaceItem = v.InferOutput<typeof workspaceItemSchema>;
