@@ -281,6 +281,60 @@ async function main() {
   } finally {
     await mf.dispose();
   }
+  if (!ONLY || ONLY === 'floor') await platformFloor();
+}
+
+/**
+ * What local storage costs by itself: a trivial Worker answering at once, after one KV read,
+ * after one D1 `SELECT 1`, and after both at the same time, in the same emulator. Read the
+ * scenarios' "vs healthz" against these: a route cannot beat the floor of the storage it needs.
+ */
+async function platformFloor() {
+  const script = `export default { async fetch(req, env) {
+    const p = new URL(req.url).pathname;
+    const kv = () => env.KV.get('k');
+    const d1 = () => env.DB.prepare('SELECT 1 AS x').first();
+    if (p === '/kv') await kv();
+    else if (p === '/d1') await d1();
+    else if (p === '/both') await Promise.all([kv(), d1()]);
+    return new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } });
+  } };`;
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      workers: [
+        {
+          name: 'floor',
+          modules: true,
+          script,
+          compatibilityDate: '2026-10-01',
+          kvNamespaces: ['KV'],
+          d1Databases: ['DB'],
+        },
+      ],
+      cf: false,
+      port: 0,
+      host: '127.0.0.1',
+    }),
+  );
+  try {
+    const url = (await mf.ready).toString().replace(/\/$/, '');
+    const base = (await autocannonRun(url, { method: 'GET', path: '/' }, DURATION)).requests.average;
+    console.log(
+      `\nPlatform floor (a trivial Worker in the same emulator; ${num(base)} req/s answering at once):`,
+    );
+    for (const [path, what] of [
+      ['/kv', 'one KV read'],
+      ['/d1', 'one D1 round trip (SELECT 1)'],
+      ['/both', 'one KV read and one D1 round trip, side by side'],
+    ]) {
+      const rps = (await autocannonRun(url, { method: 'GET', path }, DURATION)).requests.average;
+      console.log(
+        `  ${pad(what, 50)} ${pad(num(rps), 7)} req/s  ${num(rps / base, 2)} of the trivial Worker`,
+      );
+    }
+  } finally {
+    await mf.dispose();
+  }
 }
 
 await main();
