@@ -4,7 +4,7 @@ import { digestsEqual, secretsEqual, sha256Hex } from '../core/crypto';
 import { ApiError } from '../core/errors';
 import type { AppEnv } from '../env';
 import { findAccessToken, findApiKey } from './auth.repository';
-import type { AccountPrincipal, ApiKeyPrincipal, Principal, UserPrincipal } from './principal';
+import type { AccountPrincipal, Principal, UserPrincipal } from './principal';
 
 export type Scheme = 'Bearer' | 'Api-Key';
 
@@ -97,12 +97,8 @@ export function requireDeploymentScope(principal: AccountPrincipal, deploymentId
   }
 }
 
-export function requirePlan(
-  principal: AccountPrincipal | ApiKeyPrincipal,
-  plans: readonly string[],
-  feature: string,
-): void {
+export function requirePlan(principal: AccountPrincipal, plans: readonly string[], feature: string): void {
   if (!plans.includes(principal.account.plan)) {
-    throw new ApiError('PLAN_NOT_ALLOWED', `${feature} needs the ${plans.join(' or ')} plan`);
+    throw new ApiError('PLAN_NOT_ALLOWED', `${feature} need the ${plans.join(' or ')} plan`);
   }
 }

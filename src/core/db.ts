@@ -81,17 +81,6 @@ export function createDb(d1: D1Database | D1DatabaseSession): Db {
   return drizzle(d1 as D1Database, { casing: 'snake_case' }) as unknown as Db;
 }
 
-/**
- * Parameters of one statement stay under D1's limit of 100 bound parameters:
- * split rows into chunks of at most `Math.floor(limit / paramsPerRow)`.
- */
-export function chunkForParams<T>(rows: T[], paramsPerRow: number, limit = 100): T[][] {
-  const size = Math.max(1, Math.floor(limit / paramsPerRow));
-  const chunks: T[][] = [];
-  for (let i = 0; i < rows.length; i += size) chunks.push(rows.slice(i, i + size));
-  return chunks;
-}
-
 const dialect = new SQLiteAsyncDialect({ casing: 'snake_case' });
 
 /** Anything that compiles to one SQL statement: a drizzle query builder or a sql`` template. */

@@ -48,7 +48,6 @@ export class ApiError extends Error {
 }
 
 export const notFound = (what = 'Resource'): ApiError => new ApiError('NOT_FOUND', `${what} not found`);
-export const forbidden = (message = 'Forbidden'): ApiError => new ApiError('FORBIDDEN', message);
 export const badRequest = (message: string, details?: ErrorDetail[]): ApiError =>
   new ApiError('BAD_REQUEST', message, details);
 export const conflict = (message: string): ApiError => new ApiError('CONFLICT', message);

@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { describeRoute, resolver } from 'hono-openapi';
-import * as v from 'valibot';
+import type * as v from 'valibot';
 import { ERROR_STATUS } from './errors';
 
 /** How a route authenticates; each maps to a security scheme of the document. */
@@ -14,15 +14,6 @@ const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
   session: [{ sessionAuth: [] }, { sessionQuery: [] }],
   none: [],
 };
-
-export const errorSchema = v.object({
-  error: v.string(),
-  code: v.picklist(
-    Object.keys(ERROR_STATUS) as [keyof typeof ERROR_STATUS, ...(keyof typeof ERROR_STATUS)[]],
-  ),
-  requestId: v.string(),
-  details: v.optional(v.array(v.object({ path: v.string(), message: v.string() }))),
-});
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'Bad input: malformed JSON, a wrong type, a missing, unknown or out-of-range field, or a malformed cursor',

@@ -1,5 +1,3 @@
-import { type SQL, sql } from 'drizzle-orm';
-import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import * as v from 'valibot';
 import { base64url, fromBase64url } from './crypto';
 import { ApiError } from './errors';
@@ -106,31 +104,6 @@ export function toPage<R, T>(
       endCursor: last ? encodeCursor(tag, keyOf(last)) : null,
     },
   };
-}
-
-export type Direction = 'asc' | 'desc';
-
-export interface KeyPart {
-  column: SQLiteColumn | SQL;
-  direction: Direction;
-}
-
-/**
- * The keyset condition "strictly after `values`" for an ordering of several columns, each
- * with its own direction: (a > x) OR (a = x AND b > y) OR … . Columns must not be NULL.
- */
-export function keysetAfter(parts: KeyPart[], values: CursorValue[]): SQL {
-  const ors: SQL[] = parts.map((part, i) => {
-    const equals = parts.slice(0, i).map((p, j) => sql`${p.column} = ${values[j]}`);
-    const cmp =
-      part.direction === 'asc' ? sql`${part.column} > ${values[i]}` : sql`${part.column} < ${values[i]}`;
-    return sql`(${sql.join([...equals, cmp], sql` AND `)})`;
-  });
-  return sql`(${sql.join(ors, sql` OR `)})`;
-}
-
-export function orderByKeys(parts: KeyPart[]): SQL[] {
-  return parts.map((p) => (p.direction === 'asc' ? sql`${p.column} ASC` : sql`${p.column} DESC`));
 }
 
 /** The response schema of a list of `item`. */

@@ -116,12 +116,6 @@ export const httpUrl = v.pipe(
   v.check((s) => /^https?:\/\//i.test(s), 'Expected an http:// or https:// URL'),
 );
 
-/** "true"/"false" in a query string. */
-export const booleanString = v.pipe(
-  v.picklist(['true', 'false']),
-  v.transform((s) => s === 'true'),
-);
-
 // ---- Object schemas that refuse arrays ----
 
 /**

@@ -1,4 +1,6 @@
 import type { AttributeType } from '../../schema/embedding';
+import { requireDeploymentScope, requirePlan } from '../auth/auth.middleware';
+import type { AccountPrincipal, ApiKeyPrincipal } from '../auth/principal';
 import type { Clock } from '../core/clock';
 import { digestsEqual, randomId, sha256Hex } from '../core/crypto';
 import { createDb, runBatch } from '../core/db';
@@ -100,12 +102,15 @@ function authorize(read: repo.MintRead, keyHash: string, input: GenerateSessionI
     throw new ApiError('UNAUTHORIZED', 'Unknown or revoked API key');
   }
   const account = read.account;
-  if (!(EMBED_PLANS as readonly string[]).includes(account.plan)) {
-    throw new ApiError('PLAN_NOT_ALLOWED', 'Embed sessions need the premium or enterprise plan');
-  }
-  if (read.key.deploymentIds !== null && !read.key.deploymentIds.includes(input.deploymentId)) {
-    throw new ApiError('KEY_SCOPE', `This API key is not scoped to deployment ${input.deploymentId}`);
-  }
+  // Authenticated inside the read batch, then judged by the same rules as every other principal.
+  const principal: ApiKeyPrincipal = {
+    kind: 'apiKey',
+    account,
+    keyId: read.key.id,
+    deploymentIds: read.key.deploymentIds,
+  };
+  requirePlan(principal, EMBED_PLANS, 'Embed sessions');
+  requireDeploymentScope(principal, input.deploymentId);
   if (!read.deploymentFound) throw new ApiError('NOT_FOUND', 'Deployment not found');
   if (input.creatorMode === true && !account.useCreatorMode) {
     throw new ApiError('FORBIDDEN', 'creatorMode needs the useCreatorMode flag of the account');
@@ -532,7 +537,7 @@ export const sessionRevoked = () => new ApiError('SESSION_REVOKED', 'Embed sessi
  */
 export async function revokeSession(
   ctx: EmbedContext,
-  principal: { account: { id: number }; deploymentIds: number[] | null },
+  principal: AccountPrincipal,
   sessionId: string,
 ): Promise<{ revoked: boolean }> {
   let claims: SessionClaims;
@@ -549,9 +554,7 @@ export async function revokeSession(
       { path: 'sessionId', message: 'Not a session of this account' },
     ]);
   }
-  if (principal.deploymentIds !== null && !principal.deploymentIds.includes(claims.deploymentId)) {
-    throw new ApiError('KEY_SCOPE', `This API key is not scoped to deployment ${claims.deploymentId}`);
-  }
+  requireDeploymentScope(principal, claims.deploymentId);
   const revoked = await repo.insertRevocation(
     createDb(ctx.d1),
     {
