@@ -6,7 +6,7 @@ import { restrictSnapshots } from '../render/row-security';
 import * as repo from './embed-dashboards.repository';
 import { type EmbedContext, rebuildSession, sessionRevoked } from './embed-sessions.service';
 import { getSession, type SessionPayload, type SessionUser } from './session-store';
-import { invalidSession, verifySession } from './session-token';
+import { invalidSession, type SessionClaims, verifySession } from './session-token';
 
 export interface Viewer {
   displayName: string | null;
@@ -47,7 +47,15 @@ export async function loadEmbedDashboard(
   sessionId: string,
   publicId: string,
 ): Promise<EmbedDashboardView> {
-  const claims = await verifySession(ctx.env, sessionId, ctx.clock.now());
+  return loadEmbedDashboardFor(ctx, await verifySession(ctx.env, sessionId, ctx.clock.now()), publicId);
+}
+
+/** The load for a session whose token the caller has verified already (the viewer page needs its expiry too). */
+export async function loadEmbedDashboardFor(
+  ctx: EmbedContext,
+  claims: SessionClaims,
+  publicId: string,
+): Promise<EmbedDashboardView> {
   const replica = createDb(ctx.d1.withSession('first-unconstrained'));
   const [cached, row] = await Promise.all([
     getSession(ctx.env.SESSIONS, claims.sessionId),

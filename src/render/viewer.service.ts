@@ -1,6 +1,6 @@
 import { createDb } from '../core/db';
 import { ApiError } from '../core/errors';
-import { loadEmbedDashboard } from '../embedding/embed-dashboards.service';
+import { loadEmbedDashboardFor } from '../embedding/embed-dashboards.service';
 import type { EmbedContext } from '../embedding/embed-sessions.service';
 import { verifySession } from '../embedding/session-token';
 import { NOTICE_OF_CODE, type NoticeKind } from './html';
@@ -59,10 +59,9 @@ export async function viewerDashboard(
   if (!sessionId || sessionId.length > MAX_SESSION_LENGTH) {
     throw new ApiError('SESSION_INVALID', 'Invalid embed session');
   }
-  const view = await loadEmbedDashboard(ctx, sessionId, publicId);
-  // The load verified the session; its expiry is read from the same verification, not guessed.
   const now = ctx.clock.now();
   const claims = await verifySession(ctx.env, sessionId, now);
+  const view = await loadEmbedDashboardFor(ctx, claims, publicId);
   return {
     input: {
       config: view.config,
