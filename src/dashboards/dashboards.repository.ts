@@ -1,8 +1,8 @@
 import { type SQL, sql } from 'drizzle-orm';
+import type { DeploymentScope } from '../auth/deployment-scope';
 import { runBatch } from '../core/db';
 import type { Db } from '../env';
 import { deploymentOwned, publishedJson, reportSnapshotsJson } from '../workspace/workspace.queries';
-import type { Scope } from '../workspace/workspace.repository';
 import type { DashboardConfig, PublishedDashboard, PublishInput, ReportSnapshot } from './dashboards.schemas';
 
 type Raw = Record<string, unknown>;
@@ -66,7 +66,7 @@ function toState(row: Raw | undefined): DashboardState | null {
   };
 }
 
-export async function findDashboardState(db: Db, scope: Scope, workbookId: number) {
+export async function findDashboardState(db: Db, scope: DeploymentScope, workbookId: number) {
   const rows =
     await db.all<Raw>(sql`SELECT w.dashboard_draft, ${publishedConfigOf(workbookId)} AS published_config
     FROM workbooks w
@@ -78,7 +78,7 @@ export async function findDashboardState(db: Db, scope: Scope, workbookId: numbe
 /** E1: replaces (or clears) the draft and bumps the workbook's updated_at: one round trip. */
 export async function saveDraft(
   db: Db,
-  scope: Scope,
+  scope: DeploymentScope,
   workbookId: number,
   draft: DashboardConfig | null,
   now: string,
@@ -111,7 +111,7 @@ export interface PublishFlags {
  */
 export async function publish(
   db: Db,
-  scope: Scope,
+  scope: DeploymentScope,
   workbookId: number,
   input: PublishInput,
   publicId: string,
@@ -190,7 +190,7 @@ export interface VersionRecord {
  */
 export async function listVersions(
   db: Db,
-  scope: Scope,
+  scope: DeploymentScope,
   workbookId: number,
   beforeNumber: number | null,
   limit: number,

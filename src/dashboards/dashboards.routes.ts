@@ -1,9 +1,9 @@
 import { authenticate } from '../auth/auth.middleware';
+import { nowOf, scopeOf } from '../auth/deployment-scope';
 import { doc } from '../core/openapi';
 import { pageQuery, pageSchema } from '../core/pagination';
 import { createRouter } from '../core/router';
 import { validate } from '../core/validation';
-import { nowOf, scopeOf } from '../workspace/scope';
 import { itemParams } from '../workspace/workspace.schemas';
 import {
   dashboardBody,

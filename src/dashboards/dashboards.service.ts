@@ -1,12 +1,12 @@
+import type { DeploymentScope } from '../auth/deployment-scope';
 import { randomId } from '../core/crypto';
 import { ApiError, badRequest, notFound } from '../core/errors';
 import { pageRequest, toPage } from '../core/pagination';
 import type { Db } from '../env';
-import type { Scope } from '../workspace/workspace.repository';
 import * as repo from './dashboards.repository';
 import type { DashboardConfig, PublishedDashboard, PublishInput } from './dashboards.schemas';
 
-export async function getDashboard(db: Db, scope: Scope, workbookId: number) {
+export async function getDashboard(db: Db, scope: DeploymentScope, workbookId: number) {
   const state = await repo.findDashboardState(db, scope, workbookId);
   if (!state) throw notFound('Workbook');
   return state;
@@ -18,7 +18,7 @@ export async function getDashboard(db: Db, scope: Scope, workbookId: number) {
  */
 export async function updateDashboard(
   db: Db,
-  scope: Scope,
+  scope: DeploymentScope,
   workbookId: number,
   body: { dashboardDraft?: DashboardConfig | null } | undefined,
   now: string,
@@ -37,7 +37,7 @@ export function presentPublished(record: repo.PublishedDashboardRecord): Publish
 
 export async function publishDashboard(
   db: Db,
-  scope: Scope,
+  scope: DeploymentScope,
   workbookId: number,
   input: PublishInput,
   now: string,
@@ -56,7 +56,7 @@ export async function publishDashboard(
 
 export async function listVersions(
   db: Db,
-  scope: Scope,
+  scope: DeploymentScope,
   workbookId: number,
   query: { first?: number; after?: string },
 ) {

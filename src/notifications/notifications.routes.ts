@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { authenticate, userPrincipal } from '../auth/auth.middleware';
+import { scopeOf } from '../auth/deployment-scope';
 import { doc } from '../core/openapi';
 import { pageQuery, pageRequest, pageSchema } from '../core/pagination';
 import { createRouter } from '../core/router';
@@ -29,13 +30,8 @@ const tags = ['Notifications'];
 // Contract §2: notifications and their recipients are for admins, with a Bearer token.
 const admin = authenticate(['Bearer'], { role: 'admin' });
 
-function scopeOf(c: Context<AppEnv>, deploymentId: number): service.NotificationScope {
-  return {
-    db: c.get('db'),
-    accountId: userPrincipal(c).account.id,
-    deploymentId,
-    now: c.get('clock').now(),
-  };
+function notificationScope(c: Context<AppEnv>, deploymentId: number): service.NotificationScope {
+  return { ...scopeOf(c, deploymentId), db: c.get('db'), now: c.get('clock').now() };
 }
 
 /** Mounted at /api/v1/deployments/:deploymentId/notifications (a prefix only this router uses). */
@@ -54,7 +50,7 @@ export const notificationsRoutes = createRouter()
     validate('param', deploymentParams),
     validate('json', createNotificationBody),
     async (c) => {
-      const scope = scopeOf(c, c.req.valid('param').deploymentId);
+      const scope = notificationScope(c, c.req.valid('param').deploymentId);
       const created = await service.createNotification(scope, userPrincipal(c).userId, c.req.valid('json'));
       return c.json(created, 201);
     },
@@ -73,7 +69,7 @@ export const notificationsRoutes = createRouter()
     validate('query', listNotificationsQuery),
     async (c) => {
       const query = c.req.valid('query');
-      const scope = scopeOf(c, c.req.valid('param').deploymentId);
+      const scope = notificationScope(c, c.req.valid('param').deploymentId);
       const request = pageRequest(query, 'notifications', 1);
       return c.json(
         await service.listNotifications(
@@ -97,7 +93,7 @@ export const notificationsRoutes = createRouter()
     validate('param', notificationParams),
     async (c) => {
       const { deploymentId, id } = c.req.valid('param');
-      const row = await service.getNotificationRow(scopeOf(c, deploymentId), id);
+      const row = await service.getNotificationRow(notificationScope(c, deploymentId), id);
       return c.json(service.presentNotification(row));
     },
   )
@@ -119,7 +115,7 @@ export const notificationsRoutes = createRouter()
     async (c) => {
       const { deploymentId, id } = c.req.valid('param');
       return c.json(
-        await service.updateNotification(scopeOf(c, deploymentId), id, c.req.valid('json') ?? {}),
+        await service.updateNotification(notificationScope(c, deploymentId), id, c.req.valid('json') ?? {}),
       );
     },
   )
@@ -136,7 +132,7 @@ export const notificationsRoutes = createRouter()
     validate('param', notificationParams),
     async (c) => {
       const { deploymentId, id } = c.req.valid('param');
-      return c.json(await service.deleteNotification(scopeOf(c, deploymentId), id));
+      return c.json(await service.deleteNotification(notificationScope(c, deploymentId), id));
     },
   )
   .get(
@@ -154,7 +150,7 @@ export const notificationsRoutes = createRouter()
     async (c) => {
       const { deploymentId, id } = c.req.valid('param');
       const count = c.req.valid('query').count ?? 10;
-      return c.json(await service.previewSchedule(scopeOf(c, deploymentId), id, count));
+      return c.json(await service.previewSchedule(notificationScope(c, deploymentId), id, count));
     },
   )
   .post(
@@ -174,7 +170,7 @@ export const notificationsRoutes = createRouter()
     validate('json', addRecipientsBody),
     async (c) => {
       const { deploymentId, id } = c.req.valid('param');
-      const scope = scopeOf(c, deploymentId);
+      const scope = notificationScope(c, deploymentId);
       return c.json(await recipients.addRecipients(scope, id, c.req.valid('json').recipients));
     },
   )
@@ -193,7 +189,7 @@ export const notificationsRoutes = createRouter()
     async (c) => {
       const { deploymentId, id } = c.req.valid('param');
       const request = pageRequest(c.req.valid('query'), 'recipients', 1);
-      return c.json(await recipients.listRecipients(scopeOf(c, deploymentId), id, request));
+      return c.json(await recipients.listRecipients(notificationScope(c, deploymentId), id, request));
     },
   )
   .delete(
@@ -209,7 +205,7 @@ export const notificationsRoutes = createRouter()
     validate('param', recipientParams),
     async (c) => {
       const { deploymentId, id, recipientId } = c.req.valid('param');
-      return c.json(await recipients.deleteRecipient(scopeOf(c, deploymentId), id, recipientId));
+      return c.json(await recipients.deleteRecipient(notificationScope(c, deploymentId), id, recipientId));
     },
   )
   .get(
@@ -227,7 +223,7 @@ export const notificationsRoutes = createRouter()
     async (c) => {
       const { deploymentId, id } = c.req.valid('param');
       const request = pageRequest(c.req.valid('query'), 'runs', 1);
-      return c.json(await runs.listRuns(scopeOf(c, deploymentId), id, request));
+      return c.json(await runs.listRuns(notificationScope(c, deploymentId), id, request));
     },
   )
   .post(
@@ -245,7 +241,7 @@ export const notificationsRoutes = createRouter()
     validate('param', notificationParams),
     async (c) => {
       const { deploymentId, id } = c.req.valid('param');
-      const run = await runs.runNow(scopeOf(c, deploymentId), deliveryPorts(c.env).queue, id);
+      const run = await runs.runNow(notificationScope(c, deploymentId), deliveryPorts(c.env).queue, id);
       return c.json(run, 202);
     },
   );

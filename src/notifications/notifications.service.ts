@@ -1,4 +1,5 @@
 import type { NotificationFilter } from '../../schema/notifications';
+import type { DeploymentScope } from '../auth/deployment-scope';
 import { ApiError, type ErrorDetail, notFound } from '../core/errors';
 import type { Page, PageRequest } from '../core/pagination';
 import { afterId, toPage } from '../core/pagination';
@@ -25,10 +26,9 @@ import {
 } from './schedule';
 
 /** Who acts on which deployment, and when. */
-export interface NotificationScope {
+/** A deployment scope (another account's deployment is a 404) plus the request's D1 and clock. */
+export interface NotificationScope extends DeploymentScope {
   db: Db;
-  accountId: number;
-  deploymentId: number;
   now: Date;
 }
 

@@ -1,8 +1,8 @@
 import { authenticate } from '../auth/auth.middleware';
+import { scopeOf } from '../auth/deployment-scope';
 import { doc } from '../core/openapi';
 import { createRouter } from '../core/router';
 import { validate } from '../core/validation';
-import { scopeOf } from '../workspace/scope';
 import { itemParams } from '../workspace/workspace.schemas';
 import { renderQuery } from './render.schemas';
 import { renderWorkbookDashboard } from './render.service';

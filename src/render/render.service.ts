@@ -1,6 +1,6 @@
+import type { DeploymentScope } from '../auth/deployment-scope';
 import { notFound } from '../core/errors';
 import type { Db } from '../env';
-import type { Scope } from '../workspace/workspace.repository';
 import { type RenderedDashboard, renderDashboard } from './render';
 import { findRenderSource } from './render.repository';
 import type { RenderQuery } from './render.schemas';
@@ -12,7 +12,7 @@ import type { RenderInput } from './render.types';
  */
 export async function renderWorkbookDashboard(
   db: Db,
-  scope: Scope,
+  scope: DeploymentScope,
   workbookId: number,
   query: RenderQuery,
 ): Promise<RenderedDashboard & { filename: string }> {

@@ -1,8 +1,8 @@
 import { authenticate } from '../auth/auth.middleware';
+import { nowOf, scopeOf } from '../auth/deployment-scope';
 import { doc } from '../core/openapi';
 import { createRouter } from '../core/router';
 import { deletedSchema, validate } from '../core/validation';
-import { nowOf, scopeOf } from './scope';
 import {
   createFolderBody,
   deploymentParams,

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { WorkspaceItemType } from '../../schema/workspace';
+import type { DeploymentScope } from '../auth/deployment-scope';
 import { runBatch } from '../core/db';
 import type { Db } from '../env';
 import {
@@ -127,15 +128,9 @@ function readItems(rows: Raw[]): ItemsResult | null {
   return { items: rows.filter((r) => r.id != null).map(toItem), driver: first };
 }
 
-export interface Scope {
-  deploymentId: number;
-  accountId: number;
-  userId: number;
-}
-
 const singleOrder = sql`i.id`;
 
-function itemOf(scope: Scope, id: number | SQL, type?: WorkspaceItemType): SQL {
+function itemOf(scope: DeploymentScope, id: number | SQL, type?: WorkspaceItemType): SQL {
   return itemsQuery({
     ...scope,
     viewerId: scope.userId,
@@ -157,7 +152,7 @@ function singleFrom(result: D1Result<Raw> | undefined): ItemRecord | null {
  */
 export async function viewItem(
   db: Db,
-  scope: Scope,
+  scope: DeploymentScope,
   id: number,
   type: WorkspaceItemType,
   now: string,
@@ -209,7 +204,7 @@ export interface ListParams {
  * cursor on and stopping after `limit + 1` rows; the union of those few hundred rows is then
  * sorted and cut. The cost of a page is bounded by its size, not by the workspace's.
  */
-function listSelection(scope: Scope, params: ListParams): SQL {
+function listSelection(scope: DeploymentScope, params: ListParams): SQL {
   const { deploymentId, userId } = scope;
   const { direction, limit, after } = params;
   const dir = sql.raw(direction);
@@ -274,7 +269,7 @@ export interface ListResult {
 }
 
 /** E7 in one statement: ownership, folder check and the page with everything each item carries. */
-export function listItemsQuery(scope: Scope, params: ListParams): SQL {
+export function listItemsQuery(scope: DeploymentScope, params: ListParams): SQL {
   const dir = sql.raw(params.direction);
   return itemsQuery({
     ...scope,
@@ -285,7 +280,11 @@ export function listItemsQuery(scope: Scope, params: ListParams): SQL {
   });
 }
 
-export async function listItems(db: Db, scope: Scope, params: ListParams): Promise<ListResult | null> {
+export async function listItems(
+  db: Db,
+  scope: DeploymentScope,
+  params: ListParams,
+): Promise<ListResult | null> {
   const rows = await db.all<Raw>(listItemsQuery(scope, params));
   const result = readItems(rows);
   if (!result) return null;
@@ -322,7 +321,7 @@ export interface NewItem {
   now: string;
 }
 
-function insertItem(scope: Scope, item: NewItem, check: SQL, position: SQL = sql`0`): SQL {
+function insertItem(scope: DeploymentScope, item: NewItem, check: SQL, position: SQL = sql`0`): SQL {
   return sql`INSERT INTO workspace_items (deployment_id, type, name, name_key, folder_id, position,
       created_by, updated_by, created_at, updated_at)
     SELECT ${scope.deploymentId}, ${item.type}, ${item.name}, ${item.name.toLowerCase()}, ${item.folderId}, ${position},
@@ -335,7 +334,7 @@ const flagsOf = (columns: SQL, ok: string): SQL =>
 
 // Folders
 
-export function createFolder(db: Db, scope: Scope, item: NewItem, position: number | null) {
+export function createFolder(db: Db, scope: DeploymentScope, item: NewItem, position: number | null) {
   const check = flagsOf(
     sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
       ${isFolderOf(item.folderId, scope.deploymentId)} AS parent_ok,
@@ -363,7 +362,7 @@ export interface ItemPatch {
 }
 
 /** E5: two statements, one round trip; null when the folder is not found. */
-export async function updateFolder(db: Db, scope: Scope, id: number, patch: ItemPatch) {
+export async function updateFolder(db: Db, scope: DeploymentScope, id: number, patch: ItemPatch) {
   const [, read] = await runBatch<Raw>(db, [
     sql`UPDATE workspace_items SET
         ${patch.name === undefined ? sql`` : sql`name = ${patch.name}, name_key = ${patch.name.toLowerCase()},`}
@@ -380,7 +379,7 @@ export async function updateFolder(db: Db, scope: Scope, id: number, patch: Item
  * E6: a folder holding sub-folders stays (409); otherwise its workbooks and reports move to its
  * parent and it is deleted, in one transaction.
  */
-export async function deleteFolder(db: Db, scope: Scope, id: number) {
+export async function deleteFolder(db: Db, scope: DeploymentScope, id: number) {
   const check = flagsOf(
     sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
       EXISTS (SELECT 1 FROM workspace_items WHERE id = ${id} AND deployment_id = ${scope.deploymentId}
@@ -411,7 +410,7 @@ const slugHolder = (deploymentId: number, slug: string | undefined, except: numb
     : sql`(SELECT item_id FROM workbooks WHERE deployment_id = ${deploymentId} AND slug = ${slug}
         ${except === null ? sql`` : sql`AND item_id <> ${except}`})`;
 
-export function createWorkbook(db: Db, scope: Scope, item: NewWorkbook) {
+export function createWorkbook(db: Db, scope: DeploymentScope, item: NewWorkbook) {
   const check = flagsOf(
     sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
       ${isFolderOf(item.folderId, scope.deploymentId)} AS folder_ok,
@@ -443,7 +442,7 @@ export interface WorkbookPatch {
 }
 
 /** E3. With a takeover the holder of the slug is renamed first, in the same transaction. */
-export function updateWorkbook(db: Db, scope: Scope, id: number, patch: WorkbookPatch) {
+export function updateWorkbook(db: Db, scope: DeploymentScope, id: number, patch: WorkbookPatch) {
   const takeover = patch.displacedSlug !== undefined;
   const folderId = patch.folderId === undefined ? null : patch.folderId;
   const check = flagsOf(
@@ -478,7 +477,7 @@ export function updateWorkbook(db: Db, scope: Scope, id: number, patch: Workbook
 /** Deletes an item of `type`; its detail, favourites, views and published dashboard cascade. */
 export async function deleteItem(
   db: Db,
-  scope: Scope,
+  scope: DeploymentScope,
   id: number,
   type: WorkspaceItemType,
 ): Promise<boolean> {
@@ -490,7 +489,7 @@ export async function deleteItem(
 }
 
 /** Sets or clears the caller's favourite, then reads the item: one round trip. */
-export async function setFavorite(db: Db, scope: Scope, id: number, on: boolean, now: string) {
+export async function setFavorite(db: Db, scope: DeploymentScope, id: number, on: boolean, now: string) {
   const write = on
     ? sql`INSERT INTO workspace_favorites (user_id, item_id, created_at)
         SELECT ${scope.userId}, i.id, ${now} FROM workspace_items i
@@ -526,7 +525,7 @@ const isWorkbookOf = (workbookId: number | null | undefined, deploymentId: numbe
 
 const jsonOrNull = (value: unknown) => (value === null ? null : JSON.stringify(value));
 
-export function createReport(db: Db, scope: Scope, item: NewItem, values: ReportValues) {
+export function createReport(db: Db, scope: DeploymentScope, item: NewItem, values: ReportValues) {
   const check = flagsOf(
     sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
       ${isFolderOf(item.folderId, scope.deploymentId)} AS folder_ok,
@@ -553,7 +552,7 @@ export function createReport(db: Db, scope: Scope, item: NewItem, values: Report
 
 export function updateReport(
   db: Db,
-  scope: Scope,
+  scope: DeploymentScope,
   id: number,
   patch: { name?: string; folderId?: number | null; now: string },
   values: ReportValues,
@@ -598,7 +597,7 @@ export function updateReport(
 
 export function moveItem(
   db: Db,
-  scope: Scope,
+  scope: DeploymentScope,
   id: number,
   folderId: number | null,
   type: WorkspaceItemType | null,

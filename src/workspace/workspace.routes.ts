@@ -1,9 +1,9 @@
 import { authenticate } from '../auth/auth.middleware';
+import { nowOf, scopeOf } from '../auth/deployment-scope';
 import { doc } from '../core/openapi';
 import { pageSchema } from '../core/pagination';
 import { createRouter } from '../core/router';
 import { validate } from '../core/validation';
-import { nowOf, scopeOf } from './scope';
 import { deploymentParams, listQuery, moveBody, workspaceItemSchema } from './workspace.schemas';
 import { listWorkspace, moveItem, presentItem } from './workspace.service';
 

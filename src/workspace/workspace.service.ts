@@ -1,10 +1,11 @@
 import type * as v from 'valibot';
 import { WORKSPACE_ITEM_TYPES, type WorkspaceItemType } from '../../schema/workspace';
 import { slugify } from '../accounts/accounts.service';
+import type { DeploymentScope } from '../auth/deployment-scope';
 import { ApiError, badRequest, conflict, notFound } from '../core/errors';
 import { type CursorValue, pageRequest, toPage } from '../core/pagination';
 import type { Db } from '../env';
-import type { ItemRecord, Scope, WriteResult } from './workspace.repository';
+import type { ItemRecord, WriteResult } from './workspace.repository';
 import * as repo from './workspace.repository';
 import {
   type createFolderBody,
@@ -106,7 +107,13 @@ const randomSuffix = (length: number) =>
 // ---- Reading ----
 
 /** GET of one item: records the caller's view time and answers the item. */
-export async function viewItem(db: Db, scope: Scope, id: number, type: WorkspaceItemType, now: string) {
+export async function viewItem(
+  db: Db,
+  scope: DeploymentScope,
+  id: number,
+  type: WorkspaceItemType,
+  now: string,
+) {
   const rec = await repo.viewItem(db, scope, id, type, now);
   if (!rec) throw notFound(LABEL[type]);
   return rec;
@@ -116,7 +123,7 @@ export async function viewItem(db: Db, scope: Scope, id: number, type: Workspace
 
 export async function createFolder(
   db: Db,
-  scope: Scope,
+  scope: DeploymentScope,
   input: v.InferOutput<typeof createFolderBody>,
   now: string,
 ) {
@@ -135,7 +142,7 @@ export async function createFolder(
 
 export async function updateFolder(
   db: Db,
-  scope: Scope,
+  scope: DeploymentScope,
   id: number,
   input: v.InferOutput<typeof updateFolderBody>,
   now: string,
@@ -145,7 +152,7 @@ export async function updateFolder(
   return rec;
 }
 
-export async function deleteFolder(db: Db, scope: Scope, id: number) {
+export async function deleteFolder(db: Db, scope: DeploymentScope, id: number) {
   const flags = await repo.deleteFolder(db, scope, id);
   requireDeployment(flags);
   if (flags.found !== 1) throw notFound('Folder');
@@ -159,7 +166,7 @@ export async function deleteFolder(db: Db, scope: Scope, id: number) {
 
 export async function createWorkbook(
   db: Db,
-  scope: Scope,
+  scope: DeploymentScope,
   input: v.InferOutput<typeof createWorkbookBody>,
   now: string,
 ) {
@@ -191,7 +198,7 @@ function slugConflict(slug: string): ApiError {
 
 export async function updateWorkbook(
   db: Db,
-  scope: Scope,
+  scope: DeploymentScope,
   id: number,
   input: v.InferOutput<typeof updateWorkbookBody>,
   now: string,
@@ -214,12 +221,12 @@ export async function updateWorkbook(
   return written(result);
 }
 
-export async function deleteItem(db: Db, scope: Scope, id: number, type: WorkspaceItemType) {
+export async function deleteItem(db: Db, scope: DeploymentScope, id: number, type: WorkspaceItemType) {
   if (!(await repo.deleteItem(db, scope, id, type))) throw notFound(LABEL[type]);
   return { id, deleted: true as const };
 }
 
-export async function setFavorite(db: Db, scope: Scope, id: number, on: boolean, now: string) {
+export async function setFavorite(db: Db, scope: DeploymentScope, id: number, on: boolean, now: string) {
   const rec = await repo.setFavorite(db, scope, id, on, now);
   if (!rec) throw notFound('Workbook');
   return rec;
@@ -245,7 +252,7 @@ function reportErrors(flags: Record<string, unknown>, id?: number) {
 
 export async function createReport(
   db: Db,
-  scope: Scope,
+  scope: DeploymentScope,
   input: v.InferOutput<typeof createReportBody>,
   now: string,
 ) {
@@ -261,7 +268,7 @@ export async function createReport(
 
 export async function updateReport(
   db: Db,
-  scope: Scope,
+  scope: DeploymentScope,
   id: number,
   input: v.InferOutput<typeof updateReportBody>,
   now: string,
@@ -279,7 +286,12 @@ export async function updateReport(
 
 // ---- E2 ----
 
-export async function moveItem(db: Db, scope: Scope, input: v.InferOutput<typeof moveBody>, now: string) {
+export async function moveItem(
+  db: Db,
+  scope: DeploymentScope,
+  input: v.InferOutput<typeof moveBody>,
+  now: string,
+) {
   const folderId = input.folderId ?? null;
   const result = await repo.moveItem(db, scope, input.id, folderId, input.type ?? null, now);
   const { flags } = result;
@@ -322,7 +334,7 @@ function invalidCursor(): ApiError {
   ]);
 }
 
-export async function listWorkspace(db: Db, scope: Scope, query: v.InferOutput<typeof listQuery>) {
+export async function listWorkspace(db: Db, scope: DeploymentScope, query: v.InferOutput<typeof listQuery>) {
   const field = query.orderByField ?? 'updated_at';
   const direction = query.orderByDirection ?? 'DESC';
   const search = query.search ? query.search.toLowerCase() : null;

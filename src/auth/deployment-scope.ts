@@ -1,15 +1,20 @@
 import type { Context } from 'hono';
-import { userPrincipal } from '../auth/auth.middleware';
 import { isoNow } from '../core/clock';
 import type { AppEnv } from '../env';
-import type { Scope } from './workspace.repository';
+import { userPrincipal } from './auth.middleware';
 
 /**
  * Who acts where: the caller's account and user, and the deployment of the path. Every
  * repository query filters by the account through the deployment, so another account's
- * deployment (or an item in it) is a 404.
+ * deployment (or anything in it) is a 404.
  */
-export function scopeOf(c: Context<AppEnv>, deploymentId: number): Scope {
+export interface DeploymentScope {
+  deploymentId: number;
+  accountId: number;
+  userId: number;
+}
+
+export function scopeOf(c: Context<AppEnv>, deploymentId: number): DeploymentScope {
   const principal = userPrincipal(c);
   return { deploymentId, accountId: principal.account.id, userId: principal.userId };
 }
