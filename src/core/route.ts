@@ -1,0 +1,225 @@
+import type { Context, Hono, MiddlewareHandler, Schema } from 'hono';
+import type { ToSchema, TypedResponse } from 'hono/types';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type * as v from 'valibot';
+import { authenticate, authenticateOperator } from '../auth/auth.middleware';
+import type { AppEnv } from '../env';
+import { type AuthKind, doc } from './openapi';
+import { createRouter } from './router';
+import { validate } from './validation';
+
+/**
+ * Who may call a route. One word drives both the middleware that checks the credential and
+ * the route's `security` in the OpenAPI document, so the two cannot drift.
+ * - `user`: any user's access token; `admin`: an admin user's access token;
+ * - `apiKey`: an account API key; `adminOrApiKey`: either of the last two;
+ * - `operator`: the ADMIN_TOKEN secret; `session`: an embed session, read by the handler;
+ * - `none`: no credential.
+ * A route whose credential is checked inside its own query (generate-session) passes
+ * `{ kind, middleware }` instead.
+ */
+export type RouteAuth =
+  | 'none'
+  | 'operator'
+  | 'session'
+  | 'user'
+  | 'admin'
+  | 'apiKey'
+  | 'adminOrApiKey'
+  | { kind: 'apiKey' | 'session'; middleware: MiddlewareHandler<AppEnv> };
+
+type AuthName = Exclude<RouteAuth, object>;
+
+const AUTH: Record<AuthName, { doc: AuthKind; middleware?: MiddlewareHandler<AppEnv> }> = {
+  none: { doc: 'none' },
+  session: { doc: 'session' },
+  operator: { doc: 'operator', middleware: authenticateOperator },
+  user: { doc: 'bearer', middleware: authenticate(['Bearer']) },
+  admin: { doc: 'bearer', middleware: authenticate(['Bearer'], { role: 'admin' }) },
+  apiKey: { doc: 'apiKey', middleware: authenticate(['Api-Key']) },
+  adminOrApiKey: {
+    doc: 'bearerOrApiKey',
+    middleware: authenticate(['Bearer', 'Api-Key'], { role: 'admin' }),
+  },
+};
+
+/** A response that is not JSON (an image, a page): documented by its content type. */
+export interface RawResponse {
+  description: string;
+  contentType: string;
+}
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type MaybeSchema = v.GenericSchema | undefined;
+type Responses = Partial<Record<ContentfulStatusCode, v.GenericSchema | RawResponse>>;
+
+type Out<S extends MaybeSchema> = S extends v.GenericSchema ? v.InferOutput<S> : undefined;
+type In<S extends MaybeSchema> = S extends v.GenericSchema ? v.InferInput<S> : never;
+
+/** The validated input a handler receives: path params, query string and JSON body. */
+export interface RouteInput<P extends MaybeSchema, Q extends MaybeSchema, B extends MaybeSchema> {
+  params: Out<P>;
+  query: Out<Q>;
+  body: Out<B>;
+}
+
+/** A JSON answer with a status other than the route's first declared one. */
+export interface Reply<S extends ContentfulStatusCode, T> {
+  readonly [REPLY]: true;
+  status: S;
+  body: T;
+}
+const REPLY = Symbol('reply');
+
+/** The body of a JSON response, by status. */
+type JsonBodies<R extends Responses> = {
+  [K in keyof R & ContentfulStatusCode]: R[K] extends v.GenericSchema ? v.InferInput<R[K]> : never;
+};
+/** What a handler may return: the body of the first declared status, a Reply, or (for raw responses) a Response. */
+type HandlerResult<R extends Responses> =
+  | JsonBodies<R>[FirstStatus<R>]
+  | { [K in keyof JsonBodies<R>]: Reply<K, JsonBodies<R>[K]> }[keyof JsonBodies<R>]
+  | ({ [K in keyof R]: R[K] extends RawResponse ? true : never }[keyof R] extends never ? never : Response);
+
+type FirstStatus<R extends Responses> =
+  Extract<keyof R, 200 | 201 | 202 | 204> extends infer S
+    ? [S] extends [never]
+      ? keyof R & ContentfulStatusCode
+      : S & ContentfulStatusCode
+    : never;
+
+export interface RouteDefinition<
+  M extends Method,
+  Path extends string,
+  P extends MaybeSchema,
+  Q extends MaybeSchema,
+  B extends MaybeSchema,
+  R extends Responses,
+> {
+  method: M;
+  path: Path;
+  auth: RouteAuth;
+  summary: string;
+  description?: string;
+  tags: string[];
+  operationId?: string;
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** Success responses: status → valibot schema of the JSON body, or a raw response. */
+  responses: R;
+  /** Error statuses beyond 400 (validation) and 401 (auth), which every route documents. */
+  errors?: number[];
+  /** Runs after auth and validation; returns the JSON body the schema of `responses` declares. */
+  handler: (c: Context<AppEnv>, input: RouteInput<P, Q, B>) => Promise<HandlerResult<R>>;
+}
+
+// biome-ignore lint/suspicious/noExplicitAny: a route of any shape, for the list a router is built from
+type AnyRoute = RouteDefinition<Method, string, any, any, any, any>;
+
+/**
+ * Declares one route: method, path, auth, input schemas, responses and handler in one object.
+ * `routes(...)` turns a list of them into a router; the same object drives the credential
+ * check, validation, the OpenAPI operation and the handler's types.
+ */
+export function defineRoute<
+  M extends Method,
+  Path extends string,
+  P extends MaybeSchema = undefined,
+  Q extends MaybeSchema = undefined,
+  B extends MaybeSchema = undefined,
+  R extends Responses = Responses,
+>(definition: RouteDefinition<M, Path, P, Q, B, R>): RouteDefinition<M, Path, P, Q, B, R> {
+  return definition;
+}
+
+/** A JSON answer with one of the route's other declared statuses (e.g. 202 beside 200). */
+export function reply<S extends ContentfulStatusCode, T>(status: S, body: T): Reply<S, T> {
+  return { [REPLY]: true, status, body };
+}
+
+const isReply = (x: unknown): x is Reply<ContentfulStatusCode, unknown> =>
+  typeof x === 'object' && x !== null && REPLY in x;
+
+function firstStatus(responses: Responses): ContentfulStatusCode {
+  const statuses = Object.keys(responses).map(Number) as ContentfulStatusCode[];
+  return statuses.find((s) => s >= 200 && s < 300) ?? (statuses[0] as ContentfulStatusCode);
+}
+
+function middlewaresOf(route: AnyRoute): MiddlewareHandler[] {
+  const auth = typeof route.auth === 'string' ? AUTH[route.auth] : route.auth;
+  const docKind = typeof route.auth === 'string' ? AUTH[route.auth].doc : route.auth.kind;
+  const chain: MiddlewareHandler[] = [
+    doc({
+      summary: route.summary,
+      description: route.description,
+      tags: route.tags,
+      operationId: route.operationId,
+      auth: docKind,
+      responses: route.responses as Record<number, v.GenericSchema | RawResponse>,
+      errors: route.errors,
+    }),
+  ];
+  if (auth.middleware) chain.push(auth.middleware as MiddlewareHandler);
+  if (route.params) chain.push(validate('param', route.params));
+  if (route.query) chain.push(validate('query', route.query));
+  if (route.body) chain.push(validate('json', route.body));
+  return chain;
+}
+
+function handlerOf(route: AnyRoute): MiddlewareHandler {
+  const status = firstStatus(route.responses);
+  return async (c) => {
+    const req = c.req as unknown as { valid(target: string): unknown };
+    const valid = (target: string) => req.valid(target);
+    const input = {
+      params: route.params ? valid('param') : undefined,
+      query: route.query ? valid('query') : undefined,
+      body: route.body ? valid('json') : undefined,
+    };
+    const result = await route.handler(c as Context<AppEnv>, input);
+    if (result instanceof Response) return result;
+    if (isReply(result)) return c.json(result.body as object, result.status);
+    return c.json(result as object, status);
+  };
+}
+
+// ---- The router a list of routes becomes, typed for hono/client ----
+
+type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) extends (x: infer I) => void
+  ? I
+  : never;
+
+type SchemaOf<D> =
+  D extends RouteDefinition<infer M, infer Path, infer P, infer Q, infer B, infer R>
+    ? ToSchema<
+        M,
+        Path,
+        {
+          param: P extends v.GenericSchema ? Record<keyof In<P> & string, string> : never;
+          query: Q extends v.GenericSchema
+            ? { [K in keyof In<Q>]: In<Q>[K] extends string | undefined ? In<Q>[K] : string | string[] }
+            : never;
+          json: In<B>;
+        },
+        TypedResponse<JsonBodies<R>[FirstStatus<R>], FirstStatus<R>, 'json'>
+      >
+    : never;
+
+type RouterSchema<D extends readonly AnyRoute[]> =
+  UnionToIntersection<SchemaOf<D[number]>> extends infer S extends Schema ? S : never;
+
+/** A router serving `definitions`, in order. */
+export function routes<const D extends readonly AnyRoute[]>(...definitions: D) {
+  const router = createRouter();
+  for (const route of definitions) {
+    // Hono's typed overloads of `on` count handlers; the list here is built at run time.
+    (router.on as (method: string, path: string, ...handlers: MiddlewareHandler[]) => unknown)(
+      route.method.toUpperCase(),
+      route.path,
+      ...middlewaresOf(route),
+      handlerOf(route),
+    );
+  }
+  return router as unknown as Hono<AppEnv, RouterSchema<D>, '/'>;
+}
