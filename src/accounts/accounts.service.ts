@@ -1,5 +1,6 @@
 import { ACCESS_TOKEN_PREFIX, API_KEY_PREFIX, issueSecret } from '../auth/credentials';
 import { ApiError, conflict, notFound } from '../core/errors';
+import { slugify } from '../core/text';
 import type { Db } from '../env';
 import * as repo from './accounts.repository';
 import type { CreateAccountInput, CreateUserInput } from './accounts.schemas';
@@ -54,14 +55,4 @@ export async function createApiKey(
     key: key.secret,
     createdAt: row.createdAt,
   };
-}
-
-export function slugify(name: string): string {
-  return name
-    .toLowerCase()
-    .normalize('NFKD')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, 40)
-    .replace(/-+$/g, '');
 }

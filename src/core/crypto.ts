@@ -1,17 +1,6 @@
+import { base64url } from './text';
+
 const encoder = new TextEncoder();
-
-export function base64url(bytes: Uint8Array): string {
-  let s = '';
-  for (const b of bytes) s += String.fromCharCode(b);
-  return btoa(s).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '');
-}
-
-export function fromBase64url(input: string): Uint8Array {
-  const s = atob(input.replace(/-/g, '+').replace(/_/g, '/'));
-  const out = new Uint8Array(s.length);
-  for (let i = 0; i < s.length; i++) out[i] = s.charCodeAt(i);
-  return out;
-}
 
 /** A high-entropy secret (256 bits) with a recognisable prefix for secret scanners. */
 export function generateSecret(prefix: string): string {

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
-import { base64url, fromBase64url } from './crypto';
 import { ApiError } from './errors';
+import { base64url, fromBase64url } from './text';
 import { obj } from './validation';
 
 export const DEFAULT_PAGE_SIZE = 20;

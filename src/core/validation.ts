@@ -2,6 +2,14 @@ import type { Context, Env, MiddlewareHandler } from 'hono';
 import { resolver, uniqueSymbol } from 'hono-openapi';
 import * as v from 'valibot';
 import { ApiError, type ErrorDetail } from './errors';
+import {
+  FREE_OBJECT_LIMITS,
+  type JsonLimits,
+  jsonBounds,
+  jsonBoundsDoc,
+  MAX_BODY_DEPTH,
+  tooDeepAt,
+} from './json';
 
 type Target = 'json' | 'query' | 'param';
 
@@ -45,11 +53,19 @@ async function readJsonBody(c: Context): Promise<unknown> {
   }
   const text = new TextDecoder().decode(bytes);
   if (text.trim() === '') return undefined;
+  let body: unknown;
   try {
-    return JSON.parse(text);
+    body = JSON.parse(text);
   } catch {
     throw new ApiError('INVALID_JSON', 'Malformed JSON in request body');
   }
+  const deepAt = tooDeepAt(body, MAX_BODY_DEPTH);
+  if (deepAt !== null) {
+    throw new ApiError('VALIDATION_FAILED', `Request body nests deeper than ${MAX_BODY_DEPTH} levels`, [
+      { path: deepAt || '(body)', message: `Nested deeper than ${MAX_BODY_DEPTH} levels` },
+    ]);
+  }
+  return body;
 }
 
 function readQuery(c: Context): Record<string, string | string[]> {
@@ -159,8 +175,20 @@ export const objectOf = <T>(
     v.metadata({ type: 'object', additionalProperties: valueJson }),
   );
 
-/** A free-form JSON object (not an array, not a scalar). */
-export const freeObject = objectOf((_x): _x is unknown => true, {}, 'an object');
+/** A free-form JSON object (not an array, not a scalar) within `limits` of depth and size. */
+export const boundedObject = (limits: JsonLimits) =>
+  v.pipe(
+    v.custom<Record<string, unknown>>(isPlainObject, 'Expected an object'),
+    jsonBounds<Record<string, unknown>>(limits),
+    v.metadata({ type: 'object', additionalProperties: {}, ...jsonBoundsDoc(limits) }),
+  );
+
+/** Any JSON value (object, array or scalar) within `limits` of depth and size. */
+export const boundedJson = (limits: JsonLimits) =>
+  v.pipe(v.unknown(), jsonBounds<unknown>(limits), v.metadata(jsonBoundsDoc(limits)));
+
+/** A free-form JSON object with the default limits (16 levels, 64 KiB). */
+export const freeObject = boundedObject(FREE_OBJECT_LIMITS);
 
 /** The answer of every delete (contract §1). */
 export const deletedSchema = v.object({ id: v.number(), deleted: v.literal(true) });

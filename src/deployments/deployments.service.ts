@@ -1,6 +1,6 @@
 import type * as v from 'valibot';
-import { slugify } from '../accounts/accounts.service';
 import { ApiError, badRequest } from '../core/errors';
+import { slugify } from '../core/text';
 import type { BuildMessage, Db } from '../env';
 import * as repo from './deployments.repository';
 import { type CreateDeploymentInput, type deploymentSchema, REGIONS } from './deployments.schemas';

@@ -1,5 +1,6 @@
 import { EmailMessage } from 'cloudflare:email';
 import type { NotificationFilter, NotificationFormat, TimeGrain } from '../../schema/notifications';
+import { base64 } from '../core/text';
 import type { PublishedDashboardRecord } from '../dashboards/dashboards.repository';
 import type { Bindings, NotificationMessage } from '../env';
 import { renderDashboard } from '../render/render';
@@ -85,14 +86,6 @@ export const dashboardRenderer: Renderer = {
     return { bytes: rendered.bytes, contentType: rendered.contentType };
   },
 };
-
-export function base64(bytes: Uint8Array): string {
-  let binary = '';
-  for (let i = 0; i < bytes.length; i += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
-  }
-  return btoa(binary);
-}
 
 /** RFC 2047 for a header that may hold non-ASCII text. */
 function headerText(text: string): string {

@@ -1,10 +1,10 @@
 import { notFound } from '../core/errors';
 import type { PageRequest } from '../core/pagination';
 import { toPage } from '../core/pagination';
+import { base64 } from '../core/text';
 import { findPublishedById } from '../dashboards/dashboards.repository';
 import type { Db, NotificationMessage } from '../env';
 import {
-  base64,
   type DeliveryPorts,
   type NotificationQueue,
   PermanentDeliveryError,

@@ -1,3 +1,4 @@
+import { escapeMarkup } from '../core/text';
 import { type Rgba, toCss } from './color';
 import { computeLayout, gridPositions, gridSpec, maxRows, sortedBreakpoints, widgetContents } from './layout';
 import type {
@@ -10,10 +11,6 @@ import type {
 } from './render.types';
 import { chartNodes, widgetBoxes } from './scene';
 import { nodesToSvg } from './svg';
-
-export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 /** JSON inside a <script> element: `<` escaped so no value can close the element. */
 export function scriptJson(value: unknown): string {
@@ -95,7 +92,7 @@ function chartSvg(widget: LaidOutWidget, theme: ResolvedTheme): string {
   const w = Math.max(40, Math.round(body.w));
   const h = Math.max(30, Math.round(body.h));
   const nodes = chartNodes(widget.content.chart, { x: 0, y: 0, w, h }, theme);
-  const label = escapeHtml(widget.title ?? 'Chart');
+  const label = escapeMarkup(widget.title ?? 'Chart');
   return `<svg class="eb-chart" viewBox="0 0 ${w} ${h}" preserveAspectRatio="xMidYMid meet" role="img" aria-label="${label}">${nodesToSvg(nodes, theme.widget.text.fontFamily)}</svg>`;
 }
 
@@ -103,9 +100,9 @@ function widgetBody(widget: LaidOutWidget, theme: ResolvedTheme): string {
   const content = widget.content;
   switch (content.kind) {
     case 'text':
-      return `<div class="eb-text">${escapeHtml(content.text)}</div>`;
+      return `<div class="eb-text">${escapeMarkup(content.text)}</div>`;
     case 'control':
-      return `<div class="eb-control" data-control="${content.control}"><div class="eb-control-value" role="status" aria-label="${escapeHtml(content.label)}"><span>${escapeHtml(content.value)}</span><span class="eb-chevron" aria-hidden="true"></span></div></div>`;
+      return `<div class="eb-control" data-control="${content.control}"><div class="eb-control-value" role="status" aria-label="${escapeMarkup(content.label)}"><span>${escapeMarkup(content.value)}</span><span class="eb-chevron" aria-hidden="true"></span></div></div>`;
     case 'chart':
       return chartSvg(widget, theme);
     case 'frame': {
@@ -113,11 +110,11 @@ function widgetBody(widget: LaidOutWidget, theme: ResolvedTheme): string {
         ? `<div class="eb-tabs" role="tablist">${content.tabs
             .map(
               (t, i) =>
-                `<span class="eb-tab${i === 0 ? ' eb-tab--active' : ''}" role="tab" aria-selected="${i === 0}">${escapeHtml(t)}</span>`,
+                `<span class="eb-tab${i === 0 ? ' eb-tab--active' : ''}" role="tab" aria-selected="${i === 0}">${escapeMarkup(t)}</span>`,
             )
             .join('')}</div>`
         : '';
-      const caption = content.caption ? `<div class="eb-caption">${escapeHtml(content.caption)}</div>` : '';
+      const caption = content.caption ? `<div class="eb-caption">${escapeMarkup(content.caption)}</div>` : '';
       return `${tabs}${caption}`;
     }
   }
@@ -127,14 +124,14 @@ function avatarHtml(input: RenderInput): string {
   const viewer = input.viewer;
   if (!viewer) return '';
   const name = viewer.displayName?.trim() || '';
-  const initials = escapeHtml(viewer.initials?.trim() || initialsFrom(name));
+  const initials = escapeMarkup(viewer.initials?.trim() || initialsFrom(name));
   const picture = viewer.picture && /^https?:\/\//i.test(viewer.picture) ? viewer.picture : null;
   // The initials are always there underneath; a picture that loads covers them, one that fails is
   // removed by the page script (no error is shown: the initials simply remain).
   const img = picture
-    ? `<img class="eb-avatar-img" data-eb-avatar src="${escapeHtml(picture)}" alt="" referrerpolicy="no-referrer" decoding="async">`
+    ? `<img class="eb-avatar-img" data-eb-avatar src="${escapeMarkup(picture)}" alt="" referrerpolicy="no-referrer" decoding="async">`
     : '';
-  return `<div class="eb-viewer" data-eb-viewer><span class="eb-avatar${picture ? '' : ' eb-avatar--initials'}" title="${escapeHtml(name)}"><span class="eb-initials" aria-hidden="true">${initials}</span>${img}</span>${name ? `<span class="eb-viewer-name">${escapeHtml(name)}</span>` : ''}</div>`;
+  return `<div class="eb-viewer" data-eb-viewer><span class="eb-avatar${picture ? '' : ' eb-avatar--initials'}" title="${escapeMarkup(name)}"><span class="eb-initials" aria-hidden="true">${initials}</span>${img}</span>${name ? `<span class="eb-viewer-name">${escapeMarkup(name)}</span>` : ''}</div>`;
 }
 
 /** The dashboard's markup and its stylesheet: the page embeds both, renewal swaps both. */
@@ -151,13 +148,13 @@ export function dashboardFragment(input: RenderInput): { title: string; html: st
         rect: { x: 0, y: 0, w: 300, h: 150 },
       };
       const kind = widget.content.kind === 'control' ? ' eb-widget--control' : '';
-      const title = widget.title ? `<h2 class="eb-widget-title">${escapeHtml(widget.title)}</h2>` : '';
-      return `<section class="eb-widget eb-widget--${widget.content.kind}${kind}" id="eb-w${widget.index}" data-widget-id="${escapeHtml(widget.id)}" data-widget-type="${escapeHtml(widget.type)}">${title}<div class="eb-widget-body">${widgetBody(widget, theme)}</div></section>`;
+      const title = widget.title ? `<h2 class="eb-widget-title">${escapeMarkup(widget.title)}</h2>` : '';
+      return `<section class="eb-widget eb-widget--${widget.content.kind}${kind}" id="eb-w${widget.index}" data-widget-id="${escapeMarkup(widget.id)}" data-widget-type="${escapeMarkup(widget.type)}">${title}<div class="eb-widget-body">${widgetBody(widget, theme)}</div></section>`;
     })
     .join('');
   const header = layout.header;
   const title = header?.title || 'Dashboard';
-  const heading = `<div class="eb-heading">${header?.title ? `<h1 class="eb-title">${escapeHtml(header.title)}</h1>` : ''}${header?.description ? `<p class="eb-description">${escapeHtml(header.description)}</p>` : ''}</div>`;
+  const heading = `<div class="eb-heading">${header?.title ? `<h1 class="eb-title">${escapeMarkup(header.title)}</h1>` : ''}${header?.description ? `<p class="eb-description">${escapeMarkup(header.description)}</p>` : ''}</div>`;
   const chat = input.settings?.showDashboardChat
     ? `<button class="eb-chat" type="button" data-eb-chat aria-label="Ask about this dashboard">Ask about this dashboard</button>`
     : '';
@@ -303,7 +300,7 @@ function documentHtml(
     expiresInMs: number | null;
   },
 ): string {
-  const nonce = escapeHtml(options.nonce);
+  const nonce = escapeMarkup(options.nonce);
   const boot = {
     state: parts.notice ?? 'ready',
     expiresInMs: parts.expiresInMs,
@@ -321,14 +318,14 @@ function documentHtml(
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
-<title>${escapeHtml(parts.title)}</title>
+<title>${escapeMarkup(parts.title)}</title>
 <style nonce="${nonce}">${BASE_CSS}</style>
 <style nonce="${nonce}" id="eb-dashboard-style">${parts.css}</style>
 </head>
 <body>
 <div id="eb-root" data-state="${parts.notice ?? 'ready'}">
 <div id="eb-content"${notice ? ' hidden' : ''}>${parts.content}</div>
-<div id="eb-notice" class="eb-notice" role="alert"${notice ? '' : ' hidden'}><h1>${escapeHtml(notice?.title ?? '')}</h1><p>${escapeHtml(notice?.message ?? '')}</p></div>
+<div id="eb-notice" class="eb-notice" role="alert"${notice ? '' : ' hidden'}><h1>${escapeMarkup(notice?.title ?? '')}</h1><p>${escapeMarkup(notice?.message ?? '')}</p></div>
 </div>
 <script type="application/json" id="eb-boot" nonce="${nonce}">${scriptJson(boot)}</script>
 <script nonce="${nonce}">${CLIENT_SCRIPT}</script>

@@ -1,10 +1,7 @@
+import { escapeMarkup } from '../core/text';
 import { type Rgba, toHex } from './color';
 import { RENDER_FONT_FAMILY } from './fonts';
 import type { Scene, SceneNode } from './scene';
-
-export function escapeXml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
 
 const n = (v: number) => (Number.isFinite(v) ? String(Math.round(v * 100) / 100) : '0');
 
@@ -25,20 +22,20 @@ function node(s: SceneNode, fontFamily: string): string {
     case 'text': {
       const anchor = s.anchor === 'start' ? '' : ` text-anchor="${s.anchor}"`;
       const weight = s.bold ? ' font-weight="700"' : '';
-      return `<text x="${n(s.x)}" y="${n(s.y)}" font-size="${n(s.size)}" font-family="${fontFamily}"${weight}${anchor}${paint('fill', s.color)} xml:space="preserve">${escapeXml(s.text)}</text>`;
+      return `<text x="${n(s.x)}" y="${n(s.y)}" font-size="${n(s.size)}" font-family="${fontFamily}"${weight}${anchor}${paint('fill', s.color)} xml:space="preserve">${escapeMarkup(s.text)}</text>`;
     }
     case 'path': {
       const stroke = s.stroke
         ? ` stroke-width="${n(s.strokeWidth ?? 1)}" stroke-linejoin="round" stroke-linecap="round"`
         : '';
-      return `<path d="${escapeXml(s.d)}"${paint('fill', s.fill)}${paint('stroke', s.stroke)}${stroke}/>`;
+      return `<path d="${escapeMarkup(s.d)}"${paint('fill', s.fill)}${paint('stroke', s.stroke)}${stroke}/>`;
     }
   }
 }
 
 /** Scene nodes as SVG elements (the viewer inlines them; `sceneToSvg` wraps a whole render). */
 export function nodesToSvg(nodes: readonly SceneNode[], fontFamily = RENDER_FONT_FAMILY): string {
-  const family = escapeXml(fontFamily);
+  const family = escapeMarkup(fontFamily);
   return nodes.map((s) => node(s, family)).join('');
 }
 

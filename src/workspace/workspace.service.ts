@@ -1,9 +1,9 @@
 import type * as v from 'valibot';
 import { WORKSPACE_ITEM_TYPES, type WorkspaceItemType } from '../../schema/workspace';
-import { slugify } from '../accounts/accounts.service';
 import type { DeploymentScope } from '../auth/deployment-scope';
 import { ApiError, badRequest, conflict, notFound } from '../core/errors';
 import { type CursorValue, pageRequest, toPage } from '../core/pagination';
+import { slugify } from '../core/text';
 import type { Db } from '../env';
 import type { ItemRecord, WriteResult } from './workspace.repository';
 import * as repo from './workspace.repository';
