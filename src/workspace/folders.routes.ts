@@ -1,6 +1,6 @@
 import { nowOf, scopeOf } from '../auth/deployment-scope';
-import { defineRoute, routes } from '../core/route';
 import { deletedSchema } from '../core/validation';
+import { defineRoute, routes } from '../http/route';
 import {
   createFolderBody,
   deploymentParams,
