@@ -9,7 +9,8 @@ import {
 import { pageQueryEntries } from '../core/pagination';
 import { idNumber, idString, nonEmptyString, obj } from '../core/validation';
 import { tenantName } from '../embedding/embedding.schemas';
-import { resolveTimeZone, SCHEDULE_TYPES } from './schedule';
+import { SCHEDULE_TYPES } from './schedule';
+import { resolveTimeZone } from './time-zone';
 
 export const TIME_GRAINS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'] as const;
 

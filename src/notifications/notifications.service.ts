@@ -4,6 +4,7 @@ import { ApiError, type ErrorDetail, notFound } from '../core/errors';
 import type { Page, PageRequest } from '../core/pagination';
 import { afterId, toPage } from '../core/pagination';
 import type { Db } from '../env';
+import { CronError, compileSchedule, nextRunAfter, nextRuns } from './cron-expression';
 import * as repo from './notifications.repository';
 import type {
   CreateNotificationInput,
@@ -11,19 +12,14 @@ import type {
   UpdateNotificationInput,
 } from './notifications.schemas';
 import {
-  CronError,
-  compileSchedule,
   cronExpressionOf,
-  describeSchedule,
-  localIso,
-  nextRunAfter,
-  nextRuns,
-  resolveTimeZone,
   SCHEDULE_FIELDS,
   type Schedule,
   type ScheduleField,
   type ScheduleType,
 } from './schedule';
+import { describeSchedule } from './schedule-wording';
+import { localIso, resolveTimeZone } from './time-zone';
 
 /** Who acts on which deployment, and when. */
 /** A deployment scope (another account's deployment is a 404) plus the request's D1 and clock. */

@@ -4,6 +4,7 @@ import { toPage } from '../core/pagination';
 import { base64 } from '../core/text';
 import { findPublishedById } from '../dashboards/dashboards.repository';
 import type { Db, NotificationMessage } from '../env';
+import { compileSchedule, nextRunAfter } from './cron-expression';
 import {
   type DeliveryPorts,
   type NotificationQueue,
@@ -15,7 +16,7 @@ import type { RunView } from './notifications.schemas';
 import type { NotificationScope } from './notifications.service';
 import type { RecipientRow } from './recipients.repository';
 import * as repo from './runs.repository';
-import { compileSchedule, describeSchedule, nextRunAfter } from './schedule';
+import { describeSchedule } from './schedule-wording';
 
 /** Due notifications read per page; each page is one read and one claim batch. */
 export const CLAIM_PAGE = 500;
