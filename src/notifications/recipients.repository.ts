@@ -144,13 +144,23 @@ export interface RecipientWrite {
 /** Rows per statement: one JSON parameter each, kept well under D1's statement size. */
 const CHUNK = 250;
 
-export class QuotaExceeded extends Error {}
+/** The outcome of E15's batch: the rows written, or the limit whose guard rolled it back. */
+export type WriteRecipientsResult =
+  | { ok: true; rows: RecipientRow[] }
+  | { ok: false; refused: 'external_user_quota' | 'recipient_limit' };
+
+/** The guard names of the CHECK constraints that abort a batch, by the limit they stand for. */
+const GUARDS = [
+  ['quota_exceeded', 'external_user_quota'],
+  ['recipient_limit', 'recipient_limit'],
+] as const;
 
 /**
  * E15's writes as ONE batch (one transaction): embed tenants and external users named for the
  * first time, a guard that aborts the whole batch when they would pass the account's
  * external-user limit (counted inside the transaction, so concurrent requests cannot both
- * pass), the recipients upserted by identity in chunks, and the rows read back.
+ * pass), the recipients upserted by identity in chunks, a guard that aborts it when the
+ * notification would then hold more than `maxRecipients`, and the rows read back.
  */
 export async function writeRecipients(
   db: Db,
@@ -158,7 +168,8 @@ export async function writeRecipients(
   notificationId: number,
   rows: RecipientWrite[],
   now: string,
-): Promise<RecipientRow[]> {
+  maxRecipients: number,
+): Promise<WriteRecipientsResult> {
   const statements: SQL[] = [];
   const embed = rows.filter((r) => r.type === 'EMBED_USER');
   if (embed.length > 0) {
@@ -202,14 +213,21 @@ export async function writeRecipients(
         OR excluded.user_attributes IS NOT notification_recipients.user_attributes AND excluded.user_attributes IS NOT NULL
         OR excluded.security_context IS NOT notification_recipients.security_context AND excluded.security_context IS NOT NULL`);
   }
+  // Counted inside the transaction, after the upserts: concurrent requests cannot both pass.
+  statements.push(sql`INSERT INTO notification_write_guards (reason) SELECT 'recipient_limit'
+    WHERE (SELECT count(*) FROM notification_recipients WHERE notification_id = ${notificationId}) > ${maxRecipients}`);
   statements.push(sql`${selectRecipients} WHERE r.notification_id = ${notificationId}
     AND r.recipient_key IN (SELECT value FROM json_each(${JSON.stringify(rows.map((r) => r.key))}))`);
   try {
     const results = await runBatch(db, statements);
-    return ((results.at(-1)?.results ?? []) as Record<string, unknown>[]).map(toRecipientRow);
+    return {
+      ok: true,
+      rows: ((results.at(-1)?.results ?? []) as Record<string, unknown>[]).map(toRecipientRow),
+    };
   } catch (error) {
     const text = String(error instanceof Error ? `${error.message} ${error.cause ?? ''}` : error);
-    if (text.includes('quota_exceeded')) throw new QuotaExceeded();
+    const guard = GUARDS.find(([constraint]) => text.includes(constraint));
+    if (guard) return { ok: false, refused: guard[1] };
     throw error;
   }
 }
