@@ -61,7 +61,7 @@ export const notifications = sqliteTable(
     index('notifications_deployment_idx').on(t.deploymentId, t.id),
     index('notifications_dashboard_idx').on(t.deploymentId, t.dashboardId, t.id),
     // Foreign-key children: a cascading delete of an account, dashboard or user finds its rows here.
-    index('notifications_account_idx').on(t.accountId),
+    index('notifications_account_idx').on(t.accountId, t.deploymentId, t.id),
     index('notifications_dashboard_fk_idx').on(t.dashboardId),
     index('notifications_created_by_idx').on(t.createdBy),
   ],

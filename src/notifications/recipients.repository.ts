@@ -1,6 +1,8 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { RecipientType } from '../../schema/notifications';
-import { runBatch } from '../core/db';
+import { users as usersTable } from '../../schema/accounts';
+import { embedUsers as embedUsersTable } from '../../schema/embedding';
+import { notificationRecipients, type RecipientType } from '../../schema/notifications';
+import { mapRow, runBatch } from '../core/db';
 import { externalUserQuotaGuard } from '../embedding/embed-sessions.repository';
 import type { Db } from '../env';
 
@@ -27,27 +29,35 @@ export interface RecipientRow {
   updatedAt: string;
 }
 
-const parseJson = <T>(text: unknown): T | null => (typeof text === 'string' ? (JSON.parse(text) as T) : null);
+const rowsOf = (result: D1Result | undefined): Record<string, unknown>[] =>
+  (result?.results ?? []) as Record<string, unknown>[];
 
+const textOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+/**
+ * The one mapper of a recipient row: the table's columns as drizzle maps them (JSON parsed),
+ * plus the columns `selectRecipients` joins in. The security context stays JSON text.
+ */
 export function toRecipientRow(raw: Record<string, unknown>): RecipientRow {
+  const r = mapRow(notificationRecipients, raw);
   return {
-    id: raw.id as number,
-    notificationId: raw.notification_id as number,
-    type: raw.type as RecipientType,
-    recipientKey: raw.recipient_key as string,
-    userId: (raw.user_id as number | null) ?? null,
-    username: (raw.username as string | null) ?? null,
-    email: (raw.delivery_email as string | null) ?? null,
-    embedUserId: (raw.embed_user_id as number | null) ?? null,
-    externalId: (raw.external_id as string | null) ?? null,
-    embedTenantName: (raw.tenant_name as string | null) ?? null,
-    groups: parseJson(raw.groups),
-    userAttributes: parseJson(raw.user_attributes),
-    securityContext: (raw.security_context as string | null) ?? null,
-    channelId: (raw.channel_id as string | null) ?? null,
-    channelName: (raw.channel_name as string | null) ?? null,
-    createdAt: raw.created_at as string,
-    updatedAt: raw.updated_at as string,
+    id: r.id,
+    notificationId: r.notificationId,
+    type: r.type,
+    recipientKey: r.recipientKey,
+    userId: r.userId,
+    username: textOrNull(raw.username),
+    email: textOrNull(raw.delivery_email),
+    embedUserId: r.embedUserId,
+    externalId: textOrNull(raw.external_id),
+    embedTenantName: textOrNull(raw.tenant_name),
+    groups: r.groups,
+    userAttributes: r.userAttributes,
+    securityContext: r.securityContext,
+    channelId: r.channelId,
+    channelName: r.channelName,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
   };
 }
 
@@ -93,10 +103,10 @@ export async function readRecipientState(
 ): Promise<RecipientReadState> {
   const [found, users, embed, existing, quota] = await runBatch(db, [
     notificationOf(accountId, deploymentId, notificationId),
-    sql`SELECT id, email, username FROM users WHERE account_id = ${accountId}
+    sql`SELECT * FROM users WHERE account_id = ${accountId}
       AND (id IN (SELECT value FROM json_each(${JSON.stringify(q.userIds)}))
         OR lower(email) IN (SELECT value FROM json_each(${JSON.stringify(q.emails)})))`,
-    sql`SELECT t.name AS tenant, u.external_id, u.id, u.email FROM embed_users u
+    sql`SELECT t.name AS tenant, u.* FROM embed_users u
       JOIN embed_tenants t ON t.id = u.tenant_id
       JOIN json_each(${JSON.stringify(q.embedUsers)}) j
         ON t.name = j.value ->> 'tenant' AND u.external_id = j.value ->> 'externalId'
@@ -109,19 +119,20 @@ export async function readRecipientState(
     sql`SELECT (SELECT count(*) FROM embed_users WHERE account_id = ${accountId}) AS count,
       external_user_limit AS "limit" FROM accounts WHERE id = ${accountId}`,
   ]);
-  const quotaRow = quota?.results[0] as { count: number; limit: number };
+  const quotaRow = rowsOf(quota)[0] ?? {};
   return {
-    notificationFound: (found?.results.length ?? 0) > 0,
-    users: (users?.results ?? []) as RecipientReadState['users'],
-    embedUsers: ((embed?.results ?? []) as Record<string, unknown>[]).map((r) => ({
-      tenant: r.tenant as string,
-      externalId: r.external_id as string,
-      id: r.id as number,
-      email: (r.email as string | null) ?? null,
-    })),
-    existing: ((existing?.results ?? []) as Record<string, unknown>[]).map(toRecipientRow),
-    externalUserCount: quotaRow.count,
-    externalUserLimit: quotaRow.limit,
+    notificationFound: rowsOf(found).length > 0,
+    users: rowsOf(users).map((raw) => {
+      const u = mapRow(usersTable, raw);
+      return { id: u.id, email: u.email, username: u.username };
+    }),
+    embedUsers: rowsOf(embed).map((raw) => {
+      const u = mapRow(embedUsersTable, raw);
+      return { tenant: String(raw.tenant), externalId: u.externalId, id: u.id, email: u.email };
+    }),
+    existing: rowsOf(existing).map(toRecipientRow),
+    externalUserCount: Number(quotaRow.count ?? 0),
+    externalUserLimit: Number(quotaRow.limit ?? 0),
   };
 }
 
@@ -222,7 +233,7 @@ export async function writeRecipients(
     const results = await runBatch(db, statements);
     return {
       ok: true,
-      rows: ((results.at(-1)?.results ?? []) as Record<string, unknown>[]).map(toRecipientRow),
+      rows: rowsOf(results.at(-1)).map(toRecipientRow),
     };
   } catch (error) {
     const text = String(error instanceof Error ? `${error.message} ${error.cause ?? ''}` : error);
@@ -246,10 +257,7 @@ export async function listRecipients(
     sql`${selectRecipients} WHERE r.notification_id = ${notificationId}
       ${afterId === null ? sql`` : sql`AND r.id > ${afterId}`} ORDER BY r.id ASC LIMIT ${limit + 1}`,
   ]);
-  return {
-    notificationFound: (found?.results.length ?? 0) > 0,
-    rows: ((page?.results ?? []) as Record<string, unknown>[]).map(toRecipientRow),
-  };
+  return { notificationFound: rowsOf(found).length > 0, rows: rowsOf(page).map(toRecipientRow) };
 }
 
 /** Its deliveries go with it (foreign key cascade). */
