@@ -59,8 +59,12 @@ export async function claimDueRuns(
   const tick = scheduledTime.toISOString();
   const result: TickResult = { claimed: 0, enqueued: 0, suppressed: 0, requeued: 0 };
   let after: { nextRunAt: string; id: number } | null = null;
-  while (result.claimed < CLAIM_PER_TICK) {
-    const due = await repo.selectDue(db, tick, after, Math.min(CLAIM_PAGE, CLAIM_PER_TICK - result.claimed));
+  // Counted in due rows read, not runs created: a tick racing a doubled one (claiming nothing)
+  // still stops after CLAIM_PER_TICK rows.
+  let read = 0;
+  while (read < CLAIM_PER_TICK) {
+    const due = await repo.selectDue(db, tick, after, Math.min(CLAIM_PAGE, CLAIM_PER_TICK - read));
+    read += due.length;
     if (due.length === 0) break;
     const claims = due.map((n) => {
       const next = nextRunAfter(compileSchedule(n), scheduledTime.getTime());
@@ -83,8 +87,8 @@ export async function claimDueRuns(
     after = { nextRunAt: last.nextRunAt, id: last.id };
     if (due.length < CLAIM_PAGE) break;
   }
-  if (result.claimed >= CLAIM_PER_TICK) {
-    console.warn(JSON.stringify({ event: 'notification_claim_capped', tick, claimed: result.claimed }));
+  if (read >= CLAIM_PER_TICK) {
+    console.warn(JSON.stringify({ event: 'notification_claim_capped', tick, read, claimed: result.claimed }));
   }
   const stranded = await repo.takeStrandedRuns(
     db,
