@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { accounts, users } from './accounts';
 import { publishedDashboards } from './dashboards';
 import { deployments } from './deployments';
@@ -60,6 +60,10 @@ export const notifications = sqliteTable(
     index('notifications_next_run_idx').on(t.nextRunAt, t.id),
     index('notifications_deployment_idx').on(t.deploymentId, t.id),
     index('notifications_dashboard_idx').on(t.deploymentId, t.dashboardId, t.id),
+    // Foreign-key children: a cascading delete of an account, dashboard or user finds its rows here.
+    index('notifications_account_idx').on(t.accountId, t.deploymentId, t.id),
+    index('notifications_dashboard_fk_idx').on(t.dashboardId),
+    index('notifications_created_by_idx').on(t.createdBy),
   ],
 );
 
@@ -96,6 +100,8 @@ export const notificationRecipients = sqliteTable(
   (t) => [
     uniqueIndex('notification_recipients_key_uq').on(t.notificationId, t.recipientKey),
     index('notification_recipients_list_idx').on(t.notificationId, t.id),
+    index('notification_recipients_user_idx').on(t.userId),
+    index('notification_recipients_embed_user_idx').on(t.embedUserId),
   ],
 );
 
@@ -135,6 +141,10 @@ export const notificationRuns = sqliteTable(
     uniqueIndex('notification_runs_slot_uq').on(t.notificationId, t.slot).where(sql`"trigger" = 'scheduled'`),
     index('notification_runs_list_idx').on(t.notificationId, t.id),
     index('notification_runs_status_idx').on(t.status, t.enqueuedAt),
+    // One manual run in flight per notification: a second insert conflicts (POST …/run is a 409).
+    uniqueIndex('notification_runs_manual_inflight_uq')
+      .on(t.notificationId)
+      .where(sql`"trigger" = 'manual' AND "status" IN ('queued', 'running')`),
   ],
 );
 
@@ -164,5 +174,20 @@ export const notificationDeliveries = sqliteTable(
     sentAt: text(),
     updatedAt: text().notNull(),
   },
-  (t) => [uniqueIndex('notification_deliveries_run_recipient_uq').on(t.runId, t.recipientId)],
+  (t) => [
+    uniqueIndex('notification_deliveries_run_recipient_uq').on(t.runId, t.recipientId),
+    // Removing a recipient cascades to its deliveries: found here, not by a scan of every run's.
+    index('notification_deliveries_recipient_idx').on(t.recipientId),
+  ],
+);
+
+/**
+ * Never holds a row: a guard statement inserts its reason only when a write would break a
+ * limit, the CHECK fails, and the whole batch (one transaction) rolls back; the constraint name
+ * in the error says which limit.
+ */
+export const notificationWriteGuards = sqliteTable(
+  'notification_write_guards',
+  { reason: text().notNull() },
+  (t) => [check('recipient_limit', sql`${t.reason} <> 'recipient_limit'`)],
 );

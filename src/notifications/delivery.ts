@@ -1,10 +1,9 @@
-import { EmailMessage } from 'cloudflare:email';
 import type { NotificationFilter, NotificationFormat, TimeGrain } from '../../schema/notifications';
-import { base64 } from '../core/text';
 import type { PublishedDashboardRecord } from '../dashboards/dashboards.repository';
 import type { Bindings, NotificationMessage } from '../env';
 import { renderDashboard } from '../render/render';
 import { attributesByName, restrictSnapshots } from '../render/row-security';
+import { WEBHOOK_TIMEOUT_MS } from './notifications.limits';
 
 /**
  * The platform boundaries of a delivery, each a small interface so tests can make it fail,
@@ -41,6 +40,7 @@ export interface OutgoingEmail {
   to: string;
   subject: string;
   text: string;
+  html: string;
   attachment: { filename: string; contentType: string; bytes: Uint8Array };
 }
 
@@ -87,60 +87,46 @@ export const dashboardRenderer: Renderer = {
   },
 };
 
-/** RFC 2047 for a header that may hold non-ASCII text. */
-function headerText(text: string): string {
-  return /^[\x20-\x7e]*$/.test(text) ? text : `=?UTF-8?B?${base64(new TextEncoder().encode(text))}?=`;
-}
-
-const wrap = (text: string) => text.replace(/.{1,76}/g, '$&\r\n');
-
-/** A multipart/mixed message: a plain-text part and the file, base64 in 76-character lines. */
-export function buildMime(email: OutgoingEmail, messageId: string, date: Date): string {
-  const boundary = `edgeboard-${messageId.replace(/[^A-Za-z0-9]/g, '')}`;
-  const filename = email.attachment.filename.replace(/["\r\n]/g, '');
-  return [
-    `From: ${email.from}`,
-    `To: ${email.to}`,
-    `Subject: ${headerText(email.subject)}`,
-    `Date: ${date.toUTCString()}`,
-    `Message-ID: <${messageId}>`,
-    'MIME-Version: 1.0',
-    `Content-Type: multipart/mixed; boundary="${boundary}"`,
-    '',
-    `--${boundary}`,
-    'Content-Type: text/plain; charset=utf-8',
-    'Content-Transfer-Encoding: base64',
-    '',
-    wrap(base64(new TextEncoder().encode(email.text))),
-    `--${boundary}`,
-    `Content-Type: ${email.attachment.contentType}; name="${filename}"`,
-    `Content-Disposition: attachment; filename="${filename}"`,
-    'Content-Transfer-Encoding: base64',
-    '',
-    wrap(base64(email.attachment.bytes)),
-    `--${boundary}--`,
-    '',
-  ].join('\r\n');
-}
-
-/** Email through the Worker's send_email binding. */
-export function sendEmailMailer(binding: SendEmail): Mailer {
+/**
+ * Email through Cloudflare Email Service: the `send_email` binding's structured `send()`
+ * (recipients, subject, text/HTML, attachments) composes the MIME message itself, and reaches
+ * any recipient once the sending domain is onboarded to Email Sending.
+ */
+export function emailServiceMailer(binding: Pick<SendEmail, 'send'>): Mailer {
   return {
     async send(email) {
-      const domain = email.from.split('@')[1] ?? 'localhost';
-      const raw = buildMime(email, `${crypto.randomUUID()}@${domain}`, new Date());
-      await binding.send(new EmailMessage(email.from, email.to, raw));
+      await binding.send({
+        from: email.from,
+        to: email.to,
+        subject: email.subject,
+        text: email.text,
+        html: email.html,
+        attachments: [
+          {
+            disposition: 'attachment',
+            filename: email.attachment.filename,
+            type: email.attachment.contentType,
+            content: email.attachment.bytes,
+          },
+        ],
+      });
     },
   };
 }
 
-/** An HTTP POST of JSON; 4xx answers (but 408 and 429) are not worth retrying. */
+/**
+ * An HTTP POST of JSON that gives up after WEBHOOK_TIMEOUT_MS (a timeout is retried with
+ * backoff); redirects are not followed, so a public URL cannot bounce the POST to a private
+ * host. 4xx answers (but 408 and 429) are not worth retrying.
+ */
 export const fetchWebhook: ChatWebhook = {
   async post(url, payload) {
     const res = await fetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(payload),
+      redirect: 'manual',
+      signal: AbortSignal.timeout(WEBHOOK_TIMEOUT_MS),
     });
     await res.body?.cancel();
     if (res.ok) return;
@@ -163,7 +149,7 @@ export function deliveryPorts(env: Bindings): DeliveryPorts {
   return {
     queue: env.NOTIFICATIONS_QUEUE,
     renderer: dashboardRenderer,
-    mailer: sendEmailMailer(env.MAILER),
+    mailer: emailServiceMailer(env.MAILER),
     webhook: fetchWebhook,
     ...overrides,
   };

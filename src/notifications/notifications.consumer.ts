@@ -2,6 +2,7 @@ import { currentClock } from '../core/clock';
 import { countedD1, createDb } from '../core/db';
 import type { Bindings, NotificationMessage } from '../env';
 import { deliveryPorts } from './delivery';
+import { SENDS_PER_INVOCATION } from './notifications.limits';
 import { attemptRun, backoffSeconds, deadLetterRun } from './runs.service';
 
 export const NOTIFICATIONS_QUEUE_NAME = 'edgeboard-notifications';
@@ -17,13 +18,16 @@ const isRunMessage = (body: unknown): body is NotificationMessage =>
 export const senderOf = (env: Bindings) => `notifications@${env.DEPLOYMENTS_DOMAIN}`;
 
 /**
- * The notifications queue: one message per run. Each message is one delivery attempt; a
- * failed recipient retries the message with backoff (the others are not sent again), and a
- * message out of retries goes to the dead-letter queue.
+ * The notifications queue: one message per run. Each message is one delivery attempt of at
+ * most its share of SENDS_PER_INVOCATION recipients, so the invocation stays inside the
+ * platform's subrequest limit; recipients left over go on in a continuation message. A failed
+ * recipient retries the message with backoff (the others are not sent again), and a message
+ * out of retries goes to the dead-letter queue.
  */
 export async function consumeNotifications(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
   const db = createDb(countedD1(env.DB, { queries: 0, roundTrips: 0 }));
   const ports = deliveryPorts(env);
+  const maxSends = Math.max(1, Math.floor(SENDS_PER_INVOCATION / Math.max(1, batch.messages.length)));
   await Promise.all(
     batch.messages.map(async (msg) => {
       if (!isRunMessage(msg.body)) {
@@ -35,9 +39,14 @@ export async function consumeNotifications(batch: MessageBatch<unknown>, env: Bi
         const result = await attemptRun(db, ports, msg.body.runId, {
           from: senderOf(env),
           now: currentClock().now(),
+          maxSends,
         });
-        if (result.outcome === 'ack') msg.ack();
-        else msg.retry({ delaySeconds: result.delaySeconds });
+        if (result.outcome === 'retry') msg.retry({ delaySeconds: result.delaySeconds });
+        else {
+          // A fresh message for the rest: its retries are its own, not spent on progress.
+          if (result.outcome === 'continue') await ports.queue.send(msg.body);
+          msg.ack();
+        }
       } catch (err) {
         console.error(
           JSON.stringify({ event: 'notification_attempt_failed', runId: msg.body.runId, error: String(err) }),

@@ -6,8 +6,12 @@ import type { Db } from '../env';
 export type NotificationRow = typeof notifications.$inferSelect & { dashboardPublicId: string };
 export type NotificationValues = Omit<typeof notifications.$inferInsert, 'id'>;
 
-function toRow(raw: Record<string, unknown>): NotificationRow {
-  return { ...mapRow(notifications, raw), dashboardPublicId: raw.dashboard_public_id as string };
+type Raw = Record<string, unknown>;
+const rowsOf = (result: D1Result | undefined): Raw[] => (result?.results ?? []) as Raw[];
+
+/** The one mapper of a notification row, with its dashboard's publicId joined in. */
+function toRow(raw: Raw): NotificationRow {
+  return { ...mapRow(notifications, raw), dashboardPublicId: String(raw.dashboard_public_id) };
 }
 
 const selectWithPublicId = sql`SELECT n.*, pd.public_id AS dashboard_public_id
@@ -40,13 +44,17 @@ export async function resolveDashboard(
   if (!row) return { deploymentFound: false, dashboard: null };
   return {
     deploymentFound: true,
-    dashboard: row.dashboard_id === null ? null : { id: row.dashboard_id, publicId: row.public_id as string },
+    dashboard:
+      row.dashboard_id === null || row.public_id === null
+        ? null
+        : { id: row.dashboard_id, publicId: row.public_id },
   };
 }
 
 export async function insertNotification(db: Db, values: NotificationValues, publicId: string) {
   const [row] = await db.insert(notifications).values(values).returning();
-  return { ...(row as typeof notifications.$inferSelect), dashboardPublicId: publicId };
+  if (!row) throw new Error('INSERT … RETURNING answered no row');
+  return { ...row, dashboardPublicId: publicId };
 }
 
 export async function findNotification(
@@ -55,7 +63,7 @@ export async function findNotification(
   deploymentId: number,
   id: number,
 ): Promise<NotificationRow | null> {
-  const rows = await db.all<Record<string, unknown>>(
+  const rows = await db.all<Raw>(
     sql`${selectWithPublicId} WHERE n.id = ${id} AND ${ofAccount(accountId, deploymentId)}`,
   );
   return rows[0] ? toRow(rows[0]) : null;
@@ -85,8 +93,8 @@ export async function listNotifications(
     sql`${selectWithPublicId} WHERE ${sql.join(conditions, sql` AND `)} ORDER BY n.id ASC LIMIT ${limit + 1}`,
   ]);
   return {
-    deploymentFound: (deployment?.results.length ?? 0) > 0,
-    rows: (page?.results ?? []).map((r) => toRow(r as Record<string, unknown>)),
+    deploymentFound: rowsOf(deployment).length > 0,
+    rows: rowsOf(page).map(toRow),
   };
 }
 
@@ -111,7 +119,7 @@ export async function updateNotification(
       ),
     sql`${selectWithPublicId} WHERE n.id = ${id} AND ${ofAccount(accountId, deploymentId)}`,
   ]);
-  const row = reread?.results[0] as Record<string, unknown> | undefined;
+  const row = rowsOf(reread)[0];
   return row ? toRow(row) : null;
 }
 

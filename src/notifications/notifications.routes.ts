@@ -1,22 +1,25 @@
 import type { Context } from 'hono';
-import { authenticate, userPrincipal } from '../auth/auth.middleware';
+import { userPrincipal } from '../auth/auth.middleware';
 import { scopeOf } from '../auth/deployment-scope';
-import { doc } from '../core/openapi';
+import { ApiError } from '../core/errors';
 import { pageQuery, pageRequest, pageSchema } from '../core/pagination';
-import { createRouter } from '../core/router';
-import { deletedSchema, validate } from '../core/validation';
+import { deletedSchema } from '../core/validation';
 import type { AppEnv } from '../env';
+import { defineRoute, routes } from '../http/route';
 import { deliveryPorts } from './delivery';
+import { MAX_RECIPIENTS_PER_NOTIFICATION, RUN_DELIVERIES_PREVIEW } from './notifications.limits';
 import {
   addRecipientsBody,
   addRecipientsResultSchema,
   createNotificationBody,
+  deliverySchema,
   deploymentParams,
   listNotificationsQuery,
   notificationParams,
   notificationSchema,
   recipientParams,
   recipientSchema,
+  runParams,
   runSchema,
   scheduleQuery,
   scheduleSchema,
@@ -27,221 +30,212 @@ import * as recipients from './recipients.service';
 import * as runs from './runs.service';
 
 const tags = ['Notifications'];
-// Contract §2: notifications and their recipients are for admins, with a Bearer token.
-const admin = authenticate(['Bearer'], { role: 'admin' });
+
+/**
+ * The external-user quota frees only when users are removed or the limit is raised, so its 429
+ * says to come back in an hour (every 429 carries `Retry-After`). Set here until a generic
+ * mechanism in the error handler derives it from the error.
+ */
+export const QUOTA_RETRY_AFTER_SECONDS = 3600;
+
+async function withRetryAfter<T>(c: Context<AppEnv>, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 429)
+      c.header('Retry-After', String(QUOTA_RETRY_AFTER_SECONDS));
+    throw err;
+  }
+}
 
 function notificationScope(c: Context<AppEnv>, deploymentId: number): service.NotificationScope {
   return { ...scopeOf(c, deploymentId), db: c.get('db'), now: c.get('clock').now() };
 }
 
-/** Mounted at /api/v1/deployments/:deploymentId/notifications (a prefix only this router uses). */
-export const notificationsRoutes = createRouter()
-  .post(
-    '/',
-    doc({
-      summary: 'Create a scheduled notification of a published dashboard',
-      tags,
-      auth: 'bearer',
-      operationId: 'createNotification',
-      responses: { 201: notificationSchema },
-      errors: [403, 404],
-    }),
-    admin,
-    validate('param', deploymentParams),
-    validate('json', createNotificationBody),
-    async (c) => {
-      const scope = notificationScope(c, c.req.valid('param').deploymentId);
-      const created = await service.createNotification(scope, userPrincipal(c).userId, c.req.valid('json'));
-      return c.json(created, 201);
+/**
+ * Mounted at /api/v1/deployments/:deploymentId/notifications (a prefix only this router uses).
+ * Contract §2: notifications and their recipients are for admins, with a Bearer token.
+ */
+export const notificationsRoutes = routes(
+  defineRoute({
+    method: 'post',
+    path: '/',
+    auth: 'admin',
+    summary: 'Create a scheduled notification of a published dashboard',
+    description:
+      'At most 100 `filters` (`value` ≤ 4096 characters) and 50 `timeGrains`; member names ≤ 255 characters.',
+    tags,
+    operationId: 'createNotification',
+    params: deploymentParams,
+    body: createNotificationBody,
+    responses: { 201: notificationSchema },
+    errors: [403, 404],
+    handler: async (c, { params, body }) => {
+      const scope = notificationScope(c, params.deploymentId);
+      return service.createNotification(scope, userPrincipal(c).userId, body);
     },
-  )
-  .get(
-    '/',
-    doc({
-      summary: 'List the notifications of a deployment (optionally of one dashboard)',
-      tags,
-      auth: 'bearer',
-      responses: { 200: pageSchema(notificationSchema) },
-      errors: [403, 404],
-    }),
-    admin,
-    validate('param', deploymentParams),
-    validate('query', listNotificationsQuery),
-    async (c) => {
-      const query = c.req.valid('query');
-      const scope = notificationScope(c, c.req.valid('param').deploymentId);
-      const request = pageRequest(query, 'notifications', 1);
-      return c.json(
-        await service.listNotifications(
-          scope,
-          { dashboardId: query.dashboardId, dashboardPublicId: query.dashboardPublicId },
-          request,
-        ),
-      );
-    },
-  )
-  .get(
-    '/:id',
-    doc({
-      summary: 'Get a notification',
-      tags,
-      auth: 'bearer',
-      responses: { 200: notificationSchema },
-      errors: [403, 404],
-    }),
-    admin,
-    validate('param', notificationParams),
-    async (c) => {
-      const { deploymentId, id } = c.req.valid('param');
-      const row = await service.getNotificationRow(notificationScope(c, deploymentId), id);
-      return c.json(service.presentNotification(row));
-    },
-  )
-  .put(
-    '/:id',
-    doc({
-      summary: 'Update a scheduled notification (E16)',
-      description:
-        'Partial: omitted fields keep their values. `filters` and `timeGrains` replace the stored sets when given. The next run is recomputed whenever the schedule or `isEnabled` changes.',
-      tags,
-      auth: 'bearer',
-      operationId: 'updateNotification',
-      responses: { 200: notificationSchema },
-      errors: [403, 404],
-    }),
-    admin,
-    validate('param', notificationParams),
-    validate('json', updateNotificationBody),
-    async (c) => {
-      const { deploymentId, id } = c.req.valid('param');
-      return c.json(
-        await service.updateNotification(notificationScope(c, deploymentId), id, c.req.valid('json') ?? {}),
-      );
-    },
-  )
-  .delete(
-    '/:id',
-    doc({
-      summary: 'Delete a notification with its recipients and runs',
-      tags,
-      auth: 'bearer',
-      responses: { 200: deletedSchema },
-      errors: [403, 404],
-    }),
-    admin,
-    validate('param', notificationParams),
-    async (c) => {
-      const { deploymentId, id } = c.req.valid('param');
-      return c.json(await service.deleteNotification(notificationScope(c, deploymentId), id));
-    },
-  )
-  .get(
-    '/:id/schedule',
-    doc({
-      summary: 'Preview the next runs of a notification, in UTC and in its time zone',
-      tags,
-      auth: 'bearer',
-      responses: { 200: scheduleSchema },
-      errors: [403, 404],
-    }),
-    admin,
-    validate('param', notificationParams),
-    validate('query', scheduleQuery),
-    async (c) => {
-      const { deploymentId, id } = c.req.valid('param');
-      const count = c.req.valid('query').count ?? 10;
-      return c.json(await service.previewSchedule(notificationScope(c, deploymentId), id, count));
-    },
-  )
-  .post(
-    '/:id/recipients',
-    doc({
-      summary: 'Add notification recipients (E15)',
-      description:
-        'Each recipient is identified by exactly one of `userId`, `email`, `externalId` (with `embedTenantName`, default `default`) or `channelId`. Repeating a request changes nothing; the answer sorts every recipient into created, updated or unchanged.',
-      tags,
-      auth: 'bearer',
-      operationId: 'addNotificationRecipients',
-      responses: { 200: addRecipientsResultSchema },
-      errors: [403, 404, 429],
-    }),
-    admin,
-    validate('param', notificationParams),
-    validate('json', addRecipientsBody),
-    async (c) => {
-      const { deploymentId, id } = c.req.valid('param');
-      const scope = notificationScope(c, deploymentId);
-      return c.json(await recipients.addRecipients(scope, id, c.req.valid('json').recipients));
-    },
-  )
-  .get(
-    '/:id/recipients',
-    doc({
-      summary: 'List the recipients of a notification',
-      tags,
-      auth: 'bearer',
-      responses: { 200: pageSchema(recipientSchema) },
-      errors: [403, 404],
-    }),
-    admin,
-    validate('param', notificationParams),
-    validate('query', pageQuery),
-    async (c) => {
-      const { deploymentId, id } = c.req.valid('param');
-      const request = pageRequest(c.req.valid('query'), 'recipients', 1);
-      return c.json(await recipients.listRecipients(notificationScope(c, deploymentId), id, request));
-    },
-  )
-  .delete(
-    '/:id/recipients/:recipientId',
-    doc({
-      summary: 'Remove a recipient from a notification',
-      tags,
-      auth: 'bearer',
-      responses: { 200: deletedSchema },
-      errors: [403, 404],
-    }),
-    admin,
-    validate('param', recipientParams),
-    async (c) => {
-      const { deploymentId, id, recipientId } = c.req.valid('param');
-      return c.json(await recipients.deleteRecipient(notificationScope(c, deploymentId), id, recipientId));
-    },
-  )
-  .get(
-    '/:id/runs',
-    doc({
-      summary: "List the runs of a notification, newest first, with each recipient's delivery",
-      tags,
-      auth: 'bearer',
-      responses: { 200: pageSchema(runSchema) },
-      errors: [403, 404],
-    }),
-    admin,
-    validate('param', notificationParams),
-    validate('query', pageQuery),
-    async (c) => {
-      const { deploymentId, id } = c.req.valid('param');
-      const request = pageRequest(c.req.valid('query'), 'runs', 1);
-      return c.json(await runs.listRuns(notificationScope(c, deploymentId), id, request));
-    },
-  )
-  .post(
-    '/:id/run',
-    doc({
-      summary: 'Start a run of a notification now',
-      description:
-        'Answers the run (`queued`, or `suppressed` while `notificationEnabled` is false); the queue consumer delivers it. Works while the schedule is off.',
-      tags,
-      auth: 'bearer',
-      responses: { 202: runSchema },
-      errors: [403, 404],
-    }),
-    admin,
-    validate('param', notificationParams),
-    async (c) => {
-      const { deploymentId, id } = c.req.valid('param');
-      const run = await runs.runNow(notificationScope(c, deploymentId), deliveryPorts(c.env).queue, id);
-      return c.json(run, 202);
-    },
-  );
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/',
+    auth: 'admin',
+    summary: 'List the notifications of a deployment (optionally of one dashboard)',
+    tags,
+    params: deploymentParams,
+    query: listNotificationsQuery,
+    responses: { 200: pageSchema(notificationSchema) },
+    errors: [403, 404],
+    handler: async (c, { params, query }) =>
+      service.listNotifications(
+        notificationScope(c, params.deploymentId),
+        { dashboardId: query.dashboardId, dashboardPublicId: query.dashboardPublicId },
+        pageRequest(query, 'notifications', 1),
+      ),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/:id',
+    auth: 'admin',
+    summary: 'Get a notification',
+    tags,
+    params: notificationParams,
+    responses: { 200: notificationSchema },
+    errors: [403, 404],
+    handler: async (c, { params }) =>
+      service.getNotification(notificationScope(c, params.deploymentId), params.id),
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/:id',
+    auth: 'admin',
+    summary: 'Update a scheduled notification (E16)',
+    description:
+      'Partial: omitted fields keep their values. `filters` and `timeGrains` replace the stored sets when given. The next run is recomputed whenever the schedule or `isEnabled` changes.',
+    tags,
+    operationId: 'updateNotification',
+    params: notificationParams,
+    body: updateNotificationBody,
+    responses: { 200: notificationSchema },
+    errors: [403, 404],
+    handler: async (c, { params, body }) =>
+      service.updateNotification(notificationScope(c, params.deploymentId), params.id, body ?? {}),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/:id',
+    auth: 'admin',
+    summary: 'Delete a notification with its recipients and runs',
+    tags,
+    params: notificationParams,
+    responses: { 200: deletedSchema },
+    errors: [403, 404],
+    handler: async (c, { params }) =>
+      service.deleteNotification(notificationScope(c, params.deploymentId), params.id),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/:id/schedule',
+    auth: 'admin',
+    summary: 'Preview the next runs of a notification, in UTC and in its time zone',
+    tags,
+    params: notificationParams,
+    query: scheduleQuery,
+    responses: { 200: scheduleSchema },
+    errors: [403, 404],
+    handler: async (c, { params, query }) =>
+      service.previewSchedule(notificationScope(c, params.deploymentId), params.id, query.count ?? 10),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/:id/recipients',
+    auth: 'admin',
+    summary: 'Add notification recipients (E15)',
+    description: `Each recipient is identified by exactly one of \`userId\`, \`email\`, \`externalId\` (with \`embedTenantName\`, default \`default\`) or \`channelId\`. Repeating a request changes nothing; the answer sorts every recipient into created, updated or unchanged. A notification has at most ${MAX_RECIPIENTS_PER_NOTIFICATION} recipients (and a request names at most as many): a request that would pass that is a 409 and writes nothing. New external users past \`externalUserLimit\` are a 429 with \`Retry-After: ${QUOTA_RETRY_AFTER_SECONDS}\`.`,
+    tags,
+    operationId: 'addNotificationRecipients',
+    params: notificationParams,
+    body: addRecipientsBody,
+    responses: { 200: addRecipientsResultSchema },
+    errors: [403, 404, 409, 429],
+    handler: async (c, { params, body }) =>
+      withRetryAfter(c, () =>
+        recipients.addRecipients(notificationScope(c, params.deploymentId), params.id, body.recipients),
+      ),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/:id/recipients',
+    auth: 'admin',
+    summary: 'List the recipients of a notification',
+    tags,
+    params: notificationParams,
+    query: pageQuery,
+    responses: { 200: pageSchema(recipientSchema) },
+    errors: [403, 404],
+    handler: async (c, { params, query }) =>
+      recipients.listRecipients(
+        notificationScope(c, params.deploymentId),
+        params.id,
+        pageRequest(query, 'recipients', 1),
+      ),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/:id/recipients/:recipientId',
+    auth: 'admin',
+    summary: 'Remove a recipient from a notification',
+    tags,
+    params: recipientParams,
+    responses: { 200: deletedSchema },
+    errors: [403, 404],
+    handler: async (c, { params }) =>
+      recipients.deleteRecipient(notificationScope(c, params.deploymentId), params.id, params.recipientId),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/:id/runs',
+    auth: 'admin',
+    summary: 'List the runs of a notification, newest first',
+    description: `Paginated (\`first\` ≤ 100, \`after\`). Each run carries \`deliveryCounts\` and the first ${RUN_DELIVERIES_PREVIEW} of its \`deliveries\` (by recipient id); \`deliveriesHasMore\` says whether more follow on \`GET …/runs/{runId}/deliveries\`.`,
+    tags,
+    params: notificationParams,
+    query: pageQuery,
+    responses: { 200: pageSchema(runSchema) },
+    errors: [403, 404],
+    handler: async (c, { params, query }) =>
+      runs.listRuns(notificationScope(c, params.deploymentId), params.id, pageRequest(query, 'runs', 1)),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/:id/runs/:runId/deliveries',
+    auth: 'admin',
+    summary: "List one run's deliveries, by recipient id",
+    description: 'Paginated (`first` ≤ 100, `after`).',
+    tags,
+    params: runParams,
+    query: pageQuery,
+    responses: { 200: pageSchema(deliverySchema) },
+    errors: [403, 404],
+    handler: async (c, { params, query }) =>
+      runs.listDeliveries(
+        notificationScope(c, params.deploymentId),
+        params.id,
+        params.runId,
+        pageRequest(query, 'deliveries', 1),
+      ),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/:id/run',
+    auth: 'admin',
+    summary: 'Start a run of a notification now',
+    description:
+      'Answers the run (`queued`, or `suppressed` while `notificationEnabled` is false); the queue consumer delivers it. Works while the schedule is off. While a manual run of the notification is `queued` or `running`, another is a 409.',
+    tags,
+    params: notificationParams,
+    responses: { 202: runSchema },
+    errors: [403, 404, 409],
+    handler: async (c, { params }) =>
+      runs.runNow(notificationScope(c, params.deploymentId), deliveryPorts(c.env).queue, params.id),
+  }),
+);

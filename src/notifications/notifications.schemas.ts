@@ -7,9 +7,20 @@ import {
   RUN_TRIGGERS,
 } from '../../schema/notifications';
 import { pageQueryEntries } from '../core/pagination';
-import { idNumber, idString, nonEmptyString, obj } from '../core/validation';
+import { boundedObject, idNumber, idString, nonEmptyString, obj } from '../core/validation';
 import { tenantName } from '../embedding/embedding.schemas';
-import { resolveTimeZone, SCHEDULE_TYPES } from './schedule';
+import {
+  MAX_FILTER_VALUE,
+  MAX_FILTERS,
+  MAX_MEMBER_NAME,
+  MAX_RECIPIENT_ATTRIBUTES,
+  MAX_RECIPIENT_GROUPS,
+  MAX_RECIPIENTS_PER_NOTIFICATION,
+  MAX_TIME_GRAINS,
+  SECURITY_CONTEXT_LIMITS,
+} from './notifications.limits';
+import { SCHEDULE_TYPES } from './schedule';
+import { resolveTimeZone } from './time-zone';
 
 export const TIME_GRAINS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'] as const;
 
@@ -22,14 +33,14 @@ const timezone = v.pipe(
 );
 
 const filterInput = obj({
-  member: nonEmptyString(255),
-  value: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(4096)))),
+  member: nonEmptyString(MAX_MEMBER_NAME),
+  value: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(MAX_FILTER_VALUE)))),
   caseSensitive: v.optional(v.nullable(v.boolean())),
   startInclusive: v.optional(v.nullable(v.boolean())),
   endInclusive: v.optional(v.nullable(v.boolean())),
 });
 
-const timeGrainInput = obj({ grain: v.picklist(TIME_GRAINS), member: nonEmptyString(255) });
+const timeGrainInput = obj({ grain: v.picklist(TIME_GRAINS), member: nonEmptyString(MAX_MEMBER_NAME) });
 
 /** Every field of E16; creation takes the same ones (contract §7). */
 const notificationFields = {
@@ -45,8 +56,8 @@ const notificationFields = {
   notificationFormat: v.optional(v.picklist(NOTIFICATION_FORMATS)),
   isEnabled: v.optional(v.boolean()),
   notificationEnabled: v.optional(v.boolean()),
-  filters: v.optional(v.pipe(v.array(filterInput), v.maxLength(100))),
-  timeGrains: v.optional(v.pipe(v.array(timeGrainInput), v.maxLength(50))),
+  filters: v.optional(v.pipe(v.array(filterInput), v.maxLength(MAX_FILTERS))),
+  timeGrains: v.optional(v.pipe(v.array(timeGrainInput), v.maxLength(MAX_TIME_GRAINS))),
 };
 
 export const createNotificationBody = obj({
@@ -61,6 +72,7 @@ export type UpdateNotificationInput = v.InferOutput<typeof updateNotificationBod
 export const deploymentParams = v.object({ deploymentId: idString });
 export const notificationParams = v.object({ deploymentId: idString, id: idString });
 export const recipientParams = v.object({ deploymentId: idString, id: idString, recipientId: idString });
+export const runParams = v.object({ deploymentId: idString, id: idString, runId: idString });
 
 export const listNotificationsQuery = obj({
   ...pageQueryEntries,
@@ -139,19 +151,14 @@ const recipientInput = obj({
     ),
   ),
   embedTenantName: v.optional(tenantName),
-  groups: v.optional(v.pipe(v.array(nonEmptyString(100)), v.maxLength(100))),
+  groups: v.optional(v.pipe(v.array(nonEmptyString(100)), v.maxLength(MAX_RECIPIENT_GROUPS))),
   userAttributes: v.optional(
     v.pipe(
       v.array(obj({ name: nonEmptyString(100), value: v.pipe(v.string(), v.maxLength(4096)) })),
-      v.maxLength(100),
+      v.maxLength(MAX_RECIPIENT_ATTRIBUTES),
     ),
   ),
-  securityContext: v.optional(
-    v.pipe(
-      v.record(v.string(), v.unknown()),
-      v.check((o) => JSON.stringify(o).length <= 16_384, 'At most 16 KiB of JSON'),
-    ),
-  ),
+  securityContext: v.optional(boundedObject(SECURITY_CONTEXT_LIMITS)),
   channelId: v.optional(nonEmptyString(255)),
   channelName: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(255))),
 });
@@ -161,7 +168,10 @@ export const addRecipientsBody = obj({
   recipients: v.pipe(
     v.array(recipientInput),
     v.minLength(1, 'At least 1 recipient'),
-    v.maxLength(1000, 'At most 1000 recipients per request'),
+    v.maxLength(
+      MAX_RECIPIENTS_PER_NOTIFICATION,
+      `At most ${MAX_RECIPIENTS_PER_NOTIFICATION} recipients per request`,
+    ),
   ),
 });
 export { RECIPIENT_IDENTITIES };
@@ -193,6 +203,15 @@ export const addRecipientsResultSchema = v.object({
 
 // ---- Runs ----
 
+export const deliverySchema = v.object({
+  recipientId: v.number(),
+  status: v.picklist(DELIVERY_STATUSES),
+  attempts: v.number(),
+  lastError: v.nullable(v.string()),
+  sentAt: v.nullable(v.string()),
+});
+export type DeliveryView = v.InferOutput<typeof deliverySchema>;
+
 export const runSchema = v.object({
   id: v.number(),
   notificationId: v.number(),
@@ -203,14 +222,11 @@ export const runSchema = v.object({
   createdAt: v.string(),
   startedAt: v.nullable(v.string()),
   finishedAt: v.nullable(v.string()),
-  deliveries: v.array(
-    v.object({
-      recipientId: v.number(),
-      status: v.picklist(DELIVERY_STATUSES),
-      attempts: v.number(),
-      lastError: v.nullable(v.string()),
-      sentAt: v.nullable(v.string()),
-    }),
-  ),
+  /** Every delivery of the run, counted by state. */
+  deliveryCounts: v.object({ total: v.number(), pending: v.number(), sent: v.number(), failed: v.number() }),
+  /** The first deliveries by recipient id (the contract's field, bounded). */
+  deliveries: v.array(deliverySchema),
+  /** More deliveries follow on `GET …/runs/{runId}/deliveries`. */
+  deliveriesHasMore: v.boolean(),
 });
 export type RunView = v.InferOutput<typeof runSchema>;

@@ -4,6 +4,7 @@ import { ApiError, type ErrorDetail, notFound } from '../core/errors';
 import type { Page, PageRequest } from '../core/pagination';
 import { afterId, toPage } from '../core/pagination';
 import type { Db } from '../env';
+import { CronError, compileSchedule, nextRunAfter, nextRuns } from './cron-expression';
 import * as repo from './notifications.repository';
 import type {
   CreateNotificationInput,
@@ -11,21 +12,15 @@ import type {
   UpdateNotificationInput,
 } from './notifications.schemas';
 import {
-  CronError,
-  compileSchedule,
   cronExpressionOf,
-  describeSchedule,
-  localIso,
-  nextRunAfter,
-  nextRuns,
-  resolveTimeZone,
   SCHEDULE_FIELDS,
   type Schedule,
   type ScheduleField,
   type ScheduleType,
 } from './schedule';
+import { describeSchedule } from './schedule-wording';
+import { localIso, resolveTimeZone } from './time-zone';
 
-/** Who acts on which deployment, and when. */
 /** A deployment scope (another account's deployment is a 404) plus the request's D1 and clock. */
 export interface NotificationScope extends DeploymentScope {
   db: Db;
@@ -199,13 +194,14 @@ export async function createNotification(
   return presentNotification(row);
 }
 
-export async function getNotificationRow(
-  scope: NotificationScope,
-  id: number,
-): Promise<repo.NotificationRow> {
+async function getNotificationRow(scope: NotificationScope, id: number): Promise<repo.NotificationRow> {
   const row = await repo.findNotification(scope.db, scope.accountId, scope.deploymentId, id);
   if (!row) throw notFound('Notification');
   return row;
+}
+
+export async function getNotification(scope: NotificationScope, id: number): Promise<NotificationView> {
+  return presentNotification(await getNotificationRow(scope, id));
 }
 
 export async function listNotifications(

@@ -1,6 +1,8 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { RecipientType } from '../../schema/notifications';
-import { runBatch } from '../core/db';
+import { users as usersTable } from '../../schema/accounts';
+import { embedUsers as embedUsersTable } from '../../schema/embedding';
+import { notificationRecipients, type RecipientType } from '../../schema/notifications';
+import { mapRow, runBatch } from '../core/db';
 import { externalUserQuotaGuard } from '../embedding/embed-sessions.repository';
 import type { Db } from '../env';
 
@@ -27,27 +29,35 @@ export interface RecipientRow {
   updatedAt: string;
 }
 
-const parseJson = <T>(text: unknown): T | null => (typeof text === 'string' ? (JSON.parse(text) as T) : null);
+const rowsOf = (result: D1Result | undefined): Record<string, unknown>[] =>
+  (result?.results ?? []) as Record<string, unknown>[];
 
+const textOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
+
+/**
+ * The one mapper of a recipient row: the table's columns as drizzle maps them (JSON parsed),
+ * plus the columns `selectRecipients` joins in. The security context stays JSON text.
+ */
 export function toRecipientRow(raw: Record<string, unknown>): RecipientRow {
+  const r = mapRow(notificationRecipients, raw);
   return {
-    id: raw.id as number,
-    notificationId: raw.notification_id as number,
-    type: raw.type as RecipientType,
-    recipientKey: raw.recipient_key as string,
-    userId: (raw.user_id as number | null) ?? null,
-    username: (raw.username as string | null) ?? null,
-    email: (raw.delivery_email as string | null) ?? null,
-    embedUserId: (raw.embed_user_id as number | null) ?? null,
-    externalId: (raw.external_id as string | null) ?? null,
-    embedTenantName: (raw.tenant_name as string | null) ?? null,
-    groups: parseJson(raw.groups),
-    userAttributes: parseJson(raw.user_attributes),
-    securityContext: (raw.security_context as string | null) ?? null,
-    channelId: (raw.channel_id as string | null) ?? null,
-    channelName: (raw.channel_name as string | null) ?? null,
-    createdAt: raw.created_at as string,
-    updatedAt: raw.updated_at as string,
+    id: r.id,
+    notificationId: r.notificationId,
+    type: r.type,
+    recipientKey: r.recipientKey,
+    userId: r.userId,
+    username: textOrNull(raw.username),
+    email: textOrNull(raw.delivery_email),
+    embedUserId: r.embedUserId,
+    externalId: textOrNull(raw.external_id),
+    embedTenantName: textOrNull(raw.tenant_name),
+    groups: r.groups,
+    userAttributes: r.userAttributes,
+    securityContext: r.securityContext,
+    channelId: r.channelId,
+    channelName: r.channelName,
+    createdAt: r.createdAt,
+    updatedAt: r.updatedAt,
   };
 }
 
@@ -93,10 +103,10 @@ export async function readRecipientState(
 ): Promise<RecipientReadState> {
   const [found, users, embed, existing, quota] = await runBatch(db, [
     notificationOf(accountId, deploymentId, notificationId),
-    sql`SELECT id, email, username FROM users WHERE account_id = ${accountId}
+    sql`SELECT * FROM users WHERE account_id = ${accountId}
       AND (id IN (SELECT value FROM json_each(${JSON.stringify(q.userIds)}))
         OR lower(email) IN (SELECT value FROM json_each(${JSON.stringify(q.emails)})))`,
-    sql`SELECT t.name AS tenant, u.external_id, u.id, u.email FROM embed_users u
+    sql`SELECT t.name AS tenant, u.* FROM embed_users u
       JOIN embed_tenants t ON t.id = u.tenant_id
       JOIN json_each(${JSON.stringify(q.embedUsers)}) j
         ON t.name = j.value ->> 'tenant' AND u.external_id = j.value ->> 'externalId'
@@ -109,19 +119,20 @@ export async function readRecipientState(
     sql`SELECT (SELECT count(*) FROM embed_users WHERE account_id = ${accountId}) AS count,
       external_user_limit AS "limit" FROM accounts WHERE id = ${accountId}`,
   ]);
-  const quotaRow = quota?.results[0] as { count: number; limit: number };
+  const quotaRow = rowsOf(quota)[0] ?? {};
   return {
-    notificationFound: (found?.results.length ?? 0) > 0,
-    users: (users?.results ?? []) as RecipientReadState['users'],
-    embedUsers: ((embed?.results ?? []) as Record<string, unknown>[]).map((r) => ({
-      tenant: r.tenant as string,
-      externalId: r.external_id as string,
-      id: r.id as number,
-      email: (r.email as string | null) ?? null,
-    })),
-    existing: ((existing?.results ?? []) as Record<string, unknown>[]).map(toRecipientRow),
-    externalUserCount: quotaRow.count,
-    externalUserLimit: quotaRow.limit,
+    notificationFound: rowsOf(found).length > 0,
+    users: rowsOf(users).map((raw) => {
+      const u = mapRow(usersTable, raw);
+      return { id: u.id, email: u.email, username: u.username };
+    }),
+    embedUsers: rowsOf(embed).map((raw) => {
+      const u = mapRow(embedUsersTable, raw);
+      return { tenant: String(raw.tenant), externalId: u.externalId, id: u.id, email: u.email };
+    }),
+    existing: rowsOf(existing).map(toRecipientRow),
+    externalUserCount: Number(quotaRow.count ?? 0),
+    externalUserLimit: Number(quotaRow.limit ?? 0),
   };
 }
 
@@ -144,13 +155,23 @@ export interface RecipientWrite {
 /** Rows per statement: one JSON parameter each, kept well under D1's statement size. */
 const CHUNK = 250;
 
-export class QuotaExceeded extends Error {}
+/** The outcome of E15's batch: the rows written, or the limit whose guard rolled it back. */
+export type WriteRecipientsResult =
+  | { ok: true; rows: RecipientRow[] }
+  | { ok: false; refused: 'external_user_quota' | 'recipient_limit' };
+
+/** The guard names of the CHECK constraints that abort a batch, by the limit they stand for. */
+const GUARDS = [
+  ['quota_exceeded', 'external_user_quota'],
+  ['recipient_limit', 'recipient_limit'],
+] as const;
 
 /**
  * E15's writes as ONE batch (one transaction): embed tenants and external users named for the
  * first time, a guard that aborts the whole batch when they would pass the account's
  * external-user limit (counted inside the transaction, so concurrent requests cannot both
- * pass), the recipients upserted by identity in chunks, and the rows read back.
+ * pass), the recipients upserted by identity in chunks, a guard that aborts it when the
+ * notification would then hold more than `maxRecipients`, and the rows read back.
  */
 export async function writeRecipients(
   db: Db,
@@ -158,7 +179,8 @@ export async function writeRecipients(
   notificationId: number,
   rows: RecipientWrite[],
   now: string,
-): Promise<RecipientRow[]> {
+  maxRecipients: number,
+): Promise<WriteRecipientsResult> {
   const statements: SQL[] = [];
   const embed = rows.filter((r) => r.type === 'EMBED_USER');
   if (embed.length > 0) {
@@ -202,14 +224,21 @@ export async function writeRecipients(
         OR excluded.user_attributes IS NOT notification_recipients.user_attributes AND excluded.user_attributes IS NOT NULL
         OR excluded.security_context IS NOT notification_recipients.security_context AND excluded.security_context IS NOT NULL`);
   }
+  // Counted inside the transaction, after the upserts: concurrent requests cannot both pass.
+  statements.push(sql`INSERT INTO notification_write_guards (reason) SELECT 'recipient_limit'
+    WHERE (SELECT count(*) FROM notification_recipients WHERE notification_id = ${notificationId}) > ${maxRecipients}`);
   statements.push(sql`${selectRecipients} WHERE r.notification_id = ${notificationId}
     AND r.recipient_key IN (SELECT value FROM json_each(${JSON.stringify(rows.map((r) => r.key))}))`);
   try {
     const results = await runBatch(db, statements);
-    return ((results.at(-1)?.results ?? []) as Record<string, unknown>[]).map(toRecipientRow);
+    return {
+      ok: true,
+      rows: rowsOf(results.at(-1)).map(toRecipientRow),
+    };
   } catch (error) {
     const text = String(error instanceof Error ? `${error.message} ${error.cause ?? ''}` : error);
-    if (text.includes('quota_exceeded')) throw new QuotaExceeded();
+    const guard = GUARDS.find(([constraint]) => text.includes(constraint));
+    if (guard) return { ok: false, refused: guard[1] };
     throw error;
   }
 }
@@ -228,10 +257,7 @@ export async function listRecipients(
     sql`${selectRecipients} WHERE r.notification_id = ${notificationId}
       ${afterId === null ? sql`` : sql`AND r.id > ${afterId}`} ORDER BY r.id ASC LIMIT ${limit + 1}`,
   ]);
-  return {
-    notificationFound: (found?.results.length ?? 0) > 0,
-    rows: ((page?.results ?? []) as Record<string, unknown>[]).map(toRecipientRow),
-  };
+  return { notificationFound: rowsOf(found).length > 0, rows: rowsOf(page).map(toRecipientRow) };
 }
 
 /** Its deliveries go with it (foreign key cascade). */

@@ -2,6 +2,7 @@ import type { RecipientType } from '../../schema/notifications';
 import { ApiError, type ErrorDetail, notFound } from '../core/errors';
 import { afterId, type PageRequest, toPage } from '../core/pagination';
 import { DEFAULT_TENANT } from '../embedding/embedding.schemas';
+import { MAX_RECIPIENTS_PER_NOTIFICATION } from './notifications.limits';
 import type { RecipientInput, RecipientView } from './notifications.schemas';
 import type { NotificationScope } from './notifications.service';
 import * as repo from './recipients.repository';
@@ -218,20 +219,19 @@ export async function addRecipients(
     throw quotaExceeded(state.externalUserLimit);
   }
 
-  let rows: repo.RecipientRow[];
-  try {
-    rows = await repo.writeRecipients(
-      scope.db,
-      scope.accountId,
-      notificationId,
-      writes,
-      scope.now.toISOString(),
-    );
-  } catch (err) {
-    if (err instanceof repo.QuotaExceeded) throw quotaExceeded(state.externalUserLimit);
-    throw err;
+  const written = await repo.writeRecipients(
+    scope.db,
+    scope.accountId,
+    notificationId,
+    writes,
+    scope.now.toISOString(),
+    MAX_RECIPIENTS_PER_NOTIFICATION,
+  );
+  if (!written.ok) {
+    if (written.refused === 'recipient_limit') throw recipientLimitExceeded();
+    throw quotaExceeded(state.externalUserLimit);
   }
-  const byKey = new Map(rows.map((r) => [r.recipientKey, r]));
+  const byKey = new Map(written.rows.map((r) => [r.recipientKey, r]));
   const result = { createdRecipients: [], updatedRecipients: [], unchangedRecipients: [] } as Record<
     'createdRecipients' | 'updatedRecipients' | 'unchangedRecipients',
     RecipientView[]
@@ -248,6 +248,19 @@ export async function addRecipients(
     result[bucket].push(presentRecipient(row));
   }
   return result;
+}
+
+function recipientLimitExceeded() {
+  return new ApiError(
+    'CONFLICT',
+    `A notification has at most ${MAX_RECIPIENTS_PER_NOTIFICATION} recipients: remove some before adding these`,
+    [
+      {
+        path: 'recipients',
+        message: `At most ${MAX_RECIPIENTS_PER_NOTIFICATION} recipients per notification`,
+      },
+    ],
+  );
 }
 
 function quotaExceeded(limit: number) {

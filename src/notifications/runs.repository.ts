@@ -1,14 +1,33 @@
 import { sql } from 'drizzle-orm';
-import type {
-  NotificationFilter,
-  NotificationFormat,
-  RunStatus,
-  TimeGrain,
+import {
+  type NotificationFilter,
+  type NotificationFormat,
+  notificationDeliveries,
+  notificationRuns,
+  notifications,
+  type RunStatus,
+  type TimeGrain,
 } from '../../schema/notifications';
-import { runBatch } from '../core/db';
+import { mapRow, runBatch } from '../core/db';
 import type { Db } from '../env';
 import { type RecipientRow, selectRecipients, toRecipientRow } from './recipients.repository';
 import type { Schedule } from './schedule';
+
+type Raw = Record<string, unknown>;
+const rowsOf = (result: D1Result | undefined): Raw[] => (result?.results ?? []) as Raw[];
+
+/** The schedule columns of a notification row, as the schedule functions take them. */
+function scheduleOfRow(n: typeof notifications.$inferSelect): Schedule {
+  return {
+    scheduleType: n.scheduleType,
+    minute: n.minute,
+    hour: n.hour,
+    dayOfWeek: n.dayOfWeek,
+    dayOfMonth: n.dayOfMonth,
+    customCron: n.customCron,
+    timezone: n.timezone,
+  };
+}
 
 // ---- The cron's claim ----
 
@@ -25,25 +44,20 @@ export async function selectDue(
   after: { nextRunAt: string; id: number } | null,
   limit: number,
 ): Promise<DueNotification[]> {
-  const rows = await db.all<Record<string, unknown>>(sql`
-    SELECT id, next_run_at, schedule_type, minute, hour, day_of_week, day_of_month, custom_cron, timezone,
-      notification_enabled
-    FROM notifications
+  const rows = await db.all<Raw>(sql`
+    SELECT * FROM notifications
     WHERE next_run_at <= ${scheduledTime} AND is_enabled = 1
       ${after ? sql`AND (next_run_at, id) > (${after.nextRunAt}, ${after.id})` : sql``}
     ORDER BY next_run_at, id LIMIT ${limit}`);
-  return rows.map((r) => ({
-    id: r.id as number,
-    nextRunAt: r.next_run_at as string,
-    scheduleType: r.schedule_type as Schedule['scheduleType'],
-    minute: r.minute as number | null,
-    hour: r.hour as number | null,
-    dayOfWeek: r.day_of_week as number | null,
-    dayOfMonth: r.day_of_month as number | null,
-    customCron: r.custom_cron as string | null,
-    timezone: r.timezone as string,
-    notificationEnabled: r.notification_enabled === 1,
-  }));
+  return rows.map((raw) => {
+    const n = mapRow(notifications, raw);
+    return {
+      ...scheduleOfRow(n),
+      id: n.id,
+      nextRunAt: n.nextRunAt as string,
+      notificationEnabled: n.notificationEnabled,
+    };
+  });
 }
 
 export interface Claim {
@@ -78,14 +92,14 @@ export async function claimSlots(
       FROM json_each(${json}) j JOIN notifications n
         ON n.id = j.value ->> 'id' AND n.next_run_at = j.value ->> 'slot' AND n.is_enabled = 1
       WHERE true ON CONFLICT DO NOTHING
-      RETURNING id, notification_id, status`,
+      RETURNING *`,
     sql`UPDATE notifications SET next_run_at = j.value ->> 'next'
       FROM json_each(${json}) j
       WHERE notifications.id = j.value ->> 'id' AND notifications.next_run_at = j.value ->> 'slot'`,
   ]);
-  return ((inserted?.results ?? []) as { id: number; notification_id: number; status: RunStatus }[]).map(
-    (r) => ({ runId: r.id, notificationId: r.notification_id, status: r.status }),
-  );
+  return rowsOf(inserted)
+    .map((raw) => mapRow(notificationRuns, raw))
+    .map((r) => ({ runId: r.id, notificationId: r.notificationId, status: r.status }));
 }
 
 /** Queued runs whose message may have been lost (enqueue failed); their clock restarts. */
@@ -103,64 +117,62 @@ export async function takeStrandedRuns(db: Db, enqueuedBefore: string, now: stri
 const notificationOf = (accountId: number, deploymentId: number, id: number) =>
   sql`SELECT id FROM notifications WHERE id = ${id} AND account_id = ${accountId} AND deployment_id = ${deploymentId}`;
 
-/** A manual run of the account's notification, or null when there is no such notification. */
+export type RunRow = typeof notificationRuns.$inferSelect;
+export type DeliveryRow = typeof notificationDeliveries.$inferSelect;
+
+/** What a manual-run insert found: the typed outcome of its SQL conditions. */
+export type ManualRunResult = { kind: 'created'; run: RunRow } | { kind: 'notFound' } | { kind: 'inFlight' };
+
+/**
+ * A manual run of the account's notification, in ONE batch. The partial unique index
+ * `notification_runs_manual_inflight_uq` (one queued or running manual run per notification)
+ * makes `ON CONFLICT DO NOTHING` insert nothing while one is in flight, so two concurrent
+ * requests cannot both start one; the second statement tells a missing notification apart.
+ */
 export async function insertManualRun(
   db: Db,
   accountId: number,
   deploymentId: number,
   notificationId: number,
   now: string,
-): Promise<RunRow | null> {
-  const rows = await db.all<Record<string, unknown>>(sql`
-    INSERT INTO notification_runs (notification_id, slot, "trigger", status, enqueued_at, finished_at, created_at)
-    SELECT n.id, ${now}, 'manual',
-      CASE WHEN n.notification_enabled = 1 THEN 'queued' ELSE 'suppressed' END,
-      CASE WHEN n.notification_enabled = 1 THEN ${now} END,
-      CASE WHEN n.notification_enabled = 1 THEN NULL ELSE ${now} END,
-      ${now}
-    FROM notifications n WHERE n.id = (${notificationOf(accountId, deploymentId, notificationId)})
-    RETURNING *`);
-  return rows[0] ? toRunRow(rows[0]) : null;
+): Promise<ManualRunResult> {
+  const [inserted, found] = await runBatch(db, [
+    sql`INSERT INTO notification_runs (notification_id, slot, "trigger", status, enqueued_at, finished_at, created_at)
+      SELECT n.id, ${now}, 'manual',
+        CASE WHEN n.notification_enabled = 1 THEN 'queued' ELSE 'suppressed' END,
+        CASE WHEN n.notification_enabled = 1 THEN ${now} END,
+        CASE WHEN n.notification_enabled = 1 THEN NULL ELSE ${now} END,
+        ${now}
+      FROM notifications n WHERE n.id = (${notificationOf(accountId, deploymentId, notificationId)})
+      ON CONFLICT DO NOTHING
+      RETURNING *`,
+    notificationOf(accountId, deploymentId, notificationId),
+  ]);
+  const run = rowsOf(inserted)[0];
+  if (run) return { kind: 'created', run: mapRow(notificationRuns, run) };
+  return rowsOf(found).length > 0 ? { kind: 'inFlight' } : { kind: 'notFound' };
 }
 
-export interface RunRow {
-  id: number;
-  notificationId: number;
-  slot: string;
-  trigger: 'scheduled' | 'manual';
-  status: RunStatus;
-  error: string | null;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
+/** How many deliveries of a run are in each state. */
+export interface DeliveryCounts {
+  total: number;
+  pending: number;
+  sent: number;
+  failed: number;
 }
 
-export interface DeliveryRow {
-  runId: number;
-  recipientId: number;
-  status: 'pending' | 'sent' | 'failed';
-  attempts: number;
-  lastError: string | null;
-  sentAt: string | null;
-}
-
-function toRunRow(r: Record<string, unknown>): RunRow {
-  return {
-    id: r.id as number,
-    notificationId: r.notification_id as number,
-    slot: r.slot as string,
-    trigger: r.trigger as RunRow['trigger'],
-    status: r.status as RunStatus,
-    error: (r.error as string | null) ?? null,
-    createdAt: r.created_at as string,
-    startedAt: (r.started_at as string | null) ?? null,
-    finishedAt: (r.finished_at as string | null) ?? null,
-  };
+export interface RunListItem {
+  run: RunRow;
+  counts: DeliveryCounts;
+  /** The first deliveries of the run by recipient id, one more than asked for. */
+  deliveries: DeliveryRow[];
 }
 
 /**
- * One round trip: the notification check, a page of runs newest first (keyset on id), and
- * the deliveries of exactly those runs (the same page, computed again inside SQL).
+ * One round trip: the notification check, a page of runs newest first (keyset on id), and for
+ * exactly those runs their delivery counts and first `preview` + 1 deliveries. Rows read are
+ * bounded: `limit` runs of at most MAX_RECIPIENTS_PER_NOTIFICATION deliveries each, read
+ * through the (run_id, recipient_id) index.
  */
 export async function listRuns(
   db: Db,
@@ -169,26 +181,72 @@ export async function listRuns(
   notificationId: number,
   beforeId: number | null,
   limit: number,
-): Promise<{ notificationFound: boolean; runs: RunRow[]; deliveries: DeliveryRow[] }> {
+  preview: number,
+): Promise<{ notificationFound: boolean; runs: RunListItem[] }> {
   const page = sql`SELECT id FROM notification_runs WHERE notification_id = ${notificationId}
     ${beforeId === null ? sql`` : sql`AND id < ${beforeId}`} ORDER BY id DESC LIMIT ${limit + 1}`;
   const [found, runs, deliveries] = await runBatch(db, [
     notificationOf(accountId, deploymentId, notificationId),
-    sql`SELECT * FROM notification_runs WHERE id IN (${page}) ORDER BY id DESC`,
-    sql`SELECT run_id, recipient_id, status, attempts, last_error, sent_at FROM notification_deliveries
-      WHERE run_id IN (${page}) ORDER BY run_id DESC, recipient_id ASC`,
+    sql`SELECT r.*,
+        (SELECT count(*) FROM notification_deliveries WHERE run_id = r.id) AS deliveries_total,
+        (SELECT count(*) FROM notification_deliveries WHERE run_id = r.id AND status = 'pending') AS deliveries_pending,
+        (SELECT count(*) FROM notification_deliveries WHERE run_id = r.id AND status = 'sent') AS deliveries_sent,
+        (SELECT count(*) FROM notification_deliveries WHERE run_id = r.id AND status = 'failed') AS deliveries_failed
+      FROM notification_runs r WHERE r.id IN (${page}) ORDER BY r.id DESC`,
+    sql`SELECT * FROM (
+        SELECT d.*, row_number() OVER (PARTITION BY d.run_id ORDER BY d.recipient_id) AS rn
+        FROM notification_deliveries d WHERE d.run_id IN (${page}))
+      WHERE rn <= ${preview + 1} ORDER BY run_id DESC, recipient_id ASC`,
+  ]);
+  const byRun = new Map<number, DeliveryRow[]>();
+  for (const raw of rowsOf(deliveries)) {
+    const d = mapRow(notificationDeliveries, raw);
+    const list = byRun.get(d.runId);
+    if (list) list.push(d);
+    else byRun.set(d.runId, [d]);
+  }
+  const count = (raw: Raw, key: string) => Number(raw[key] ?? 0);
+  return {
+    notificationFound: rowsOf(found).length > 0,
+    runs: rowsOf(runs).map((raw) => {
+      const run = mapRow(notificationRuns, raw);
+      return {
+        run,
+        counts: {
+          total: count(raw, 'deliveries_total'),
+          pending: count(raw, 'deliveries_pending'),
+          sent: count(raw, 'deliveries_sent'),
+          failed: count(raw, 'deliveries_failed'),
+        },
+        deliveries: byRun.get(run.id) ?? [],
+      };
+    }),
+  };
+}
+
+/**
+ * One round trip: whether the run is one of the account's notification's, and one page of its
+ * deliveries by recipient id (keyset on the (run_id, recipient_id) unique index).
+ */
+export async function listDeliveries(
+  db: Db,
+  accountId: number,
+  deploymentId: number,
+  notificationId: number,
+  runId: number,
+  afterRecipientId: number | null,
+  limit: number,
+): Promise<{ runFound: boolean; rows: DeliveryRow[] }> {
+  const [found, page] = await runBatch(db, [
+    sql`SELECT id FROM notification_runs WHERE id = ${runId}
+      AND notification_id = (${notificationOf(accountId, deploymentId, notificationId)})`,
+    sql`SELECT * FROM notification_deliveries WHERE run_id = ${runId}
+      ${afterRecipientId === null ? sql`` : sql`AND recipient_id > ${afterRecipientId}`}
+      ORDER BY recipient_id ASC LIMIT ${limit + 1}`,
   ]);
   return {
-    notificationFound: (found?.results.length ?? 0) > 0,
-    runs: ((runs?.results ?? []) as Record<string, unknown>[]).map(toRunRow),
-    deliveries: ((deliveries?.results ?? []) as Record<string, unknown>[]).map((d) => ({
-      runId: d.run_id as number,
-      recipientId: d.recipient_id as number,
-      status: d.status as DeliveryRow['status'],
-      attempts: d.attempts as number,
-      lastError: (d.last_error as string | null) ?? null,
-      sentAt: (d.sent_at as string | null) ?? null,
-    })),
+    runFound: rowsOf(found).length > 0,
+    rows: rowsOf(page).map((raw) => mapRow(notificationDeliveries, raw)),
   };
 }
 
@@ -214,8 +272,9 @@ export interface LeasedDelivery {
 /**
  * Starts (or resumes) a run in ONE batch: a run whose deliveries are off is suppressed; a
  * queued run snapshots its recipients into delivery rows (unique per run and recipient) and
- * becomes running; then every pending delivery nobody holds is leased to `owner` and read
- * back with its recipient. A redelivered message finds sent rows sent and leases nothing twice.
+ * becomes running; then at most `maxLease` pending deliveries nobody holds are leased to
+ * `owner` (lowest id first) and read back with their recipients. A redelivered message finds
+ * sent rows sent and leases nothing twice.
  */
 export async function startRun(
   db: Db,
@@ -223,6 +282,7 @@ export async function startRun(
   owner: string,
   now: string,
   leaseUntil: string,
+  maxLease: number,
 ): Promise<{ context: RunContext | null; leased: LeasedDelivery[] }> {
   const results = await runBatch(db, [
     sql`UPDATE notification_runs SET status = 'suppressed', finished_at = ${now}
@@ -236,42 +296,36 @@ export async function startRun(
     sql`UPDATE notification_runs SET status = 'running', started_at = ${now} WHERE id = ${runId} AND status = 'queued'`,
     sql`UPDATE notification_deliveries SET attempts = attempts + 1, lease_until = ${leaseUntil},
         lease_owner = ${owner}, updated_at = ${now}
-      WHERE run_id = ${runId} AND status = 'pending' AND (lease_until IS NULL OR lease_until <= ${now})
+      WHERE id IN (SELECT id FROM notification_deliveries
+        WHERE run_id = ${runId} AND status = 'pending' AND (lease_until IS NULL OR lease_until <= ${now})
+        ORDER BY id LIMIT ${maxLease})
         AND (SELECT status FROM notification_runs WHERE id = ${runId}) = 'running'`,
-    sql`SELECT r.*, n.account_id, n.dashboard_id, n.notification_format, n.filters, n.time_grains,
-        n.schedule_type, n.minute, n.hour, n.day_of_week, n.day_of_month, n.custom_cron, n.timezone,
-        a.chat_webhook_url
-      FROM notification_runs r JOIN notifications n ON n.id = r.notification_id
+    sql`SELECT n.*, a.chat_webhook_url FROM notification_runs r JOIN notifications n ON n.id = r.notification_id
         JOIN accounts a ON a.id = n.account_id
       WHERE r.id = ${runId}`,
     sql`SELECT d.id AS delivery_id, d.attempts AS delivery_attempts, rr.* FROM notification_deliveries d
       JOIN (${selectRecipients}) rr ON rr.id = d.recipient_id
       WHERE d.run_id = ${runId} AND d.lease_owner = ${owner} AND d.status = 'pending'
       ORDER BY d.id`,
+    sql`SELECT * FROM notification_runs WHERE id = ${runId}`,
   ]);
-  const row = results[4]?.results[0] as Record<string, unknown> | undefined;
-  if (!row) return { context: null, leased: [] };
+  const raw = rowsOf(results[4])[0];
+  const run = rowsOf(results[6])[0];
+  if (!raw || !run) return { context: null, leased: [] };
+  const n = mapRow(notifications, raw);
   const context: RunContext = {
-    run: toRunRow(row),
-    accountId: row.account_id as number,
-    dashboardId: row.dashboard_id as number,
-    format: row.notification_format as NotificationFormat,
-    filters: JSON.parse(row.filters as string),
-    timeGrains: JSON.parse(row.time_grains as string),
-    chatWebhookUrl: (row.chat_webhook_url as string | null) ?? null,
-    schedule: {
-      scheduleType: row.schedule_type as Schedule['scheduleType'],
-      minute: row.minute as number | null,
-      hour: row.hour as number | null,
-      dayOfWeek: row.day_of_week as number | null,
-      dayOfMonth: row.day_of_month as number | null,
-      customCron: row.custom_cron as string | null,
-      timezone: row.timezone as string,
-    },
+    run: mapRow(notificationRuns, run),
+    accountId: n.accountId,
+    dashboardId: n.dashboardId,
+    format: n.notificationFormat,
+    filters: n.filters,
+    timeGrains: n.timeGrains,
+    chatWebhookUrl: typeof raw.chat_webhook_url === 'string' ? raw.chat_webhook_url : null,
+    schedule: scheduleOfRow(n),
   };
-  const leased = ((results[5]?.results ?? []) as Record<string, unknown>[]).map((d) => ({
-    deliveryId: d.delivery_id as number,
-    attempts: d.delivery_attempts as number,
+  const leased = rowsOf(results[5]).map((d) => ({
+    deliveryId: Number(d.delivery_id),
+    attempts: Number(d.delivery_attempts),
     recipient: toRecipientRow(d),
   }));
   return { context, leased };
@@ -297,7 +351,7 @@ const FINAL_STATUS = sql`CASE
  * Records what this attempt did, in ONE batch: sent rows become sent, failures keep their
  * error (pending for another attempt, or failed when permanent), the lease is released, and
  * the run is finished when nothing is pending any more. Only rows this owner leased change.
- * Answers how many deliveries of the run are still pending.
+ * Answers how many deliveries of the run are still pending, and how many of those nobody holds.
  */
 export async function finishAttempt(
   db: Db,
@@ -305,7 +359,7 @@ export async function finishAttempt(
   owner: string,
   outcomes: DeliveryOutcome[],
   now: string,
-): Promise<{ pending: number; status: RunStatus }> {
+): Promise<{ pending: number; unleased: number; status: RunStatus }> {
   const json = JSON.stringify(outcomes);
   const results = await runBatch(db, [
     sql`UPDATE notification_deliveries SET
@@ -318,11 +372,19 @@ export async function finishAttempt(
     sql`UPDATE notification_runs SET status = ${FINAL_STATUS}, finished_at = ${now}
       WHERE id = ${runId} AND status = 'running'
         AND NOT EXISTS (SELECT 1 FROM notification_deliveries WHERE run_id = ${runId} AND status = 'pending')`,
-    sql`SELECT status, (SELECT count(*) FROM notification_deliveries WHERE run_id = ${runId} AND status = 'pending')
-        AS pending FROM notification_runs WHERE id = ${runId}`,
+    sql`SELECT *,
+        (SELECT count(*) FROM notification_deliveries WHERE run_id = ${runId} AND status = 'pending') AS pending,
+        (SELECT count(*) FROM notification_deliveries WHERE run_id = ${runId} AND status = 'pending'
+          AND (lease_until IS NULL OR lease_until <= ${now})) AS unleased
+      FROM notification_runs WHERE id = ${runId}`,
   ]);
-  const row = results[2]?.results[0] as { status: RunStatus; pending: number } | undefined;
-  return { pending: row?.pending ?? 0, status: row?.status ?? 'failed' };
+  const raw = rowsOf(results[2])[0];
+  if (!raw) return { pending: 0, unleased: 0, status: 'failed' };
+  return {
+    pending: Number(raw.pending),
+    unleased: Number(raw.unleased),
+    status: mapRow(notificationRuns, raw).status,
+  };
 }
 
 /**

@@ -1,9 +1,10 @@
-import { notFound } from '../core/errors';
+import { conflict, notFound } from '../core/errors';
 import type { PageRequest } from '../core/pagination';
-import { toPage } from '../core/pagination';
-import { base64 } from '../core/text';
+import { afterId, toPage } from '../core/pagination';
+import { base64, escapeMarkup } from '../core/text';
 import { findPublishedById } from '../dashboards/dashboards.repository';
 import type { Db, NotificationMessage } from '../env';
+import { compileSchedule, nextRunAfter } from './cron-expression';
 import {
   type DeliveryPorts,
   type NotificationQueue,
@@ -11,14 +12,14 @@ import {
   type RenderedFile,
   type RenderScope,
 } from './delivery';
-import type { RunView } from './notifications.schemas';
+import { CLAIM_PAGE, CLAIM_PER_TICK, REQUEUE_PER_TICK, RUN_DELIVERIES_PREVIEW } from './notifications.limits';
+import type { DeliveryView, RunView } from './notifications.schemas';
 import type { NotificationScope } from './notifications.service';
 import type { RecipientRow } from './recipients.repository';
 import * as repo from './runs.repository';
-import { compileSchedule, describeSchedule, nextRunAfter } from './schedule';
+import { describeSchedule } from './schedule-wording';
+import { webhookUrlProblem } from './webhook-url';
 
-/** Due notifications read per page; each page is one read and one claim batch. */
-export const CLAIM_PAGE = 500;
 /** How long a delivery attempt holds its recipients before another attempt may take them. */
 const LEASE_MS = 5 * 60_000;
 /** A queued run whose message has not started it by then is enqueued again. */
@@ -43,10 +44,12 @@ export interface TickResult {
 }
 
 /**
- * The cron's work: claim every due slot (next run ≤ the tick's scheduledTime) page by page,
- * advance each notification's next run past the tick, and send only the runs this tick
- * created. A doubled tick claims nothing twice; a skipped tick leaves next runs in the past,
- * so the next tick claims them (missed slots of one notification collapse into one run).
+ * The cron's work: claim due slots (next run ≤ the tick's scheduledTime) page by page, at most
+ * CLAIM_PER_TICK of them, earliest first; advance each claimed notification's next run past
+ * the tick, and send only the runs this tick created. What is left stays due, and the next
+ * tick claims it first. A doubled tick claims nothing twice; a skipped tick leaves next runs
+ * in the past, so the next tick claims them (missed slots of one notification collapse into
+ * one run).
  */
 export async function claimDueRuns(
   db: Db,
@@ -56,8 +59,12 @@ export async function claimDueRuns(
   const tick = scheduledTime.toISOString();
   const result: TickResult = { claimed: 0, enqueued: 0, suppressed: 0, requeued: 0 };
   let after: { nextRunAt: string; id: number } | null = null;
-  for (;;) {
-    const due = await repo.selectDue(db, tick, after, CLAIM_PAGE);
+  // Counted in due rows read, not runs created: a tick racing a doubled one (claiming nothing)
+  // still stops after CLAIM_PER_TICK rows.
+  let read = 0;
+  while (read < CLAIM_PER_TICK) {
+    const due = await repo.selectDue(db, tick, after, Math.min(CLAIM_PAGE, CLAIM_PER_TICK - read));
+    read += due.length;
     if (due.length === 0) break;
     const claims = due.map((n) => {
       const next = nextRunAfter(compileSchedule(n), scheduledTime.getTime());
@@ -80,11 +87,14 @@ export async function claimDueRuns(
     after = { nextRunAt: last.nextRunAt, id: last.id };
     if (due.length < CLAIM_PAGE) break;
   }
+  if (read >= CLAIM_PER_TICK) {
+    console.warn(JSON.stringify({ event: 'notification_claim_capped', tick, read, claimed: result.claimed }));
+  }
   const stranded = await repo.takeStrandedRuns(
     db,
     new Date(scheduledTime.getTime() - STRANDED_MS).toISOString(),
     tick,
-    1000,
+    REQUEUE_PER_TICK,
   );
   if (stranded.length > 0) {
     await enqueue(queue, stranded);
@@ -93,7 +103,21 @@ export async function claimDueRuns(
   return result;
 }
 
-function presentRun(run: repo.RunRow, deliveries: repo.DeliveryRow[]): RunView {
+function presentDelivery(d: repo.DeliveryRow): DeliveryView {
+  return {
+    recipientId: d.recipientId,
+    status: d.status,
+    attempts: d.attempts,
+    lastError: d.lastError,
+    sentAt: d.sentAt,
+  };
+}
+
+const NO_DELIVERIES: repo.DeliveryCounts = { total: 0, pending: 0, sent: 0, failed: 0 };
+
+/** A run with the first RUN_DELIVERIES_PREVIEW of its deliveries (`deliveries` holds one more if there are). */
+function presentRun(item: repo.RunListItem): RunView {
+  const { run, counts, deliveries } = item;
   return {
     id: run.id,
     notificationId: run.notificationId,
@@ -104,26 +128,29 @@ function presentRun(run: repo.RunRow, deliveries: repo.DeliveryRow[]): RunView {
     createdAt: run.createdAt,
     startedAt: run.startedAt,
     finishedAt: run.finishedAt,
-    deliveries: deliveries.map((d) => ({
-      recipientId: d.recipientId,
-      status: d.status,
-      attempts: d.attempts,
-      lastError: d.lastError,
-      sentAt: d.sentAt,
-    })),
+    deliveryCounts: counts,
+    deliveries: deliveries.slice(0, RUN_DELIVERIES_PREVIEW).map(presentDelivery),
+    deliveriesHasMore: deliveries.length > RUN_DELIVERIES_PREVIEW,
   };
 }
 
-/** POST …/run: a manual run now (suppressed right away when deliveries are off). */
+/**
+ * POST …/run: a manual run now (suppressed right away when deliveries are off). One manual
+ * run of a notification may be queued or running at a time; another is a 409.
+ */
 export async function runNow(scope: NotificationScope, queue: NotificationQueue, notificationId: number) {
-  const run = await repo.insertManualRun(
+  const result = await repo.insertManualRun(
     scope.db,
     scope.accountId,
     scope.deploymentId,
     notificationId,
     scope.now.toISOString(),
   );
-  if (!run) throw notFound('Notification');
+  if (result.kind === 'notFound') throw notFound('Notification');
+  if (result.kind === 'inFlight') {
+    throw conflict('A manual run of this notification is already queued or running');
+  }
+  const { run } = result;
   if (run.status === 'queued') {
     try {
       await queue.send(message(run.id).body);
@@ -133,33 +160,41 @@ export async function runNow(scope: NotificationScope, queue: NotificationQueue,
       );
     }
   }
-  return presentRun(run, []);
+  return presentRun({ run, counts: NO_DELIVERIES, deliveries: [] });
 }
 
 export async function listRuns(scope: NotificationScope, notificationId: number, request: PageRequest) {
-  const before = request.after?.[0];
-  const { notificationFound, runs, deliveries } = await repo.listRuns(
+  const { notificationFound, runs } = await repo.listRuns(
     scope.db,
     scope.accountId,
     scope.deploymentId,
     notificationId,
-    typeof before === 'number' ? before : null,
+    afterId(request),
     request.limit,
+    RUN_DELIVERIES_PREVIEW,
   );
   if (!notificationFound) throw notFound('Notification');
-  const byRun = new Map<number, repo.DeliveryRow[]>();
-  for (const d of deliveries) {
-    const list = byRun.get(d.runId);
-    if (list) list.push(d);
-    else byRun.set(d.runId, [d]);
-  }
-  return toPage(
-    runs,
-    request,
-    'runs',
-    (r) => [r.id],
-    (r) => presentRun(r, byRun.get(r.id) ?? []),
+  return toPage(runs, request, 'runs', (r) => [r.run.id], presentRun);
+}
+
+/** GET …/runs/{runId}/deliveries: one page of a run's deliveries by recipient id. */
+export async function listDeliveries(
+  scope: NotificationScope,
+  notificationId: number,
+  runId: number,
+  request: PageRequest,
+) {
+  const { runFound, rows } = await repo.listDeliveries(
+    scope.db,
+    scope.accountId,
+    scope.deploymentId,
+    notificationId,
+    runId,
+    afterId(request),
+    request.limit,
   );
+  if (!runFound) throw notFound('Run');
+  return toPage(rows, request, 'deliveries', (d) => [d.recipientId], presentDelivery);
 }
 
 // ---- The consumer ----
@@ -188,10 +223,18 @@ function fileName(title: string, slot: string, format: string): string {
   return `${base}-${slot.slice(0, 16).replace(/[:T]/g, '-')}.${format}`;
 }
 
-export type AttemptResult = { outcome: 'ack' } | { outcome: 'retry'; delaySeconds: number };
+/**
+ * What the message of a run needs after an attempt: nothing more, another attempt later (some
+ * recipients failed), or a continuation (recipients are left that this attempt did not lease).
+ */
+export type AttemptResult =
+  | { outcome: 'ack' }
+  | { outcome: 'retry'; delaySeconds: number }
+  | { outcome: 'continue' };
 
 /**
- * One delivery attempt of a run: lease the pending recipients, render once per distinct
+ * One delivery attempt of a run: lease at most `maxSends` pending recipients (so an invocation
+ * stays inside its subrequest limit), render once per distinct
  * recipient scope, send each leased recipient one message, record the outcomes. Recipients
  * sent before are never leased again, so a redelivered message or a retry after a partial
  * failure resends to nobody. Answers whether the message needs another attempt.
@@ -200,7 +243,7 @@ export async function attemptRun(
   db: Db,
   ports: DeliveryPorts,
   runId: number,
-  options: { from: string; now: Date },
+  options: { from: string; now: Date; maxSends: number },
 ): Promise<AttemptResult> {
   const owner = crypto.randomUUID();
   const now = options.now.toISOString();
@@ -210,6 +253,7 @@ export async function attemptRun(
     owner,
     now,
     new Date(options.now.getTime() + LEASE_MS).toISOString(),
+    options.maxSends,
   );
   // A run deleted with its notification, finished, suppressed, or with nothing left to lease.
   if (!context || leased.length === 0) {
@@ -246,6 +290,9 @@ export async function attemptRun(
         if (!context.chatWebhookUrl) {
           throw new PermanentDeliveryError('The account has no chat webhook (chatWebhookUrl) configured');
         }
+        // Checked at every send as well as on write: a URL stored before the rule is refused too.
+        const problem = webhookUrlProblem(context.chatWebhookUrl);
+        if (problem) throw new PermanentDeliveryError(`The chat webhook URL is refused: ${problem}`);
         await ports.webhook.post(context.chatWebhookUrl, {
           channel: recipient.channelId,
           channelName: recipient.channelName,
@@ -262,6 +309,7 @@ export async function attemptRun(
           to: recipient.email,
           subject: `${title}: scheduled report`,
           text,
+          html: `<p>Your scheduled dashboard <strong>${escapeMarkup(title)}</strong> (${escapeMarkup(schedule)}) is attached.</p>`,
           attachment: { filename, contentType: file.contentType, bytes: file.bytes },
         });
       }
@@ -271,9 +319,9 @@ export async function attemptRun(
       outcomes.push({ deliveryId, error, permanent: err instanceof PermanentDeliveryError });
     }
   }
-  await repo.finishAttempt(db, runId, owner, outcomes, new Date().toISOString());
+  const { unleased } = await repo.finishAttempt(db, runId, owner, outcomes, new Date().toISOString());
   const retryable = outcomes.filter((o) => o.error !== null && !o.permanent);
-  if (retryable.length === 0) return { outcome: 'ack' };
+  if (retryable.length === 0) return unleased > 0 ? { outcome: 'continue' } : { outcome: 'ack' };
   const attempts = Math.max(...leased.map((l) => l.attempts));
   return { outcome: 'retry', delaySeconds: backoffSeconds(attempts) };
 }

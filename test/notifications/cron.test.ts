@@ -213,7 +213,7 @@ describe('the scheduled handler', () => {
     ]);
   });
 
-  it('claims many due notifications in pages and sends them in batches of at most 100', async () => {
+  it('claims at most 500 due notifications per tick, in pages, sent in batches of at most 100', async () => {
     useRecorder();
     const due = '2026-09-01T10:00:00.000Z';
     await env.DB.prepare(
@@ -225,16 +225,32 @@ describe('the scheduled handler', () => {
     )
       .bind(world.acme.accountId, world.acme.deployments[0], dashboard.id, due, due, due)
       .run();
+    const left = async () =>
+      (
+        await env.DB.prepare('SELECT count(*) AS n FROM notifications WHERE next_run_at <= ?')
+          .bind(due)
+          .first()
+      )?.n;
+    // Each tick claims at most CLAIM_PER_TICK (500); the rest stay due for the next ticks.
     await tick(due);
+    expect(rec.queued).toHaveLength(500);
+    expect(await left()).toBe(750);
+    await tick('2026-09-01T10:01:00.000Z');
+    expect(rec.queued).toHaveLength(1000);
+    await tick('2026-09-01T10:02:00.000Z');
     expect(rec.queued).toHaveLength(1250);
     expect(new Set(rec.queued).size).toBe(1250);
     expect(Math.max(...rec.batchSizes)).toBeLessThanOrEqual(100);
-    const left = await env.DB.prepare('SELECT count(*) AS n FROM notifications WHERE next_run_at <= ?')
-      .bind(due)
-      .first();
-    expect(left?.n).toBe(0);
-    await tick(due);
+    expect(await left()).toBe(0);
+    await tick('2026-09-01T10:02:00.000Z');
     expect(rec.queued).toHaveLength(1250);
+    // Every run keeps its slot: the one the notification was due at.
+    const slots = await env.DB.prepare(
+      `SELECT DISTINCT slot FROM notification_runs WHERE id IN (SELECT value FROM json_each(?))`,
+    )
+      .bind(JSON.stringify(rec.queued))
+      .all();
+    expect(slots.results).toEqual([{ slot: due }]);
   });
 
   it('sends queued runs again when their message was lost', async () => {

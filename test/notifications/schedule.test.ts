@@ -2,15 +2,13 @@ import { describe, expect, it } from 'vitest';
 import {
   CronError,
   compileSchedule,
-  cronExpressionOf,
-  describeSchedule,
-  localIso,
   nextRunAfter,
   nextRuns,
   parseCron,
-  resolveTimeZone,
-  type Schedule,
-} from '../../src/notifications/schedule';
+} from '../../src/notifications/cron-expression';
+import { cronExpressionOf, type Schedule } from '../../src/notifications/schedule';
+import { describeSchedule } from '../../src/notifications/schedule-wording';
+import { localIso, resolveTimeZone } from '../../src/notifications/time-zone';
 
 const base: Schedule = {
   scheduleType: 'DAILY',

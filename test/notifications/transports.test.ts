@@ -1,11 +1,10 @@
 import { env } from 'cloudflare:test';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import {
-  buildMime,
   dashboardRenderer,
+  emailServiceMailer,
   fetchWebhook,
   PermanentDeliveryError,
-  sendEmailMailer,
   setDeliveryPortsForTests,
 } from '../../src/notifications/delivery';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
@@ -18,6 +17,7 @@ const email = {
   to: 'ana@example.com',
   subject: 'Umsatz – Übersicht: scheduled report',
   text: 'Your scheduled dashboard is attached.',
+  html: '<p>Your scheduled dashboard is attached.</p>',
   attachment: { filename: 'revenue.png', contentType: 'image/png', bytes: new Uint8Array(200).fill(7) },
 };
 
@@ -26,37 +26,42 @@ afterEach(() => {
   setDeliveryPortsForTests(undefined);
 });
 
-describe('the MIME message', () => {
-  it('is multipart/mixed with a text part and the file as a base64 attachment', () => {
-    const raw = buildMime(email, 'abc123@edgeboard.app', new Date('2026-05-01T09:00:00Z'));
-    expect(raw).toContain('From: notifications@edgeboard.app\r\n');
-    expect(raw).toContain('To: ana@example.com\r\n');
-    expect(raw).toContain(`Subject: =?UTF-8?B?${btoa(unescape(encodeURIComponent(email.subject)))}?=\r\n`);
-    expect(raw).toContain('Message-ID: <abc123@edgeboard.app>\r\n');
-    expect(raw).toContain('Content-Type: multipart/mixed; boundary="edgeboard-abc123edgeboardapp"');
-    expect(raw).toContain('Content-Disposition: attachment; filename="revenue.png"');
-    const body = raw.split('Content-Transfer-Encoding: base64\r\n\r\n')[2]?.split('\r\n--')[0] ?? '';
-    const lines = body.trim().split('\r\n');
-    expect(lines.every((l) => l.length <= 76)).toBe(true);
-    expect(atob(lines.join(''))).toBe(String.fromCharCode(...email.attachment.bytes));
-    expect(raw.trimEnd().endsWith('--edgeboard-abc123edgeboardapp--')).toBe(true);
-  });
-
-  it('goes out through the send_email binding', async () => {
-    const sent: { from: string; to: string }[] = [];
+describe('the email message', () => {
+  it('goes out through the Email Service binding as one structured send(): no hand-built MIME', async () => {
+    const sent: EmailMessageBuilder[] = [];
     const binding = {
-      async send(message: { from: string; to: string }) {
-        sent.push({ from: message.from, to: message.to });
+      async send(message: EmailMessageBuilder) {
+        sent.push(message);
+        return { messageId: 'm-1' };
       },
     } as unknown as SendEmail;
-    await sendEmailMailer(binding).send(email);
-    expect(sent).toEqual([{ from: 'notifications@edgeboard.app', to: 'ana@example.com' }]);
+    await emailServiceMailer(binding).send(email);
+    expect(sent).toEqual([
+      {
+        from: 'notifications@edgeboard.app',
+        to: 'ana@example.com',
+        subject: 'Umsatz – Übersicht: scheduled report',
+        text: 'Your scheduled dashboard is attached.',
+        html: '<p>Your scheduled dashboard is attached.</p>',
+        attachments: [
+          {
+            disposition: 'attachment',
+            filename: 'revenue.png',
+            type: 'image/png',
+            content: email.attachment.bytes,
+          },
+        ],
+      },
+    ]);
   });
-});
 
-describe('the send_email binding of the Worker', () => {
-  it('accepts the message as built (the local binding parses it and logs it)', async () => {
-    await expect(sendEmailMailer(env.MAILER).send(email)).resolves.toBeUndefined();
+  it('fails the delivery when the binding refuses the message', async () => {
+    const binding = {
+      async send() {
+        throw new Error('E_SENDER_DOMAIN_NOT_VERIFIED');
+      },
+    } as unknown as SendEmail;
+    await expect(emailServiceMailer(binding).send(email)).rejects.toThrow('E_SENDER_DOMAIN_NOT_VERIFIED');
   });
 });
 
@@ -68,6 +73,24 @@ describe('the chat webhook', () => {
     expect(url).toBe('https://chat.example.com/hook');
     expect(init.method).toBe('POST');
     expect(JSON.parse(init.body as string)).toEqual({ channel: 'C1', text: 'hi' });
+  });
+
+  it('gives up after a timeout and follows no redirect', async () => {
+    const spy = vi.spyOn(globalThis, 'fetch').mockResolvedValue(new Response('ok', { status: 200 }));
+    await fetchWebhook.post('https://chat.example.com/hook', {});
+    const [, init] = spy.mock.calls[0] as [string, RequestInit];
+    expect(init.signal).toBeInstanceOf(AbortSignal);
+    expect(init.signal?.aborted).toBe(false);
+    expect(init.redirect).toBe('manual');
+  });
+
+  it('treats a timed-out POST as worth retrying', async () => {
+    vi.spyOn(globalThis, 'fetch').mockRejectedValueOnce(
+      new DOMException('The operation was aborted due to timeout', 'TimeoutError'),
+    );
+    const error = await fetchWebhook.post('https://chat.example.com/hook', {}).catch((e) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect(error).not.toBeInstanceOf(PermanentDeliveryError);
   });
 
   it('treats a 4xx answer as permanent and a 5xx or 429 as worth retrying', async () => {

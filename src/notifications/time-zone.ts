@@ -1,0 +1,94 @@
+/**
+ * IANA time zones: wall-clock readings, offsets, and the mapping of local times to instants
+ * under the local-time rules of contract §7. Times are epoch milliseconds (UTC) unless named
+ * "local".
+ */
+
+export const MINUTE_MS = 60_000;
+export const DAY_MS = 86_400_000;
+
+const formatters = new Map<string, Intl.DateTimeFormat>();
+
+function formatter(timeZone: string): Intl.DateTimeFormat {
+  let f = formatters.get(timeZone);
+  if (!f) {
+    f = new Intl.DateTimeFormat('en-US', {
+      timeZone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: '2-digit',
+      day: '2-digit',
+      hour: '2-digit',
+      minute: '2-digit',
+      second: '2-digit',
+    });
+    formatters.set(timeZone, f);
+  }
+  return f;
+}
+
+/**
+ * The canonical IANA name of `name`, or null when it is not one. UTC offsets such as "+02:00"
+ * (which newer Intl versions accept) are refused: they have no daylight-saving rules.
+ */
+export function resolveTimeZone(name: string): string | null {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(name)) return null;
+  try {
+    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+  } catch {
+    return null;
+  }
+}
+
+/** The wall-clock reading at `instant` in `timeZone`, as if that reading were UTC (ms). */
+export function wallClock(instant: number, timeZone: string): number {
+  const p: Record<string, number> = {};
+  for (const part of formatter(timeZone).formatToParts(instant)) {
+    if (part.type !== 'literal') p[part.type] = Number(part.value);
+  }
+  return Date.UTC(p.year as number, (p.month as number) - 1, p.day, p.hour, p.minute, p.second);
+}
+
+/** The zone's offset from UTC at `instant`, in ms (positive east of Greenwich). */
+export function offsetAt(instant: number, timeZone: string): number {
+  const seconds = instant - (((instant % 1000) + 1000) % 1000);
+  return wallClock(seconds, timeZone) - seconds;
+}
+
+/** `instant` as local time with its offset: `2026-03-29T03:00:00+02:00`. */
+export function localIso(instant: number, timeZone: string): string {
+  const offset = offsetAt(instant, timeZone);
+  const wall = new Date(instant + offset).toISOString().slice(0, 19);
+  const sign = offset < 0 ? '-' : '+';
+  const abs = Math.abs(offset) / MINUTE_MS;
+  const hh = String(Math.floor(abs / 60)).padStart(2, '0');
+  const mm = String(abs % 60).padStart(2, '0');
+  return `${wall}${sign}${hh}:${mm}`;
+}
+
+/**
+ * Maps the local wall times of one local day (minutes since local midnight) to instants under
+ * the rules of contract §7: a time skipped by the clocks going forward runs at the first minute
+ * after the gap; a time that happens twice runs at its first occurrence.
+ */
+export function dayMapper(localMidnight: number, timeZone: string): (minuteOfDay: number) => number {
+  // Every instant whose local date is this day lies between these probes (offsets are ±14 h).
+  const before = offsetAt(localMidnight - DAY_MS, timeZone);
+  const after = offsetAt(localMidnight + 2 * DAY_MS, timeZone);
+  if (before === after) return (m) => localMidnight + m * MINUTE_MS - before;
+  return (m) => {
+    const wall = localMidnight + m * MINUTE_MS;
+    const valid = [wall - before, wall - after].filter((t) => t + offsetAt(t, timeZone) === wall);
+    if (valid.length > 0) return Math.min(...valid);
+    // In the gap: the clocks jump between these two readings; find the minute they jump.
+    let lo = wall - Math.max(before, after);
+    let hi = wall - Math.min(before, after);
+    const offsetLo = offsetAt(lo, timeZone);
+    while (hi - lo > MINUTE_MS) {
+      const mid = lo + Math.floor((hi - lo) / 2 / MINUTE_MS) * MINUTE_MS;
+      if (offsetAt(mid, timeZone) === offsetLo) lo = mid;
+      else hi = mid;
+    }
+    return hi;
+  };
+}
