@@ -2,9 +2,9 @@ import { EmailMessage } from 'cloudflare:email';
 import type { NotificationFilter, NotificationFormat, TimeGrain } from '../../schema/notifications';
 import { base64 } from '../core/text';
 import type { PublishedDashboardRecord } from '../dashboards/dashboards.repository';
+import { attributesByName, restrictSnapshots } from '../dashboards/row-security';
 import type { Bindings, NotificationMessage } from '../env';
 import { renderDashboard } from '../render/render';
-import { attributesByName, restrictSnapshots } from '../render/row-security';
 
 /**
  * The platform boundaries of a delivery, each a small interface so tests can make it fail,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ReportSnapshot } from '../../src/dashboards/dashboards.schemas';
-import { attributesByName, restrictSnapshots } from '../../src/render/row-security';
+import { attributesByName, restrictSnapshots } from '../../src/dashboards/row-security';
 
 const snapshot = (spec: string): ReportSnapshot =>
   ({

@@ -1,4 +1,4 @@
-import type { ReportSnapshot } from '../dashboards/dashboards.schemas';
+import type { ReportSnapshot } from './dashboards.schemas';
 
 /** A viewer's user attributes by name: what row-level security filters report rows with. */
 export type ViewerAttributes = Readonly<Record<string, string | number | readonly (string | number)[]>>;
