@@ -1,4 +1,5 @@
 import { escapeMarkup } from '../core/text';
+import { chartNodes } from './charts';
 import { type Rgba, toCss } from './color';
 import { computeLayout, gridPositions, gridSpec, maxRows, sortedBreakpoints, widgetContents } from './layout';
 import type {
@@ -9,7 +10,7 @@ import type {
   ResolvedTheme,
   TitleStyle,
 } from './render.types';
-import { chartNodes, widgetBoxes } from './scene';
+import { widgetBoxes } from './scene';
 import { nodesToSvg } from './svg';
 
 const px = (n: number) => `${Math.round(n * 100) / 100}px`;
