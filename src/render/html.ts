@@ -12,12 +12,19 @@ import type {
 } from './render.types';
 import { widgetBoxes } from './scene';
 import { nodesToSvg } from './svg';
+import { DEFAULT_FONT_STACK, safeFontList } from './theme';
 
-const px = (n: number) => `${Math.round(n * 100) / 100}px`;
+// Every theme value is filtered again where it is written (defence in depth): a value that did
+// not come through resolveTheme, or a stored one older than the write-time grammar, still
+// cannot leave its declaration.
+const px = (n: number) => `${Number.isFinite(n) ? Math.round(n * 100) / 100 : 0}px`;
+const font = (family: string) => safeFontList(family) ?? DEFAULT_FONT_STACK;
+const weight = (w: number) => (Number.isFinite(w) ? Math.min(1000, Math.max(100, Math.round(w))) : 400);
+const BORDER_STYLES = new Set(['solid', 'dashed', 'dotted']);
 const borderCss = (b: Border) =>
-  b.style === 'none' || b.width === 0 ? 'none' : `${px(b.width)} ${b.style} ${toCss(b.color)}`;
+  !BORDER_STYLES.has(b.style) || b.width === 0 ? 'none' : `${px(b.width)} ${b.style} ${toCss(b.color)}`;
 const titleCss = (t: TitleStyle) =>
-  `color:${toCss(t.color)};font-family:${t.fontFamily};font-size:${px(t.fontSize)};font-weight:${t.fontWeight}`;
+  `color:${toCss(t.color)};font-family:${font(t.fontFamily)};font-size:${px(t.fontSize)};font-weight:${weight(t.fontWeight)}`;
 
 /** Up to two initials from a display name, for viewers the embedding gave none. */
 export function initialsFrom(name: string | null | undefined): string {
@@ -36,14 +43,14 @@ function themeCss(theme: ResolvedTheme): string {
   const c = theme.control;
   const bg = (color: Rgba) => toCss(color);
   return [
-    `body{background:${bg(theme.background)};font-family:${theme.fontFamily};color:${toCss(w.text.color)}}`,
+    `body{background:${bg(theme.background)};font-family:${font(theme.fontFamily)};color:${toCss(w.text.color)}}`,
     `.eb-title{${titleCss({ ...w.title, fontSize: 20, fontWeight: 700 })}}`,
     `.eb-description,.eb-viewer-name{color:${toCss(w.text.secondary)}}`,
     `.eb-widget{background:${bg(w.background)};border:${borderCss(w.border)};border-radius:${px(w.border.radius)};padding:${px(w.padding)}}`,
     `.eb-widget-title{${titleCss(w.title)}}`,
     `.eb-widget--control{background:${bg(c.background)};border:${borderCss(c.border)};border-radius:${px(c.border.radius)};padding:${px(c.padding)}}`,
     `.eb-widget--control .eb-widget-title{${titleCss(c.title)}}`,
-    `.eb-text{color:${toCss(w.text.color)};font-family:${w.text.fontFamily}}`,
+    `.eb-text{color:${toCss(w.text.color)};font-family:${font(w.text.fontFamily)}}`,
     `.eb-caption{color:${toCss(w.text.secondary)}}`,
     `.eb-control-value{border-color:${toCss(c.border.color)};color:${toCss(w.text.color)}}`,
     `.eb-tab--active{color:${toCss(theme.primary)};border-color:${toCss(theme.primary)}}`,
@@ -86,7 +93,7 @@ function chartSvg(widget: LaidOutWidget, theme: ResolvedTheme): string {
   const h = Math.max(30, Math.round(body.h));
   const nodes = chartNodes(widget.content.chart, { x: 0, y: 0, w, h }, theme);
   const label = escapeMarkup(widget.title ?? 'Chart');
-  return `<svg class="eb-chart" viewBox="0 0 ${w} ${h}" preserveAspectRatio="xMidYMid meet" role="img" aria-label="${label}">${nodesToSvg(nodes, theme.widget.text.fontFamily)}</svg>`;
+  return `<svg class="eb-chart" viewBox="0 0 ${w} ${h}" preserveAspectRatio="xMidYMid meet" role="img" aria-label="${label}">${nodesToSvg(nodes, font(theme.widget.text.fontFamily))}</svg>`;
 }
 
 function widgetBody(widget: LaidOutWidget, theme: ResolvedTheme): string {
