@@ -9,6 +9,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
+// `--check`: fail (exit 1) instead of writing when the committed bundle is not what the source
+// builds to, for CI.
+const check = process.argv.includes('--check');
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const entry = path.join(root, 'src/embedding/viewer-client.ts');
 const out = path.join(root, 'src/embedding/viewer-client.bundle.ts');
@@ -39,9 +42,18 @@ const before = (() => {
     return '';
   }
 })();
-writeFileSync(out, source);
-// Formatted as the linter wants it, so the committed file stays clean.
+// Formatted as the linter wants it (biome reads the text on stdin), so the committed file stays clean.
 const biome = path.join(root, 'node_modules', '@biomejs', 'biome', 'bin', 'biome');
-spawnSync(process.execPath, [biome, 'format', '--write', out], { stdio: 'ignore' });
-if (readFileSync(out, 'utf8') !== before)
+const formatted = spawnSync(process.execPath, [biome, 'format', `--stdin-file-path=${out}`], {
+  input: source,
+  encoding: 'utf8',
+});
+if (formatted.status !== 0) throw new Error(`biome format failed: ${formatted.stderr}`);
+if (formatted.stdout !== before) {
+  if (check) {
+    console.error('[edgeboard] src/embedding/viewer-client.bundle.ts is stale: run npm run build:client');
+    process.exit(1);
+  }
+  writeFileSync(out, formatted.stdout);
   console.log('[edgeboard] rebuilt src/embedding/viewer-client.bundle.ts');
+}
