@@ -1,8 +1,8 @@
 import { createDb } from '../core/db';
 import { ApiError, notFound } from '../core/errors';
 import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
+import { restrictSnapshots } from '../dashboards/row-security';
 import type { Db } from '../env';
-import { restrictSnapshots } from '../render/row-security';
 import * as repo from './embed-dashboards.repository';
 import { type EmbedContext, rebuildSession, sessionRevoked } from './embed-sessions.service';
 import { getSession, type SessionPayload, type SessionUser } from './session-store';

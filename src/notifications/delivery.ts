@@ -1,8 +1,8 @@
 import type { NotificationFilter, NotificationFormat, TimeGrain } from '../../schema/notifications';
 import type { PublishedDashboardRecord } from '../dashboards/dashboards.repository';
+import { attributesByName, restrictSnapshots } from '../dashboards/row-security';
 import type { Bindings, NotificationMessage } from '../env';
 import { renderDashboard } from '../render/render';
-import { attributesByName, restrictSnapshots } from '../render/row-security';
 import { WEBHOOK_TIMEOUT_MS } from './notifications.limits';
 
 /**

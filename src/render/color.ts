@@ -77,7 +77,10 @@ export function colorOr(input: unknown, fallback: string): Rgba {
   return parseColor(input) ?? (parseColor(fallback) as Rgba);
 }
 
-const hex2 = (n: number) => n.toString(16).padStart(2, '0');
+// Output is built from clamped numbers only, whatever a caller put into an Rgba.
+const byte = (n: number) => (Number.isFinite(n) ? clamp(Math.round(n), 0, 255) : 0);
+const alpha = (n: number) => (Number.isFinite(n) ? clamp(Math.round(n * 1000) / 1000, 0, 1) : 1);
+const hex2 = (n: number) => byte(n).toString(16).padStart(2, '0');
 
 /** `#rrggbb`, the alpha carried separately (SVG fill-opacity, PDF opacity). */
 export function toHex(c: Rgba): string {
@@ -86,7 +89,8 @@ export function toHex(c: Rgba): string {
 
 /** CSS form with alpha. */
 export function toCss(c: Rgba): string {
-  return c.a >= 1 ? toHex(c) : `rgba(${c.r},${c.g},${c.b},${c.a})`;
+  const a = alpha(c.a);
+  return a >= 1 ? toHex(c) : `rgba(${byte(c.r)},${byte(c.g)},${byte(c.b)},${a})`;
 }
 
 /** Mixes `c` towards `other` by `t` (0–1); used for derived shades (gridlines, area fills). */

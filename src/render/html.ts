@@ -1,4 +1,5 @@
 import { escapeMarkup } from '../core/text';
+import { chartNodes } from './charts';
 import { type Rgba, toCss } from './color';
 import { computeLayout, gridPositions, gridSpec, maxRows, sortedBreakpoints, widgetContents } from './layout';
 import type {
@@ -9,22 +10,21 @@ import type {
   ResolvedTheme,
   TitleStyle,
 } from './render.types';
-import { chartNodes, widgetBoxes } from './scene';
+import { widgetBoxes } from './scene';
 import { nodesToSvg } from './svg';
+import { DEFAULT_FONT_STACK, safeFontList } from './theme';
 
-/** JSON inside a <script> element: `<` escaped so no value can close the element. */
-export function scriptJson(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, '\\u003c')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
-}
-
-const px = (n: number) => `${Math.round(n * 100) / 100}px`;
+// Every theme value is filtered again where it is written (defence in depth): a value that did
+// not come through resolveTheme, or a stored one older than the write-time grammar, still
+// cannot leave its declaration.
+const px = (n: number) => `${Number.isFinite(n) ? Math.round(n * 100) / 100 : 0}px`;
+const font = (family: string) => safeFontList(family) ?? DEFAULT_FONT_STACK;
+const weight = (w: number) => (Number.isFinite(w) ? Math.min(1000, Math.max(100, Math.round(w))) : 400);
+const BORDER_STYLES = new Set(['solid', 'dashed', 'dotted']);
 const borderCss = (b: Border) =>
-  b.style === 'none' || b.width === 0 ? 'none' : `${px(b.width)} ${b.style} ${toCss(b.color)}`;
+  !BORDER_STYLES.has(b.style) || b.width === 0 ? 'none' : `${px(b.width)} ${b.style} ${toCss(b.color)}`;
 const titleCss = (t: TitleStyle) =>
-  `color:${toCss(t.color)};font-family:${t.fontFamily};font-size:${px(t.fontSize)};font-weight:${t.fontWeight}`;
+  `color:${toCss(t.color)};font-family:${font(t.fontFamily)};font-size:${px(t.fontSize)};font-weight:${weight(t.fontWeight)}`;
 
 /** Up to two initials from a display name, for viewers the embedding gave none. */
 export function initialsFrom(name: string | null | undefined): string {
@@ -43,14 +43,14 @@ function themeCss(theme: ResolvedTheme): string {
   const c = theme.control;
   const bg = (color: Rgba) => toCss(color);
   return [
-    `body{background:${bg(theme.background)};font-family:${theme.fontFamily};color:${toCss(w.text.color)}}`,
+    `body{background:${bg(theme.background)};font-family:${font(theme.fontFamily)};color:${toCss(w.text.color)}}`,
     `.eb-title{${titleCss({ ...w.title, fontSize: 20, fontWeight: 700 })}}`,
     `.eb-description,.eb-viewer-name{color:${toCss(w.text.secondary)}}`,
     `.eb-widget{background:${bg(w.background)};border:${borderCss(w.border)};border-radius:${px(w.border.radius)};padding:${px(w.padding)}}`,
     `.eb-widget-title{${titleCss(w.title)}}`,
     `.eb-widget--control{background:${bg(c.background)};border:${borderCss(c.border)};border-radius:${px(c.border.radius)};padding:${px(c.padding)}}`,
     `.eb-widget--control .eb-widget-title{${titleCss(c.title)}}`,
-    `.eb-text{color:${toCss(w.text.color)};font-family:${w.text.fontFamily}}`,
+    `.eb-text{color:${toCss(w.text.color)};font-family:${font(w.text.fontFamily)}}`,
     `.eb-caption{color:${toCss(w.text.secondary)}}`,
     `.eb-control-value{border-color:${toCss(c.border.color)};color:${toCss(w.text.color)}}`,
     `.eb-tab--active{color:${toCss(theme.primary)};border-color:${toCss(theme.primary)}}`,
@@ -93,7 +93,7 @@ function chartSvg(widget: LaidOutWidget, theme: ResolvedTheme): string {
   const h = Math.max(30, Math.round(body.h));
   const nodes = chartNodes(widget.content.chart, { x: 0, y: 0, w, h }, theme);
   const label = escapeMarkup(widget.title ?? 'Chart');
-  return `<svg class="eb-chart" viewBox="0 0 ${w} ${h}" preserveAspectRatio="xMidYMid meet" role="img" aria-label="${label}">${nodesToSvg(nodes, theme.widget.text.fontFamily)}</svg>`;
+  return `<svg class="eb-chart" viewBox="0 0 ${w} ${h}" preserveAspectRatio="xMidYMid meet" role="img" aria-label="${label}">${nodesToSvg(nodes, font(theme.widget.text.fontFamily))}</svg>`;
 }
 
 function widgetBody(widget: LaidOutWidget, theme: ResolvedTheme): string {
@@ -163,7 +163,8 @@ export function dashboardFragment(input: RenderInput): { title: string; html: st
   return { title, html, css: `${themeCss(theme)}\n${gridCss(input)}` };
 }
 
-const BASE_CSS = `*,*::before,*::after{box-sizing:border-box}
+/** The stylesheet of the dashboard markup's classes (and of a notice shown instead of it). */
+export const DASHBOARD_BASE_CSS = `*,*::before,*::after{box-sizing:border-box}
 html,body{margin:0;padding:0}
 body{min-height:100vh;-webkit-font-smoothing:antialiased}
 [hidden]{display:none!important}
@@ -192,169 +193,3 @@ body{min-height:100vh;-webkit-font-smoothing:antialiased}
 .eb-notice{max-width:520px;margin:12vh auto;padding:24px;text-align:center;font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#1f2430}
 .eb-notice h1{font-size:20px;margin:0 0 8px}
 .eb-notice p{margin:0;color:#4b5563;line-height:1.5}`;
-
-/** What a person reads when the dashboard cannot be shown. */
-export const NOTICES = {
-  expired: {
-    status: 401,
-    title: 'This session has expired',
-    message:
-      'For your security the dashboard closed when its session ended. The page you came from can open it again.',
-  },
-  revoked: {
-    status: 401,
-    title: 'Access to this dashboard was withdrawn',
-    message: 'The session of this page was revoked. Sign in again on the site you came from.',
-  },
-  invalid: {
-    status: 401,
-    title: 'This dashboard link is not valid',
-    message:
-      'The link is incomplete or was not issued for this dashboard. Open the dashboard again from the site you came from.',
-  },
-  disabled: {
-    status: 403,
-    title: 'Embedding is turned off for this dashboard',
-    message: 'Its owner has not allowed it to be shown inside other sites. Ask them to enable embedding.',
-  },
-  not_found: {
-    status: 404,
-    title: 'Dashboard not found',
-    message: 'There is no published dashboard at this address, or it is not available to your session.',
-  },
-  unavailable: {
-    status: 500,
-    title: 'The dashboard could not be shown',
-    message: 'Something went wrong on our side. Please try again in a moment.',
-  },
-} as const;
-
-export type NoticeKind = keyof typeof NOTICES;
-
-/** Error codes of the API and the notice each one shows (the page script maps renewals with it). */
-export const NOTICE_OF_CODE: Record<string, NoticeKind> = {
-  SESSION_EXPIRED: 'expired',
-  SESSION_REVOKED: 'revoked',
-  SESSION_INVALID: 'invalid',
-  UNAUTHORIZED: 'invalid',
-  EMBED_DISABLED: 'disabled',
-  FORBIDDEN: 'disabled',
-  NOT_FOUND: 'not_found',
-};
-
-// The renewal protocol (docs/rendering.md): near expiry the page posts
-// {type: "edgeboard:session-expiring"}, at expiry it hides the dashboard and posts
-// {type: "edgeboard:session-expired"}; the parent answers {type: "edgeboard:set-session", sessionId}
-// and the page loads the dashboard with it, without a reload. The session id only travels in the
-// Authorization header of that fetch and is never written anywhere. A page opened with
-// `#session=<id>` (a fragment never reaches a server, so no request log can hold it) loads the
-// same way, and drops the fragment from its address.
-const CLIENT_SCRIPT = `(function(){'use strict';
-var boot=JSON.parse(document.getElementById('eb-boot').textContent);
-var root=document.getElementById('eb-root'),content=document.getElementById('eb-content'),notice=document.getElementById('eb-notice'),sheet=document.getElementById('eb-dashboard-style');
-var framed=window.parent&&window.parent!==window,timers=[],generation=0;
-function post(type){if(framed)window.parent.postMessage({type:type},'*');}
-function clearTimers(){timers.forEach(clearTimeout);timers=[];}
-function show(kind){var n=boot.notices[kind]||boot.notices.unavailable;notice.querySelector('h1').textContent=n.title;notice.querySelector('p').textContent=n.message;notice.hidden=false;content.hidden=true;content.innerHTML='';root.setAttribute('data-state',kind);document.title=n.title;}
-function expire(){clearTimers();show('expired');post('edgeboard:session-expired');}
-function schedule(ms){clearTimers();if(typeof ms!=='number')return;var lead=Math.min(60000,ms/2);
-timers.push(setTimeout(function(){post('edgeboard:session-expiring');},Math.max(0,ms-lead)));
-timers.push(setTimeout(expire,Math.max(0,ms)));}
-function avatars(){content.querySelectorAll('img[data-eb-avatar]').forEach(function(img){
-var done=false;function fallback(){if(done)return;done=true;if(img.parentNode)img.parentNode.classList.add('eb-avatar--initials');img.remove();}
-img.addEventListener('error',fallback);if(img.complete){img.decode().catch(fallback);}});}
-function chat(){var b=content.querySelector('[data-eb-chat]');if(b)b.addEventListener('click',function(){post('edgeboard:open-chat');});}
-function allowed(origin){if(!boot.allowedOrigins)return true;return boot.allowedOrigins.some(function(p){if(p===origin)return true;
-var m=/^(https?:\\/\\/)\\*\\.(.+)$/.exec(p);return !!m&&origin.indexOf(m[1])===0&&origin.length>m[1].length+m[2].length+1&&origin.slice(-(m[2].length+1))==='.'+m[2];});}
-function renew(sessionId,done){var mine=++generation;
-fetch(boot.contentUrl,{headers:{Authorization:'Session '+sessionId},cache:'no-store',credentials:'omit'})
-.then(function(res){return res.json().then(function(body){return{ok:res.ok,body:body};});})
-.then(function(r){if(mine!==generation)return;
-if(!r.ok){clearTimers();var kind=boot.codes[r.body&&r.body.code]||'unavailable';show(kind);if(kind==='expired')post('edgeboard:session-expired');return;}
-sheet.textContent=r.body.css;content.innerHTML=r.body.html;document.title=r.body.title;notice.hidden=true;content.hidden=false;root.setAttribute('data-state','ready');
-avatars();chat();schedule(r.body.expiresInMs);post(done||'edgeboard:session-renewed');})
-.catch(function(){if(mine===generation){clearTimers();show('unavailable');}});}
-window.addEventListener('message',function(event){if(!framed||event.source!==window.parent||!allowed(event.origin))return;
-var d=event.data;if(!d||d.type!=='edgeboard:set-session'||typeof d.sessionId!=='string'||!d.sessionId)return;renew(d.sessionId);});
-avatars();chat();
-var hash=/^#(?:.*&)?session=([^&]+)/.exec(location.hash);
-if(hash){history.replaceState(null,'',location.pathname+location.search);notice.hidden=true;renew(decodeURIComponent(hash[1]),'edgeboard:ready');}
-else if(boot.state==='ready'){schedule(boot.expiresInMs);post('edgeboard:ready');}
-else if(boot.state==='expired'){post('edgeboard:session-expired');}
-})();`;
-
-export interface PageOptions {
-  publicId: string;
-  nonce: string;
-  /** Origins allowed to frame the page (null: any); the page only takes messages from them. */
-  allowedOrigins: string[] | null;
-}
-
-function documentHtml(
-  options: PageOptions,
-  parts: {
-    title: string;
-    css: string;
-    content: string;
-    notice: NoticeKind | null;
-    expiresInMs: number | null;
-  },
-): string {
-  const nonce = escapeMarkup(options.nonce);
-  const boot = {
-    state: parts.notice ?? 'ready',
-    expiresInMs: parts.expiresInMs,
-    contentUrl: `/embed/dashboard/${encodeURIComponent(options.publicId)}/content`,
-    allowedOrigins: options.allowedOrigins,
-    notices: Object.fromEntries(
-      Object.entries(NOTICES).map(([k, n]) => [k, { title: n.title, message: n.message }]),
-    ),
-    codes: NOTICE_OF_CODE,
-  };
-  const notice = parts.notice ? NOTICES[parts.notice] : null;
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
-<title>${escapeMarkup(parts.title)}</title>
-<style nonce="${nonce}">${BASE_CSS}</style>
-<style nonce="${nonce}" id="eb-dashboard-style">${parts.css}</style>
-</head>
-<body>
-<div id="eb-root" data-state="${parts.notice ?? 'ready'}">
-<div id="eb-content"${notice ? ' hidden' : ''}>${parts.content}</div>
-<div id="eb-notice" class="eb-notice" role="alert"${notice ? '' : ' hidden'}><h1>${escapeMarkup(notice?.title ?? '')}</h1><p>${escapeMarkup(notice?.message ?? '')}</p></div>
-</div>
-<script type="application/json" id="eb-boot" nonce="${nonce}">${scriptJson(boot)}</script>
-<script nonce="${nonce}">${CLIENT_SCRIPT}</script>
-</body>
-</html>`;
-}
-
-/** The viewer page of a dashboard the session may see. */
-export function viewerDocument(
-  input: RenderInput,
-  options: PageOptions & { expiresInMs: number | null },
-): string {
-  const fragment = dashboardFragment(input);
-  return documentHtml(options, {
-    title: fragment.title,
-    css: fragment.css,
-    content: fragment.html,
-    notice: null,
-    expiresInMs: options.expiresInMs,
-  });
-}
-
-/** The page shown instead of the dashboard (expired, revoked, …); it still takes set-session. */
-export function noticeDocument(kind: NoticeKind, options: PageOptions): string {
-  return documentHtml(options, {
-    title: NOTICES[kind].title,
-    css: '',
-    content: '',
-    notice: kind,
-    expiresInMs: null,
-  });
-}

@@ -1,6 +1,6 @@
 import { type Color, PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from 'pdf-lib';
 import type { Rgba } from './color';
-import type { Scene, SceneBlock, SceneNode } from './scene';
+import type { Scene, SceneBlock, SceneNode } from './scene-nodes';
 
 /** CSS pixels to PDF points (96 dpi → 72 dpi). */
 const PX = 0.75;

@@ -1,12 +1,29 @@
-import type { dashboardConfigSchema, ReportSnapshot } from '../dashboards/dashboards.schemas';
 import type { Rgba } from './color';
 
-/** A stored dashboard configuration (the response form: `theme` is a free-form object). */
-export type RenderConfig = import('valibot').InferOutput<typeof dashboardConfigSchema>;
+/**
+ * The dashboard model the renderer draws. Domains adapt their records to it (a stored dashboard
+ * configuration fits as it is); every part is read defensively, so unknown or broken values fall
+ * back to defaults instead of failing.
+ */
+export interface RenderConfig {
+  title?: string | null;
+  description?: string | null;
+  /** react-grid-layout's Responsive props: breakpoints, cols, rowHeight, margin, containerPadding. */
+  layout?: unknown;
+  /** Free-form theme; only understood, safe values are used (see theme.ts). */
+  theme?: unknown;
+  widgets?: readonly unknown[] | null;
+}
 
-/** The fields of a ReportSnapshot the renderer reads; a draft's live reports fit too. */
-export type RenderSnapshot = Pick<ReportSnapshot, 'reportId'> &
-  Partial<Pick<ReportSnapshot, 'id' | 'name' | 'title' | 'spec'>>;
+/** A report's frozen data as the renderer reads it; a draft's live reports fit too. */
+export interface RenderSnapshot {
+  reportId: number;
+  id?: number;
+  name?: string;
+  title?: string | null;
+  /** The chart of the report as JSON text (see chart-spec.ts). */
+  spec?: string | null;
+}
 
 /** Who is looking (the viewer page); deliveries have no viewer. */
 export interface RenderViewer {

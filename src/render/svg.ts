@@ -1,7 +1,7 @@
 import { escapeMarkup } from '../core/text';
 import { type Rgba, toHex } from './color';
 import { RENDER_FONT_FAMILY } from './fonts';
-import type { Scene, SceneNode } from './scene';
+import type { Scene, SceneNode } from './scene-nodes';
 
 const n = (v: number) => (Number.isFinite(v) ? String(Math.round(v * 100) / 100) : '0');
 

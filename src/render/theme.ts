@@ -21,12 +21,29 @@ export function parsePx(input: unknown, fallback: number, max = 200): number {
   return n === undefined || !Number.isFinite(n) ? fallback : Math.min(max, Math.max(0, n));
 }
 
-/** A font-family list a theme may name; anything with characters beyond names and quotes is ignored. */
+// One family of a font-family list: a quoted name (balanced quotes, no quote or backslash
+// inside) or a run of plain identifiers. Nothing else can reach a CSS declaration.
+const FAMILY = /^(?:"[\w .-]{1,64}"|'[\w .-]{1,64}'|-?[A-Za-z_][\w-]*(?: [A-Za-z_][\w-]*)*)$/;
+
+/**
+ * A font-family list in a form safe inside a CSS declaration or an attribute: every family is a
+ * plain identifier run or a double-quoted name; null when any family is not (unbalanced or
+ * stray quotes, `;`, `{`, `}`, `<`, backslashes, comments…).
+ */
+export function safeFontList(input: string): string | null {
+  if (input.length > 300) return null;
+  const names = input.split(',').map((n) => n.trim().replace(/\s+/g, ' '));
+  if (names.length === 0 || names.some((n) => !FAMILY.test(n))) return null;
+  return names.map((n) => (n.startsWith("'") ? `"${n.slice(1, -1)}"` : n)).join(', ');
+}
+
+/** A font-family list a theme may name, before the fallback stack; anything else is ignored. */
 export function parseFontFamily(input: unknown, fallback: string): string {
   if (typeof input !== 'string') return fallback;
   const s = input.trim();
-  if (!s || s.length > 200 || !/^[\w\s,'"-]+$/.test(s)) return fallback;
-  return `${s}, ${fallback}`;
+  if (!s || s.length > 200) return fallback;
+  const list = safeFontList(s);
+  return list ? `${list}, ${fallback}` : fallback;
 }
 
 function parseWeight(input: unknown, fallback: number): number {

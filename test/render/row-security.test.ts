@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ReportSnapshot } from '../../src/dashboards/dashboards.schemas';
-import { attributesByName, restrictSnapshots } from '../../src/render/row-security';
+import { attributesByName, restrictSnapshots } from '../../src/dashboards/row-security';
 
 const snapshot = (spec: string): ReportSnapshot =>
   ({
@@ -53,6 +53,27 @@ describe('restrictSnapshots (row-level security on report rows)', () => {
     expect(restrictSnapshots([text], { region: 'EU' })[0]).toBe(text);
     const noData = snapshot('{"type":"bar"}');
     expect(restrictSnapshots([noData], { region: 'EU' })[0]).toBe(noData);
+  });
+
+  it('fails closed: a restricting attribute without a viewer value hides every row carrying that column', () => {
+    const regions = (out: ReportSnapshot[]) =>
+      dataOf(out[0] as ReportSnapshot).map((r: { region?: string; month: string }) => r.region ?? r.month);
+    // Restricting because the catalogue has it (restrictedBy), though this viewer holds no value.
+    expect(regions(restrictSnapshots([snapshot(sales)], {}, { restrictedBy: ['region'] }))).toEqual(['Feb']);
+    expect(
+      regions(restrictSnapshots([snapshot(sales)], { team: 'x' }, { restrictedBy: ['region'] })),
+    ).toEqual(['Feb']);
+    // Restricting because the report declares it.
+    const declared = snapshot(JSON.stringify({ ...JSON.parse(sales), rowSecurity: ['region'] }));
+    expect(regions(restrictSnapshots([declared], {}))).toEqual(['Feb']);
+    expect(regions(restrictSnapshots([declared], { region: 'US' }))).toEqual(['US', 'Feb']);
+    // An empty list of values allows nothing either.
+    expect(regions(restrictSnapshots([snapshot(sales)], { region: [] }))).toEqual(['Feb']);
+    // No viewer (an account user, a non-embed recipient): nothing is filtered, declared or not.
+    expect(restrictSnapshots([declared], null, { restrictedBy: ['region'] })[0]).toBe(declared);
+    // A restricting name that is no column of the rows changes nothing.
+    const plain = snapshot(sales);
+    expect(restrictSnapshots([plain], {}, { restrictedBy: ['team'] })[0]).toBe(plain);
   });
 
   it("reads E15 recipients' attribute lists", () => {

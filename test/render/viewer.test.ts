@@ -199,7 +199,7 @@ describe('viewer error pages', () => {
     expect(res.html).toContain('<h1>This session has expired</h1>');
     expect(res.html).toContain('data-state="expired"');
     expect(bootOf(res.html).state).toBe('expired');
-    expect(res.html).toContain("post('edgeboard:session-expired')");
+    expect(res.html).toContain('"edgeboard:session-expired"');
     expect(res.html).not.toContain('Revenue vs cost');
   });
 

@@ -1,10 +1,10 @@
 import { createDb } from '../core/db';
 import { ApiError } from '../core/errors';
-import { loadEmbedDashboardFor } from '../embedding/embed-dashboards.service';
-import type { EmbedContext } from '../embedding/embed-sessions.service';
-import { verifySession } from '../embedding/session-token';
-import { NOTICE_OF_CODE, type NoticeKind } from './html';
-import type { RenderInput } from './render.types';
+import type { RenderInput } from '../render/render.types';
+import { loadEmbedDashboardFor } from './embed-dashboards.service';
+import type { EmbedContext } from './embed-sessions.service';
+import { verifySession } from './session-token';
+import { NOTICE_OF_CODE, type NoticeKind } from './viewer.page';
 import { findEmbedOrigins } from './viewer.repository';
 
 /** publicIds are URL-safe random strings; anything else cannot name a dashboard. */

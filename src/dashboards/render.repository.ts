@@ -1,8 +1,8 @@
 import { sql } from 'drizzle-orm';
-import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
 import type { Db } from '../env';
+import type { RenderConfig, RenderSnapshot } from '../render/render.types';
 import { deploymentOwned, publishedJson } from '../workspace/workspace.queries';
-import type { RenderConfig, RenderSnapshot } from './render.types';
+import type { PublishedDashboard } from './dashboards.schemas';
 
 type Raw = Record<string, unknown>;
 

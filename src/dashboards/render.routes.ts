@@ -1,16 +1,15 @@
-import { authenticate } from '../auth/auth.middleware';
 import { scopeOf } from '../auth/deployment-scope';
-import { doc } from '../core/openapi';
-import { createRouter } from '../core/router';
-import { validate } from '../core/validation';
+import { defineRoute, routes } from '../http/route';
 import { itemParams } from '../workspace/workspace.schemas';
 import { renderQuery } from './render.schemas';
 import { renderWorkbookDashboard } from './render.service';
 
 /** Mounted at /api/v1/deployments/:deploymentId/workbooks, beside the workbook and dashboard routes. */
-export const renderRoutes = createRouter().get(
-  '/:id/dashboard/render',
-  doc({
+export const renderRoutes = routes(
+  defineRoute({
+    method: 'get',
+    path: '/:id/dashboard/render',
+    auth: 'user',
     summary: 'Render a workbook’s dashboard as a PNG or PDF',
     description:
       'The image a notification would send (`version=published`, the default: the current published ' +
@@ -19,29 +18,29 @@ export const renderRoutes = createRouter().get(
       '(320–2560, default 1280) picks the layout breakpoint. A PDF has A4-landscape pages that break ' +
       'between widgets. 404 when the workbook has no such version.',
     tags: ['Dashboards'],
-    auth: 'bearer',
     operationId: 'renderWorkbookDashboard',
+    params: itemParams,
+    query: renderQuery,
     responses: {
       200: { description: 'The image (image/png or application/pdf)', contentType: 'image/png' },
     },
     errors: [404],
+    handler: async (c, { params, query }) => {
+      const rendered = await renderWorkbookDashboard(
+        c.get('db'),
+        scopeOf(c, params.deploymentId),
+        params.id,
+        query,
+      );
+      return new Response(rendered.bytes as Uint8Array<ArrayBuffer>, {
+        status: 200,
+        headers: {
+          'content-type': rendered.contentType,
+          'content-disposition': `inline; filename="${rendered.filename}"`,
+          'cache-control': 'private, no-store',
+          'x-content-type-options': 'nosniff',
+        },
+      });
+    },
   }),
-  authenticate(['Bearer']),
-  validate('param', itemParams),
-  validate('query', renderQuery),
-  async (c) => {
-    const { deploymentId, id } = c.req.valid('param');
-    const rendered = await renderWorkbookDashboard(
-      c.get('db'),
-      scopeOf(c, deploymentId),
-      id,
-      c.req.valid('query'),
-    );
-    return c.body(rendered.bytes as Uint8Array<ArrayBuffer>, 200, {
-      'content-type': rendered.contentType,
-      'content-disposition': `inline; filename="${rendered.filename}"`,
-      'cache-control': 'private, no-store',
-      'x-content-type-options': 'nosniff',
-    });
-  },
 );

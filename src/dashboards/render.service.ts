@@ -1,10 +1,10 @@
 import type { DeploymentScope } from '../auth/deployment-scope';
 import { notFound } from '../core/errors';
 import type { Db } from '../env';
-import { type RenderedDashboard, renderDashboard } from './render';
+import { type RenderedDashboard, renderDashboard } from '../render/render';
+import type { RenderInput } from '../render/render.types';
 import { findRenderSource } from './render.repository';
 import type { RenderQuery } from './render.schemas';
-import type { RenderInput } from './render.types';
 
 /**
  * A workbook's dashboard as an image: the published version (what notifications send, with its

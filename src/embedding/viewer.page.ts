@@ -1,0 +1,151 @@
+import { html, raw } from 'hono/html';
+import type { HtmlEscapedString } from 'hono/utils/html';
+import { escapeMarkup } from '../core/text';
+import { DASHBOARD_BASE_CSS, dashboardFragment } from '../render/html';
+import type { RenderInput } from '../render/render.types';
+import type { ViewerBoot } from './viewer.boot';
+import { VIEWER_CLIENT_JS } from './viewer-client.bundle';
+
+/** What a person reads when the dashboard cannot be shown. */
+export const NOTICES = {
+  expired: {
+    status: 401,
+    title: 'This session has expired',
+    message:
+      'For your security the dashboard closed when its session ended. The page you came from can open it again.',
+  },
+  revoked: {
+    status: 401,
+    title: 'Access to this dashboard was withdrawn',
+    message: 'The session of this page was revoked. Sign in again on the site you came from.',
+  },
+  invalid: {
+    status: 401,
+    title: 'This dashboard link is not valid',
+    message:
+      'The link is incomplete or was not issued for this dashboard. Open the dashboard again from the site you came from.',
+  },
+  disabled: {
+    status: 403,
+    title: 'Embedding is turned off for this dashboard',
+    message: 'Its owner has not allowed it to be shown inside other sites. Ask them to enable embedding.',
+  },
+  not_found: {
+    status: 404,
+    title: 'Dashboard not found',
+    message: 'There is no published dashboard at this address, or it is not available to your session.',
+  },
+  unavailable: {
+    status: 500,
+    title: 'The dashboard could not be shown',
+    message: 'Something went wrong on our side. Please try again in a moment.',
+  },
+} as const;
+
+export type NoticeKind = keyof typeof NOTICES;
+
+/** Error codes of the API and the notice each one shows (the page script maps renewals with it). */
+export const NOTICE_OF_CODE: Record<string, NoticeKind> = {
+  SESSION_EXPIRED: 'expired',
+  SESSION_REVOKED: 'revoked',
+  SESSION_INVALID: 'invalid',
+  UNAUTHORIZED: 'invalid',
+  EMBED_DISABLED: 'disabled',
+  FORBIDDEN: 'disabled',
+  NOT_FOUND: 'not_found',
+};
+
+/** JSON inside a <script> element: `<` escaped so no value can close the element. */
+export function scriptJson(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+export interface PageOptions {
+  publicId: string;
+  nonce: string;
+  /** Origins allowed to frame the page (null: any); the page only takes messages from them. */
+  allowedOrigins: string[] | null;
+}
+
+type Page = HtmlEscapedString | Promise<HtmlEscapedString>;
+
+// The page's own text is escaped by the same helper as the dashboard markup inside it, so both
+// read alike; anything interpolated without it is still escaped by `html`.
+const text = (value: string) => raw(escapeMarkup(value));
+
+/**
+ * The page. Every interpolation is escaped by `html`; the only `raw` parts are markup and CSS
+ * the renderer built with its own escaping, the JSON boot data (escaped for a script element)
+ * and the bundled client script.
+ */
+function documentHtml(
+  options: PageOptions,
+  parts: {
+    title: string;
+    css: string;
+    content: string;
+    notice: NoticeKind | null;
+    expiresInMs: number | null;
+  },
+): Page {
+  const boot: ViewerBoot = {
+    state: parts.notice ?? 'ready',
+    expiresInMs: parts.expiresInMs,
+    contentUrl: `/embed/dashboard/${encodeURIComponent(options.publicId)}/content`,
+    allowedOrigins: options.allowedOrigins,
+    notices: Object.fromEntries(
+      Object.entries(NOTICES).map(([k, n]) => [k, { title: n.title, message: n.message }]),
+    ),
+    codes: NOTICE_OF_CODE,
+  };
+  const notice = parts.notice ? NOTICES[parts.notice] : null;
+  const nonce = options.nonce;
+  return html`<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<title>${text(parts.title)}</title>
+<style nonce="${nonce}">${raw(DASHBOARD_BASE_CSS)}</style>
+<style nonce="${nonce}" id="eb-dashboard-style">${raw(parts.css)}</style>
+</head>
+<body>
+<div id="eb-root" data-state="${parts.notice ?? 'ready'}">
+<div id="eb-content"${notice ? raw(' hidden') : ''}>${raw(parts.content)}</div>
+<div id="eb-notice" class="eb-notice" role="alert"${notice ? '' : raw(' hidden')}><h1>${text(notice?.title ?? '')}</h1><p>${text(notice?.message ?? '')}</p></div>
+</div>
+<script type="application/json" id="eb-boot" nonce="${nonce}">${raw(scriptJson(boot))}</script>
+<script nonce="${nonce}">${raw(VIEWER_CLIENT_JS)}</script>
+</body>
+</html>`;
+}
+
+/** The viewer page of a dashboard the session may see. */
+export function viewerDocument(
+  input: RenderInput,
+  options: PageOptions & { expiresInMs: number | null },
+): Page {
+  const fragment = dashboardFragment(input);
+  return documentHtml(options, {
+    title: fragment.title,
+    css: fragment.css,
+    content: fragment.html,
+    notice: null,
+    expiresInMs: options.expiresInMs,
+  });
+}
+
+/** The page shown instead of the dashboard (expired, revoked, …); it still takes set-session. */
+export function noticeDocument(kind: NoticeKind, options: PageOptions): Page {
+  return documentHtml(options, {
+    title: NOTICES[kind].title,
+    css: '',
+    content: '',
+    notice: kind,
+    expiresInMs: null,
+  });
+}

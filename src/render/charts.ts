@@ -1,0 +1,307 @@
+import { mix, type Rgba, withAlpha } from './color';
+import type { ChartSpec, Rect, ResolvedTheme } from './render.types';
+import { push, r2, type SceneNode, text } from './scene-nodes';
+import { drawableText, formatNumber, measure } from './text';
+
+function niceStep(span: number, count: number): number {
+  const raw = span / count;
+  const exp = 10 ** Math.floor(Math.log10(raw));
+  const f = raw / exp;
+  return (f <= 1 ? 1 : f <= 2 ? 2 : f <= 5 ? 5 : 10) * exp;
+}
+
+/** Round axis ticks spanning [min, max], zero included. */
+export function niceTicks(min: number, max: number, count = 4): number[] {
+  let lo = Math.min(0, min);
+  let hi = Math.max(0, max);
+  if (lo === hi) hi = lo + 1;
+  const step = niceStep(hi - lo, count);
+  lo = Math.floor(lo / step) * step;
+  hi = Math.ceil(hi / step) * step;
+  const ticks: number[] = [];
+  for (let v = lo; v <= hi + step / 2 && ticks.length < 20; v += step)
+    ticks.push(Math.round(v / step) * step);
+  return ticks;
+}
+
+function legend(
+  nodes: SceneNode[],
+  names: string[],
+  colors: Rgba[],
+  box: Rect,
+  theme: ResolvedTheme,
+): number {
+  let x = box.x;
+  const y = box.y;
+  for (const [i, name] of names.entries()) {
+    const label = drawableText(name);
+    const width = Math.min(measure(label, 11), 140);
+    if (x + 14 + width > box.x + box.w) break;
+    nodes.push({ kind: 'rect', x, y: y + 2, w: 9, h: 9, r: 2, fill: colors[i % colors.length] as Rgba });
+    push(nodes, text(x + 13, y + 10, label, 11, theme.widget.text.secondary, { maxWidth: 140 }));
+    x += 13 + width + 14;
+  }
+  return 18;
+}
+
+function cartesian(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedTheme) {
+  const colors = theme.palette;
+  const secondary = theme.widget.text.secondary;
+  let top = box.y;
+  if (chart.series.length > 1)
+    top += legend(
+      nodes,
+      chart.series.map((s) => s.name),
+      colors,
+      box,
+      theme,
+    );
+  const values = chart.series.flatMap((s) => s.values).filter((v): v is number => v !== null);
+  const ticks = niceTicks(Math.min(...values), Math.max(...values));
+  const lo = ticks[0] as number;
+  const hi = ticks[ticks.length - 1] as number;
+  if (ticks.length < 2 || !(hi > lo)) return;
+  const labels = ticks.map((t) => formatNumber(t, 'compact', chart.unit));
+  const axisWidth = Math.max(...labels.map((l) => measure(l, 10))) + 8;
+  const plot = { x: box.x + axisWidth, y: top + 4, w: box.w - axisWidth, h: box.y + box.h - top - 4 - 18 };
+  if (plot.w < 20 || plot.h < 20) return;
+  const yOf = (v: number) => plot.y + plot.h - ((v - lo) / (hi - lo)) * plot.h;
+  const grid = mix(theme.widget.background, theme.widget.text.secondary, 0.18);
+  ticks.forEach((t, i) => {
+    const y = r2(yOf(t));
+    nodes.push({
+      kind: 'path',
+      d: `M${r2(plot.x)} ${y}H${r2(plot.x + plot.w)}`,
+      stroke: grid,
+      strokeWidth: 1,
+    });
+    push(nodes, text(plot.x - 6, y + 3.5, labels[i] as string, 10, secondary, { anchor: 'end' }));
+  });
+  const n = chart.categories.length;
+  const slot = plot.w / n;
+  // Category labels: as many as fit side by side, evenly spread.
+  const widest = Math.max(...chart.categories.map((c) => Math.min(measure(drawableText(c), 10), 90)));
+  const every = Math.max(1, Math.ceil((widest + 8) / slot));
+  chart.categories.forEach((c, i) => {
+    if (i % every !== 0) return;
+    push(
+      nodes,
+      text(plot.x + slot * (i + 0.5), plot.y + plot.h + 13, c, 10, secondary, {
+        anchor: 'middle',
+        maxWidth: Math.max(slot * every - 4, 12),
+      }),
+    );
+  });
+  const zero = yOf(Math.max(lo, Math.min(0, hi)));
+  if (chart.type === 'bar') {
+    const groupWidth = slot * 0.72;
+    const barWidth = groupWidth / chart.series.length;
+    chart.series.forEach((s, si) => {
+      const fill = colors[si % colors.length] as Rgba;
+      s.values.forEach((v, i) => {
+        if (v === null) return;
+        const x = plot.x + slot * i + (slot - groupWidth) / 2 + barWidth * si;
+        const y = yOf(v);
+        nodes.push({
+          kind: 'rect',
+          x: r2(x),
+          y: r2(Math.min(y, zero)),
+          w: r2(Math.max(barWidth - (chart.series.length > 1 ? 1 : 0), 0.5)),
+          h: r2(Math.max(Math.abs(zero - y), 0.5)),
+          r: 0,
+          fill,
+        });
+      });
+    });
+    return;
+  }
+  chart.series.forEach((s, si) => {
+    const color = colors[si % colors.length] as Rgba;
+    const runs: [number, number][][] = [];
+    let run: [number, number][] = [];
+    s.values.forEach((v, i) => {
+      if (v === null) {
+        if (run.length) runs.push(run);
+        run = [];
+        return;
+      }
+      run.push([r2(plot.x + slot * (i + 0.5)), r2(yOf(v))]);
+    });
+    if (run.length) runs.push(run);
+    for (const points of runs) {
+      const line = points.map(([x, y], i) => `${i === 0 ? 'M' : 'L'}${x} ${y}`).join('');
+      if (chart.type === 'area' && points.length > 1) {
+        const first = points[0] as [number, number];
+        const last = points[points.length - 1] as [number, number];
+        nodes.push({
+          kind: 'path',
+          d: `${line}L${last[0]} ${r2(zero)}L${first[0]} ${r2(zero)}Z`,
+          fill: withAlpha(color, 0.18),
+        });
+      }
+      if (points.length > 1) nodes.push({ kind: 'path', d: line, stroke: color, strokeWidth: 2 });
+      if (points.length <= 40) {
+        for (const [x, y] of points) nodes.push({ kind: 'path', d: circlePath(x, y, 2.5), fill: color });
+      }
+    }
+  });
+}
+
+function circlePath(cx: number, cy: number, r: number): string {
+  return `M${r2(cx - r)} ${r2(cy)}A${r} ${r} 0 1 0 ${r2(cx + r)} ${r2(cy)}A${r} ${r} 0 1 0 ${r2(cx - r)} ${r2(cy)}Z`;
+}
+
+function pie(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedTheme) {
+  const values = (chart.series[0]?.values ?? []).map((v) => (v !== null && v > 0 ? v : 0));
+  const total = values.reduce((a, b) => a + b, 0);
+  const colors = theme.palette;
+  const legendWidth = box.w > 260 ? Math.min(160, box.w * 0.4) : 0;
+  const radius = Math.min((box.w - legendWidth) / 2, box.h / 2) - 2;
+  if (radius < 8) return;
+  const cx = box.x + (box.w - legendWidth) / 2;
+  const cy = box.y + box.h / 2;
+  if (total <= 0) {
+    nodes.push({
+      kind: 'path',
+      d: circlePath(cx, cy, radius),
+      stroke: theme.widget.border.color,
+      strokeWidth: 1,
+    });
+  }
+  let angle = -Math.PI / 2;
+  values.forEach((v, i) => {
+    if (v <= 0) return;
+    const fill = colors[i % colors.length] as Rgba;
+    const sweep = (v / total) * Math.PI * 2;
+    if (sweep >= Math.PI * 2 - 1e-6) {
+      nodes.push({ kind: 'path', d: circlePath(cx, cy, radius), fill });
+    } else {
+      const [x1, y1] = [cx + radius * Math.cos(angle), cy + radius * Math.sin(angle)];
+      const [x2, y2] = [cx + radius * Math.cos(angle + sweep), cy + radius * Math.sin(angle + sweep)];
+      nodes.push({
+        kind: 'path',
+        d: `M${r2(cx)} ${r2(cy)}L${r2(x1)} ${r2(y1)}A${r2(radius)} ${r2(radius)} 0 ${sweep > Math.PI ? 1 : 0} 1 ${r2(x2)} ${r2(y2)}Z`,
+        fill,
+        stroke: theme.widget.background,
+        strokeWidth: 1,
+      });
+    }
+    angle += sweep;
+  });
+  if (chart.type === 'donut') {
+    nodes.push({ kind: 'path', d: circlePath(cx, cy, radius * 0.58), fill: theme.widget.background });
+    push(
+      nodes,
+      text(
+        cx,
+        cy + 5,
+        formatNumber(total, 'compact', chart.unit),
+        Math.min(16, radius * 0.4),
+        theme.widget.text.color,
+        {
+          bold: true,
+          anchor: 'middle',
+          maxWidth: radius,
+        },
+      ),
+    );
+  }
+  if (legendWidth > 0) {
+    const x = box.x + box.w - legendWidth + 8;
+    const rows = Math.floor(box.h / 16);
+    chart.categories.slice(0, rows).forEach((c, i) => {
+      const y = box.y + (box.h - Math.min(rows, chart.categories.length) * 16) / 2 + i * 16;
+      nodes.push({ kind: 'rect', x, y: y + 3, w: 9, h: 9, r: 2, fill: colors[i % colors.length] as Rgba });
+      push(nodes, text(x + 14, y + 11, c, 11, theme.widget.text.secondary, { maxWidth: legendWidth - 24 }));
+    });
+  }
+}
+
+function kpi(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedTheme) {
+  const series = chart.series[0];
+  const index = series?.values.findIndex((v) => v !== null) ?? -1;
+  if (!series || index < 0) return;
+  const value = formatNumber(series.values[index] as number, 'full', chart.unit);
+  const size = Math.max(12, Math.min(44, box.h * 0.45, (box.w / Math.max(value.length, 1)) * 1.6));
+  const cx = box.x + box.w / 2;
+  const cy = box.y + box.h / 2;
+  push(
+    nodes,
+    text(cx, cy + size * 0.35, value, size, theme.widget.text.color, {
+      bold: true,
+      anchor: 'middle',
+      maxWidth: box.w,
+    }),
+  );
+  const caption = chart.categories[index] || series.name;
+  if (box.h > size + 24) {
+    push(
+      nodes,
+      text(cx, cy + size * 0.35 + 18, caption, 11, theme.widget.text.secondary, {
+        anchor: 'middle',
+        maxWidth: box.w,
+      }),
+    );
+  }
+}
+
+function table(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedTheme) {
+  const rowHeight = 20;
+  const colWidth = box.w / chart.columns.length;
+  const color = theme.widget.text.color;
+  const rule = mix(theme.widget.background, theme.widget.text.secondary, 0.18);
+  nodes.push({
+    kind: 'rect',
+    x: box.x,
+    y: box.y,
+    w: box.w,
+    h: rowHeight,
+    r: 0,
+    fill: mix(theme.widget.background, theme.widget.text.secondary, 0.08),
+  });
+  chart.columns.forEach((c, i) => {
+    push(
+      nodes,
+      text(box.x + colWidth * i + 6, box.y + 14, c, 11, color, { bold: true, maxWidth: colWidth - 10 }),
+    );
+  });
+  const fit = Math.max(0, Math.floor(box.h / rowHeight) - 1);
+  const more = chart.rows.length > fit;
+  const shown = more ? Math.max(0, fit - 1) : chart.rows.length;
+  chart.rows.slice(0, shown).forEach((row, r) => {
+    const y = box.y + rowHeight * (r + 1);
+    nodes.push({
+      kind: 'path',
+      d: `M${r2(box.x)} ${r2(y)}H${r2(box.x + box.w)}`,
+      stroke: rule,
+      strokeWidth: 1,
+    });
+    row.forEach((cell, i) => {
+      push(nodes, text(box.x + colWidth * i + 6, y + 14, cell, 11, color, { maxWidth: colWidth - 10 }));
+    });
+  });
+  if (more && fit > 0) {
+    const hidden = chart.rows.length - shown;
+    push(
+      nodes,
+      text(
+        box.x + 6,
+        box.y + rowHeight * (shown + 1) + 14,
+        `+${hidden} more rows`,
+        11,
+        theme.widget.text.secondary,
+      ),
+    );
+  }
+}
+
+/** A chart drawn into `box` (pixels). Used by the PNG/PDF scene and the viewer's inline SVG. */
+export function chartNodes(chart: ChartSpec, box: Rect, theme: ResolvedTheme): SceneNode[] {
+  const nodes: SceneNode[] = [];
+  if (box.w < 30 || box.h < 20) return nodes;
+  if (chart.type === 'pie' || chart.type === 'donut') pie(nodes, chart, box, theme);
+  else if (chart.type === 'kpi') kpi(nodes, chart, box, theme);
+  else if (chart.type === 'table') table(nodes, chart, box, theme);
+  else cartesian(nodes, chart, box, theme);
+  return nodes;
+}

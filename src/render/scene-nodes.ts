@@ -1,0 +1,84 @@
+import type { Rgba } from './color';
+import type { TitleStyle } from './render.types';
+import { drawableText, fitText } from './text';
+
+/**
+ * The display list PNG (through SVG) and PDF are drawn from: pixels, y downwards, text positioned
+ * at its baseline. One list for both keeps the two outputs identical.
+ */
+export type SceneNode =
+  | {
+      kind: 'rect';
+      x: number;
+      y: number;
+      w: number;
+      h: number;
+      r: number;
+      fill?: Rgba;
+      stroke?: Rgba;
+      strokeWidth?: number;
+      dash?: number[];
+    }
+  | {
+      kind: 'text';
+      x: number;
+      y: number;
+      text: string;
+      size: number;
+      bold: boolean;
+      color: Rgba;
+      anchor: 'start' | 'middle' | 'end';
+    }
+  | { kind: 'path'; d: string; fill?: Rgba; stroke?: Rgba; strokeWidth?: number };
+
+/** Nodes that belong together on a page (the header, one widget): a PDF page break never cuts one. */
+export interface SceneBlock {
+  top: number;
+  bottom: number;
+  nodes: SceneNode[];
+}
+
+export interface Scene {
+  width: number;
+  height: number;
+  background: Rgba;
+  blocks: SceneBlock[];
+}
+
+/** Coordinates rounded to 1/100 px: small SVG, stable output. */
+export const r2 = (n: number) => Math.round(n * 100) / 100;
+/** A text node at its baseline, cut to `maxWidth`; null when nothing drawable is left. */
+export function text(
+  x: number,
+  y: number,
+  value: string,
+  size: number,
+  color: Rgba,
+  options: { bold?: boolean; anchor?: 'start' | 'middle' | 'end'; maxWidth?: number } = {},
+): SceneNode | null {
+  const bold = options.bold ?? false;
+  const drawable = drawableText(value.replace(/\s*\n\s*/g, ' '));
+  const fitted = options.maxWidth === undefined ? drawable : fitText(drawable, size, bold, options.maxWidth);
+  if (!fitted.trim()) return null;
+  return {
+    kind: 'text',
+    x: r2(x),
+    y: r2(y),
+    text: fitted,
+    size,
+    bold,
+    color,
+    anchor: options.anchor ?? 'start',
+  };
+}
+
+export const isBold = (t: TitleStyle) => t.fontWeight >= 600;
+export const push = (nodes: SceneNode[], node: SceneNode | null) => {
+  if (node) nodes.push(node);
+};
+
+export function dashFor(style: string, width: number): number[] | undefined {
+  if (style === 'dashed') return [width * 4, width * 3];
+  if (style === 'dotted') return [width, width * 2];
+  return undefined;
+}
