@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// `npm run lock:complete` after `npm install`: this workplace's npm registry mirror serves only
-// the Linux (glibc) builds of platform-specific packages, so npm leaves the other platforms'
-// optional packages (biome, workerd for macOS/Windows/musl) out of package-lock.json, and
-// `npm ci` then refuses the lock as out of sync. This adds those entries as npm would have
-// written them: optional, with their os/cpu/libc, so npm ci skips them on this platform.
+// `postinstall`: a registry that serves only some platforms' builds of platform-specific packages
+// (a partial mirror) makes npm leave the other platforms' optional packages (biome, workerd for
+// macOS/Windows/musl) out of package-lock.json, and `npm ci` then refuses the lock elsewhere. This
+// adds such missing entries as npm writes them: optional, with their os/cpu/libc. When nothing is
+// missing (the usual case) it leaves the file untouched, byte for byte, so a fresh `npm install`
+// does not modify the committed lock.
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,11 +41,20 @@ for (const [location, pkg] of Object.entries(packages)) {
     const platform = platformOf(name);
     if (!platform) continue;
     const target = packages[sibling] ? nested : sibling;
-    packages[target] = { version, ...(pkg.dev ? { dev: true } : {}), optional: true, ...platform };
+    // Keys in npm's order, so a later `npm install` rewrites nothing.
+    packages[target] = {
+      version,
+      cpu: platform.cpu,
+      ...(pkg.dev ? { dev: true } : {}),
+      ...(platform.libc ? { libc: platform.libc } : {}),
+      optional: true,
+      os: platform.os,
+    };
     added += 1;
   }
 }
 
+if (added === 0) process.exit(0);
 lock.packages = Object.fromEntries(
   Object.entries(packages).sort(([a], [b]) => (a === '' ? -1 : b === '' ? 1 : a.localeCompare(b))),
 );

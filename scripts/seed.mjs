@@ -1,22 +1,55 @@
 #!/usr/bin/env node
-// `npm run seed [-- --url http://localhost:8787 --token <ADMIN_TOKEN>]` against a running
-// `npm start`: provisions a demo account (admin user, access token, API key) and a deployment,
-// then prints them with curl commands to paste.
+// `npm run seed` against a running `npm start`: provisions a demo account and prints its
+// credentials as `export` lines, the variables every example of README.md and docs/ uses.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
-const args = process.argv.slice(2);
-const arg = (flag) => {
-  const i = args.indexOf(flag);
-  return i >= 0 ? args[i + 1] : undefined;
-};
 
-const base = (arg('--url') ?? process.env.EDGEBOARD_URL ?? 'http://localhost:8787').replace(/\/$/, '');
+const HELP = `Usage: npm run -s seed [-- --url <base URL>] [-- --token <ADMIN_TOKEN>]
+
+Provisions a demo account on a running edgeboard (npm start): an enterprise account with its
+admin user, an access token and an API key, a deployment, and a published dashboard. Prints
+shell export lines, so that
+
+  eval "$(npm run -s seed)"
+
+sets the variables the README and docs/ use: BASE_URL, ADMIN_TOKEN, ACCOUNT_ID, USER_ID,
+ACCESS_TOKEN, API_KEY, DEPLOYMENT_ID, WORKBOOK_ID, PUBLIC_ID. Each run creates a new account.
+
+Options:
+  --url <url>      the API's base URL (default: $BASE_URL, else http://localhost:8787)
+  --token <token>  the operator token (default: $ADMIN_TOKEN, else ADMIN_TOKEN in .dev.vars,
+                   which npm start writes)
+  -h, --help       this help
+`;
+
+let options;
+try {
+  ({ values: options } = parseArgs({
+    options: {
+      url: { type: 'string' },
+      token: { type: 'string' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+    allowPositionals: false,
+  }));
+} catch (err) {
+  console.error(`${err.message}\n\n${HELP}`);
+  process.exit(2);
+}
+if (options.help) {
+  console.log(HELP);
+  process.exit(0);
+}
+
+const base = (options.url ?? process.env.BASE_URL ?? 'http://localhost:8787').replace(/\/+$/, '');
 const devVars = path.join(root, '.dev.vars');
 const operatorToken =
-  arg('--token') ??
+  options.token ??
   process.env.ADMIN_TOKEN ??
   (existsSync(devVars) ? /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync(devVars, 'utf8'))?.[1] : undefined);
 if (!operatorToken) {
@@ -24,43 +57,93 @@ if (!operatorToken) {
   process.exit(1);
 }
 
-async function call(method, route, token, body) {
+async function call(method, route, auth, body) {
   const res = await fetch(`${base}${route}`, {
     method,
-    headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
+    headers: { authorization: auth, ...(body ? { 'content-type': 'application/json' } : {}) },
     body: body ? JSON.stringify(body) : undefined,
   });
-  const json = await res.json();
-  if (!res.ok) throw new Error(`${method} ${route} answered ${res.status}: ${JSON.stringify(json)}`);
-  return json;
+  const text = await res.text();
+  if (!res.ok) throw new Error(`${method} ${route} answered ${res.status}: ${text}`);
+  return JSON.parse(text);
 }
+
+/** A report whose `spec` is a chart (see docs/rendering.md), so renders and embeds show data. */
+const revenueSpec = JSON.stringify({
+  type: 'bar',
+  x: 'month',
+  y: ['revenue', 'cost'],
+  unit: '$',
+  data: [
+    { month: 'Jan', revenue: 1000, cost: 700 },
+    { month: 'Feb', revenue: 1180, cost: 790 },
+    { month: 'Mar', revenue: 1320, cost: 820 },
+  ],
+});
+
+/** Single-quoted for a POSIX shell. */
+const quote = (value) => `'${String(value).replaceAll("'", `'\\''`)}'`;
 
 try {
   const stamp = new Date().toISOString().slice(0, 19).replace(/[-:T]/g, '');
-  const provisioned = await call('POST', '/admin/v1/accounts', operatorToken, {
+  const provisioned = await call('POST', '/admin/v1/accounts', `Bearer ${operatorToken}`, {
     name: `Demo ${stamp}`,
     plan: 'enterprise',
     useCreatorMode: true,
     adminEmail: `admin+${stamp}@demo.example.com`,
   });
   const { accessToken, apiKey, account, user } = provisioned;
-  const deployment = await call('POST', '/build/api/v1/deployments', accessToken, { name: 'Demo analytics' });
+  const bearer = `Bearer ${accessToken}`;
+  const deployment = await call('POST', '/build/api/v1/deployments', bearer, { name: 'Demo analytics' });
+  const d = `/api/v1/deployments/${deployment.id}`;
+  const workbook = await call('POST', `${d}/workbooks`, bearer, { name: 'Sales overview' });
+  const report = await call('POST', `${d}/reports`, bearer, {
+    name: 'Revenue by month',
+    title: 'Revenue vs cost',
+    workbookId: workbook.id,
+    spec: revenueSpec,
+  });
+  await call('PUT', `${d}/workbooks/${workbook.id}/dashboard`, bearer, {
+    dashboardDraft: {
+      kind: 'CLASSIC',
+      title: 'Sales overview',
+      widgets: [
+        {
+          id: 'intro',
+          type: 'TEXT',
+          position: { x: 0, y: 0, w: 4, h: 2 },
+          config: { title: 'Welcome', text: 'Revenue and cost, month by month.' },
+        },
+        {
+          id: 'revenue',
+          type: 'CHART',
+          position: { x: 4, y: 0, w: 8, h: 2 },
+          config: { reportId: report.id },
+        },
+      ],
+    },
+  });
+  const published = await call('POST', `${d}/workbooks/${workbook.id}/publish`, bearer, {
+    title: 'Sales overview',
+  });
 
-  console.log(`Demo account ${account.id} (${account.plan}), admin user ${user.username} (id ${user.id})
-
-  ACCESS_TOKEN=${accessToken}
-  API_KEY=${apiKey}
-  DEPLOYMENT_ID=${deployment.id}   # ${deployment.deploymentUrl}
-
-These secrets are shown once. Try:
-
-  curl -s ${base}/api/v1/deployments/${deployment.id} -H "Authorization: Bearer ${accessToken}"
-  curl -s ${base}/api/v1/deployments/${deployment.id}/build-status -H "Authorization: Bearer ${accessToken}"
-  curl -s -X POST ${base}/api/v1/users -H "Authorization: Bearer ${accessToken}" \\
-    -H 'content-type: application/json' -d '{"email":"ana@example.com","username":"ana"}'
-  curl -s ${base}/api/v1/api-keys -H "Authorization: Bearer ${accessToken}"
-  open ${base}/docs   # the interactive API reference
-`);
+  const vars = {
+    BASE_URL: base,
+    ADMIN_TOKEN: operatorToken,
+    ACCOUNT_ID: account.id,
+    USER_ID: user.id,
+    ACCESS_TOKEN: accessToken,
+    API_KEY: apiKey,
+    DEPLOYMENT_ID: deployment.id,
+    WORKBOOK_ID: workbook.id,
+    PUBLIC_ID: published.publicId,
+  };
+  console.log(`# edgeboard demo account ${account.id} (${account.plan}), admin user ${user.username}.
+# Secrets are shown once (only their SHA-256 is stored). Load them into your shell with
+#   eval "$(npm run -s seed)"    or paste the export lines below.`);
+  for (const [name, value] of Object.entries(vars)) console.log(`export ${name}=${quote(value)}`);
+  console.log(`# Try: curl -s "$BASE_URL/api/v1/deployments/$DEPLOYMENT_ID" -H "Authorization: Bearer $ACCESS_TOKEN"
+# The interactive API reference: ${base}/docs`);
 } catch (err) {
   console.error(`Seeding failed: ${err.message}\nIs the API running (npm start) at ${base}?`);
   process.exit(1);

@@ -12,7 +12,7 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 // Run wrangler with this Node (the project's Node 24), whatever `node` is first on PATH.
 const wranglerJs = path.join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
 const args = process.argv.slice(2);
-// No telemetry, and no fetch of request.cf data from the internet (this machine has none).
+// No telemetry, and no fetch of request.cf data from the internet (local runs need no network).
 const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' };
 
 /** The value of a `--flag value` / `--flag=value` argument, if given. */
