@@ -1,4 +1,5 @@
-import { conflict, notFound } from '../core/errors';
+import type { AccountPrincipal } from '../auth/principal';
+import { ApiError, conflict, notFound } from '../core/errors';
 import { afterId, type PageRequest, toPage } from '../core/pagination';
 import type { Db } from '../env';
 import type { Catalogue } from './catalogues.repository';
@@ -8,6 +9,20 @@ const where = (catalogue: Catalogue) =>
   catalogue.tenant === null ? 'the account-wide catalogue' : `embed tenant "${catalogue.tenant}"`;
 
 const tenantNotFound = () => notFound('Embed tenant');
+
+/**
+ * The account-wide catalogue rules row-level security in every deployment, so only a caller
+ * acting for the whole account may change it: a key scoped to some deployments gets 403
+ * KEY_SCOPE. Tenant catalogues are not deployment-bound and stay open to every key.
+ */
+export function requireCatalogueWrite(principal: AccountPrincipal, catalogue: Catalogue): void {
+  if (catalogue.tenant === null && principal.kind === 'apiKey' && principal.deploymentIds !== null) {
+    throw new ApiError(
+      'KEY_SCOPE',
+      'This API key is scoped to deployments; account-wide groups and user attributes need an account-wide key',
+    );
+  }
+}
 
 export async function createGroup(
   db: Db,

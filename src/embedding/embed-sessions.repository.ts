@@ -1,9 +1,25 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { AttributeType } from '../../schema/embedding';
-import type { AccountContext } from '../auth/principal';
+import { type AttributeType, WRITE_GUARDS, type WriteGuard } from '../../schema/embedding';
 import { runBatch } from '../core/db';
 import type { Db } from '../env';
+import {
+  type AttributeRow,
+  type CatalogueAttribute,
+  type CatalogueGroup,
+  type InternalUser,
+  type InternalUserRow,
+  type KeyAccount,
+  type KeyAccountRow,
+  type StoredUserState,
+  toCatalogueAttribute,
+  toInternalUser,
+  toKeyAccount,
+  toUserState,
+  type UserStateRow,
+} from './embedding.rows';
 import type { AttributeValue } from './embedding.schemas';
+
+export type { CatalogueAttribute, CatalogueGroup, InternalUser, StoredUserState };
 
 /**
  * SQL of generate-session (one read batch, at most one write batch) and of the session
@@ -31,74 +47,10 @@ function userStateColumns(scope: (alias: string) => SQL): SQL {
        WHERE v.user_id = u.id AND ${scope('a')}) AS attributes_json`;
 }
 
-interface UserStateRow {
-  id: number;
-  external_id: string;
-  email: string | null;
-  display_name: string | null;
-  picture: string | null;
-  security_context: string | null;
-  groups_json: string;
-  attributes_json: string;
-}
-
-export interface StoredUserState {
-  id: number;
-  externalId: string;
-  email: string | null;
-  displayName: string | null;
-  picture: string | null;
-  /** JSON text as stored. */
-  securityContext: string | null;
-  groups: { id: number; name: string }[];
-  attributes: { id: number; name: string; value: Exclude<AttributeValue, null> }[];
-}
-
-function toUserState(row: UserStateRow): StoredUserState {
-  return {
-    id: row.id,
-    externalId: row.external_id,
-    email: row.email,
-    displayName: row.display_name,
-    picture: row.picture,
-    securityContext: row.security_context,
-    groups: JSON.parse(row.groups_json),
-    attributes: JSON.parse(row.attributes_json),
-  };
-}
-
-export interface CatalogueGroup {
-  id: number;
-  name: string;
-  description: string;
-}
-
-export interface CatalogueAttribute {
-  id: number;
-  name: string;
-  type: AttributeType;
-  displayName: string | null;
-  defaultValue: string | null;
-  description: string | null;
-}
-
-export interface InternalUser {
-  id: number;
-  username: string;
-  email: string;
-  firstName: string;
-  picture: string;
-}
-
 export interface MintRead {
-  /** null: no key with this hash. */
-  key: { id: number; hash: string; deploymentIds: number[] | null } | null;
-  account: AccountContext | null;
-  deploymentFound: boolean;
-  tenantId: number | null;
+  /** The key and its account; null: no key with this hash. */
+  head: KeyAccount | null;
   externalUser: StoredUserState | null;
-  /** External users of the account; only read when the user is new (null otherwise). */
-  externalUserCount: number | null;
   internalUser: InternalUser | null;
   /** Catalogue rows (in the session's scope) named by the request. */
   groups: CatalogueGroup[];
@@ -116,7 +68,15 @@ export interface MintQuery {
   attributeNames: string[];
 }
 
-/** Everything generate-session checks, keyed by the API key's hash: ONE batch, one round trip. */
+/** Raw rows of one result of a batch, typed as the row the statement selects. */
+const rowsAt = <Row>(results: D1Result<unknown>[], i: number | undefined): Row[] =>
+  i === undefined ? [] : ((results[i]?.results ?? []) as Row[]);
+
+/**
+ * Everything generate-session checks, keyed by the API key's hash: ONE batch, one round trip.
+ * Every statement is served by an index (key hash, account + tenant name, tenant + externalId,
+ * account + username, catalogue + name); the quota is the account's counter, never a count.
+ */
 export async function readMintState(db: Db, q: MintQuery): Promise<MintRead> {
   const account = sql`(SELECT account_id FROM api_keys WHERE key_hash = ${q.keyHash})`;
   const tenant = sql`(SELECT id FROM embed_tenants WHERE account_id = ${account} AND name = ${q.tenantName})`;
@@ -125,15 +85,9 @@ export async function readMintState(db: Db, q: MintQuery): Promise<MintRead> {
 
   const statements: SQL[] = [
     sql`SELECT k.id AS key_id, k.key_hash, k.deployment_ids, a.id AS account_id, a.plan, a.use_creator_mode,
-        a.external_user_limit, a.embed_session_ttl_seconds, a.show_dashboard_chat,
+        a.external_user_limit, a.external_user_count, a.embed_session_ttl_seconds, a.show_dashboard_chat,
         EXISTS (SELECT 1 FROM deployments d WHERE d.id = ${q.deploymentId} AND d.account_id = a.id) AS deployment_found,
-        (SELECT id FROM embed_tenants t WHERE t.account_id = a.id AND t.name = ${q.tenantName}) AS tenant_id,
-        ${
-          // Counting the account's users is only worth it for a new user: the CASE skips it otherwise.
-          q.externalId === undefined
-            ? sql`NULL`
-            : sql`CASE WHEN ${user} IS NULL THEN (SELECT count(*) FROM embed_users WHERE account_id = a.id) END`
-        } AS external_user_count
+        (SELECT id FROM embed_tenants t WHERE t.account_id = a.id AND t.name = ${q.tenantName}) AS tenant_id
       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ${q.keyHash}`,
   ];
   const at: Partial<Record<'user' | 'internal' | 'groups' | 'attributes', number>> = {};
@@ -163,53 +117,16 @@ export async function readMintState(db: Db, q: MintQuery): Promise<MintRead> {
       ) - 1;
   }
 
-  const results = await runBatch<Record<string, unknown>>(db, statements);
-  const rowsOf = (i: number | undefined) => (i === undefined ? [] : (results[i]?.results ?? []));
-  const head = rowsOf(0)[0];
-  const userRow = rowsOf(at.user)[0] as UserStateRow | undefined;
-  const internal = rowsOf(at.internal)[0] as
-    | { id: number; username: string; email: string; first_name: string; picture: string }
-    | undefined;
+  const results = await runBatch(db, statements);
+  const head = rowsAt<KeyAccountRow>(results, 0)[0];
+  const userRow = rowsAt<UserStateRow>(results, at.user)[0];
+  const internal = rowsAt<InternalUserRow>(results, at.internal)[0];
   return {
-    key: head
-      ? {
-          id: head.key_id as number,
-          hash: head.key_hash as string,
-          deploymentIds: head.deployment_ids === null ? null : JSON.parse(head.deployment_ids as string),
-        }
-      : null,
-    account: head
-      ? {
-          id: head.account_id as number,
-          plan: head.plan as AccountContext['plan'],
-          useCreatorMode: head.use_creator_mode === 1,
-          externalUserLimit: head.external_user_limit as number,
-          embedSessionTtlSeconds: head.embed_session_ttl_seconds as number,
-          showDashboardChat: head.show_dashboard_chat === 1,
-        }
-      : null,
-    deploymentFound: head?.deployment_found === 1,
-    tenantId: (head?.tenant_id as number | null | undefined) ?? null,
+    head: head ? toKeyAccount(head) : null,
     externalUser: userRow ? toUserState(userRow) : null,
-    externalUserCount: (head?.external_user_count as number | null | undefined) ?? null,
-    internalUser: internal
-      ? {
-          id: internal.id,
-          username: internal.username,
-          email: internal.email,
-          firstName: internal.first_name,
-          picture: internal.picture,
-        }
-      : null,
-    groups: rowsOf(at.groups) as unknown as CatalogueGroup[],
-    attributes: (rowsOf(at.attributes) as Record<string, unknown>[]).map((r) => ({
-      id: r.id as number,
-      name: r.name as string,
-      type: r.type as AttributeType,
-      displayName: r.display_name as string | null,
-      defaultValue: r.default_value as string | null,
-      description: r.description as string | null,
-    })),
+    internalUser: internal ? toInternalUser(internal) : null,
+    groups: rowsAt<CatalogueGroup>(results, at.groups),
+    attributes: rowsAt<Omit<AttributeRow, 'created_at'>>(results, at.attributes).map(toCatalogueAttribute),
   };
 }
 
@@ -248,22 +165,36 @@ export interface MintWrites {
   };
 }
 
+/** A batch's typed result: the ids it produced, or which guard of embed_write_guards refused it. */
 export type WriteOutcome =
   | { ok: true; tenantId: number; userId: number | null }
-  | { ok: false; reason: 'quota_exceeded' | 'type_conflict' };
+  | { ok: false; reason: WriteGuard };
 
-const GUARD = /CHECK constraint failed: (quota_exceeded|type_conflict)/;
+const GUARD = new RegExp(`CHECK constraint failed: (${WRITE_GUARDS.join('|')})`);
+
+/** Which guard aborted a batch, from the constraint name in D1's error; null for any other failure. */
+export function guardOf(error: unknown): WriteGuard | null {
+  const text = String(error instanceof Error ? `${error.message} ${error.cause ?? ''}` : error);
+  return (GUARD.exec(text)?.[1] as WriteGuard | undefined) ?? null;
+}
+
+/** The statement through which a batch aborts itself when `condition` holds (see embed_write_guards). */
+const abortWhen = (guard: WriteGuard, from: SQL, condition: SQL): SQL =>
+  sql`INSERT INTO embed_write_guards (reason) SELECT ${guard} FROM ${from} WHERE ${condition} LIMIT 1`;
 
 /**
  * A statement that aborts its whole batch (the CHECK on embed_write_guards fails) when adding
  * `newUsers` external users would take the account past its externalUserLimit. Every batch
  * that creates embed users carries it, so two concurrent writers cannot both pass the limit.
+ * It reads the account's `external_user_count` (kept by triggers on embed_users), one row by
+ * primary key, so its cost does not grow with the account.
  */
 export function externalUserQuotaGuard(accountId: number, newUsers: SQL): SQL {
-  return sql`INSERT INTO embed_write_guards (reason) SELECT 'quota_exceeded'
-    WHERE (${newUsers}) > 0
-      AND (SELECT count(*) FROM embed_users WHERE account_id = ${accountId}) + (${newUsers})
-        > (SELECT external_user_limit FROM accounts WHERE id = ${accountId})`;
+  return abortWhen(
+    'quota_exceeded',
+    sql`accounts a`,
+    sql`a.id = ${accountId} AND (${newUsers}) > 0 AND a.external_user_count + (${newUsers}) > a.external_user_limit`,
+  );
 }
 
 const USER_COLUMNS = {
@@ -290,9 +221,13 @@ export async function writeMintState(db: Db, w: MintWrites, now: string): Promis
       VALUES (${w.accountId}, ${w.tenantName}, ${now}) ON CONFLICT DO NOTHING`);
   }
   if (w.definitionTypes.length > 0) {
-    statements.push(sql`INSERT INTO embed_write_guards (reason)
-      SELECT 'type_conflict' FROM embed_attributes a, json_each(${JSON.stringify(w.definitionTypes)}) d
-      WHERE a.tenant_id = ${tenant} AND a.name = d.value ->> 'name' AND a.type <> d.value ->> 'type' LIMIT 1`);
+    statements.push(
+      abortWhen(
+        'type_conflict',
+        sql`embed_attributes a, json_each(${JSON.stringify(w.definitionTypes)}) d`,
+        sql`a.tenant_id = ${tenant} AND a.name = d.value ->> 'name' AND a.type <> d.value ->> 'type'`,
+      ),
+    );
   }
   if (w.groupDefinitions.length > 0) {
     // "WHERE true" lets SQLite parse the upsert after INSERT … SELECT.
@@ -368,13 +303,12 @@ export async function writeMintState(db: Db, w: MintWrites, now: string): Promis
 
   try {
     const results = await runBatch(db, statements);
-    const ids = results.at(-1)?.results[0] as { tenant_id: number; user_id: number | null };
+    const ids = rowsAt<{ tenant_id: number; user_id: number | null }>(results, results.length - 1)[0];
+    if (!ids) throw new Error('The mint batch returned no ids');
     return { ok: true, tenantId: ids.tenant_id, userId: ids.user_id };
   } catch (error) {
-    const guard = GUARD.exec(
-      String(error instanceof Error ? `${error.message} ${error.cause ?? ''}` : error),
-    );
-    if (guard) return { ok: false, reason: guard[1] as 'quota_exceeded' | 'type_conflict' };
+    const guard = guardOf(error);
+    if (guard) return { ok: false, reason: guard };
     throw error;
   }
 }
@@ -405,22 +339,12 @@ export type RebuiltUser =
   | { kind: 'internal'; user: InternalUser }
   | null;
 
-export function toRebuiltUser(
-  kind: 'external' | 'internal',
-  row: Record<string, unknown> | undefined,
-): RebuiltUser {
+/** The row of sessionUserStatement through the mapper of its table. */
+export function toRebuiltUser(kind: 'external' | 'internal', row: unknown): RebuiltUser {
   if (!row) return null;
-  if (kind === 'external') return { kind, state: toUserState(row as unknown as UserStateRow) };
-  return {
-    kind,
-    user: {
-      id: row.id as number,
-      username: row.username as string,
-      email: row.email as string,
-      firstName: row.first_name as string,
-      picture: row.picture as string,
-    },
-  };
+  return kind === 'external'
+    ? { kind, state: toUserState(row as UserStateRow) }
+    : { kind, user: toInternalUser(row as InternalUserRow) };
 }
 
 export const revocationStatement = (sessionId: string): SQL =>

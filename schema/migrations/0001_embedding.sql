@@ -1,0 +1,15 @@
+ALTER TABLE `accounts` ADD `external_user_count` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+CREATE INDEX `embed_session_revocations_account_idx` ON `embed_session_revocations` (`account_id`);--> statement-breakpoint
+-- custom:embedding
+-- The external-user quota is a counter on accounts, kept by triggers inside the very statement
+-- that inserts or deletes an embed user (a mint, a notification recipient, a cascade), so it
+-- can never drift from the rows and the quota guard reads one row instead of counting.
+UPDATE accounts SET external_user_count = (SELECT count(*) FROM embed_users u WHERE u.account_id = accounts.id);
+--> statement-breakpoint
+CREATE TRIGGER embed_users_count_insert AFTER INSERT ON embed_users BEGIN
+  UPDATE accounts SET external_user_count = external_user_count + 1 WHERE id = NEW.account_id;
+END;
+--> statement-breakpoint
+CREATE TRIGGER embed_users_count_delete AFTER DELETE ON embed_users BEGIN
+  UPDATE accounts SET external_user_count = external_user_count - 1 WHERE id = OLD.account_id;
+END;
