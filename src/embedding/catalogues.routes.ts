@@ -4,9 +4,9 @@ import { accountPrincipal } from '../auth/auth.middleware';
 import { isoNow } from '../core/clock';
 import { pageQuery, pageRequest, pageSchema } from '../core/pagination';
 import { deletedSchema, idParams } from '../core/validation';
-import type { AppEnv, Db } from '../env';
+import type { AppEnv } from '../env';
 import { defineRoute, routes } from '../http/route';
-import type { Catalogue } from './catalogues.repository';
+import type { Catalogue, CatalogueKind } from './catalogues.repository';
 import * as service from './catalogues.service';
 import {
   attributeSchema,
@@ -57,6 +57,14 @@ const writableCatalogueOf = (c: Context<AppEnv>, params: CatalogueParams): Catal
   return catalogue;
 };
 
+/** What every catalogue route declares alike: path, auth, summary/operationId and tags. */
+const head = (place: Place, doc: OperationDoc, path = place.path) => ({
+  path,
+  auth,
+  ...doc,
+  tags: place.tags,
+});
+
 /** The path of one item of the collection at `place`. */
 const itemPath = (place: Place) => `${place.path === '/' ? '' : place.path}/:id`;
 
@@ -64,42 +72,15 @@ const now = (c: Context<AppEnv>) => isoNow(c.get('clock'));
 
 /** The groups of one catalogue: create, list, update, delete. */
 function groupRoutes(place: Place, docs: Record<'create' | 'list' | 'update' | 'delete', OperationDoc>) {
-  const params = place.tenant ? tenantParams : noParams;
+  const _params = place.tenant ? tenantParams : noParams;
   const itemParams = place.tenant ? tenantItemParams : idParams;
-  const tenant404 = place.tenant ? [404] : [];
+  const _tenant404 = place.tenant ? [404] : [];
   return [
-    defineRoute({
-      method: 'post',
-      path: place.path,
-      auth,
-      ...docs.create,
-      tags: place.tags,
-      params,
-      body: createGroupBody,
-      responses: { 201: groupSchema },
-      errors: [403, 409],
-      handler: async (c, { params, body }) =>
-        service.createGroup(c.get('db'), writableCatalogueOf(c, params), body, now(c)),
-    }),
-    defineRoute({
-      method: 'get',
-      path: place.path,
-      auth,
-      ...docs.list,
-      tags: place.tags,
-      params,
-      query: pageQuery,
-      responses: { 200: pageSchema(groupSchema) },
-      errors: [403, ...tenant404],
-      handler: async (c, { params, query }) =>
-        service.listGroups(c.get('db'), catalogueOf(c, params), pageRequest(query, 'embed-groups', 1)),
-    }),
+    createRoute(place, 'groups', docs.create),
+    listRoute(place, 'groups', docs.list),
     defineRoute({
       method: 'patch',
-      path: itemPath(place),
-      auth,
-      ...docs.update,
-      tags: place.tags,
+      ...head(place, docs.update, itemPath(place)),
       params: itemParams,
       body: updateGroupBody,
       responses: { 200: groupSchema },
@@ -107,7 +88,7 @@ function groupRoutes(place: Place, docs: Record<'create' | 'list' | 'update' | '
       handler: async (c, { params, body }) =>
         service.updateGroup(c.get('db'), writableCatalogueOf(c, params), params.id, body, now(c)),
     }),
-    deleteRoute(place, docs.delete, itemParams, service.deleteGroup),
+    deleteRoute(place, 'groups', docs.delete),
   ];
 }
 
@@ -116,65 +97,59 @@ function attributeRoutes(
   place: Place,
   docs: { create?: OperationDoc; list: OperationDoc; delete: OperationDoc },
 ) {
-  const params = place.tenant ? tenantParams : noParams;
-  const itemParams = place.tenant ? tenantItemParams : idParams;
-  const create = docs.create;
   return [
-    ...(create
-      ? [
-          defineRoute({
-            method: 'post',
-            path: place.path,
-            auth,
-            ...create,
-            tags: place.tags,
-            params,
-            body: createAttributeBody,
-            responses: { 201: attributeSchema },
-            errors: [403, 409],
-            handler: async (c, { params, body }) =>
-              service.createAttribute(c.get('db'), writableCatalogueOf(c, params), body, now(c)),
-          }),
-        ]
-      : []),
-    defineRoute({
-      method: 'get',
-      path: place.path,
-      auth,
-      ...docs.list,
-      tags: place.tags,
-      params,
-      query: pageQuery,
-      responses: { 200: pageSchema(attributeSchema) },
-      errors: place.tenant ? [403, 404] : [403],
-      handler: async (c, { params, query }) =>
-        service.listAttributes(
-          c.get('db'),
-          catalogueOf(c, params),
-          pageRequest(query, 'embed-attributes', 1),
-        ),
-    }),
-    deleteRoute(place, docs.delete, itemParams, service.deleteAttribute),
+    ...(docs.create ? [createRoute(place, 'attributes', docs.create)] : []),
+    listRoute(place, 'attributes', docs.list),
+    deleteRoute(place, 'attributes', docs.delete),
   ];
 }
 
-/** DELETE of one catalogue item (a group or an attribute): the same shape in every set. */
-function deleteRoute(
-  place: Place,
-  doc: OperationDoc,
-  itemParams: typeof idParams | typeof tenantItemParams,
-  remove: (db: Db, catalogue: Catalogue, id: number) => Promise<{ id: number; deleted: true }>,
-) {
+const itemSchemas = { groups: groupSchema, attributes: attributeSchema };
+const createBodies = { groups: createGroupBody, attributes: createAttributeBody };
+
+/** POST of a group or an attribute into one catalogue (a tenant's is created if new). */
+function createRoute(place: Place, kind: CatalogueKind, doc: OperationDoc) {
+  return defineRoute({
+    method: 'post',
+    ...head(place, doc),
+    params: place.tenant ? tenantParams : noParams,
+    body: createBodies[kind],
+    responses: { 201: itemSchemas[kind] },
+    errors: [403, 409],
+    handler: async (c, { params, body }) =>
+      service.createItem(c.get('db'), kind, writableCatalogueOf(c, params), body, now(c)),
+  });
+}
+
+/** GET of one catalogue's groups or attributes, a page at a time: the same shape in every set. */
+function listRoute(place: Place, kind: CatalogueKind, doc: OperationDoc) {
+  return defineRoute({
+    method: 'get',
+    ...head(place, doc),
+    params: place.tenant ? tenantParams : noParams,
+    query: pageQuery,
+    responses: { 200: pageSchema(itemSchemas[kind]) },
+    errors: place.tenant ? [403, 404] : [403],
+    handler: async (c, { params, query }) =>
+      service.listItems(
+        c.get('db'),
+        kind,
+        catalogueOf(c, params),
+        pageRequest(query, service.cursorOf(kind), 1),
+      ),
+  });
+}
+
+/** DELETE of one group or attribute: the same shape in every set. */
+function deleteRoute(place: Place, kind: CatalogueKind, doc: OperationDoc) {
   return defineRoute({
     method: 'delete',
-    path: itemPath(place),
-    auth,
-    ...doc,
-    tags: place.tags,
-    params: itemParams,
+    ...head(place, doc, itemPath(place)),
+    params: place.tenant ? tenantItemParams : idParams,
     responses: { 200: deletedSchema },
     errors: [403, 404],
-    handler: async (c, { params }) => remove(c.get('db'), writableCatalogueOf(c, params), params.id),
+    handler: async (c, { params }) =>
+      service.deleteItem(c.get('db'), kind, writableCatalogueOf(c, params), params.id),
   });
 }
 

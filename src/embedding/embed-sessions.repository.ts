@@ -11,7 +11,7 @@ import {
   type KeyAccount,
   type KeyAccountRow,
   type StoredUserState,
-  toCatalogueAttribute,
+  toAttribute,
   toInternalUser,
   toKeyAccount,
   toUserState,
@@ -112,7 +112,7 @@ export async function readMintState(db: Db, q: MintQuery): Promise<MintRead> {
   if (q.attributeNames.length > 0) {
     at.attributes =
       statements.push(
-        sql`SELECT a.id, a.name, a.type, a.display_name, a.default_value, a.description FROM embed_attributes a
+        sql`SELECT a.id, a.name, a.type, a.display_name, a.default_value, a.description, a.created_at FROM embed_attributes a
           WHERE ${scope('a')} AND a.name IN (SELECT value FROM json_each(${JSON.stringify(q.attributeNames)}))`,
       ) - 1;
   }
@@ -126,7 +126,7 @@ export async function readMintState(db: Db, q: MintQuery): Promise<MintRead> {
     externalUser: userRow ? toUserState(userRow) : null,
     internalUser: internal ? toInternalUser(internal) : null,
     groups: rowsAt<CatalogueGroup>(results, at.groups),
-    attributes: rowsAt<Omit<AttributeRow, 'created_at'>>(results, at.attributes).map(toCatalogueAttribute),
+    attributes: rowsAt<AttributeRow>(results, at.attributes).map(toAttribute),
   };
 }
 

@@ -5,6 +5,7 @@ import { createDb, runBatch } from '../core/db';
 import { ApiError } from '../core/errors';
 import type { Bindings } from '../env';
 import * as repo from './embed-sessions.repository';
+import type { InternalUser, StoredUserState } from './embedding.rows';
 import { deleteSession, putSession, type SessionPayload, type SessionUser } from './session-store';
 import { type SessionClaims, verifySession } from './session-token';
 
@@ -59,6 +60,23 @@ export async function putSessionQuietly(
   }
 }
 
+/** An internal user as a session shows it: firstName and picture, empty ones as null. */
+export const internalViewer = (u: InternalUser): SessionUser => ({
+  kind: 'internal',
+  id: u.id,
+  username: u.username,
+  email: u.email,
+  displayName: u.firstName || null,
+  picture: u.picture || null,
+});
+
+const pickProfile = (s: StoredUserState) => ({
+  id: s.id,
+  email: s.email,
+  displayName: s.displayName,
+  picture: s.picture,
+});
+
 /** Rebuilds a session KV does not have (not yet propagated, or evicted) from D1 and its claims. */
 export async function rebuildSession(ctx: EmbedContext, claims: SessionClaims): Promise<SessionPayload> {
   // The primary: a user minted seconds ago in another region may not have reached a replica.
@@ -76,40 +94,16 @@ export async function rebuildSession(ctx: EmbedContext, claims: SessionClaims): 
   if ((revocation?.results.length ?? 0) > 0) throw sessionRevoked();
   const rebuilt = repo.toRebuiltUser(claims.user.kind, userResult?.results[0]);
   if (!rebuilt) throw new ApiError('SESSION_INVALID', 'The user of this embed session no longer exists');
-  let payload: SessionPayload;
-  if (rebuilt.kind === 'internal') {
-    const u = rebuilt.user;
-    payload = toPayload(
-      claims,
-      {
-        kind: 'internal',
-        id: u.id,
-        username: u.username,
-        email: u.email,
-        displayName: u.firstName || null,
-        picture: u.picture || null,
-      },
-      [],
-      {},
-      null,
-    );
-  } else {
-    const s = rebuilt.state;
-    payload = toPayload(
-      claims,
-      {
-        kind: 'external',
-        id: s.id,
-        externalId: s.externalId,
-        email: s.email,
-        displayName: s.displayName,
-        picture: s.picture,
-      },
-      s.groups.map((g) => g.name).sort(),
-      Object.fromEntries(s.attributes.map((a) => [a.name, a.value])),
-      s.securityContext === null ? null : JSON.parse(s.securityContext),
-    );
-  }
+  const payload =
+    rebuilt.kind === 'internal'
+      ? toPayload(claims, internalViewer(rebuilt.user), [], {}, null)
+      : toPayload(
+          claims,
+          { kind: 'external', ...pickProfile(rebuilt.state), externalId: rebuilt.state.externalId },
+          rebuilt.state.groups.map((g) => g.name).sort(),
+          Object.fromEntries(rebuilt.state.attributes.map((a) => [a.name, a.value])),
+          rebuilt.state.securityContext === null ? null : JSON.parse(rebuilt.state.securityContext),
+        );
   await putSessionQuietly(ctx, payload, ctx.clock.now());
   return payload;
 }

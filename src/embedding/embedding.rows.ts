@@ -118,16 +118,8 @@ export interface CatalogueGroup {
   description: string;
 }
 
-export type CatalogueAttribute = Omit<EmbedAttribute, 'createdAt'>;
-
-export const toCatalogueAttribute = (row: Omit<AttributeRow, 'created_at'>): CatalogueAttribute => ({
-  id: row.id,
-  name: row.name,
-  type: row.type,
-  displayName: row.display_name,
-  defaultValue: row.default_value,
-  description: row.description,
-});
+/** A user-attribute definition named by a mint request. */
+export type CatalogueAttribute = EmbedAttribute;
 
 /** The API key (table `api_keys`) joined with its account, as generate-session reads it. */
 export interface KeyAccountRow {
