@@ -156,9 +156,10 @@ export const embedSessionRevocations = sqliteTable(
  * The guards a write batch can trip, each a CHECK of embed_write_guards named after itself: the
  * repository reads the name back from D1's error as a typed reason, so the two cannot drift.
  * - `quota_exceeded`: a new external user would pass the account's externalUserLimit;
- * - `type_conflict`: a user-attribute definition would change the stored type.
+ * - `type_conflict`: a user-attribute definition would change the stored type;
+ * - `catalogue_full`: definitions would take a tenant's catalogue past its attribute cap.
  */
-export const WRITE_GUARDS = ['quota_exceeded', 'type_conflict'] as const;
+export const WRITE_GUARDS = ['quota_exceeded', 'type_conflict', 'catalogue_full'] as const;
 export type WriteGuard = (typeof WRITE_GUARDS)[number];
 
 /**

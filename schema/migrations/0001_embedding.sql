@@ -1,5 +1,17 @@
 ALTER TABLE `accounts` ADD `external_user_count` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 CREATE INDEX `embed_session_revocations_account_idx` ON `embed_session_revocations` (`account_id`);--> statement-breakpoint
+PRAGMA foreign_keys=OFF;--> statement-breakpoint
+CREATE TABLE `__new_embed_write_guards` (
+	`reason` text NOT NULL,
+	CONSTRAINT "quota_exceeded" CHECK("__new_embed_write_guards"."reason" <> 'quota_exceeded'),
+	CONSTRAINT "type_conflict" CHECK("__new_embed_write_guards"."reason" <> 'type_conflict'),
+	CONSTRAINT "catalogue_full" CHECK("__new_embed_write_guards"."reason" <> 'catalogue_full')
+);
+--> statement-breakpoint
+INSERT INTO `__new_embed_write_guards`("reason") SELECT "reason" FROM `embed_write_guards`;--> statement-breakpoint
+DROP TABLE `embed_write_guards`;--> statement-breakpoint
+ALTER TABLE `__new_embed_write_guards` RENAME TO `embed_write_guards`;--> statement-breakpoint
+PRAGMA foreign_keys=ON;--> statement-breakpoint
 -- custom:embedding
 -- The external-user quota is a counter on accounts, kept by triggers inside the very statement
 -- that inserts or deletes an embed user (a mint, a notification recipient, a cascade), so it

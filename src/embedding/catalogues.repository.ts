@@ -10,7 +10,7 @@ import {
   toGroup,
   toTenant,
 } from './embedding.rows';
-import type { EmbedAttribute, EmbedGroup } from './embedding.schemas';
+import { ATTRIBUTES_PER_CATALOGUE, type EmbedAttribute, type EmbedGroup } from './embedding.schemas';
 
 /** Which catalogue: the account-wide one (`tenant: null`) or one embed tenant's, by name. */
 export interface Catalogue {
@@ -52,13 +52,13 @@ const tenantExists = (catalogue: Catalogue): SQL[] =>
 const groupColumns = sql`c.id, c.name, c.description,
   (SELECT count(*) FROM embed_memberships m WHERE m.group_id = c.id) AS user_count`;
 
-/** null when the name is taken in that catalogue (the unique index decides, atomically). */
+/** `taken` when the name is taken in that catalogue (the unique index decides, atomically). */
 export async function insertGroup(
   db: Db,
   catalogue: Catalogue,
   input: { name: string; description?: string },
   now: string,
-): Promise<EmbedGroup | null> {
+): Promise<InsertOutcome<EmbedGroup>> {
   const results = await runBatch<GroupRow>(db, [
     ...ensureTenant(catalogue, now),
     sql`INSERT INTO embed_groups (account_id, tenant_id, name, description, created_at, updated_at)
@@ -66,7 +66,7 @@ export async function insertGroup(
       ON CONFLICT DO NOTHING RETURNING id, name, description, 0 AS user_count`,
   ]);
   const row = results.at(-1)?.results[0];
-  return row ? toGroup(row) : null;
+  return row ? { kind: 'created', item: toGroup(row) } : { kind: 'taken' };
 }
 
 export type UpdateOutcome<T> = { kind: 'updated'; item: T } | { kind: 'not_found' } | { kind: 'conflict' };
@@ -102,6 +102,14 @@ export async function updateGroup(
 
 const attributeColumns = sql.raw('id, name, type, display_name, default_value, description, created_at');
 
+/** A create's typed result: the new item, or why there is none. */
+export type InsertOutcome<T> = { kind: 'created'; item: T } | { kind: 'taken' } | { kind: 'full' };
+
+/**
+ * Defines an attribute unless its name is taken in that catalogue (the unique index decides)
+ * or the catalogue already holds ATTRIBUTES_PER_CATALOGUE of them (the INSERT's own WHERE
+ * decides, in the same statement, so two concurrent creates cannot pass the cap together).
+ */
 export async function insertAttribute(
   db: Db,
   catalogue: Catalogue,
@@ -113,17 +121,22 @@ export async function insertAttribute(
     description?: string;
   },
   now: string,
-): Promise<EmbedAttribute | null> {
-  const results = await runBatch<AttributeRow>(db, [
+): Promise<InsertOutcome<EmbedAttribute>> {
+  const results = await runBatch<AttributeRow & { n: number }>(db, [
     ...ensureTenant(catalogue, now),
     sql`INSERT INTO embed_attributes
         (account_id, tenant_id, name, type, display_name, default_value, description, created_at, updated_at)
-      VALUES (${catalogue.accountId}, ${tenantIdValue(catalogue)}, ${input.name}, ${input.type},
-        ${input.displayName ?? null}, ${input.defaultValue ?? null}, ${input.description ?? null}, ${now}, ${now})
+      SELECT ${catalogue.accountId}, ${tenantIdValue(catalogue)}, ${input.name}, ${input.type},
+        ${input.displayName ?? null}, ${input.defaultValue ?? null}, ${input.description ?? null}, ${now}, ${now}
+      WHERE (SELECT count(*) FROM embed_attributes c WHERE ${inCatalogue(catalogue, 'c')}) < ${ATTRIBUTES_PER_CATALOGUE}
       ON CONFLICT DO NOTHING RETURNING ${attributeColumns}`,
+    sql`SELECT count(*) AS n FROM embed_attributes c WHERE ${inCatalogue(catalogue, 'c')}`,
   ]);
-  const row = results.at(-1)?.results[0];
-  return row ? toAttribute(row) : null;
+  const row = results.at(-2)?.results[0];
+  if (row) return { kind: 'created', item: toAttribute(row) };
+  return (results.at(-1)?.results[0]?.n ?? 0) >= ATTRIBUTES_PER_CATALOGUE
+    ? { kind: 'full' }
+    : { kind: 'taken' };
 }
 
 /** Both kinds of catalogue item: their table, the columns a read selects and the mapper of their rows. */

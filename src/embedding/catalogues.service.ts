@@ -4,6 +4,7 @@ import { afterId, type PageRequest, toPage } from '../core/pagination';
 import type { Db } from '../env';
 import type { Catalogue, CatalogueItem, CatalogueKind } from './catalogues.repository';
 import * as repo from './catalogues.repository';
+import { ATTRIBUTES_PER_CATALOGUE } from './embedding.schemas';
 
 const where = (catalogue: Catalogue) =>
   catalogue.tenant === null ? 'the account-wide catalogue' : `embed tenant "${catalogue.tenant}"`;
@@ -24,6 +25,10 @@ export function requireCatalogueWrite(principal: AccountPrincipal, catalogue: Ca
   }
 }
 
+/** A catalogue at ATTRIBUTES_PER_CATALOGUE: a session carries at most that many attribute values. */
+export const catalogueFull = (catalogue: Catalogue) =>
+  conflict(`${where(catalogue)} already holds its maximum of ${ATTRIBUTES_PER_CATALOGUE} user attributes`);
+
 /** What creating an item of each kind takes (the bodies of the create routes). */
 export interface CreateInputs {
   groups: { name: string; description?: string };
@@ -38,13 +43,14 @@ export async function createItem<K extends CatalogueKind>(
   input: CreateInputs[K],
   now: string,
 ): Promise<CatalogueItem<K>> {
-  const item =
+  const outcome =
     kind === 'groups'
       ? await repo.insertGroup(db, catalogue, input, now)
       : await repo.insertAttribute(db, catalogue, input as CreateInputs['attributes'], now);
-  if (!item)
+  if (outcome.kind === 'taken')
     throw conflict(`A ${LABELS[kind].noun} named "${input.name}" already exists in ${where(catalogue)}`);
-  return item as CatalogueItem<K>;
+  if (outcome.kind === 'full') throw catalogueFull(catalogue);
+  return outcome.item as CatalogueItem<K>;
 }
 
 export async function updateGroup(

@@ -17,7 +17,7 @@ import {
   toUserState,
   type UserStateRow,
 } from './embedding.rows';
-import type { AttributeValue } from './embedding.schemas';
+import { ATTRIBUTES_PER_CATALOGUE, type AttributeValue } from './embedding.schemas';
 
 export type { CatalogueAttribute, CatalogueGroup, InternalUser, StoredUserState };
 
@@ -239,6 +239,15 @@ export async function writeMintState(db: Db, w: MintWrites, now: string): Promis
         updated_at = excluded.updated_at`);
   }
   if (w.attributeDefinitions.length > 0) {
+    const names = JSON.stringify(w.attributeDefinitions.map((d) => d.name));
+    statements.push(
+      abortWhen(
+        'catalogue_full',
+        sql`(SELECT count(*) AS n FROM embed_attributes a WHERE a.tenant_id = ${tenant}) held`,
+        sql`held.n + (SELECT count(*) FROM json_each(${names}) d WHERE NOT EXISTS (
+          SELECT 1 FROM embed_attributes a WHERE a.tenant_id = ${tenant} AND a.name = d.value)) > ${ATTRIBUTES_PER_CATALOGUE}`,
+      ),
+    );
     statements.push(sql`INSERT INTO embed_attributes
         (account_id, tenant_id, name, type, display_name, default_value, description, created_at, updated_at)
       SELECT ${w.accountId}, ${tenant}, d.value ->> 'name', d.value ->> 'type', d.value ->> 'displayName',

@@ -19,6 +19,12 @@ export const tenantName = v.pipe(
 export const catalogueName = nonEmptyString(100);
 const description = v.pipe(v.string(), v.maxLength(500));
 
+/**
+ * User attributes one catalogue (account-wide or a tenant's) may define. A session carries the
+ * stored values of its catalogue's attributes, so this also caps the attributes per session.
+ */
+export const ATTRIBUTES_PER_CATALOGUE = 200;
+
 // ---- E9 generate-session ----
 
 /**

@@ -1,6 +1,8 @@
+import type { WriteGuard } from '../../schema/embedding';
 import { randomId, sha256Hex } from '../core/crypto';
 import { createDb } from '../core/db';
 import { ApiError } from '../core/errors';
+import { catalogueFull } from './catalogues.service';
 import * as repo from './embed-sessions.repository';
 import { type EmbedContext, putSessionQuietly, toPayload } from './embed-sessions.service';
 import { DEFAULT_TENANT, type GenerateSessionInput } from './embedding.schemas';
@@ -32,6 +34,18 @@ const quotaExceeded = (limit: number) =>
     `The account has reached its limit of ${limit} external users`,
     QUOTA_RETRY_AFTER_SECONDS,
   );
+
+/** The answer for a write batch one of the SQL guards aborted. */
+function refusedBy(guard: WriteGuard, externalUserLimit: number, tenantName: string): ApiError {
+  switch (guard) {
+    case 'quota_exceeded':
+      return quotaExceeded(externalUserLimit);
+    case 'type_conflict':
+      return new ApiError('CONFLICT', 'cannot change type');
+    case 'catalogue_full':
+      return catalogueFull({ accountId: 0, tenant: tenantName });
+  }
+}
 
 /**
  * E9. Reads everything in one D1 batch (authenticating the key inside it), decides in code,
@@ -87,10 +101,7 @@ export async function generateSession(
   let userId = read.externalUser?.id ?? read.internalUser?.id ?? null;
   if (plan.writes) {
     const outcome = await repo.writeMintState(db, plan.writes, now.toISOString());
-    if (!outcome.ok) {
-      if (outcome.reason === 'quota_exceeded') throw quotaExceeded(account.externalUserLimit);
-      throw new ApiError('CONFLICT', 'cannot change type');
-    }
+    if (!outcome.ok) throw refusedBy(outcome.reason, account.externalUserLimit, tenantName);
     tenantId = outcome.tenantId;
     if (input.externalId !== undefined) userId = outcome.userId;
   }

@@ -186,3 +186,76 @@ describe('Retry-After on every 429', () => {
     expect(await usersOf(acme.accountId)).toBe(0);
   });
 });
+
+/** Fills a catalogue with `n` attributes straight in D1 (seeding, not the path under test). */
+async function seedAttributes(accountId: number, tenantId: number | null, n: number) {
+  await rows(
+    `WITH RECURSIVE k(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM k WHERE i < ?)
+     INSERT INTO embed_attributes (account_id, tenant_id, name, type, created_at, updated_at)
+     SELECT ?, ?, 'seeded-' || i, 'string', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' FROM k`,
+    n,
+    accountId,
+    tenantId,
+  );
+}
+
+describe('attributes per catalogue (and so per session) are capped at 200', () => {
+  it('an account-wide catalogue at 200 refuses another definition (409) and stores nothing', async () => {
+    const acme = await seedAccount();
+    await seedAttributes(acme.accountId, null, 199);
+    const last = await api('POST', '/api/v1/user-attributes', {
+      auth: acme.key,
+      body: { name: 'two-hundredth', type: 'string' },
+    });
+    expect(last.status, JSON.stringify(last.body)).toBe(201);
+    const before = await embedState(acme.accountId);
+    const refused = await api('POST', '/api/v1/user-attributes', {
+      auth: acme.key,
+      body: { name: 'one-too-many', type: 'string' },
+    });
+    expectError(refused, 409, 'CONFLICT');
+    expect(refused.body.error).toContain('200');
+    expect(await embedState(acme.accountId)).toEqual(before);
+  });
+
+  it("a tenant's catalogue refuses definitions past 200 inside the mint batch, writing nothing", async () => {
+    const acme = await seedAccount({ useCreatorMode: true });
+    const dep = acme.deployments[0];
+    const base = {
+      deploymentId: dep,
+      externalId: 'creator',
+      creatorMode: true,
+      embedTenantName: 'tenant-cap',
+    };
+    await mintOk(acme.key, base);
+    const [tenant] = await rows<{ id: number }>(
+      "SELECT id FROM embed_tenants WHERE account_id = ? AND name = 'tenant-cap'",
+      acme.accountId,
+    );
+    await seedAttributes(acme.accountId, tenant?.id as number, 199);
+    const before = await embedState(acme.accountId);
+    const refused = await mint(acme.key, {
+      ...base,
+      userAttributeDefinitions: [
+        { name: 'new-a', type: 'string' },
+        { name: 'new-b', type: 'string' },
+      ],
+      userAttributes: [{ name: 'new-a', value: 'x' }],
+    });
+    expectError(refused, 409, 'CONFLICT');
+    expect(await embedState(acme.accountId)).toEqual(before);
+    // Redefining a stored one adds nothing, and one new definition still fits.
+    await mintOk(acme.key, {
+      ...base,
+      userAttributeDefinitions: [
+        { name: 'seeded-1', type: 'string', displayName: 'Seeded' },
+        { name: 'new-a', type: 'string' },
+      ],
+    });
+    const [held] = await rows<{ n: number }>(
+      'SELECT count(*) AS n FROM embed_attributes WHERE tenant_id = ?',
+      tenant?.id,
+    );
+    expect(held?.n).toBe(200);
+  });
+});
