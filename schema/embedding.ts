@@ -157,9 +157,11 @@ export const embedSessionRevocations = sqliteTable(
  * repository reads the name back from D1's error as a typed reason, so the two cannot drift.
  * - `quota_exceeded`: a new external user would pass the account's externalUserLimit;
  * - `type_conflict`: a user-attribute definition would change the stored type;
- * - `catalogue_full`: definitions would take a tenant's catalogue past its attribute cap.
+ * - `catalogue_full`: definitions would take a tenant's catalogue past its attribute cap;
+ * - `stale_read`: the user's state on the primary is not the one the plan was made from (a
+ *   plan made from a replica's read carries the state's fingerprint; see embed-sessions.repository).
  */
-export const WRITE_GUARDS = ['quota_exceeded', 'type_conflict', 'catalogue_full'] as const;
+export const WRITE_GUARDS = ['quota_exceeded', 'type_conflict', 'catalogue_full', 'stale_read'] as const;
 export type WriteGuard = (typeof WRITE_GUARDS)[number];
 
 /**

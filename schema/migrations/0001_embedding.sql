@@ -5,7 +5,8 @@ CREATE TABLE `__new_embed_write_guards` (
 	`reason` text NOT NULL,
 	CONSTRAINT "quota_exceeded" CHECK("__new_embed_write_guards"."reason" <> 'quota_exceeded'),
 	CONSTRAINT "type_conflict" CHECK("__new_embed_write_guards"."reason" <> 'type_conflict'),
-	CONSTRAINT "catalogue_full" CHECK("__new_embed_write_guards"."reason" <> 'catalogue_full')
+	CONSTRAINT "catalogue_full" CHECK("__new_embed_write_guards"."reason" <> 'catalogue_full'),
+	CONSTRAINT "stale_read" CHECK("__new_embed_write_guards"."reason" <> 'stale_read')
 );
 --> statement-breakpoint
 INSERT INTO `__new_embed_write_guards`("reason") SELECT "reason" FROM `embed_write_guards`;--> statement-breakpoint

@@ -36,9 +36,24 @@ function inScope(alias: string, account: SQL | number, tenant: SQL | number, cre
     : sql`${a}.account_id = ${account} AND ${a}.tenant_id IS NULL`;
 }
 
+/**
+ * Everything a session of user `u` carries in one scope, as one text: profile, context, the
+ * ids of its groups and its values, in id order. Equal texts mean equal states, so a write
+ * planned from a replica's read checks it on the primary (guard `stale_read`) without a
+ * version column that every membership change would have to touch.
+ */
+function fingerprintOf(scope: (alias: string) => SQL): SQL {
+  return sql`json_array(u.email, u.display_name, u.picture, u.security_context,
+    (SELECT json_group_array(id) FROM (SELECT g.id FROM embed_memberships m JOIN embed_groups g ON g.id = m.group_id
+       WHERE m.user_id = u.id AND ${scope('g')} ORDER BY g.id)),
+    (SELECT json_group_array(json_array(id, value)) FROM (SELECT a.id, v.value FROM embed_attribute_values v
+       JOIN embed_attributes a ON a.id = v.attribute_id WHERE v.user_id = u.id AND ${scope('a')} ORDER BY a.id)))`;
+}
+
 /** The user's profile and, in the session's scope, memberships and attribute values. */
 function userStateColumns(scope: (alias: string) => SQL): SQL {
   return sql`u.id, u.external_id, u.email, u.display_name, u.picture, u.security_context,
+    ${fingerprintOf(scope)} AS fingerprint,
     (SELECT json_group_array(json_object('id', g.id, 'name', g.name))
        FROM embed_memberships m JOIN embed_groups g ON g.id = m.group_id
        WHERE m.user_id = u.id AND ${scope('g')}) AS groups_json,
@@ -162,6 +177,11 @@ export interface MintWrites {
     groups?: string[];
     values: { name: string; value: Exclude<AttributeValue, null> }[];
     clear: string[];
+    /**
+     * The fingerprint of the state the plan was made from (null: planned as a new user); the
+     * batch aborts with `stale_read` when the primary holds another. Absent: no check.
+     */
+    expectedFingerprint?: string | null;
   };
 }
 
@@ -263,6 +283,13 @@ export async function writeMintState(db: Db, w: MintWrites, now: string): Promis
   const u = w.user;
   const user = sql`(SELECT id FROM embed_users WHERE tenant_id = ${tenant} AND external_id = ${u?.externalId ?? null})`;
   if (u) {
+    if (u.expectedFingerprint !== undefined) {
+      const seen =
+        u.expectedFingerprint === null
+          ? sql`${user} IS NOT NULL`
+          : sql`coalesce((SELECT ${fingerprintOf(scope)} FROM embed_users u WHERE u.id = ${user}), '') <> ${u.expectedFingerprint}`;
+      statements.push(abortWhen('stale_read', sql`(SELECT 1) once`, seen));
+    }
     if (u.isNew) {
       statements.push(externalUserQuotaGuard(w.accountId, sql`CASE WHEN ${user} IS NULL THEN 1 ELSE 0 END`));
     }

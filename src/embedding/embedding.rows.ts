@@ -84,6 +84,7 @@ export interface UserStateRow {
   display_name: string | null;
   picture: string | null;
   security_context: string | null;
+  fingerprint: string;
   groups_json: string;
   attributes_json: string;
 }
@@ -96,6 +97,8 @@ export interface StoredUserState {
   picture: string | null;
   /** JSON text as stored. */
   securityContext: string | null;
+  /** The whole state as one text, to tell on the primary whether it is still this one. */
+  fingerprint: string;
   groups: { id: number; name: string }[];
   attributes: { id: number; name: string; value: Exclude<AttributeValue, null> }[];
 }
@@ -107,6 +110,7 @@ export const toUserState = (row: UserStateRow): StoredUserState => ({
   displayName: row.display_name,
   picture: row.picture,
   securityContext: row.security_context,
+  fingerprint: row.fingerprint,
   groups: JSON.parse(row.groups_json),
   attributes: JSON.parse(row.attributes_json),
 });

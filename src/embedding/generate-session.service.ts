@@ -1,4 +1,5 @@
 import type { WriteGuard } from '../../schema/embedding';
+import type { AccountContext } from '../auth/principal';
 import { randomId, sha256Hex } from '../core/crypto';
 import { createDb } from '../core/db';
 import { ApiError } from '../core/errors';
@@ -6,7 +7,7 @@ import { catalogueFull } from './catalogues.service';
 import * as repo from './embed-sessions.repository';
 import { type EmbedContext, putSessionQuietly, toPayload } from './embed-sessions.service';
 import { DEFAULT_TENANT, type GenerateSessionInput } from './embedding.schemas';
-import { authorize, checkRequest, planMint, unique } from './mint-plan';
+import { authorize, checkRequest, type MintPlan, planMint, unique } from './mint-plan';
 import { retryLater } from './retry-after';
 import type { SessionUser } from './session-store';
 import { type SessionClaims, type SessionSettings, signSession } from './session-token';
@@ -35,6 +36,39 @@ const quotaExceeded = (limit: number) =>
     QUOTA_RETRY_AFTER_SECONDS,
   );
 
+// Tests only: what a replica answers, as a function of what it read (to simulate a stale one).
+let replicaViewOverride: ((read: repo.MintRead) => repo.MintRead) | undefined;
+
+/** Tests only: make the replica's mint read look stale; `undefined` restores it. */
+export function setReplicaViewForTests(view: ((read: repo.MintRead) => repo.MintRead) | undefined): void {
+  replicaViewOverride = view;
+}
+
+/** The mint's read on a replica or the primary, and the verdict on it: the account and the plan. */
+async function judge(
+  ctx: EmbedContext,
+  source: 'replica' | 'primary',
+  query: repo.MintQuery,
+  keyHash: string,
+  input: GenerateSessionInput,
+): Promise<{ read: repo.MintRead; account: AccountContext; plan: MintPlan }> {
+  const db = createDb(ctx.d1.withSession(source === 'replica' ? 'first-unconstrained' : 'first-primary'));
+  const fresh = await repo.readMintState(db, query);
+  const read = source === 'replica' && replicaViewOverride ? replicaViewOverride(fresh) : fresh;
+  const account = authorize(read, keyHash, input);
+  if (input.internalId !== undefined && !read.internalUser) {
+    throw new ApiError('BAD_REQUEST', 'internalId names no user of this account', [
+      { path: 'internalId', message: 'Unknown username' },
+    ]);
+  }
+  const plan = planMint(read, input, account.id);
+  if (input.externalId !== undefined && !read.externalUser) {
+    if ((read.head?.externalUserCount ?? 0) >= account.externalUserLimit)
+      throw quotaExceeded(account.externalUserLimit);
+  }
+  return { read, account, plan };
+}
+
 /** The answer for a write batch one of the SQL guards aborted. */
 function refusedBy(guard: WriteGuard, externalUserLimit: number, tenantName: string): ApiError {
   switch (guard) {
@@ -44,6 +78,8 @@ function refusedBy(guard: WriteGuard, externalUserLimit: number, tenantName: str
       return new ApiError('CONFLICT', 'cannot change type');
     case 'catalogue_full':
       return catalogueFull({ accountId: 0, tenant: tenantName });
+    case 'stale_read':
+      return new ApiError('CONFLICT', 'The user changed while this session was minted; retry');
   }
 }
 
@@ -69,9 +105,7 @@ export async function generateSession(
 
   const tenantName = input.embedTenantName ?? DEFAULT_TENANT;
   const creatorMode = input.creatorMode === true;
-  // The primary, not a replica: key revocation, the user limit and change detection need current rows.
-  const db = createDb(ctx.d1);
-  const read = await repo.readMintState(db, {
+  const query: repo.MintQuery = {
     keyHash,
     deploymentId: input.deploymentId,
     tenantName,
@@ -83,28 +117,36 @@ export async function generateSession(
       ...(input.userAttributes ?? []).map((a) => a.name),
       ...(input.userAttributeDefinitions ?? []).map((d) => d.name),
     ]),
-  });
-  const account = authorize(read, keyHash, input);
-  if (input.internalId !== undefined && !read.internalUser) {
-    throw new ApiError('BAD_REQUEST', 'internalId names no user of this account', [
-      { path: 'internalId', message: 'Unknown username' },
-    ]);
-  }
-  const plan = planMint(read, input, account.id);
-  if (input.externalId !== undefined && !read.externalUser) {
-    if ((read.head?.externalUserCount ?? 0) >= account.externalUserLimit)
-      throw quotaExceeded(account.externalUserLimit);
-  }
+  };
+  const primary = createDb(ctx.d1);
+  const judgeOn = (source: 'replica' | 'primary') => judge(ctx, source, query, keyHash, input);
 
+  // A replica answers a returning user whose state is unchanged with no primary round trip.
+  // A refusal is never based on a replica (a key, group or user it has not seen yet): the
+  // primary re-judges. Writes go to the primary in one guarded batch; when its guard finds the
+  // replica was stale, the primary re-reads and re-plans once.
+  let verdict = await judgeOn('replica').catch((error) => {
+    if (error instanceof ApiError) return judgeOn('primary');
+    throw error;
+  });
   const now = ctx.clock.now();
-  let tenantId = read.head?.tenantId ?? null;
-  let userId = read.externalUser?.id ?? read.internalUser?.id ?? null;
-  if (plan.writes) {
-    const outcome = await repo.writeMintState(db, plan.writes, now.toISOString());
-    if (!outcome.ok) throw refusedBy(outcome.reason, account.externalUserLimit, tenantName);
-    tenantId = outcome.tenantId;
-    if (input.externalId !== undefined) userId = outcome.userId;
+  let tenantId = verdict.read.head?.tenantId ?? null;
+  let userId = verdict.read.externalUser?.id ?? verdict.read.internalUser?.id ?? null;
+  for (let attempt = 0; verdict.plan.writes; attempt++) {
+    const outcome = await repo.writeMintState(primary, verdict.plan.writes, now.toISOString());
+    if (outcome.ok) {
+      tenantId = outcome.tenantId;
+      if (input.externalId !== undefined) userId = outcome.userId;
+      break;
+    }
+    if (outcome.reason !== 'stale_read' || attempt > 0) {
+      throw refusedBy(outcome.reason, verdict.account.externalUserLimit, tenantName);
+    }
+    verdict = await judgeOn('primary');
+    tenantId = verdict.read.head?.tenantId ?? null;
+    userId = verdict.read.externalUser?.id ?? verdict.read.internalUser?.id ?? null;
   }
+  const { account, plan } = verdict;
 
   const issuedAt = Math.floor(now.getTime() / 1000);
   const settings: SessionSettings =

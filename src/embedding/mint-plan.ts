@@ -269,6 +269,7 @@ function planExternalUser(
           groups: groupsChanged ? requestedGroups : undefined,
           values,
           clear,
+          expectedFingerprint: stored?.fingerprint ?? null,
         }
       : undefined,
     groups: [...(requestedGroups ?? storedGroups)].sort(),
