@@ -160,6 +160,11 @@ export interface MintWrites {
     defaultValue?: string;
     description?: string;
   }[];
+  /**
+   * The minting key's hash, when the plan was made from a replica: the batch aborts with
+   * `stale_read` if the primary no longer has the key (deleted since the replica's copy).
+   */
+  keyHash?: string;
   /** Every definition the request sent: the type guard re-checks them all inside the batch. */
   definitionTypes: { name: string; type: AttributeType }[];
   /** Absent for internal users. */
@@ -236,6 +241,15 @@ export async function writeMintState(db: Db, w: MintWrites, now: string): Promis
   const scope = (alias: string) => inScope(alias, w.accountId, tenant, w.creatorMode);
   const statements: SQL[] = [];
 
+  if (w.keyHash !== undefined) {
+    statements.push(
+      abortWhen(
+        'stale_read',
+        sql`(SELECT 1) once`,
+        sql`NOT EXISTS (SELECT 1 FROM api_keys WHERE key_hash = ${w.keyHash})`,
+      ),
+    );
+  }
   if (w.createTenant) {
     statements.push(sql`INSERT INTO embed_tenants (account_id, name, created_at)
       VALUES (${w.accountId}, ${w.tenantName}, ${now}) ON CONFLICT DO NOTHING`);

@@ -133,7 +133,11 @@ export async function generateSession(
   let tenantId = verdict.read.head?.tenantId ?? null;
   let userId = verdict.read.externalUser?.id ?? verdict.read.internalUser?.id ?? null;
   for (let attempt = 0; verdict.plan.writes; attempt++) {
-    const outcome = await repo.writeMintState(primary, verdict.plan.writes, now.toISOString());
+    const outcome = await repo.writeMintState(
+      primary,
+      { ...verdict.plan.writes, keyHash },
+      now.toISOString(),
+    );
     if (outcome.ok) {
       tenantId = outcome.tenantId;
       if (input.externalId !== undefined) userId = outcome.userId;

@@ -144,3 +144,22 @@ describe('generate-session reads a replica and writes the primary', () => {
     expect(await embedState(acme.accountId)).toEqual(before);
   });
 });
+
+describe('a deleted API key under a stale replica', () => {
+  it('cannot create or change a user: the primary write finds the key gone and the primary refuses', async () => {
+    const { acme, dep } = await world();
+    let seen: MintRead | undefined;
+    staleReplica((read) => {
+      seen ??= read;
+      return read;
+    });
+    await mintOk(acme.scopedKey, { deploymentId: dep, externalId: 'before-delete' });
+    await rows("DELETE FROM api_keys WHERE account_id = ? AND name = 'scoped'", acme.accountId);
+    // The replica still has the key.
+    staleReplica((read) => ({ ...read, head: seen?.head ?? null }));
+    const before = await embedState(acme.accountId);
+    const refused = await mint(acme.scopedKey, { deploymentId: dep, externalId: 'after-delete' });
+    expectError(refused, 401, 'UNAUTHORIZED');
+    expect(await embedState(acme.accountId)).toEqual(before);
+  });
+});
