@@ -83,7 +83,8 @@ export async function updateGroup(
   input: { name?: string; description?: string },
   now: string,
 ): Promise<UpdateOutcome<EmbedGroup>> {
-  const [updated, current] = await runBatch(db, [
+  // The UPDATE returns only the id; the read after it returns the whole group row.
+  const [updated, current] = await runBatch<GroupRow>(db, [
     sql`UPDATE embed_groups AS g SET
         name = coalesce(${input.name ?? null}, g.name),
         description = coalesce(${input.description ?? null}, g.description),
@@ -94,7 +95,7 @@ export async function updateGroup(
       RETURNING id`,
     sql`SELECT ${groupColumns} FROM embed_groups c WHERE c.id = ${id} AND ${inCatalogue(catalogue, 'c')}`,
   ]);
-  const row = (current?.results ?? [])[0] as GroupRow | undefined;
+  const row = current?.results[0];
   if (!row) return { kind: 'not_found' };
   if ((updated?.results.length ?? 0) === 0) return { kind: 'conflict' };
   return { kind: 'updated', item: toGroup(row) };
