@@ -9,10 +9,12 @@ import { defineRoute, routes } from '../http/route';
 import type { Catalogue, CatalogueKind } from './catalogues.repository';
 import * as service from './catalogues.service';
 import {
+  ATTRIBUTES_PER_CATALOGUE,
   attributeSchema,
   createAttributeBody,
   createGroupBody,
   groupSchema,
+  MINT_LIMITS,
   tenantItemParams,
   tenantParams,
   tenantSchema,
@@ -39,6 +41,7 @@ interface Place {
 /** Per operation: its summary and operationId (the spec's E-numbers). */
 interface OperationDoc {
   summary: string;
+  description?: string;
   operationId?: string;
 }
 
@@ -160,7 +163,11 @@ const tenantTags = ['Embed tenants (E10–E14)'];
 /** The account-wide group catalogue (contract §6), mounted at /api/v1/groups. */
 export const groupsRoutes = routes(
   ...groupRoutes(accountGroups, {
-    create: { summary: 'Create an account-wide group' },
+    create: {
+      summary: 'Create an account-wide group',
+      description:
+        'A deployment-scoped API key gets 403 KEY_SCOPE on every write to the account-wide catalogue.',
+    },
     list: { summary: 'List account-wide groups' },
     update: { summary: 'Rename or describe an account-wide group' },
     delete: { summary: 'Delete an account-wide group and its memberships' },
@@ -170,7 +177,10 @@ export const groupsRoutes = routes(
 /** The account-wide user-attribute catalogue (contract §6), mounted at /api/v1/user-attributes. */
 export const userAttributesRoutes = routes(
   ...attributeRoutes(accountAttributes, {
-    create: { summary: 'Define an account-wide user attribute' },
+    create: {
+      summary: 'Define an account-wide user attribute',
+      description: `A catalogue holds at most ${ATTRIBUTES_PER_CATALOGUE} user attributes (409 past it); \`defaultValue\` ≤ ${MINT_LIMITS.defaultValue} characters. A deployment-scoped API key gets 403 KEY_SCOPE.`,
+    },
     list: { summary: 'List account-wide user attributes' },
     delete: { summary: 'Delete an account-wide user attribute and every stored value of it' },
   }),
