@@ -18,6 +18,11 @@ export const accounts = sqliteTable('accounts', {
   chatWebhookUrl: text(),
   createdAt: text().notNull(),
   updatedAt: text().notNull(),
+  /**
+   * External users (embed_users rows) of the account, kept by triggers on embed_users inside
+   * the statement that inserts or deletes them: the quota guard reads this instead of counting.
+   */
+  externalUserCount: integer().notNull().default(0),
 });
 
 export const users = sqliteTable(

@@ -146,8 +146,23 @@ export const embedSessionRevocations = sqliteTable(
     expiresAt: text().notNull(),
     revokedAt: text().notNull(),
   },
-  (t) => [index('embed_session_revocations_expires_idx').on(t.expiresAt)],
+  (t) => [
+    index('embed_session_revocations_expires_idx').on(t.expiresAt),
+    index('embed_session_revocations_account_idx').on(t.accountId),
+  ],
 );
+
+/**
+ * The guards a write batch can trip, each a CHECK of embed_write_guards named after itself: the
+ * repository reads the name back from D1's error as a typed reason, so the two cannot drift.
+ * - `quota_exceeded`: a new external user would pass the account's externalUserLimit;
+ * - `type_conflict`: a user-attribute definition would change the stored type;
+ * - `catalogue_full`: definitions would take a tenant's catalogue past its attribute cap;
+ * - `stale_read`: the user's state on the primary is not the one the plan was made from (a
+ *   plan made from a replica's read carries the state's fingerprint; see embed-sessions.repository).
+ */
+export const WRITE_GUARDS = ['quota_exceeded', 'type_conflict', 'catalogue_full', 'stale_read'] as const;
+export type WriteGuard = (typeof WRITE_GUARDS)[number];
 
 /**
  * Never holds a row. SQLite has no RAISE outside triggers, so a write batch aborts itself on
@@ -155,7 +170,6 @@ export const embedSessionRevocations = sqliteTable(
  * <limit reached>`): the batch is one transaction, so nothing before or after it lands, and
  * the constraint name in the error tells which guard fired.
  */
-export const embedWriteGuards = sqliteTable('embed_write_guards', { reason: text().notNull() }, (t) => [
-  check('quota_exceeded', sql`${t.reason} <> 'quota_exceeded'`),
-  check('type_conflict', sql`${t.reason} <> 'type_conflict'`),
-]);
+export const embedWriteGuards = sqliteTable('embed_write_guards', { reason: text().notNull() }, (t) =>
+  WRITE_GUARDS.map((guard) => check(guard, sql`${t.reason} <> ${sql.raw(`'${guard}'`)}`)),
+);

@@ -2,7 +2,15 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { AttributeType } from '../../schema/embedding';
 import { runBatch } from '../core/db';
 import type { Db } from '../env';
-import type { EmbedAttribute, EmbedGroup } from './embedding.schemas';
+import {
+  type AttributeRow,
+  type GroupRow,
+  type TenantRow,
+  toAttribute,
+  toGroup,
+  toTenant,
+} from './embedding.rows';
+import { ATTRIBUTES_PER_CATALOGUE, type EmbedAttribute, type EmbedGroup } from './embedding.schemas';
 
 /** Which catalogue: the account-wide one (`tenant: null`) or one embed tenant's, by name. */
 export interface Catalogue {
@@ -41,30 +49,16 @@ const tenantExists = (catalogue: Catalogue): SQL[] =>
           WHERE account_id = ${catalogue.accountId} AND name = ${catalogue.tenant}`,
       ];
 
-interface GroupRow {
-  id: number;
-  name: string;
-  description: string;
-  user_count: number;
-}
+const groupColumns = sql`c.id, c.name, c.description,
+  (SELECT count(*) FROM embed_memberships m WHERE m.group_id = c.id) AS user_count`;
 
-const toGroup = (row: GroupRow): EmbedGroup => ({
-  id: row.id,
-  name: row.name,
-  description: row.description,
-  userCount: row.user_count,
-});
-
-const groupColumns = sql`g.id, g.name, g.description,
-  (SELECT count(*) FROM embed_memberships m WHERE m.group_id = g.id) AS user_count`;
-
-/** null when the name is taken in that catalogue (the unique index decides, atomically). */
+/** `taken` when the name is taken in that catalogue (the unique index decides, atomically). */
 export async function insertGroup(
   db: Db,
   catalogue: Catalogue,
   input: { name: string; description?: string },
   now: string,
-): Promise<EmbedGroup | null> {
+): Promise<InsertOutcome<EmbedGroup>> {
   const results = await runBatch<GroupRow>(db, [
     ...ensureTenant(catalogue, now),
     sql`INSERT INTO embed_groups (account_id, tenant_id, name, description, created_at, updated_at)
@@ -72,26 +66,7 @@ export async function insertGroup(
       ON CONFLICT DO NOTHING RETURNING id, name, description, 0 AS user_count`,
   ]);
   const row = results.at(-1)?.results[0];
-  return row ? toGroup(row) : null;
-}
-
-/** The page's rows (limit + 1) and, for a tenant, whether the tenant exists: one round trip. */
-export async function listGroups(
-  db: Db,
-  catalogue: Catalogue,
-  afterId: number | null,
-  limit: number,
-): Promise<{ tenantFound: boolean; rows: EmbedGroup[] }> {
-  const results = await runBatch(db, [
-    ...tenantExists(catalogue),
-    sql`SELECT ${groupColumns} FROM embed_groups g
-      WHERE ${inCatalogue(catalogue, 'g')} ${afterId === null ? sql`` : sql`AND g.id > ${afterId}`}
-      ORDER BY g.id LIMIT ${limit + 1}`,
-  ]);
-  return {
-    tenantFound: catalogue.tenant === null || (results[0]?.results.length ?? 0) > 0,
-    rows: ((results.at(-1)?.results ?? []) as unknown as GroupRow[]).map(toGroup),
-  };
+  return row ? { kind: 'created', item: toGroup(row) } : { kind: 'taken' };
 }
 
 export type UpdateOutcome<T> = { kind: 'updated'; item: T } | { kind: 'not_found' } | { kind: 'conflict' };
@@ -108,7 +83,8 @@ export async function updateGroup(
   input: { name?: string; description?: string },
   now: string,
 ): Promise<UpdateOutcome<EmbedGroup>> {
-  const [updated, current] = await runBatch(db, [
+  // The UPDATE returns only the id; the read after it returns the whole group row.
+  const [updated, current] = await runBatch<GroupRow>(db, [
     sql`UPDATE embed_groups AS g SET
         name = coalesce(${input.name ?? null}, g.name),
         description = coalesce(${input.description ?? null}, g.description),
@@ -117,44 +93,24 @@ export async function updateGroup(
         AND NOT EXISTS (SELECT 1 FROM embed_groups o WHERE o.account_id = g.account_id
           AND o.tenant_id IS g.tenant_id AND o.name = ${input.name ?? null} AND o.id <> g.id)
       RETURNING id`,
-    sql`SELECT ${groupColumns} FROM embed_groups g WHERE g.id = ${id} AND ${inCatalogue(catalogue, 'g')}`,
+    sql`SELECT ${groupColumns} FROM embed_groups c WHERE c.id = ${id} AND ${inCatalogue(catalogue, 'c')}`,
   ]);
-  const row = current?.results[0] as GroupRow | undefined;
+  const row = current?.results[0];
   if (!row) return { kind: 'not_found' };
   if ((updated?.results.length ?? 0) === 0) return { kind: 'conflict' };
   return { kind: 'updated', item: toGroup(row) };
 }
 
-/** Its memberships go with it (ON DELETE CASCADE). */
-export async function deleteGroup(db: Db, catalogue: Catalogue, id: number): Promise<boolean> {
-  const rows = await db.all(
-    sql`DELETE FROM embed_groups AS g WHERE g.id = ${id} AND ${inCatalogue(catalogue, 'g')} RETURNING id`,
-  );
-  return rows.length > 0;
-}
-
-interface AttributeRow {
-  id: number;
-  name: string;
-  type: AttributeType;
-  display_name: string | null;
-  default_value: string | null;
-  description: string | null;
-  created_at: string;
-}
-
-const toAttribute = (row: AttributeRow): EmbedAttribute => ({
-  id: row.id,
-  name: row.name,
-  type: row.type,
-  displayName: row.display_name,
-  defaultValue: row.default_value,
-  description: row.description,
-  createdAt: row.created_at,
-});
-
 const attributeColumns = sql.raw('id, name, type, display_name, default_value, description, created_at');
 
+/** A create's typed result: the new item, or why there is none. */
+export type InsertOutcome<T> = { kind: 'created'; item: T } | { kind: 'taken' } | { kind: 'full' };
+
+/**
+ * Defines an attribute unless its name is taken in that catalogue (the unique index decides)
+ * or the catalogue already holds ATTRIBUTES_PER_CATALOGUE of them (the INSERT's own WHERE
+ * decides, in the same statement, so two concurrent creates cannot pass the cap together).
+ */
 export async function insertAttribute(
   db: Db,
   catalogue: Catalogue,
@@ -166,49 +122,76 @@ export async function insertAttribute(
     description?: string;
   },
   now: string,
-): Promise<EmbedAttribute | null> {
-  const results = await runBatch<AttributeRow>(db, [
+): Promise<InsertOutcome<EmbedAttribute>> {
+  const results = await runBatch<AttributeRow & { n: number }>(db, [
     ...ensureTenant(catalogue, now),
     sql`INSERT INTO embed_attributes
         (account_id, tenant_id, name, type, display_name, default_value, description, created_at, updated_at)
-      VALUES (${catalogue.accountId}, ${tenantIdValue(catalogue)}, ${input.name}, ${input.type},
-        ${input.displayName ?? null}, ${input.defaultValue ?? null}, ${input.description ?? null}, ${now}, ${now})
+      SELECT ${catalogue.accountId}, ${tenantIdValue(catalogue)}, ${input.name}, ${input.type},
+        ${input.displayName ?? null}, ${input.defaultValue ?? null}, ${input.description ?? null}, ${now}, ${now}
+      WHERE (SELECT count(*) FROM embed_attributes c WHERE ${inCatalogue(catalogue, 'c')}) < ${ATTRIBUTES_PER_CATALOGUE}
       ON CONFLICT DO NOTHING RETURNING ${attributeColumns}`,
+    sql`SELECT count(*) AS n FROM embed_attributes c WHERE ${inCatalogue(catalogue, 'c')}`,
   ]);
-  const row = results.at(-1)?.results[0];
-  return row ? toAttribute(row) : null;
+  const row = results.at(-2)?.results[0];
+  if (row) return { kind: 'created', item: toAttribute(row) };
+  return (results.at(-1)?.results[0]?.n ?? 0) >= ATTRIBUTES_PER_CATALOGUE
+    ? { kind: 'full' }
+    : { kind: 'taken' };
 }
 
-export async function listAttributes(
+/** Both kinds of catalogue item: their table, the columns a read selects and the mapper of their rows. */
+const KINDS = {
+  groups: { table: sql.raw('embed_groups'), columns: groupColumns, map: toGroup },
+  attributes: { table: sql.raw('embed_attributes'), columns: attributeColumns, map: toAttribute },
+};
+
+export type CatalogueKind = keyof typeof KINDS;
+export type CatalogueItem<K extends CatalogueKind> = K extends 'groups' ? EmbedGroup : EmbedAttribute;
+
+/** The page's rows (limit + 1) of one kind and, for a tenant, whether the tenant exists: one round trip. */
+export async function listItems<K extends CatalogueKind>(
   db: Db,
+  kind: K,
   catalogue: Catalogue,
   afterId: number | null,
   limit: number,
-): Promise<{ tenantFound: boolean; rows: EmbedAttribute[] }> {
-  const results = await runBatch(db, [
+): Promise<{ tenantFound: boolean; rows: CatalogueItem<K>[] }> {
+  const { table, columns, map } = KINDS[kind];
+  // One raw row type for both kinds: each kind's mapper reads only its own columns.
+  const results = await runBatch<GroupRow & AttributeRow>(db, [
     ...tenantExists(catalogue),
-    sql`SELECT ${attributeColumns} FROM embed_attributes a
-      WHERE ${inCatalogue(catalogue, 'a')} ${afterId === null ? sql`` : sql`AND a.id > ${afterId}`}
-      ORDER BY a.id LIMIT ${limit + 1}`,
+    sql`SELECT ${columns} FROM ${table} c
+      WHERE ${inCatalogue(catalogue, 'c')} ${afterId === null ? sql`` : sql`AND c.id > ${afterId}`}
+      ORDER BY c.id LIMIT ${limit + 1}`,
   ]);
+  const rows = results.at(-1)?.results ?? [];
   return {
     tenantFound: catalogue.tenant === null || (results[0]?.results.length ?? 0) > 0,
-    rows: ((results.at(-1)?.results ?? []) as unknown as AttributeRow[]).map(toAttribute),
+    rows: rows.map((row) => map(row) as CatalogueItem<K>),
   };
 }
 
-/** Its stored values go with it (ON DELETE CASCADE). */
-export async function deleteAttribute(db: Db, catalogue: Catalogue, id: number): Promise<boolean> {
+/**
+ * Deletes one item of a catalogue; false when there is none with this id there. A group's
+ * memberships and an attribute's stored values go with it (ON DELETE CASCADE).
+ */
+export async function deleteItem(
+  db: Db,
+  kind: CatalogueKind,
+  catalogue: Catalogue,
+  id: number,
+): Promise<boolean> {
   const rows = await db.all(
-    sql`DELETE FROM embed_attributes AS a WHERE a.id = ${id} AND ${inCatalogue(catalogue, 'a')} RETURNING id`,
+    sql`DELETE FROM ${KINDS[kind].table} AS c WHERE c.id = ${id} AND ${inCatalogue(catalogue, 'c')} RETURNING id`,
   );
   return rows.length > 0;
 }
 
 export async function listTenants(db: Db, accountId: number, afterId: number | null, limit: number) {
-  const rows = await db.all<{ id: number; name: string; created_at: string }>(sql`
+  const rows = await db.all<TenantRow>(sql`
     SELECT id, name, created_at FROM embed_tenants
     WHERE account_id = ${accountId} ${afterId === null ? sql`` : sql`AND id > ${afterId}`}
     ORDER BY id LIMIT ${limit + 1}`);
-  return rows.map((r) => ({ id: r.id, name: r.name, createdAt: r.created_at }));
+  return rows.map(toTenant);
 }

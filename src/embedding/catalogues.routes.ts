@@ -1,296 +1,232 @@
 import type { Context } from 'hono';
-import { accountPrincipal, authenticate } from '../auth/auth.middleware';
+import * as v from 'valibot';
+import { accountPrincipal } from '../auth/auth.middleware';
 import { isoNow } from '../core/clock';
-import { doc } from '../core/openapi';
 import { pageQuery, pageRequest, pageSchema } from '../core/pagination';
-import { createRouter } from '../core/router';
-import { deletedSchema, idParams, validate } from '../core/validation';
+import { deletedSchema, idParams } from '../core/validation';
 import type { AppEnv } from '../env';
-import type { Catalogue } from './catalogues.repository';
+import { defineRoute, routes } from '../http/route';
+import type { Catalogue, CatalogueKind } from './catalogues.repository';
 import * as service from './catalogues.service';
 import {
+  ATTRIBUTES_PER_CATALOGUE,
   attributeSchema,
   createAttributeBody,
   createGroupBody,
   groupSchema,
+  MINT_LIMITS,
   tenantItemParams,
   tenantParams,
   tenantSchema,
   updateGroupBody,
 } from './embedding.schemas';
 
-/** Admin users (Bearer) and API keys of the account (which act as its admin) manage catalogues. */
-const admin = authenticate(['Bearer', 'Api-Key'], { role: 'admin' });
-const auth = 'bearerOrApiKey' as const;
+/**
+ * Admin users (Bearer) and API keys of the account (which act as its admin) manage catalogues.
+ * One factory serves the four catalogue route sets: groups and user attributes, account-wide
+ * (/api/v1/groups, /api/v1/user-attributes) and per embed tenant (/api/v1/embed-tenants/{name}/…).
+ */
+const auth = 'adminOrApiKey' as const;
 
-const accountWide = (c: Context<AppEnv>): Catalogue => ({
+const noParams = v.object({});
+
+/** Where a catalogue route set is mounted: the account-wide catalogue, or one tenant's. */
+interface Place {
+  /** Path of the collection inside the router. */
+  path: string;
+  tenant: boolean;
+  tags: string[];
+}
+
+/** Per operation: its summary and operationId (the spec's E-numbers). */
+interface OperationDoc {
+  summary: string;
+  description?: string;
+  operationId?: string;
+}
+
+/** The path parameters of any catalogue route (a tenant's routes name it; item routes carry an id). */
+type CatalogueParams = Partial<{ embedTenantName: string; id: number }>;
+
+const catalogueOf = (c: Context<AppEnv>, params: CatalogueParams): Catalogue => ({
   accountId: accountPrincipal(c).account.id,
-  tenant: null,
-});
-const ofTenant = (c: Context<AppEnv>, tenant: string): Catalogue => ({
-  accountId: accountPrincipal(c).account.id,
-  tenant,
+  tenant: params.embedTenantName ?? null,
 });
 
-const groupTags = ['Embed groups (account-wide)'];
+/** A write to a catalogue: the account-wide one refuses deployment-scoped keys (403 KEY_SCOPE). */
+const writableCatalogueOf = (c: Context<AppEnv>, params: CatalogueParams): Catalogue => {
+  const catalogue = catalogueOf(c, params);
+  service.requireCatalogueWrite(accountPrincipal(c), catalogue);
+  return catalogue;
+};
 
-/** The account-wide group catalogue (contract §6), mounted at /api/v1/groups. */
-export const groupsRoutes = createRouter()
-  .use('*', admin)
-  .post(
-    '/',
-    doc({
-      summary: 'Create an account-wide group',
-      tags: groupTags,
-      auth,
-      responses: { 201: groupSchema },
-      errors: [403, 409],
-    }),
-    validate('json', createGroupBody),
-    async (c) => {
-      const group = await service.createGroup(
-        c.get('db'),
-        accountWide(c),
-        c.req.valid('json'),
-        isoNow(c.get('clock')),
-      );
-      return c.json(group, 201);
-    },
-  )
-  .get(
-    '/',
-    doc({
-      summary: 'List account-wide groups',
-      tags: groupTags,
-      auth,
-      responses: { 200: pageSchema(groupSchema) },
-      errors: [403],
-    }),
-    validate('query', pageQuery),
-    async (c) => {
-      const request = pageRequest(c.req.valid('query'), 'embed-groups', 1);
-      return c.json(await service.listGroups(c.get('db'), accountWide(c), request));
-    },
-  )
-  .patch(
-    '/:id',
-    doc({
-      summary: 'Rename or describe an account-wide group',
-      tags: groupTags,
-      auth,
+/** What every catalogue route declares alike: path, auth, summary/operationId and tags. */
+const head = (place: Place, doc: OperationDoc, path = place.path) => ({
+  path,
+  auth,
+  ...doc,
+  tags: place.tags,
+});
+
+/** The path of one item of the collection at `place`. */
+const itemPath = (place: Place) => `${place.path === '/' ? '' : place.path}/:id`;
+
+const now = (c: Context<AppEnv>) => isoNow(c.get('clock'));
+
+/** The groups of one catalogue: create, list, update, delete. */
+function groupRoutes(place: Place, docs: Record<'create' | 'list' | 'update' | 'delete', OperationDoc>) {
+  const _params = place.tenant ? tenantParams : noParams;
+  const itemParams = place.tenant ? tenantItemParams : idParams;
+  const _tenant404 = place.tenant ? [404] : [];
+  return [
+    createRoute(place, 'groups', docs.create),
+    listRoute(place, 'groups', docs.list),
+    defineRoute({
+      method: 'patch',
+      ...head(place, docs.update, itemPath(place)),
+      params: itemParams,
+      body: updateGroupBody,
       responses: { 200: groupSchema },
       errors: [403, 404, 409],
+      handler: async (c, { params, body }) =>
+        service.updateGroup(c.get('db'), writableCatalogueOf(c, params), params.id, body, now(c)),
     }),
-    validate('param', idParams),
-    validate('json', updateGroupBody),
-    async (c) => {
-      const group = await service.updateGroup(
+    deleteRoute(place, 'groups', docs.delete),
+  ];
+}
+
+/** The user attributes of one catalogue: list and delete, plus create where the spec has it. */
+function attributeRoutes(
+  place: Place,
+  docs: { create?: OperationDoc; list: OperationDoc; delete: OperationDoc },
+) {
+  return [
+    ...(docs.create ? [createRoute(place, 'attributes', docs.create)] : []),
+    listRoute(place, 'attributes', docs.list),
+    deleteRoute(place, 'attributes', docs.delete),
+  ];
+}
+
+const itemSchemas = { groups: groupSchema, attributes: attributeSchema };
+const createBodies = { groups: createGroupBody, attributes: createAttributeBody };
+
+/** POST of a group or an attribute into one catalogue (a tenant's is created if new). */
+function createRoute(place: Place, kind: CatalogueKind, doc: OperationDoc) {
+  return defineRoute({
+    method: 'post',
+    ...head(place, doc),
+    params: place.tenant ? tenantParams : noParams,
+    body: createBodies[kind],
+    responses: { 201: itemSchemas[kind] },
+    errors: [403, 409],
+    handler: async (c, { params, body }) =>
+      service.createItem(c.get('db'), kind, writableCatalogueOf(c, params), body, now(c)),
+  });
+}
+
+/** GET of one catalogue's groups or attributes, a page at a time: the same shape in every set. */
+function listRoute(place: Place, kind: CatalogueKind, doc: OperationDoc) {
+  return defineRoute({
+    method: 'get',
+    ...head(place, doc),
+    params: place.tenant ? tenantParams : noParams,
+    query: pageQuery,
+    responses: { 200: pageSchema(itemSchemas[kind]) },
+    errors: place.tenant ? [403, 404] : [403],
+    handler: async (c, { params, query }) =>
+      service.listItems(
         c.get('db'),
-        accountWide(c),
-        c.req.valid('param').id,
-        c.req.valid('json'),
-        isoNow(c.get('clock')),
-      );
-      return c.json(group);
-    },
-  )
-  .delete(
-    '/:id',
-    doc({
-      summary: 'Delete an account-wide group and its memberships',
-      tags: groupTags,
-      auth,
-      responses: { 200: deletedSchema },
-      errors: [403, 404],
-    }),
-    validate('param', idParams),
-    async (c) => c.json(await service.deleteGroup(c.get('db'), accountWide(c), c.req.valid('param').id)),
-  );
+        kind,
+        catalogueOf(c, params),
+        pageRequest(query, service.cursorOf(kind), 1),
+      ),
+  });
+}
 
-const attributeTags = ['User attributes (account-wide)'];
+/** DELETE of one group or attribute: the same shape in every set. */
+function deleteRoute(place: Place, kind: CatalogueKind, doc: OperationDoc) {
+  return defineRoute({
+    method: 'delete',
+    ...head(place, doc, itemPath(place)),
+    params: place.tenant ? tenantItemParams : idParams,
+    responses: { 200: deletedSchema },
+    errors: [403, 404],
+    handler: async (c, { params }) =>
+      service.deleteItem(c.get('db'), kind, writableCatalogueOf(c, params), params.id),
+  });
+}
 
-/** The account-wide user-attribute catalogue (contract §6), mounted at /api/v1/user-attributes. */
-export const userAttributesRoutes = createRouter()
-  .use('*', admin)
-  .post(
-    '/',
-    doc({
-      summary: 'Define an account-wide user attribute',
-      tags: attributeTags,
-      auth,
-      responses: { 201: attributeSchema },
-      errors: [403, 409],
-    }),
-    validate('json', createAttributeBody),
-    async (c) => {
-      const attribute = await service.createAttribute(
-        c.get('db'),
-        accountWide(c),
-        c.req.valid('json'),
-        isoNow(c.get('clock')),
-      );
-      return c.json(attribute, 201);
-    },
-  )
-  .get(
-    '/',
-    doc({
-      summary: 'List account-wide user attributes',
-      tags: attributeTags,
-      auth,
-      responses: { 200: pageSchema(attributeSchema) },
-      errors: [403],
-    }),
-    validate('query', pageQuery),
-    async (c) => {
-      const request = pageRequest(c.req.valid('query'), 'embed-attributes', 1);
-      return c.json(await service.listAttributes(c.get('db'), accountWide(c), request));
-    },
-  )
-  .delete(
-    '/:id',
-    doc({
-      summary: 'Delete an account-wide user attribute and every stored value of it',
-      tags: attributeTags,
-      auth,
-      responses: { 200: deletedSchema },
-      errors: [403, 404],
-    }),
-    validate('param', idParams),
-    async (c) => c.json(await service.deleteAttribute(c.get('db'), accountWide(c), c.req.valid('param').id)),
-  );
-
+const accountGroups: Place = { path: '/', tenant: false, tags: ['Embed groups (account-wide)'] };
+const accountAttributes: Place = { path: '/', tenant: false, tags: ['User attributes (account-wide)'] };
 const tenantTags = ['Embed tenants (E10–E14)'];
 
+/** The account-wide group catalogue (contract §6), mounted at /api/v1/groups. */
+export const groupsRoutes = routes(
+  ...groupRoutes(accountGroups, {
+    create: {
+      summary: 'Create an account-wide group',
+      description:
+        'A deployment-scoped API key gets 403 KEY_SCOPE on every write to the account-wide catalogue.',
+    },
+    list: { summary: 'List account-wide groups' },
+    update: { summary: 'Rename or describe an account-wide group' },
+    delete: { summary: 'Delete an account-wide group and its memberships' },
+  }),
+);
+
+/** The account-wide user-attribute catalogue (contract §6), mounted at /api/v1/user-attributes. */
+export const userAttributesRoutes = routes(
+  ...attributeRoutes(accountAttributes, {
+    create: {
+      summary: 'Define an account-wide user attribute',
+      description: `A catalogue holds at most ${ATTRIBUTES_PER_CATALOGUE} user attributes (409 past it); \`defaultValue\` ≤ ${MINT_LIMITS.defaultValue} characters. A deployment-scoped API key gets 403 KEY_SCOPE.`,
+    },
+    list: { summary: 'List account-wide user attributes' },
+    delete: { summary: 'Delete an account-wide user attribute and every stored value of it' },
+  }),
+);
+
 /** Embed-tenant admin (E10–E14) and the tenant list, mounted at /api/v1/embed-tenants. */
-export const embedTenantsRoutes = createRouter()
-  .use('*', admin)
-  .get(
-    '/',
-    doc({
-      summary: 'List embed tenants',
-      tags: tenantTags,
-      auth,
-      responses: { 200: pageSchema(tenantSchema) },
-      errors: [403],
-    }),
-    validate('query', pageQuery),
-    async (c) => {
-      const request = pageRequest(c.req.valid('query'), 'embed-tenants', 1);
-      return c.json(await service.listTenants(c.get('db'), accountPrincipal(c).account.id, request));
-    },
-  )
-  .post(
-    '/:embedTenantName/groups',
-    doc({
-      summary: 'E10 Create an embed group in a tenant (the tenant is created if new)',
-      tags: tenantTags,
-      auth,
-      operationId: 'createEmbedGroup',
-      responses: { 201: groupSchema },
-      errors: [403, 409],
-    }),
-    validate('param', tenantParams),
-    validate('json', createGroupBody),
-    async (c) => {
-      const group = await service.createGroup(
+export const embedTenantsRoutes = routes(
+  defineRoute({
+    method: 'get',
+    path: '/',
+    auth,
+    summary: 'List embed tenants',
+    tags: tenantTags,
+    query: pageQuery,
+    responses: { 200: pageSchema(tenantSchema) },
+    errors: [403],
+    handler: async (c, { query }) =>
+      service.listTenants(
         c.get('db'),
-        ofTenant(c, c.req.valid('param').embedTenantName),
-        c.req.valid('json'),
-        isoNow(c.get('clock')),
-      );
-      return c.json(group, 201);
+        accountPrincipal(c).account.id,
+        pageRequest(query, 'embed-tenants', 1),
+      ),
+  }),
+  ...groupRoutes(
+    { path: '/:embedTenantName/groups', tenant: true, tags: tenantTags },
+    {
+      create: {
+        summary: 'E10 Create an embed group in a tenant (the tenant is created if new)',
+        operationId: 'createEmbedGroup',
+      },
+      list: { summary: 'E11 List the embed groups of a tenant', operationId: 'listEmbedGroups' },
+      update: {
+        summary: 'E12 Update an embed group (an empty description clears it; omitted keeps it)',
+        operationId: 'updateEmbedGroup',
+      },
+      delete: { summary: 'E13 Delete an embed group and its memberships', operationId: 'deleteEmbedGroup' },
     },
-  )
-  .get(
-    '/:embedTenantName/groups',
-    doc({
-      summary: 'E11 List the embed groups of a tenant',
-      tags: tenantTags,
-      auth,
-      operationId: 'listEmbedGroups',
-      responses: { 200: pageSchema(groupSchema) },
-      errors: [403, 404],
-    }),
-    validate('param', tenantParams),
-    validate('query', pageQuery),
-    async (c) => {
-      const request = pageRequest(c.req.valid('query'), 'embed-groups', 1);
-      const catalogue = ofTenant(c, c.req.valid('param').embedTenantName);
-      return c.json(await service.listGroups(c.get('db'), catalogue, request));
+  ),
+  ...attributeRoutes(
+    { path: '/:embedTenantName/user-attributes', tenant: true, tags: tenantTags },
+    {
+      list: { summary: 'E14 List the user attributes of a tenant', operationId: 'listEmbedUserAttributes' },
+      delete: {
+        summary: 'E14 Delete a user attribute of a tenant and every stored value of it',
+        operationId: 'deleteEmbedUserAttribute',
+      },
     },
-  )
-  .patch(
-    '/:embedTenantName/groups/:id',
-    doc({
-      summary: 'E12 Update an embed group (an empty description clears it; omitted keeps it)',
-      tags: tenantTags,
-      auth,
-      operationId: 'updateEmbedGroup',
-      responses: { 200: groupSchema },
-      errors: [403, 404, 409],
-    }),
-    validate('param', tenantItemParams),
-    validate('json', updateGroupBody),
-    async (c) => {
-      const { embedTenantName, id } = c.req.valid('param');
-      const group = await service.updateGroup(
-        c.get('db'),
-        ofTenant(c, embedTenantName),
-        id,
-        c.req.valid('json'),
-        isoNow(c.get('clock')),
-      );
-      return c.json(group);
-    },
-  )
-  .delete(
-    '/:embedTenantName/groups/:id',
-    doc({
-      summary: 'E13 Delete an embed group and its memberships',
-      tags: tenantTags,
-      auth,
-      operationId: 'deleteEmbedGroup',
-      responses: { 200: deletedSchema },
-      errors: [403, 404],
-    }),
-    validate('param', tenantItemParams),
-    async (c) => {
-      const { embedTenantName, id } = c.req.valid('param');
-      return c.json(await service.deleteGroup(c.get('db'), ofTenant(c, embedTenantName), id));
-    },
-  )
-  .get(
-    '/:embedTenantName/user-attributes',
-    doc({
-      summary: 'E14 List the user attributes of a tenant',
-      tags: tenantTags,
-      auth,
-      operationId: 'listEmbedUserAttributes',
-      responses: { 200: pageSchema(attributeSchema) },
-      errors: [403, 404],
-    }),
-    validate('param', tenantParams),
-    validate('query', pageQuery),
-    async (c) => {
-      const request = pageRequest(c.req.valid('query'), 'embed-attributes', 1);
-      const catalogue = ofTenant(c, c.req.valid('param').embedTenantName);
-      return c.json(await service.listAttributes(c.get('db'), catalogue, request));
-    },
-  )
-  .delete(
-    '/:embedTenantName/user-attributes/:id',
-    doc({
-      summary: 'E14 Delete a user attribute of a tenant and every stored value of it',
-      tags: tenantTags,
-      auth,
-      operationId: 'deleteEmbedUserAttribute',
-      responses: { 200: deletedSchema },
-      errors: [403, 404],
-    }),
-    validate('param', tenantItemParams),
-    async (c) => {
-      const { embedTenantName, id } = c.req.valid('param');
-      return c.json(await service.deleteAttribute(c.get('db'), ofTenant(c, embedTenantName), id));
-    },
-  );
+  ),
+);

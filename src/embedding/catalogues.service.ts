@@ -1,35 +1,56 @@
-import { conflict, notFound } from '../core/errors';
+import type { AccountPrincipal } from '../auth/principal';
+import { ApiError, conflict, notFound } from '../core/errors';
 import { afterId, type PageRequest, toPage } from '../core/pagination';
 import type { Db } from '../env';
-import type { Catalogue } from './catalogues.repository';
+import type { Catalogue, CatalogueItem, CatalogueKind } from './catalogues.repository';
 import * as repo from './catalogues.repository';
+import { ATTRIBUTES_PER_CATALOGUE } from './embedding.schemas';
 
 const where = (catalogue: Catalogue) =>
   catalogue.tenant === null ? 'the account-wide catalogue' : `embed tenant "${catalogue.tenant}"`;
 
 const tenantNotFound = () => notFound('Embed tenant');
 
-export async function createGroup(
-  db: Db,
-  catalogue: Catalogue,
-  input: { name: string; description?: string },
-  now: string,
-) {
-  const group = await repo.insertGroup(db, catalogue, input, now);
-  if (!group) throw conflict(`A group named "${input.name}" already exists in ${where(catalogue)}`);
-  return group;
+/**
+ * The account-wide catalogue rules row-level security in every deployment, so only a caller
+ * acting for the whole account may change it: a key scoped to some deployments gets 403
+ * KEY_SCOPE. Tenant catalogues are not deployment-bound and stay open to every key.
+ */
+export function requireCatalogueWrite(principal: AccountPrincipal, catalogue: Catalogue): void {
+  if (catalogue.tenant === null && principal.kind === 'apiKey' && principal.deploymentIds !== null) {
+    throw new ApiError(
+      'KEY_SCOPE',
+      'This API key is scoped to deployments; account-wide groups and user attributes need an account-wide key',
+    );
+  }
 }
 
-export async function listGroups(db: Db, catalogue: Catalogue, request: PageRequest) {
-  const { tenantFound, rows } = await repo.listGroups(db, catalogue, afterId(request), request.limit);
-  if (!tenantFound) throw tenantNotFound();
-  return toPage(
-    rows,
-    request,
-    'embed-groups',
-    (g) => [g.id],
-    (g) => g,
-  );
+/** A catalogue at ATTRIBUTES_PER_CATALOGUE: a session carries at most that many attribute values. */
+export const catalogueFull = (catalogue: Catalogue) =>
+  conflict(`${where(catalogue)} already holds its maximum of ${ATTRIBUTES_PER_CATALOGUE} user attributes`);
+
+/** What creating an item of each kind takes (the bodies of the create routes). */
+export interface CreateInputs {
+  groups: { name: string; description?: string };
+  attributes: Parameters<typeof repo.insertAttribute>[2];
+}
+
+/** Creates a group or an attribute; a name taken in that catalogue is a 409. */
+export async function createItem<K extends CatalogueKind>(
+  db: Db,
+  kind: K,
+  catalogue: Catalogue,
+  input: CreateInputs[K],
+  now: string,
+): Promise<CatalogueItem<K>> {
+  const outcome =
+    kind === 'groups'
+      ? await repo.insertGroup(db, catalogue, input, now)
+      : await repo.insertAttribute(db, catalogue, input as CreateInputs['attributes'], now);
+  if (outcome.kind === 'taken')
+    throw conflict(`A ${LABELS[kind].noun} named "${input.name}" already exists in ${where(catalogue)}`);
+  if (outcome.kind === 'full') throw catalogueFull(catalogue);
+  return outcome.item as CatalogueItem<K>;
 }
 
 export async function updateGroup(
@@ -46,37 +67,36 @@ export async function updateGroup(
   return outcome.item;
 }
 
-export async function deleteGroup(db: Db, catalogue: Catalogue, id: number) {
-  if (!(await repo.deleteGroup(db, catalogue, id))) throw notFound('Group');
-  return { id, deleted: true as const };
-}
+/** How each kind of item is named in errors and cursors. */
+const LABELS = {
+  groups: { what: 'Group', noun: 'group', cursor: 'embed-groups' },
+  attributes: { what: 'User attribute', noun: 'user attribute', cursor: 'embed-attributes' },
+} as const satisfies Record<CatalogueKind, { what: string; noun: string; cursor: string }>;
 
-export async function createAttribute(
+/** The cursor tag of a kind's pages (the route parses `after` with it). */
+export const cursorOf = (kind: CatalogueKind): string => LABELS[kind].cursor;
+
+/** A page of groups or attributes of one catalogue; an unknown tenant is a 404. */
+export async function listItems<K extends CatalogueKind>(
   db: Db,
+  kind: K,
   catalogue: Catalogue,
-  input: Parameters<typeof repo.insertAttribute>[2],
-  now: string,
+  request: PageRequest,
 ) {
-  const attribute = await repo.insertAttribute(db, catalogue, input, now);
-  if (!attribute)
-    throw conflict(`A user attribute named "${input.name}" already exists in ${where(catalogue)}`);
-  return attribute;
-}
-
-export async function listAttributes(db: Db, catalogue: Catalogue, request: PageRequest) {
-  const { tenantFound, rows } = await repo.listAttributes(db, catalogue, afterId(request), request.limit);
+  const { tenantFound, rows } = await repo.listItems(db, kind, catalogue, afterId(request), request.limit);
   if (!tenantFound) throw tenantNotFound();
   return toPage(
     rows,
     request,
-    'embed-attributes',
-    (a) => [a.id],
-    (a) => a,
+    cursorOf(kind),
+    (item) => [item.id],
+    (item) => item,
   );
 }
 
-export async function deleteAttribute(db: Db, catalogue: Catalogue, id: number) {
-  if (!(await repo.deleteAttribute(db, catalogue, id))) throw notFound('User attribute');
+/** Deletes a group (with its memberships) or an attribute (with its stored values). */
+export async function deleteItem(db: Db, kind: CatalogueKind, catalogue: Catalogue, id: number) {
+  if (!(await repo.deleteItem(db, kind, catalogue, id))) throw notFound(LABELS[kind].what);
   return { id, deleted: true as const };
 }
 

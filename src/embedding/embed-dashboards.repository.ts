@@ -22,7 +22,7 @@ export async function findEmbedDashboard(
   claims: { sessionId: string; accountId: number; deploymentId: number },
   publicId: string,
 ): Promise<EmbedDashboardRow | null> {
-  const rows = await db.all<{ show_dashboard_chat: number; revoked: number; published: string | null }>(sql`
+  const rows = await db.all<EmbedDashboardRawRow>(sql`
     SELECT a.show_dashboard_chat, ${publishedJson()} AS published,
       EXISTS (SELECT 1 FROM embed_session_revocations r WHERE r.session_id = ${claims.sessionId}) AS revoked
     FROM accounts a
@@ -31,13 +31,21 @@ export async function findEmbedDashboard(
       LEFT JOIN dashboard_versions dv ON dv.id = pd.current_version_id
     WHERE a.id = ${claims.accountId}`);
   const row = rows[0];
-  if (!row) return null;
-  return {
-    showDashboardChat: row.show_dashboard_chat === 1,
-    revoked: row.revoked === 1,
-    dashboard: row.published === null ? null : (JSON.parse(row.published) as PublishedDashboard),
-  };
+  return row ? toEmbedDashboardRow(row) : null;
 }
+
+interface EmbedDashboardRawRow {
+  show_dashboard_chat: number;
+  revoked: number;
+  /** `publishedJson()`: the PublishedDashboard as JSON text, built by SQL in its own shape. */
+  published: string | null;
+}
+
+const toEmbedDashboardRow = (row: EmbedDashboardRawRow): EmbedDashboardRow => ({
+  showDashboardChat: row.show_dashboard_chat === 1,
+  revoked: row.revoked === 1,
+  dashboard: row.published === null ? null : JSON.parse(row.published),
+});
 
 /** E8: both flags of a published dashboard of the account; null when there is none. */
 export async function updateEmbedFlags(

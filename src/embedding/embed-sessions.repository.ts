@@ -1,9 +1,25 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { AttributeType } from '../../schema/embedding';
-import type { AccountContext } from '../auth/principal';
+import { type AttributeType, WRITE_GUARDS, type WriteGuard } from '../../schema/embedding';
 import { runBatch } from '../core/db';
 import type { Db } from '../env';
-import type { AttributeValue } from './embedding.schemas';
+import {
+  type AttributeRow,
+  type CatalogueAttribute,
+  type CatalogueGroup,
+  type InternalUser,
+  type InternalUserRow,
+  type KeyAccount,
+  type KeyAccountRow,
+  type StoredUserState,
+  toAttribute,
+  toInternalUser,
+  toKeyAccount,
+  toUserState,
+  type UserStateRow,
+} from './embedding.rows';
+import { ATTRIBUTES_PER_CATALOGUE, type AttributeValue } from './embedding.schemas';
+
+export type { CatalogueAttribute, CatalogueGroup, InternalUser, StoredUserState };
 
 /**
  * SQL of generate-session (one read batch, at most one write batch) and of the session
@@ -20,9 +36,24 @@ function inScope(alias: string, account: SQL | number, tenant: SQL | number, cre
     : sql`${a}.account_id = ${account} AND ${a}.tenant_id IS NULL`;
 }
 
+/**
+ * Everything a session of user `u` carries in one scope, as one text: profile, context, the
+ * ids of its groups and its values, in id order. Equal texts mean equal states, so a write
+ * planned from a replica's read checks it on the primary (guard `stale_read`) without a
+ * version column that every membership change would have to touch.
+ */
+function fingerprintOf(scope: (alias: string) => SQL): SQL {
+  return sql`json_array(u.email, u.display_name, u.picture, u.security_context,
+    (SELECT json_group_array(id) FROM (SELECT g.id FROM embed_memberships m JOIN embed_groups g ON g.id = m.group_id
+       WHERE m.user_id = u.id AND ${scope('g')} ORDER BY g.id)),
+    (SELECT json_group_array(json_array(id, value)) FROM (SELECT a.id, v.value FROM embed_attribute_values v
+       JOIN embed_attributes a ON a.id = v.attribute_id WHERE v.user_id = u.id AND ${scope('a')} ORDER BY a.id)))`;
+}
+
 /** The user's profile and, in the session's scope, memberships and attribute values. */
 function userStateColumns(scope: (alias: string) => SQL): SQL {
   return sql`u.id, u.external_id, u.email, u.display_name, u.picture, u.security_context,
+    ${fingerprintOf(scope)} AS fingerprint,
     (SELECT json_group_array(json_object('id', g.id, 'name', g.name))
        FROM embed_memberships m JOIN embed_groups g ON g.id = m.group_id
        WHERE m.user_id = u.id AND ${scope('g')}) AS groups_json,
@@ -31,74 +62,10 @@ function userStateColumns(scope: (alias: string) => SQL): SQL {
        WHERE v.user_id = u.id AND ${scope('a')}) AS attributes_json`;
 }
 
-interface UserStateRow {
-  id: number;
-  external_id: string;
-  email: string | null;
-  display_name: string | null;
-  picture: string | null;
-  security_context: string | null;
-  groups_json: string;
-  attributes_json: string;
-}
-
-export interface StoredUserState {
-  id: number;
-  externalId: string;
-  email: string | null;
-  displayName: string | null;
-  picture: string | null;
-  /** JSON text as stored. */
-  securityContext: string | null;
-  groups: { id: number; name: string }[];
-  attributes: { id: number; name: string; value: Exclude<AttributeValue, null> }[];
-}
-
-function toUserState(row: UserStateRow): StoredUserState {
-  return {
-    id: row.id,
-    externalId: row.external_id,
-    email: row.email,
-    displayName: row.display_name,
-    picture: row.picture,
-    securityContext: row.security_context,
-    groups: JSON.parse(row.groups_json),
-    attributes: JSON.parse(row.attributes_json),
-  };
-}
-
-export interface CatalogueGroup {
-  id: number;
-  name: string;
-  description: string;
-}
-
-export interface CatalogueAttribute {
-  id: number;
-  name: string;
-  type: AttributeType;
-  displayName: string | null;
-  defaultValue: string | null;
-  description: string | null;
-}
-
-export interface InternalUser {
-  id: number;
-  username: string;
-  email: string;
-  firstName: string;
-  picture: string;
-}
-
 export interface MintRead {
-  /** null: no key with this hash. */
-  key: { id: number; hash: string; deploymentIds: number[] | null } | null;
-  account: AccountContext | null;
-  deploymentFound: boolean;
-  tenantId: number | null;
+  /** The key and its account; null: no key with this hash. */
+  head: KeyAccount | null;
   externalUser: StoredUserState | null;
-  /** External users of the account; only read when the user is new (null otherwise). */
-  externalUserCount: number | null;
   internalUser: InternalUser | null;
   /** Catalogue rows (in the session's scope) named by the request. */
   groups: CatalogueGroup[];
@@ -116,7 +83,15 @@ export interface MintQuery {
   attributeNames: string[];
 }
 
-/** Everything generate-session checks, keyed by the API key's hash: ONE batch, one round trip. */
+/** Raw rows of one result of a batch, typed as the row the statement selects. */
+const rowsAt = <Row>(results: D1Result<unknown>[], i: number | undefined): Row[] =>
+  i === undefined ? [] : ((results[i]?.results ?? []) as Row[]);
+
+/**
+ * Everything generate-session checks, keyed by the API key's hash: ONE batch, one round trip.
+ * Every statement is served by an index (key hash, account + tenant name, tenant + externalId,
+ * account + username, catalogue + name); the quota is the account's counter, never a count.
+ */
 export async function readMintState(db: Db, q: MintQuery): Promise<MintRead> {
   const account = sql`(SELECT account_id FROM api_keys WHERE key_hash = ${q.keyHash})`;
   const tenant = sql`(SELECT id FROM embed_tenants WHERE account_id = ${account} AND name = ${q.tenantName})`;
@@ -125,15 +100,9 @@ export async function readMintState(db: Db, q: MintQuery): Promise<MintRead> {
 
   const statements: SQL[] = [
     sql`SELECT k.id AS key_id, k.key_hash, k.deployment_ids, a.id AS account_id, a.plan, a.use_creator_mode,
-        a.external_user_limit, a.embed_session_ttl_seconds, a.show_dashboard_chat,
+        a.external_user_limit, a.external_user_count, a.embed_session_ttl_seconds, a.show_dashboard_chat,
         EXISTS (SELECT 1 FROM deployments d WHERE d.id = ${q.deploymentId} AND d.account_id = a.id) AS deployment_found,
-        (SELECT id FROM embed_tenants t WHERE t.account_id = a.id AND t.name = ${q.tenantName}) AS tenant_id,
-        ${
-          // Counting the account's users is only worth it for a new user: the CASE skips it otherwise.
-          q.externalId === undefined
-            ? sql`NULL`
-            : sql`CASE WHEN ${user} IS NULL THEN (SELECT count(*) FROM embed_users WHERE account_id = a.id) END`
-        } AS external_user_count
+        (SELECT id FROM embed_tenants t WHERE t.account_id = a.id AND t.name = ${q.tenantName}) AS tenant_id
       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ${q.keyHash}`,
   ];
   const at: Partial<Record<'user' | 'internal' | 'groups' | 'attributes', number>> = {};
@@ -158,58 +127,21 @@ export async function readMintState(db: Db, q: MintQuery): Promise<MintRead> {
   if (q.attributeNames.length > 0) {
     at.attributes =
       statements.push(
-        sql`SELECT a.id, a.name, a.type, a.display_name, a.default_value, a.description FROM embed_attributes a
+        sql`SELECT a.id, a.name, a.type, a.display_name, a.default_value, a.description, a.created_at FROM embed_attributes a
           WHERE ${scope('a')} AND a.name IN (SELECT value FROM json_each(${JSON.stringify(q.attributeNames)}))`,
       ) - 1;
   }
 
-  const results = await runBatch<Record<string, unknown>>(db, statements);
-  const rowsOf = (i: number | undefined) => (i === undefined ? [] : (results[i]?.results ?? []));
-  const head = rowsOf(0)[0];
-  const userRow = rowsOf(at.user)[0] as UserStateRow | undefined;
-  const internal = rowsOf(at.internal)[0] as
-    | { id: number; username: string; email: string; first_name: string; picture: string }
-    | undefined;
+  const results = await runBatch(db, statements);
+  const head = rowsAt<KeyAccountRow>(results, 0)[0];
+  const userRow = rowsAt<UserStateRow>(results, at.user)[0];
+  const internal = rowsAt<InternalUserRow>(results, at.internal)[0];
   return {
-    key: head
-      ? {
-          id: head.key_id as number,
-          hash: head.key_hash as string,
-          deploymentIds: head.deployment_ids === null ? null : JSON.parse(head.deployment_ids as string),
-        }
-      : null,
-    account: head
-      ? {
-          id: head.account_id as number,
-          plan: head.plan as AccountContext['plan'],
-          useCreatorMode: head.use_creator_mode === 1,
-          externalUserLimit: head.external_user_limit as number,
-          embedSessionTtlSeconds: head.embed_session_ttl_seconds as number,
-          showDashboardChat: head.show_dashboard_chat === 1,
-        }
-      : null,
-    deploymentFound: head?.deployment_found === 1,
-    tenantId: (head?.tenant_id as number | null | undefined) ?? null,
+    head: head ? toKeyAccount(head) : null,
     externalUser: userRow ? toUserState(userRow) : null,
-    externalUserCount: (head?.external_user_count as number | null | undefined) ?? null,
-    internalUser: internal
-      ? {
-          id: internal.id,
-          username: internal.username,
-          email: internal.email,
-          firstName: internal.first_name,
-          picture: internal.picture,
-        }
-      : null,
-    groups: rowsOf(at.groups) as unknown as CatalogueGroup[],
-    attributes: (rowsOf(at.attributes) as Record<string, unknown>[]).map((r) => ({
-      id: r.id as number,
-      name: r.name as string,
-      type: r.type as AttributeType,
-      displayName: r.display_name as string | null,
-      defaultValue: r.default_value as string | null,
-      description: r.description as string | null,
-    })),
+    internalUser: internal ? toInternalUser(internal) : null,
+    groups: rowsAt<CatalogueGroup>(results, at.groups),
+    attributes: rowsAt<AttributeRow>(results, at.attributes).map(toAttribute),
   };
 }
 
@@ -228,6 +160,11 @@ export interface MintWrites {
     defaultValue?: string;
     description?: string;
   }[];
+  /**
+   * The minting key's hash, when the plan was made from a replica: the batch aborts with
+   * `stale_read` if the primary no longer has the key (deleted since the replica's copy).
+   */
+  keyHash?: string;
   /** Every definition the request sent: the type guard re-checks them all inside the batch. */
   definitionTypes: { name: string; type: AttributeType }[];
   /** Absent for internal users. */
@@ -245,25 +182,44 @@ export interface MintWrites {
     groups?: string[];
     values: { name: string; value: Exclude<AttributeValue, null> }[];
     clear: string[];
+    /**
+     * The fingerprint of the state the plan was made from (null: planned as a new user); the
+     * batch aborts with `stale_read` when the primary holds another. Absent: no check.
+     */
+    expectedFingerprint?: string | null;
   };
 }
 
+/** A batch's typed result: the ids it produced, or which guard of embed_write_guards refused it. */
 export type WriteOutcome =
   | { ok: true; tenantId: number; userId: number | null }
-  | { ok: false; reason: 'quota_exceeded' | 'type_conflict' };
+  | { ok: false; reason: WriteGuard };
 
-const GUARD = /CHECK constraint failed: (quota_exceeded|type_conflict)/;
+const GUARD = new RegExp(`CHECK constraint failed: (${WRITE_GUARDS.join('|')})`);
+
+/** Which guard aborted a batch, from the constraint name in D1's error; null for any other failure. */
+export function guardOf(error: unknown): WriteGuard | null {
+  const text = String(error instanceof Error ? `${error.message} ${error.cause ?? ''}` : error);
+  return (GUARD.exec(text)?.[1] as WriteGuard | undefined) ?? null;
+}
+
+/** The statement through which a batch aborts itself when `condition` holds (see embed_write_guards). */
+const abortWhen = (guard: WriteGuard, from: SQL, condition: SQL): SQL =>
+  sql`INSERT INTO embed_write_guards (reason) SELECT ${guard} FROM ${from} WHERE ${condition} LIMIT 1`;
 
 /**
  * A statement that aborts its whole batch (the CHECK on embed_write_guards fails) when adding
  * `newUsers` external users would take the account past its externalUserLimit. Every batch
  * that creates embed users carries it, so two concurrent writers cannot both pass the limit.
+ * It reads the account's `external_user_count` (kept by triggers on embed_users), one row by
+ * primary key, so its cost does not grow with the account.
  */
 export function externalUserQuotaGuard(accountId: number, newUsers: SQL): SQL {
-  return sql`INSERT INTO embed_write_guards (reason) SELECT 'quota_exceeded'
-    WHERE (${newUsers}) > 0
-      AND (SELECT count(*) FROM embed_users WHERE account_id = ${accountId}) + (${newUsers})
-        > (SELECT external_user_limit FROM accounts WHERE id = ${accountId})`;
+  return abortWhen(
+    'quota_exceeded',
+    sql`accounts a`,
+    sql`a.id = ${accountId} AND (${newUsers}) > 0 AND a.external_user_count + (${newUsers}) > a.external_user_limit`,
+  );
 }
 
 const USER_COLUMNS = {
@@ -285,14 +241,27 @@ export async function writeMintState(db: Db, w: MintWrites, now: string): Promis
   const scope = (alias: string) => inScope(alias, w.accountId, tenant, w.creatorMode);
   const statements: SQL[] = [];
 
+  if (w.keyHash !== undefined) {
+    statements.push(
+      abortWhen(
+        'stale_read',
+        sql`(SELECT 1) once`,
+        sql`NOT EXISTS (SELECT 1 FROM api_keys WHERE key_hash = ${w.keyHash})`,
+      ),
+    );
+  }
   if (w.createTenant) {
     statements.push(sql`INSERT INTO embed_tenants (account_id, name, created_at)
       VALUES (${w.accountId}, ${w.tenantName}, ${now}) ON CONFLICT DO NOTHING`);
   }
   if (w.definitionTypes.length > 0) {
-    statements.push(sql`INSERT INTO embed_write_guards (reason)
-      SELECT 'type_conflict' FROM embed_attributes a, json_each(${JSON.stringify(w.definitionTypes)}) d
-      WHERE a.tenant_id = ${tenant} AND a.name = d.value ->> 'name' AND a.type <> d.value ->> 'type' LIMIT 1`);
+    statements.push(
+      abortWhen(
+        'type_conflict',
+        sql`embed_attributes a, json_each(${JSON.stringify(w.definitionTypes)}) d`,
+        sql`a.tenant_id = ${tenant} AND a.name = d.value ->> 'name' AND a.type <> d.value ->> 'type'`,
+      ),
+    );
   }
   if (w.groupDefinitions.length > 0) {
     // "WHERE true" lets SQLite parse the upsert after INSERT … SELECT.
@@ -304,6 +273,15 @@ export async function writeMintState(db: Db, w: MintWrites, now: string): Promis
         updated_at = excluded.updated_at`);
   }
   if (w.attributeDefinitions.length > 0) {
+    const names = JSON.stringify(w.attributeDefinitions.map((d) => d.name));
+    statements.push(
+      abortWhen(
+        'catalogue_full',
+        sql`(SELECT count(*) AS n FROM embed_attributes a WHERE a.tenant_id = ${tenant}) held`,
+        sql`held.n + (SELECT count(*) FROM json_each(${names}) d WHERE NOT EXISTS (
+          SELECT 1 FROM embed_attributes a WHERE a.tenant_id = ${tenant} AND a.name = d.value)) > ${ATTRIBUTES_PER_CATALOGUE}`,
+      ),
+    );
     statements.push(sql`INSERT INTO embed_attributes
         (account_id, tenant_id, name, type, display_name, default_value, description, created_at, updated_at)
       SELECT ${w.accountId}, ${tenant}, d.value ->> 'name', d.value ->> 'type', d.value ->> 'displayName',
@@ -319,6 +297,13 @@ export async function writeMintState(db: Db, w: MintWrites, now: string): Promis
   const u = w.user;
   const user = sql`(SELECT id FROM embed_users WHERE tenant_id = ${tenant} AND external_id = ${u?.externalId ?? null})`;
   if (u) {
+    if (u.expectedFingerprint !== undefined) {
+      const seen =
+        u.expectedFingerprint === null
+          ? sql`${user} IS NOT NULL`
+          : sql`coalesce((SELECT ${fingerprintOf(scope)} FROM embed_users u WHERE u.id = ${user}), '') <> ${u.expectedFingerprint}`;
+      statements.push(abortWhen('stale_read', sql`(SELECT 1) once`, seen));
+    }
     if (u.isNew) {
       statements.push(externalUserQuotaGuard(w.accountId, sql`CASE WHEN ${user} IS NULL THEN 1 ELSE 0 END`));
     }
@@ -368,13 +353,12 @@ export async function writeMintState(db: Db, w: MintWrites, now: string): Promis
 
   try {
     const results = await runBatch(db, statements);
-    const ids = results.at(-1)?.results[0] as { tenant_id: number; user_id: number | null };
+    const ids = rowsAt<{ tenant_id: number; user_id: number | null }>(results, results.length - 1)[0];
+    if (!ids) throw new Error('The mint batch returned no ids');
     return { ok: true, tenantId: ids.tenant_id, userId: ids.user_id };
   } catch (error) {
-    const guard = GUARD.exec(
-      String(error instanceof Error ? `${error.message} ${error.cause ?? ''}` : error),
-    );
-    if (guard) return { ok: false, reason: guard[1] as 'quota_exceeded' | 'type_conflict' };
+    const guard = guardOf(error);
+    if (guard) return { ok: false, reason: guard };
     throw error;
   }
 }
@@ -405,22 +389,12 @@ export type RebuiltUser =
   | { kind: 'internal'; user: InternalUser }
   | null;
 
-export function toRebuiltUser(
-  kind: 'external' | 'internal',
-  row: Record<string, unknown> | undefined,
-): RebuiltUser {
+/** The row of sessionUserStatement through the mapper of its table. */
+export function toRebuiltUser(kind: 'external' | 'internal', row: unknown): RebuiltUser {
   if (!row) return null;
-  if (kind === 'external') return { kind, state: toUserState(row as unknown as UserStateRow) };
-  return {
-    kind,
-    user: {
-      id: row.id as number,
-      username: row.username as string,
-      email: row.email as string,
-      firstName: row.first_name as string,
-      picture: row.picture as string,
-    },
-  };
+  return kind === 'external'
+    ? { kind, state: toUserState(row as UserStateRow) }
+    : { kind, user: toInternalUser(row as InternalUserRow) };
 }
 
 export const revocationStatement = (sessionId: string): SQL =>

@@ -1,20 +1,19 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import * as v from 'valibot';
-import { authenticate, parseAuthorization, userPrincipal } from '../auth/auth.middleware';
+import { parseAuthorization, userPrincipal } from '../auth/auth.middleware';
 import { isoNow } from '../core/clock';
 import { ApiError } from '../core/errors';
-import { doc } from '../core/openapi';
-import { createRouter } from '../core/router';
-import { validate } from '../core/validation';
 import { publishedDashboardSchema } from '../dashboards/dashboards.schemas';
 import type { AppEnv } from '../env';
+import { defineRoute, routes } from '../http/route';
 import { loadEmbedDashboard, updateEmbedFlags } from './embed-dashboards.service';
-import { type EmbedContext, generateSession, revokeSession } from './embed-sessions.service';
+import { type EmbedContext, revokeSession } from './embed-sessions.service';
 import {
   effectiveSettingsSchema,
   embedSwitchSchema,
   generateSessionBody,
+  MINT_LIMITS_TEXT,
   publicIdParams,
   revokedSchema,
   revokeSessionBody,
@@ -23,6 +22,8 @@ import {
   updateEmbedBody,
   viewerSchema,
 } from './embedding.schemas';
+import { generateSession } from './generate-session.service';
+import { withRetryAfter } from './retry-after';
 
 const tags = ['Signed embedding'];
 
@@ -36,14 +37,19 @@ export const embedContext = <E extends AppEnv>(c: Context<E>): EmbedContext => (
  * generate-session authenticates its key inside its own read batch (one round trip for a
  * returning user, key lookup included), so it only checks the header's shape up front.
  */
-const apiKeyHeader = createMiddleware<AppEnv & { Variables: { apiKey: string } }>(async (c, next) => {
+const apiKeyHeader = createMiddleware<AppEnv>(async (c, next) => {
+  apiKeyOf(c);
+  await next();
+});
+
+/** The credential of `Authorization: Api-Key <key>`; any other scheme is a 401. */
+function apiKeyOf(c: Context<AppEnv>): string {
   const { scheme, credential } = parseAuthorization(c);
   if (scheme.toLowerCase() !== 'api-key') {
     throw new ApiError('UNAUTHORIZED', 'This endpoint takes Authorization: Api-Key <…>');
   }
-  c.set('apiKey', credential);
-  await next();
-});
+  return credential;
+}
 
 /** The session of a browser load: `Authorization: Session <id>` or `?session=<id>`. */
 function sessionOf(c: Context<AppEnv>, query: { session?: string }): string {
@@ -69,97 +75,85 @@ const embedDashboardSchema = v.object({
 });
 
 /** Minting, revoking and loading embed sessions, and E8; mounted at /api/v1/embed. */
-export const embedRoutes = createRouter()
-  .post(
-    '/generate-session',
-    doc({
-      summary: 'E9 Generate an embed session',
-      description:
-        'Mints a signed session for an external user (externalId) or an internal one (internalId). ' +
-        'Needs the premium or enterprise plan. The answer carries the sessionId and its expiry.',
-      tags,
-      auth: 'apiKey',
-      operationId: 'generateSession',
-      responses: { 200: sessionCreatedSchema },
-      errors: [403, 404, 409, 429],
-    }),
-    apiKeyHeader,
-    validate('json', generateSessionBody),
-    async (c) => {
-      const result = await generateSession(embedContext(c), c.get('apiKey'), c.req.valid('json'));
-      return c.json(result);
-    },
-  )
-  .post(
-    '/session/revoke',
-    doc({
-      summary: 'Revoke an embed session',
-      description:
-        'Records the revocation in D1 (checked by every load) and deletes the KV entry. ' +
-        '`revoked` is false when the session was already revoked or has expired.',
-      tags,
-      auth: 'apiKey',
-      operationId: 'revokeSession',
-      responses: { 200: revokedSchema },
-      errors: [403, 404],
-    }),
-    authenticate(['Api-Key']),
-    validate('json', revokeSessionBody),
-    async (c) => {
+export const embedRoutes = routes(
+  defineRoute({
+    method: 'post',
+    path: '/generate-session',
+    auth: { kind: 'apiKey', middleware: apiKeyHeader },
+    summary: 'E9 Generate an embed session',
+    description:
+      'Mints a signed session for an external user (externalId) or an internal one (internalId). ' +
+      'Needs the premium or enterprise plan. The answer carries the sessionId and its expiry. ' +
+      `Limits: ${MINT_LIMITS_TEXT} Every 429 carries Retry-After.`,
+    tags,
+    operationId: 'generateSession',
+    body: generateSessionBody,
+    responses: { 200: sessionCreatedSchema },
+    errors: [403, 404, 409, 429],
+    handler: async (c, { body }) =>
+      withRetryAfter(c, () => generateSession(embedContext(c), apiKeyOf(c), body)),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/session/revoke',
+    auth: 'apiKey',
+    summary: 'Revoke an embed session',
+    description:
+      'Records the revocation in D1 (checked by every load) and deletes the KV entry. ' +
+      '`revoked` is false when the session was already revoked or has expired.',
+    tags,
+    operationId: 'revokeSession',
+    body: revokeSessionBody,
+    responses: { 200: revokedSchema },
+    errors: [403, 404],
+    handler: async (c, { body }) => {
       const principal = c.get('principal');
       if (principal.kind !== 'apiKey')
         throw new ApiError('UNAUTHORIZED', 'This endpoint takes Authorization: Api-Key <…>');
-      return c.json(await revokeSession(embedContext(c), principal, c.req.valid('json').sessionId));
+      return revokeSession(embedContext(c), principal, body.sessionId);
     },
-  )
-  .patch(
-    '/dashboard/:publicId',
-    doc({
-      summary: 'E8 Enable or disable signed embedding for a published dashboard',
-      description:
-        'Sets `allowEmbed` and/or `allEmbedUsers` (shared with all embed users). While allowEmbed is false, ' +
-        'embed sessions get 403 on the dashboard, except creator-mode sessions and dashboards shared with all ' +
-        'embed users.',
-      tags,
-      auth: 'bearer',
-      operationId: 'updateEmbedDashboard',
-      responses: { 200: embedSwitchSchema },
-      errors: [403, 404],
-    }),
-    authenticate(['Bearer'], { role: 'admin' }),
-    validate('param', publicIdParams),
-    validate('json', updateEmbedBody),
-    async (c) => {
-      const principal = userPrincipal(c);
-      const result = await updateEmbedFlags(
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/dashboard/:publicId',
+    auth: 'admin',
+    summary: 'E8 Enable or disable signed embedding for a published dashboard',
+    description:
+      'Sets `allowEmbed` and/or `allEmbedUsers` (shared with all embed users). While allowEmbed is false, ' +
+      'embed sessions get 403 on the dashboard, except creator-mode sessions and dashboards shared with all ' +
+      'embed users.',
+    tags,
+    operationId: 'updateEmbedDashboard',
+    params: publicIdParams,
+    body: updateEmbedBody,
+    responses: { 200: embedSwitchSchema },
+    errors: [403, 404],
+    handler: async (c, { params, body }) =>
+      updateEmbedFlags(
         c.get('db'),
-        principal.account.id,
-        c.req.valid('param').publicId,
-        c.req.valid('json'),
+        userPrincipal(c).account.id,
+        params.publicId,
+        body,
         isoNow(c.get('clock')),
-      );
-      return c.json(result);
-    },
-  )
-  .get(
-    '/dashboard/:publicId',
-    doc({
-      summary: 'Load a published dashboard with an embed session',
-      description:
-        "The published dashboard as the session's viewer may see it, with `viewer` " +
-        '{displayName, picture, initials} and the effective `settings`. Never the security context. ' +
-        '401 SESSION_INVALID / SESSION_EXPIRED / SESSION_REVOKED; 403 EMBED_DISABLED; 404 outside the ' +
-        "session's deployment.",
-      tags,
-      auth: 'session',
-      operationId: 'getEmbedDashboard',
-      responses: { 200: embedDashboardSchema },
-      errors: [403, 404],
-    }),
-    validate('param', publicIdParams),
-    validate('query', sessionQuery),
-    async (c) => {
-      const sessionId = sessionOf(c, c.req.valid('query'));
-      return c.json(await loadEmbedDashboard(embedContext(c), sessionId, c.req.valid('param').publicId));
-    },
-  );
+      ),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/dashboard/:publicId',
+    auth: 'session',
+    summary: 'Load a published dashboard with an embed session',
+    description:
+      "The published dashboard as the session's viewer may see it, with `viewer` " +
+      '{displayName, picture, initials} and the effective `settings`. Never the security context. ' +
+      '401 SESSION_INVALID / SESSION_EXPIRED / SESSION_REVOKED; 403 EMBED_DISABLED; 404 outside the ' +
+      "session's deployment.",
+    tags,
+    operationId: 'getEmbedDashboard',
+    params: publicIdParams,
+    query: sessionQuery,
+    responses: { 200: embedDashboardSchema },
+    errors: [403, 404],
+    handler: async (c, { params, query }) =>
+      loadEmbedDashboard(embedContext(c), sessionOf(c, query), params.publicId),
+  }),
+);

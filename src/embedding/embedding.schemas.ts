@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { ATTRIBUTE_TYPES } from '../../schema/embedding';
-import { httpUrl, idNumber, idString, nonEmptyString, obj } from '../core/validation';
+import { type JsonLimits, jsonBounds } from '../core/json';
+import { boundedObject, httpUrl, idNumber, idString, nonEmptyString, obj } from '../core/validation';
 
 /** Contract §6: lowercase, 5–36 characters, a letter first, a letter or digit last. */
 export const TENANT_NAME = /^[a-z][a-z0-9-]{3,34}[a-z0-9]$/;
@@ -18,21 +19,49 @@ export const tenantName = v.pipe(
 export const catalogueName = nonEmptyString(100);
 const description = v.pipe(v.string(), v.maxLength(500));
 
-// v.record alone would take an array (and turn it into an object), so the shape is checked first.
-const plainObject = v.pipe(
-  v.unknown(),
-  v.check((o) => typeof o === 'object' && o !== null && !Array.isArray(o), 'Expected an object'),
-  v.record(v.string(), v.unknown()),
-);
+/**
+ * User attributes one catalogue (account-wide or a tenant's) may define. A session carries the
+ * stored values of its catalogue's attributes, so this also caps the attributes per session.
+ */
+export const ATTRIBUTES_PER_CATALOGUE = 200;
 
 // ---- E9 generate-session ----
 
+/**
+ * What one session may carry. Together they keep a minted session's KV value, and the user
+ * row and rebuild result behind it, far below D1's 1 MB per value and KV's 25 MiB:
+ * securityContext ≤ 16 KiB, groups ≤ 500 × 100 characters, userAttributes ≤ 64 KiB of JSON.
+ */
+export const MINT_LIMITS = {
+  securityContext: { maxDepth: 8, maxBytes: 16 * 1024 } satisfies JsonLimits,
+  /** The whole `userAttributes` list of one request, as JSON. */
+  userAttributes: { maxDepth: 3, maxBytes: 64 * 1024 } satisfies JsonLimits,
+  userAttributesPerRequest: 200,
+  attributeString: 1024,
+  attributeArrayItems: 100,
+  groupsPerRequest: 500,
+  groupDefinitionsPerRequest: 500,
+  attributeDefinitionsPerRequest: 200,
+  defaultValue: 1024,
+} as const;
+
+/** The limits in words, for the OpenAPI description and docs/embedding.md. */
+export const MINT_LIMITS_TEXT =
+  `securityContext ≤ ${MINT_LIMITS.securityContext.maxDepth} levels and ${MINT_LIMITS.securityContext.maxBytes} bytes of JSON; ` +
+  `≤ ${MINT_LIMITS.groupsPerRequest} groups, ≤ ${MINT_LIMITS.userAttributesPerRequest} userAttributes ` +
+  `(together ≤ ${MINT_LIMITS.userAttributes.maxBytes} bytes of JSON; strings ≤ ${MINT_LIMITS.attributeString} characters, ` +
+  `arrays ≤ ${MINT_LIMITS.attributeArrayItems} items), ≤ ${MINT_LIMITS.groupDefinitionsPerRequest} groupDefinitions, ` +
+  `≤ ${MINT_LIMITS.attributeDefinitionsPerRequest} userAttributeDefinitions (defaultValue ≤ ${MINT_LIMITS.defaultValue} characters).`;
+
+const attributeString = v.pipe(v.string(), v.maxLength(MINT_LIMITS.attributeString));
+const attributeNumber = v.pipe(v.number(), v.finite());
+
 /** A user-attribute value: string, number, array of either, or null (clears it). */
 export const attributeValue = v.union([
-  v.pipe(v.string(), v.maxLength(4096)),
-  v.pipe(v.number(), v.finite()),
-  v.pipe(v.array(v.pipe(v.string(), v.maxLength(4096))), v.maxLength(1000)),
-  v.pipe(v.array(v.pipe(v.number(), v.finite())), v.maxLength(1000)),
+  attributeString,
+  attributeNumber,
+  v.pipe(v.array(attributeString), v.maxLength(MINT_LIMITS.attributeArrayItems)),
+  v.pipe(v.array(attributeNumber), v.maxLength(MINT_LIMITS.attributeArrayItems)),
   v.null(),
 ]);
 export type AttributeValue = v.InferOutput<typeof attributeValue>;
@@ -47,11 +76,13 @@ const externalId = v.pipe(
 
 const groupDefinition = obj({ name: catalogueName, description: v.optional(description) });
 
+const defaultValue = v.pipe(v.string(), v.maxLength(MINT_LIMITS.defaultValue));
+
 const attributeDefinition = obj({
   name: catalogueName,
   type: v.picklist(ATTRIBUTE_TYPES),
   displayName: v.optional(v.pipe(v.string(), v.maxLength(255))),
-  defaultValue: v.optional(v.pipe(v.string(), v.maxLength(4096))),
+  defaultValue: v.optional(defaultValue),
   description: v.optional(description),
 });
 
@@ -69,12 +100,20 @@ export const generateSessionBody = obj({
   embedTenantName: v.optional(tenantName),
   creatorMode: v.optional(v.boolean()),
   userAttributes: v.optional(
-    v.pipe(v.array(obj({ name: catalogueName, value: attributeValue })), v.maxLength(200)),
+    v.pipe(
+      v.array(obj({ name: catalogueName, value: attributeValue })),
+      v.maxLength(MINT_LIMITS.userAttributesPerRequest),
+      jsonBounds(MINT_LIMITS.userAttributes),
+    ),
   ),
-  groups: v.optional(v.pipe(v.array(catalogueName), v.maxLength(500))),
-  userAttributeDefinitions: v.optional(v.pipe(v.array(attributeDefinition), v.maxLength(200))),
-  groupDefinitions: v.optional(v.pipe(v.array(groupDefinition), v.maxLength(500))),
-  securityContext: v.optional(v.nullable(plainObject)),
+  groups: v.optional(v.pipe(v.array(catalogueName), v.maxLength(MINT_LIMITS.groupsPerRequest))),
+  userAttributeDefinitions: v.optional(
+    v.pipe(v.array(attributeDefinition), v.maxLength(MINT_LIMITS.attributeDefinitionsPerRequest)),
+  ),
+  groupDefinitions: v.optional(
+    v.pipe(v.array(groupDefinition), v.maxLength(MINT_LIMITS.groupDefinitionsPerRequest)),
+  ),
+  securityContext: v.optional(v.nullable(boundedObject(MINT_LIMITS.securityContext))),
   settings: v.optional(obj({ showDashboardChat: v.optional(v.boolean()) })),
 });
 export type GenerateSessionInput = v.InferOutput<typeof generateSessionBody>;
@@ -129,7 +168,7 @@ export const createAttributeBody = obj({
   name: catalogueName,
   type: v.picklist(ATTRIBUTE_TYPES),
   displayName: v.optional(v.pipe(v.string(), v.maxLength(255))),
-  defaultValue: v.optional(v.pipe(v.string(), v.maxLength(4096))),
+  defaultValue: v.optional(defaultValue),
   description: v.optional(description),
 });
 export const attributeSchema = v.object({

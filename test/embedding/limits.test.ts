@@ -2,7 +2,7 @@ import { env } from 'cloudflare:test';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/core/db';
 import { writeMintState } from '../../src/embedding/embed-sessions.repository';
-import { setSessionRateLimiterForTests } from '../../src/embedding/embed-sessions.service';
+import { setSessionRateLimiterForTests } from '../../src/embedding/generate-session.service';
 import { expectError, OPERATOR, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { embedState, mint, mintOk, rows } from './fixtures';

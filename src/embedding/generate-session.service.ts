@@ -1,0 +1,186 @@
+import type { WriteGuard } from '../../schema/embedding';
+import type { AccountContext } from '../auth/principal';
+import { randomId, sha256Hex } from '../core/crypto';
+import { createDb } from '../core/db';
+import { ApiError } from '../core/errors';
+import { catalogueFull } from './catalogues.service';
+import * as repo from './embed-sessions.repository';
+import { type EmbedContext, putSessionQuietly, toPayload } from './embed-sessions.service';
+import { DEFAULT_TENANT, type GenerateSessionInput } from './embedding.schemas';
+import { authorize, checkRequest, type MintPlan, planMint, unique } from './mint-plan';
+import { retryLater } from './retry-after';
+import type { SessionUser } from './session-store';
+import { type SessionClaims, type SessionSettings, signSession } from './session-token';
+
+// The Rate Limiting binding is a platform boundary: tests swap it to make it refuse.
+let limiterOverride: RateLimit | undefined;
+
+/** Tests only: replace SESSION_RATE_LIMITER; `undefined` restores the binding. */
+export function setSessionRateLimiterForTests(limiter: RateLimit | undefined): void {
+  limiterOverride = limiter;
+}
+
+/** The period of SESSION_RATE_LIMITER (wrangler.toml): a refused mint may retry after it. */
+export const RATE_LIMIT_RETRY_AFTER_SECONDS = 10;
+
+/**
+ * A full quota does not free itself with time (users are never removed; the operator raises
+ * the limit), so its Retry-After says "not soon" rather than inviting a retry loop.
+ */
+export const QUOTA_RETRY_AFTER_SECONDS = 3600;
+
+const quotaExceeded = (limit: number) =>
+  retryLater(
+    'QUOTA_EXCEEDED',
+    `The account has reached its limit of ${limit} external users`,
+    QUOTA_RETRY_AFTER_SECONDS,
+  );
+
+// Tests only: what a replica answers, as a function of what it read (to simulate a stale one).
+let replicaViewOverride: ((read: repo.MintRead) => repo.MintRead) | undefined;
+
+/** Tests only: make the replica's mint read look stale; `undefined` restores it. */
+export function setReplicaViewForTests(view: ((read: repo.MintRead) => repo.MintRead) | undefined): void {
+  replicaViewOverride = view;
+}
+
+/** The mint's read on a replica or the primary, and the verdict on it: the account and the plan. */
+async function judge(
+  ctx: EmbedContext,
+  source: 'replica' | 'primary',
+  query: repo.MintQuery,
+  keyHash: string,
+  input: GenerateSessionInput,
+): Promise<{ read: repo.MintRead; account: AccountContext; plan: MintPlan }> {
+  const db = createDb(ctx.d1.withSession(source === 'replica' ? 'first-unconstrained' : 'first-primary'));
+  const fresh = await repo.readMintState(db, query);
+  const read = source === 'replica' && replicaViewOverride ? replicaViewOverride(fresh) : fresh;
+  const account = authorize(read, keyHash, input);
+  if (input.internalId !== undefined && !read.internalUser) {
+    throw new ApiError('BAD_REQUEST', 'internalId names no user of this account', [
+      { path: 'internalId', message: 'Unknown username' },
+    ]);
+  }
+  const plan = planMint(read, input, account.id);
+  if (input.externalId !== undefined && !read.externalUser) {
+    if ((read.head?.externalUserCount ?? 0) >= account.externalUserLimit)
+      throw quotaExceeded(account.externalUserLimit);
+  }
+  return { read, account, plan };
+}
+
+/** The answer for a write batch one of the SQL guards aborted. */
+function refusedBy(guard: WriteGuard, externalUserLimit: number, tenantName: string): ApiError {
+  switch (guard) {
+    case 'quota_exceeded':
+      return quotaExceeded(externalUserLimit);
+    case 'type_conflict':
+      return new ApiError('CONFLICT', 'cannot change type');
+    case 'catalogue_full':
+      return catalogueFull({ accountId: 0, tenant: tenantName });
+    case 'stale_read':
+      return new ApiError('CONFLICT', 'The user changed while this session was minted; retry');
+  }
+}
+
+/**
+ * E9. Reads everything in one D1 batch (authenticating the key inside it), decides in code,
+ * writes what changed in at most one more batch, signs the token and puts the payload in KV.
+ */
+export async function generateSession(
+  ctx: EmbedContext,
+  apiKey: string,
+  input: GenerateSessionInput,
+): Promise<{ sessionId: string; expiresAt: string }> {
+  checkRequest(input);
+  const keyHash = await sha256Hex(apiKey);
+  const limiter = limiterOverride ?? ctx.env.SESSION_RATE_LIMITER;
+  if (!(await limiter.limit({ key: keyHash })).success) {
+    throw retryLater(
+      'RATE_LIMITED',
+      'Too many sessions minted with this API key; retry in a few seconds',
+      RATE_LIMIT_RETRY_AFTER_SECONDS,
+    );
+  }
+
+  const tenantName = input.embedTenantName ?? DEFAULT_TENANT;
+  const creatorMode = input.creatorMode === true;
+  const query: repo.MintQuery = {
+    keyHash,
+    deploymentId: input.deploymentId,
+    tenantName,
+    creatorMode,
+    externalId: input.externalId,
+    internalId: input.internalId,
+    groupNames: unique([...(input.groups ?? []), ...(input.groupDefinitions ?? []).map((d) => d.name)]),
+    attributeNames: unique([
+      ...(input.userAttributes ?? []).map((a) => a.name),
+      ...(input.userAttributeDefinitions ?? []).map((d) => d.name),
+    ]),
+  };
+  const primary = createDb(ctx.d1);
+  const judgeOn = (source: 'replica' | 'primary') => judge(ctx, source, query, keyHash, input);
+
+  // A replica answers a returning user whose state is unchanged with no primary round trip.
+  // A refusal is never based on a replica (a key, group or user it has not seen yet): the
+  // primary re-judges. Writes go to the primary in one guarded batch; when its guard finds the
+  // replica was stale, the primary re-reads and re-plans once.
+  let verdict = await judgeOn('replica').catch((error) => {
+    if (error instanceof ApiError) return judgeOn('primary');
+    throw error;
+  });
+  const now = ctx.clock.now();
+  let tenantId = verdict.read.head?.tenantId ?? null;
+  let userId = verdict.read.externalUser?.id ?? verdict.read.internalUser?.id ?? null;
+  for (let attempt = 0; verdict.plan.writes; attempt++) {
+    const outcome = await repo.writeMintState(
+      primary,
+      { ...verdict.plan.writes, keyHash },
+      now.toISOString(),
+    );
+    if (outcome.ok) {
+      tenantId = outcome.tenantId;
+      if (input.externalId !== undefined) userId = outcome.userId;
+      break;
+    }
+    if (outcome.reason !== 'stale_read' || attempt > 0) {
+      throw refusedBy(outcome.reason, verdict.account.externalUserLimit, tenantName);
+    }
+    verdict = await judgeOn('primary');
+    tenantId = verdict.read.head?.tenantId ?? null;
+    userId = verdict.read.externalUser?.id ?? verdict.read.internalUser?.id ?? null;
+  }
+  const { account, plan } = verdict;
+
+  const issuedAt = Math.floor(now.getTime() / 1000);
+  const settings: SessionSettings =
+    input.settings?.showDashboardChat === undefined
+      ? {}
+      : { showDashboardChat: input.settings.showDashboardChat };
+  const claims: SessionClaims = {
+    sessionId: randomId(16),
+    accountId: account.id,
+    deploymentId: input.deploymentId,
+    user: { kind: input.externalId !== undefined ? 'external' : 'internal', id: userId as number },
+    tenant: { id: tenantId as number, name: tenantName },
+    creatorMode,
+    settings,
+    issuedAt,
+    expiresAt: issuedAt + account.embedSessionTtlSeconds,
+  };
+  const user: SessionUser =
+    input.externalId !== undefined
+      ? { kind: 'external', id: userId as number, externalId: input.externalId, ...plan.profile }
+      : {
+          kind: 'internal',
+          id: userId as number,
+          username: input.internalId as string,
+          email: plan.profile.email as string,
+          displayName: plan.profile.displayName,
+          picture: plan.profile.picture,
+        };
+  const payload = toPayload(claims, user, plan.groups, plan.attributes, plan.securityContext);
+  const sessionId = await signSession(ctx.env, claims);
+  await putSessionQuietly(ctx, payload, now);
+  return { sessionId, expiresAt: payload.expiresAt };
+}
