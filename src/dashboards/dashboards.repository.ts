@@ -1,8 +1,9 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { DeploymentScope } from '../auth/deployment-scope';
 import { runBatch } from '../core/db';
+import { deploymentOwned } from '../core/tenancy';
 import type { Db } from '../env';
-import { deploymentOwned, publishedJson, reportSnapshotsJson } from '../workspace/workspace.queries';
+import { publishedJson, reportSnapshotsJson } from './dashboards.queries';
 import type { DashboardConfig, PublishedDashboard, PublishInput, ReportSnapshot } from './dashboards.schemas';
 
 type Raw = Record<string, unknown>;

@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { freeObject, obj, objectOf } from '../core/validation';
+import { freeObject, idString, obj, objectOf } from '../core/validation';
 
 export const DASHBOARD_KINDS = ['CLASSIC', 'APP'] as const;
 export const WIDGET_TYPES = ['CHART', 'TEXT', 'FILTER', 'AI', 'TABS_CONTAINER', 'TIME_GRAIN'] as const;
@@ -229,6 +229,9 @@ export const reportSnapshotSchema = v.object({
 export type ReportSnapshot = v.InferOutput<typeof reportSnapshotSchema>;
 
 // ---- E1 and publishing ----
+
+/** A workbook of a deployment, in the path. */
+export const workbookParams = v.object({ deploymentId: idString, id: idString });
 
 export const dashboardBody = v.optional(
   obj({ dashboardDraft: v.optional(v.nullable(dashboardConfigInput)) }),

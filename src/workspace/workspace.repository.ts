@@ -2,9 +2,9 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { WorkspaceItemType } from '../../schema/workspace';
 import type { DeploymentScope } from '../auth/deployment-scope';
 import { runBatch } from '../core/db';
+import { deploymentOwned } from '../core/tenancy';
 import type { Db } from '../env';
 import {
-  deploymentOwned,
   folderDepth,
   isAncestorOrSelf,
   isFolderOf,
