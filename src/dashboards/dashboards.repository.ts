@@ -173,21 +173,65 @@ export async function publish(
 
 // ---- Versions ----
 
-export interface VersionRecord {
+/** One version without its body: what the versions list answers. */
+export interface VersionSummaryRecord {
   id: number;
   publishedDashboardId: number;
   publicId: string;
   versionNumber: number;
   isCurrent: boolean;
-  config: DashboardConfig;
-  reportSnapshots: ReportSnapshot[];
   createdBy: number | null;
   createdAt: string;
 }
 
+/** One version with its config and report snapshots. */
+export interface VersionRecord extends VersionSummaryRecord {
+  config: DashboardConfig;
+  reportSnapshots: ReportSnapshot[];
+}
+
+/** The one mapper of a `dashboard_versions` row (joined with its published dashboard). */
+function toVersionSummary(row: Raw): VersionSummaryRecord {
+  return {
+    id: Number(row.id),
+    publishedDashboardId: Number(row.published_dashboard_id),
+    publicId: String(row.public_id),
+    versionNumber: Number(row.version_number),
+    isCurrent: row.id === row.current_version_id,
+    createdBy: row.created_by == null ? null : Number(row.created_by),
+    createdAt: String(row.created_at),
+  };
+}
+
+function toVersion(row: Raw): VersionRecord {
+  return {
+    ...toVersionSummary(row),
+    config: parse(row.config),
+    reportSnapshots: parse(row.report_snapshots),
+  };
+}
+
 /**
- * The versions of a workbook's dashboard, newest first, from `beforeNumber` on: one statement
- * that also says whether the workbook exists (null: it does not, or is not the caller's).
+ * The workbook (of the caller's deployment) driving a read of its versions: no row at all means
+ * the workbook is not found; `versions` is the selection of `dashboard_versions` to join.
+ */
+const versionsOf = (scope: DeploymentScope, workbookId: number, versions: SQL, columns: SQL, order: SQL) =>
+  sql`SELECT w.item_id AS workbook_id, pd.public_id, pd.current_version_id,
+      dv.id, dv.published_dashboard_id, dv.version_number, dv.created_by, dv.created_at ${columns}
+    FROM workbooks w
+      LEFT JOIN published_dashboards pd ON pd.workbook_id = w.item_id
+      LEFT JOIN (${versions}) dv ON dv.published_dashboard_id = pd.id
+    WHERE w.item_id = ${workbookId} AND w.deployment_id = ${scope.deploymentId}
+      AND ${deploymentOwned(scope.deploymentId, scope.accountId)}
+    ORDER BY ${order}`;
+
+const versionsOfWorkbook = (workbookId: number) =>
+  sql`published_dashboard_id = (SELECT id FROM published_dashboards WHERE workbook_id = ${workbookId})`;
+
+/**
+ * Summaries of the versions of a workbook's dashboard, newest first, from `beforeNumber` on: one
+ * statement that also says whether the workbook exists (null: it does not, or is not the
+ * caller's). No config or snapshot is read: a page costs the same whatever the versions hold.
  */
 export async function listVersions(
   db: Db,
@@ -195,31 +239,41 @@ export async function listVersions(
   workbookId: number,
   beforeNumber: number | null,
   limit: number,
-): Promise<VersionRecord[] | null> {
-  const rows = await db.all<Raw>(sql`SELECT w.item_id AS workbook_id, pd.public_id, pd.current_version_id,
-      dv.id, dv.published_dashboard_id, dv.version_number, dv.config, dv.created_by, dv.created_at,
-      ${reportSnapshotsJson('dv')} AS report_snapshots
-    FROM workbooks w
-      LEFT JOIN published_dashboards pd ON pd.workbook_id = w.item_id
-      LEFT JOIN (SELECT * FROM dashboard_versions
-        WHERE published_dashboard_id = (SELECT id FROM published_dashboards WHERE workbook_id = ${workbookId})
+): Promise<VersionSummaryRecord[] | null> {
+  const rows = await db.all<Raw>(
+    versionsOf(
+      scope,
+      workbookId,
+      sql`SELECT id, published_dashboard_id, version_number, created_by, created_at FROM dashboard_versions
+        WHERE ${versionsOfWorkbook(workbookId)}
           ${beforeNumber === null ? sql`` : sql`AND version_number < ${beforeNumber}`}
-        ORDER BY version_number DESC LIMIT ${limit + 1}) dv ON dv.published_dashboard_id = pd.id
-    WHERE w.item_id = ${workbookId} AND w.deployment_id = ${scope.deploymentId}
-      AND ${deploymentOwned(scope.deploymentId, scope.accountId)}
-    ORDER BY dv.version_number DESC`);
+        ORDER BY version_number DESC LIMIT ${limit + 1}`,
+      sql``,
+      sql`dv.version_number DESC`,
+    ),
+  );
   if (rows.length === 0) return null;
-  return rows
-    .filter((r) => r.id != null)
-    .map((r) => ({
-      id: r.id as number,
-      publishedDashboardId: r.published_dashboard_id as number,
-      publicId: r.public_id as string,
-      versionNumber: r.version_number as number,
-      isCurrent: r.id === r.current_version_id,
-      config: parse(r.config),
-      reportSnapshots: parse(r.report_snapshots),
-      createdBy: (r.created_by as number | null) ?? null,
-      createdAt: r.created_at as string,
-    }));
+  return rows.filter((r) => r.id != null).map(toVersionSummary);
+}
+
+/** One version with its body; `workbookFound` false: the workbook is not the caller's. */
+export async function findVersion(
+  db: Db,
+  scope: DeploymentScope,
+  workbookId: number,
+  versionNumber: number,
+): Promise<{ workbookFound: boolean; version: VersionRecord | null }> {
+  const rows = await db.all<Raw>(
+    versionsOf(
+      scope,
+      workbookId,
+      sql`SELECT * FROM dashboard_versions
+        WHERE ${versionsOfWorkbook(workbookId)} AND version_number = ${versionNumber}`,
+      sql`, dv.config, ${reportSnapshotsJson('dv')} AS report_snapshots`,
+      sql`dv.id`,
+    ),
+  );
+  const row = rows[0];
+  if (!row) return { workbookFound: false, version: null };
+  return { workbookFound: true, version: row.id == null ? null : toVersion(row) };
 }

@@ -5,11 +5,19 @@ import {
   dashboardBody,
   dashboardStateSchema,
   dashboardVersionSchema,
+  dashboardVersionSummarySchema,
   publishBody,
   publishedDashboardSchema,
+  versionParams,
   workbookParams,
 } from './dashboards.schemas';
-import { getDashboard, listVersions, publishDashboard, updateDashboard } from './dashboards.service';
+import {
+  getDashboard,
+  getVersion,
+  listVersions,
+  publishDashboard,
+  updateDashboard,
+} from './dashboards.service';
 
 const tags = ['Dashboards'];
 
@@ -71,13 +79,28 @@ export const dashboardsRoutes = routes(
     auth: 'user',
     summary: 'List the published versions of a workbook’s dashboard, newest first',
     description:
-      'Empty when the workbook was never published. Each version carries its config and report snapshots.',
+      'Summaries only (versionNumber, publishedAt, publishedBy, publicId, ids, isCurrent), `first` ≤ 100 ' +
+      '(default 20); empty when the workbook was never published. One version’s config and report ' +
+      'snapshots: `GET …/dashboard/versions/{versionNumber}`.',
     tags,
     params: workbookParams,
     query: pageQuery,
-    responses: { 200: pageSchema(dashboardVersionSchema) },
+    responses: { 200: pageSchema(dashboardVersionSummarySchema) },
     errors: [404],
     handler: async (c, { params, query }) =>
       listVersions(c.get('db'), scopeOf(c, params.deploymentId), params.id, query),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/:id/dashboard/versions/:versionNumber',
+    auth: 'user',
+    summary: 'Get one published version of a workbook’s dashboard, with its config and report snapshots',
+    description: 'A version number the dashboard never had is a 404.',
+    tags,
+    params: versionParams,
+    responses: { 200: dashboardVersionSchema },
+    errors: [404],
+    handler: async (c, { params }) =>
+      getVersion(c.get('db'), scopeOf(c, params.deploymentId), params.id, params.versionNumber),
   }),
 );

@@ -313,14 +313,31 @@ export const publishedDashboardSchema = v.object({
 
 export type PublishedDashboard = v.InferOutput<typeof publishedDashboardSchema>;
 
-export const dashboardVersionSchema = v.object({
+const versionSummaryEntries = {
   id: v.number(),
   publishedDashboardId: v.number(),
   publicId: v.string(),
   versionNumber: v.number(),
   isCurrent: v.boolean(),
-  config: dashboardConfigSchema,
-  reportSnapshots: v.array(reportSnapshotSchema),
+  publishedAt: v.string(),
+  publishedBy: v.nullable(v.number()),
   createdBy: v.nullable(v.number()),
   createdAt: v.string(),
+};
+
+/** A version in the versions list: no config, no snapshots (read one version for those). */
+export const dashboardVersionSummarySchema = v.object(versionSummaryEntries);
+
+/** One version with its body. */
+export const dashboardVersionSchema = v.object({
+  ...versionSummaryEntries,
+  config: dashboardConfigSchema,
+  reportSnapshots: v.array(reportSnapshotSchema),
+});
+
+/** A version of a workbook's dashboard, in the path. */
+export const versionParams = v.object({
+  deploymentId: idString,
+  id: idString,
+  versionNumber: idString,
 });

@@ -70,11 +70,18 @@ export async function listVersions(
   }
   const rows = await repo.listVersions(db, scope, workbookId, before, request.limit);
   if (!rows) throw notFound('Workbook');
-  return toPage(
-    rows,
-    request,
-    tag,
-    (r) => [r.versionNumber],
-    (r) => r,
-  );
+  return toPage(rows, request, tag, (r) => [r.versionNumber], presentVersionSummary);
+}
+
+/** A version summary: `publishedAt`/`publishedBy` name what `createdAt`/`createdBy` also say. */
+function presentVersionSummary(r: repo.VersionSummaryRecord) {
+  return { ...r, publishedAt: r.createdAt, publishedBy: r.createdBy };
+}
+
+/** One version's full body: its config and report snapshots. */
+export async function getVersion(db: Db, scope: DeploymentScope, workbookId: number, versionNumber: number) {
+  const { workbookFound, version } = await repo.findVersion(db, scope, workbookId, versionNumber);
+  if (!workbookFound) throw notFound('Workbook');
+  if (!version) throw notFound('Version');
+  return { ...version, publishedAt: version.createdAt, publishedBy: version.createdBy };
 }
