@@ -16,7 +16,7 @@ import {
   publishedDashboardSchema,
   reportContentEntries,
 } from '../dashboards/dashboards.schemas';
-import { ORDER_FIELDS } from './workspace.repository';
+import { ORDER_FIELDS } from './workspace-list.repository';
 
 export const NAME_MAX = 255;
 export const SLUG_MAX = 100;

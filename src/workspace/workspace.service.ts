@@ -21,6 +21,7 @@ import {
   type updateWorkbookBody,
   type WorkspaceItem,
 } from './workspace.schemas';
+import { type ListCursor, listItems } from './workspace-list.repository';
 
 export const DEFAULT_WORKBOOK_NAME = 'Untitled workbook';
 
@@ -342,7 +343,7 @@ export async function listWorkspace(db: Db, scope: DeploymentScope, query: v.Inf
   const types = query.types ? [...new Set(query.types)].sort() : [...WORKSPACE_ITEM_TYPES];
   const tag = `ws:${field}:${direction}:${fingerprint(JSON.stringify([folderId, search, types]))}`;
   const request = pageRequest(query, tag, 3);
-  let after: repo.ListCursor | null = null;
+  let after: ListCursor | null = null;
   if (request.after) {
     const [rank, sortKey, id] = request.after;
     if (
@@ -355,7 +356,7 @@ export async function listWorkspace(db: Db, scope: DeploymentScope, query: v.Inf
     }
     after = { rank, sortKey, id };
   }
-  const result = await repo.listItems(db, scope, {
+  const result = await listItems(db, scope, {
     folderId,
     search,
     types,
