@@ -10,14 +10,18 @@ const bool = (expr: SQL | string) =>
     ? sql.raw(`json(CASE WHEN ${expr} THEN 'true' ELSE 'false' END)`)
     : sql`json(CASE WHEN ${expr} THEN 'true' ELSE 'false' END)`;
 
-/** The frozen reports of dashboard version `versionAlias`.id, as a JSON array (id order). */
+/**
+ * The frozen reports of dashboard version `versionAlias`.id, as a JSON array (link id order):
+ * each link row names a content stored once per report version.
+ */
 export const reportSnapshotsJson = (versionAlias: string): SQL =>
   sql.raw(`(SELECT json_group_array(json_object(
-      'id', rs.id, 'reportId', rs.report_id, 'versionNumber', rs.version_number, 'name', rs.name,
-      'title', rs.title, 'description', rs.description, 'spec', rs.spec, 'sqlQuery', rs.sql_query,
-      'meta', json(rs.meta), 'fillMissingRows', json(rs.fill_missing_rows),
-      'periodComparisons', json(rs.period_comparisons), 'preferences', json(rs.preferences)) ORDER BY rs.id)
-    FROM report_snapshots rs WHERE rs.dashboard_version_id = ${versionAlias}.id)`);
+      'id', rs.id, 'reportId', sc.report_id, 'versionNumber', sc.version_number, 'name', sc.name,
+      'title', sc.title, 'description', sc.description, 'spec', sc.spec, 'sqlQuery', sc.sql_query,
+      'meta', json(sc.meta), 'fillMissingRows', json(sc.fill_missing_rows),
+      'periodComparisons', json(sc.period_comparisons), 'preferences', json(sc.preferences)) ORDER BY rs.id)
+    FROM report_snapshots rs JOIN snapshot_contents sc ON sc.id = rs.content_id
+    WHERE rs.dashboard_version_id = ${versionAlias}.id)`);
 
 /**
  * The PublishedDashboard of the spec as one JSON object, from `published_dashboards pd` and its

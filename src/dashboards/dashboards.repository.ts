@@ -152,11 +152,20 @@ export async function publish(
         WHERE dv.published_dashboard_id = published_dashboards.id
           AND dv.version_number = published_dashboards.version_number)
       WHERE workbook_id = ${workbookId} AND ${guard}`,
-    sql`INSERT INTO report_snapshots (dashboard_version_id, report_id, version_number, name, title, description,
+    // Content-addressed: a report version already frozen by an earlier publish is not stored
+    // again (a report's versionNumber moves with every change of its content).
+    sql`INSERT INTO snapshot_contents (deployment_id, report_id, version_number, name, title, description,
         spec, sql_query, meta, fill_missing_rows, period_comparisons, preferences)
-      SELECT pd.current_version_id, r.item_id, r.version_number, i.name, r.title, r.description, r.spec,
+      SELECT ${scope.deploymentId}, r.item_id, r.version_number, i.name, r.title, r.description, r.spec,
         r.sql_query, r.meta, r.fill_missing_rows, r.period_comparisons, r.preferences
       FROM reports r JOIN workspace_items i ON i.id = r.item_id
+      WHERE r.workbook_id = ${workbookId} AND ${guard}
+      ORDER BY r.item_id
+      ON CONFLICT (report_id, version_number) DO NOTHING`,
+    sql`INSERT INTO report_snapshots (dashboard_version_id, content_id)
+      SELECT pd.current_version_id, sc.id
+      FROM reports r
+        JOIN snapshot_contents sc ON sc.report_id = r.item_id AND sc.version_number = r.version_number
         JOIN published_dashboards pd ON pd.workbook_id = r.workbook_id
       WHERE r.workbook_id = ${workbookId} AND ${guard}
       ORDER BY r.item_id`,
