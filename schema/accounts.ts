@@ -18,6 +18,13 @@ export const accounts = sqliteTable('accounts', {
   chatWebhookUrl: text(),
   createdAt: text().notNull(),
   updatedAt: text().notNull(),
+  /**
+   * Bytes of workspace content the account stores (workbooks, reports, dashboard drafts, published
+   * versions and snapshot contents), kept by triggers in the same statement as each write.
+   */
+  storedBytes: integer().notNull().default(0),
+  /** The account's stored-bytes quota; null: its plan's default (STORAGE_QUOTA_BY_PLAN). */
+  storageQuotaBytes: integer(),
 });
 
 export const users = sqliteTable(

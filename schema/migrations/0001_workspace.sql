@@ -43,12 +43,15 @@ ALTER TABLE `__new_report_snapshots` RENAME TO `report_snapshots`;--> statement-
 PRAGMA foreign_keys=ON;--> statement-breakpoint
 CREATE INDEX `report_snapshots_version_idx` ON `report_snapshots` (`dashboard_version_id`,`id`);--> statement-breakpoint
 CREATE INDEX `report_snapshots_content_idx` ON `report_snapshots` (`content_id`);--> statement-breakpoint
+ALTER TABLE `accounts` ADD `stored_bytes` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE `accounts` ADD `storage_quota_bytes` integer;--> statement-breakpoint
 ALTER TABLE `workspace_items` ADD `name_grams` text DEFAULT '' NOT NULL;--> statement-breakpoint
 CREATE INDEX `workspace_items_created_by_idx` ON `workspace_items` (`created_by`);--> statement-breakpoint
 CREATE INDEX `workspace_items_updated_by_idx` ON `workspace_items` (`updated_by`);--> statement-breakpoint
 CREATE INDEX `dashboard_versions_created_by_idx` ON `dashboard_versions` (`created_by`);--> statement-breakpoint
 CREATE INDEX `published_dashboards_created_by_idx` ON `published_dashboards` (`created_by`);--> statement-breakpoint
-CREATE INDEX `workspace_views_deployment_idx` ON `workspace_views` (`deployment_id`);--> statement-breakpoint
+CREATE INDEX `workspace_views_deployment_idx` ON `workspace_views` (`deployment_id`);
+--> statement-breakpoint
 -- custom:workspace
 -- E7 search: two FTS5 indexes over workspace_items (external content, no copy of the names):
 -- trigram for searches of 3+ characters (substring matching), and the 1–2 character grams of
@@ -98,3 +101,63 @@ CREATE TRIGGER snapshot_contents_release AFTER DELETE ON report_snapshots BEGIN
   DELETE FROM snapshot_contents WHERE id = old.content_id
     AND NOT EXISTS (SELECT 1 FROM report_snapshots WHERE content_id = old.content_id);
 END;
+-- Stored bytes per account (issue 10): triggers keep accounts.stored_bytes in the same statement
+-- as every write that changes workspace content; a write that would pass the quota aborts its
+-- whole batch. Only increases are refused, so deletes always go through.
+CREATE TRIGGER accounts_storage_quota BEFORE UPDATE OF stored_bytes ON accounts
+  WHEN new.stored_bytes > old.stored_bytes AND new.stored_bytes > coalesce(new.storage_quota_bytes,
+    CASE new.plan WHEN 'free' THEN 104857600 WHEN 'starter' THEN 1073741824
+      WHEN 'premium' THEN 10737418240 ELSE 107374182400 END)
+BEGIN
+  SELECT RAISE(ABORT, 'STORAGE_QUOTA_EXCEEDED');
+END;
+CREATE TRIGGER workbooks_stored_bytes_insert AFTER INSERT ON workbooks BEGIN
+  UPDATE accounts SET stored_bytes = stored_bytes + (coalesce(length(CAST(new.meta AS BLOB)), 0) + coalesce(length(CAST(new.calculated_fields AS BLOB)), 0) + coalesce(length(CAST(new.dashboard_draft AS BLOB)), 0)) WHERE id = (SELECT account_id FROM deployments WHERE id = new.deployment_id);
+END;
+CREATE TRIGGER workbooks_stored_bytes_update AFTER UPDATE ON workbooks
+  WHEN (coalesce(length(CAST(new.meta AS BLOB)), 0) + coalesce(length(CAST(new.calculated_fields AS BLOB)), 0) + coalesce(length(CAST(new.dashboard_draft AS BLOB)), 0)) <> (coalesce(length(CAST(old.meta AS BLOB)), 0) + coalesce(length(CAST(old.calculated_fields AS BLOB)), 0) + coalesce(length(CAST(old.dashboard_draft AS BLOB)), 0))
+BEGIN
+  UPDATE accounts SET stored_bytes = stored_bytes + (coalesce(length(CAST(new.meta AS BLOB)), 0) + coalesce(length(CAST(new.calculated_fields AS BLOB)), 0) + coalesce(length(CAST(new.dashboard_draft AS BLOB)), 0)) - (coalesce(length(CAST(old.meta AS BLOB)), 0) + coalesce(length(CAST(old.calculated_fields AS BLOB)), 0) + coalesce(length(CAST(old.dashboard_draft AS BLOB)), 0))
+    WHERE id = (SELECT account_id FROM deployments WHERE id = new.deployment_id);
+END;
+CREATE TRIGGER reports_stored_bytes_insert AFTER INSERT ON reports BEGIN
+  UPDATE accounts SET stored_bytes = stored_bytes + (coalesce(length(CAST(new.title AS BLOB)), 0) + coalesce(length(CAST(new.description AS BLOB)), 0) + coalesce(length(CAST(new.spec AS BLOB)), 0) + coalesce(length(CAST(new.sql_query AS BLOB)), 0) + coalesce(length(CAST(new.meta AS BLOB)), 0) + coalesce(length(CAST(new.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(new.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(new.preferences AS BLOB)), 0))
+    WHERE id = (SELECT account_id FROM deployments WHERE id = (SELECT deployment_id FROM workspace_items WHERE id = new.item_id));
+END;
+CREATE TRIGGER reports_stored_bytes_update AFTER UPDATE ON reports
+  WHEN (coalesce(length(CAST(new.title AS BLOB)), 0) + coalesce(length(CAST(new.description AS BLOB)), 0) + coalesce(length(CAST(new.spec AS BLOB)), 0) + coalesce(length(CAST(new.sql_query AS BLOB)), 0) + coalesce(length(CAST(new.meta AS BLOB)), 0) + coalesce(length(CAST(new.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(new.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(new.preferences AS BLOB)), 0)) <> (coalesce(length(CAST(old.title AS BLOB)), 0) + coalesce(length(CAST(old.description AS BLOB)), 0) + coalesce(length(CAST(old.spec AS BLOB)), 0) + coalesce(length(CAST(old.sql_query AS BLOB)), 0) + coalesce(length(CAST(old.meta AS BLOB)), 0) + coalesce(length(CAST(old.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(old.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(old.preferences AS BLOB)), 0))
+BEGIN
+  UPDATE accounts SET stored_bytes = stored_bytes + (coalesce(length(CAST(new.title AS BLOB)), 0) + coalesce(length(CAST(new.description AS BLOB)), 0) + coalesce(length(CAST(new.spec AS BLOB)), 0) + coalesce(length(CAST(new.sql_query AS BLOB)), 0) + coalesce(length(CAST(new.meta AS BLOB)), 0) + coalesce(length(CAST(new.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(new.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(new.preferences AS BLOB)), 0)) - (coalesce(length(CAST(old.title AS BLOB)), 0) + coalesce(length(CAST(old.description AS BLOB)), 0) + coalesce(length(CAST(old.spec AS BLOB)), 0) + coalesce(length(CAST(old.sql_query AS BLOB)), 0) + coalesce(length(CAST(old.meta AS BLOB)), 0) + coalesce(length(CAST(old.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(old.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(old.preferences AS BLOB)), 0))
+    WHERE id = (SELECT account_id FROM deployments WHERE id = (SELECT deployment_id FROM workspace_items WHERE id = new.item_id));
+END;
+CREATE TRIGGER dashboard_versions_stored_bytes_insert AFTER INSERT ON dashboard_versions BEGIN
+  UPDATE accounts SET stored_bytes = stored_bytes + coalesce(length(CAST(new.config AS BLOB)), 0)
+    WHERE id = (SELECT account_id FROM deployments WHERE id = (SELECT deployment_id FROM published_dashboards WHERE id = new.published_dashboard_id));
+END;
+CREATE TRIGGER snapshot_contents_stored_bytes_insert AFTER INSERT ON snapshot_contents BEGIN
+  UPDATE accounts SET stored_bytes = stored_bytes + (coalesce(length(CAST(new.title AS BLOB)), 0) + coalesce(length(CAST(new.description AS BLOB)), 0) + coalesce(length(CAST(new.spec AS BLOB)), 0) + coalesce(length(CAST(new.sql_query AS BLOB)), 0) + coalesce(length(CAST(new.meta AS BLOB)), 0) + coalesce(length(CAST(new.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(new.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(new.preferences AS BLOB)), 0) + coalesce(length(CAST(new.name AS BLOB)), 0)) WHERE id = (SELECT account_id FROM deployments WHERE id = new.deployment_id);
+END;
+CREATE TRIGGER snapshot_contents_stored_bytes_delete AFTER DELETE ON snapshot_contents BEGIN
+  UPDATE accounts SET stored_bytes = max(0, stored_bytes - (coalesce(length(CAST(old.title AS BLOB)), 0) + coalesce(length(CAST(old.description AS BLOB)), 0) + coalesce(length(CAST(old.spec AS BLOB)), 0) + coalesce(length(CAST(old.sql_query AS BLOB)), 0) + coalesce(length(CAST(old.meta AS BLOB)), 0) + coalesce(length(CAST(old.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(old.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(old.preferences AS BLOB)), 0) + coalesce(length(CAST(old.name AS BLOB)), 0))) WHERE id = (SELECT account_id FROM deployments WHERE id = old.deployment_id);
+END;
+-- A deleted item's detail and published versions go by cascade, after their parents are gone:
+-- their bytes are released here, before the item row goes.
+CREATE TRIGGER workspace_items_stored_bytes_delete BEFORE DELETE ON workspace_items BEGIN
+  UPDATE accounts SET stored_bytes = max(0, stored_bytes
+      - coalesce((SELECT coalesce(length(CAST(w.meta AS BLOB)), 0) + coalesce(length(CAST(w.calculated_fields AS BLOB)), 0) + coalesce(length(CAST(w.dashboard_draft AS BLOB)), 0) FROM workbooks w WHERE w.item_id = old.id), 0)
+      - coalesce((SELECT coalesce(length(CAST(r.title AS BLOB)), 0) + coalesce(length(CAST(r.description AS BLOB)), 0) + coalesce(length(CAST(r.spec AS BLOB)), 0) + coalesce(length(CAST(r.sql_query AS BLOB)), 0) + coalesce(length(CAST(r.meta AS BLOB)), 0) + coalesce(length(CAST(r.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(r.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(r.preferences AS BLOB)), 0) FROM reports r WHERE r.item_id = old.id), 0)
+      - coalesce((SELECT sum(coalesce(length(CAST(dv.config AS BLOB)), 0)) FROM published_dashboards pd
+          JOIN dashboard_versions dv ON dv.published_dashboard_id = pd.id WHERE pd.workbook_id = old.id), 0))
+    WHERE id = (SELECT account_id FROM deployments WHERE id = old.deployment_id);
+END;
+-- What existing accounts already store.
+UPDATE accounts SET stored_bytes =
+  coalesce((SELECT sum(coalesce(length(CAST(w.meta AS BLOB)), 0) + coalesce(length(CAST(w.calculated_fields AS BLOB)), 0) + coalesce(length(CAST(w.dashboard_draft AS BLOB)), 0)) FROM workbooks w JOIN deployments d ON d.id = w.deployment_id
+    WHERE d.account_id = accounts.id), 0)
+  + coalesce((SELECT sum(coalesce(length(CAST(r.title AS BLOB)), 0) + coalesce(length(CAST(r.description AS BLOB)), 0) + coalesce(length(CAST(r.spec AS BLOB)), 0) + coalesce(length(CAST(r.sql_query AS BLOB)), 0) + coalesce(length(CAST(r.meta AS BLOB)), 0) + coalesce(length(CAST(r.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(r.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(r.preferences AS BLOB)), 0)) FROM reports r JOIN workspace_items i ON i.id = r.item_id
+    JOIN deployments d ON d.id = i.deployment_id WHERE d.account_id = accounts.id), 0)
+  + coalesce((SELECT sum(coalesce(length(CAST(dv.config AS BLOB)), 0)) FROM dashboard_versions dv
+    JOIN published_dashboards pd ON pd.id = dv.published_dashboard_id JOIN deployments d ON d.id = pd.deployment_id
+    WHERE d.account_id = accounts.id), 0)
+  + coalesce((SELECT sum(coalesce(length(CAST(sc.title AS BLOB)), 0) + coalesce(length(CAST(sc.description AS BLOB)), 0) + coalesce(length(CAST(sc.spec AS BLOB)), 0) + coalesce(length(CAST(sc.sql_query AS BLOB)), 0) + coalesce(length(CAST(sc.meta AS BLOB)), 0) + coalesce(length(CAST(sc.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(sc.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(sc.preferences AS BLOB)), 0) + coalesce(length(CAST(sc.name AS BLOB)), 0)) FROM snapshot_contents sc JOIN deployments d ON d.id = sc.deployment_id
+    WHERE d.account_id = accounts.id), 0);

@@ -49,7 +49,7 @@ export const dashboardsRoutes = routes(
     params: workbookParams,
     body: dashboardBody,
     responses: { 200: dashboardStateSchema },
-    errors: [404],
+    errors: [404, 429],
     handler: async (c, { params, body }) =>
       updateDashboard(c.get('db'), scopeOf(c, params.deploymentId), params.id, body, nowOf(c)),
   }),
@@ -63,13 +63,15 @@ export const dashboardsRoutes = routes(
       'a version (versionNumber + 1) and freezes the workbook’s reports into `reportSnapshots`. ' +
       '`allowEmbed` and `allEmbedUsers` start false and survive republishing. Omitted `title`, ' +
       '`description` and `restrictDataDownload` keep their values (first publish: the draft’s title, ' +
-      'else the workbook name; the draft’s description; false). No draft is a 400.',
+      'else the workbook name; the draft’s description; false). No draft is a 400. Report contents ' +
+      'unchanged since an earlier publish are not stored again. A publish that would pass the account’s ' +
+      'stored-bytes quota is a 429 `QUOTA_EXCEEDED` and stores nothing.',
     tags,
     operationId: 'publishWorkbookDashboard',
     params: workbookParams,
     body: publishBody,
     responses: { 200: publishedDashboardSchema },
-    errors: [404],
+    errors: [404, 429],
     handler: async (c, { params, body }) =>
       publishDashboard(c.get('db'), scopeOf(c, params.deploymentId), params.id, body ?? {}, nowOf(c)),
   }),

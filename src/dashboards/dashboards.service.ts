@@ -2,6 +2,7 @@ import type { DeploymentScope } from '../auth/deployment-scope';
 import { randomId } from '../core/crypto';
 import { ApiError, badRequest, notFound } from '../core/errors';
 import { pageRequest, toPage } from '../core/pagination';
+import { withStorageQuota } from '../core/storage-quota';
 import type { Db } from '../env';
 import * as repo from './dashboards.repository';
 import type { DashboardConfig, PublishedDashboard, PublishInput } from './dashboards.schemas';
@@ -24,7 +25,7 @@ export async function updateDashboard(
   now: string,
 ) {
   if (body?.dashboardDraft === undefined) return getDashboard(db, scope, workbookId);
-  const state = await repo.saveDraft(db, scope, workbookId, body.dashboardDraft, now);
+  const state = await withStorageQuota(repo.saveDraft(db, scope, workbookId, body.dashboardDraft, now));
   if (!state) throw notFound('Workbook');
   return state;
 }
@@ -43,7 +44,9 @@ export async function publishDashboard(
   now: string,
 ) {
   // 16 random bytes: a 128-bit, URL-safe id; it is only used when this is the first publish.
-  const { flags, published } = await repo.publish(db, scope, workbookId, input, randomId(16), now);
+  const { flags, published } = await withStorageQuota(
+    repo.publish(db, scope, workbookId, input, randomId(16), now),
+  );
   if (flags.deployment_ok !== 1 || flags.found !== 1) throw notFound('Workbook');
   if (flags.has_draft !== 1) {
     throw badRequest('The workbook has no dashboard draft to publish (save one with PUT …/dashboard)', [

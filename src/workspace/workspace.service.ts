@@ -3,6 +3,7 @@ import { WORKSPACE_ITEM_TYPES, type WorkspaceItemType } from '../../schema/works
 import type { DeploymentScope } from '../auth/deployment-scope';
 import { ApiError, badRequest, conflict, notFound } from '../core/errors';
 import { type CursorValue, pageRequest, toPage } from '../core/pagination';
+import { withStorageQuota } from '../core/storage-quota';
 import { slugify } from '../core/text';
 import type { Db } from '../env';
 import type { ItemRecord, WriteResult } from './workspace.repository';
@@ -173,15 +174,17 @@ export async function createWorkbook(
 ) {
   const name = input?.name ?? DEFAULT_WORKBOOK_NAME;
   const slug = input?.slug ?? `${slugify(name) || 'workbook'}-${randomSuffix(8)}`;
-  const result = await repo.createWorkbook(db, scope, {
-    type: 'WORKBOOK',
-    name,
-    folderId: input?.folderId ?? null,
-    slug,
-    meta: input?.meta ?? {},
-    calculatedFields: input?.calculatedFields ?? {},
-    now,
-  });
+  const result = await withStorageQuota(
+    repo.createWorkbook(db, scope, {
+      type: 'WORKBOOK',
+      name,
+      folderId: input?.folderId ?? null,
+      slug,
+      meta: input?.meta ?? {},
+      calculatedFields: input?.calculatedFields ?? {},
+      now,
+    }),
+  );
   const { flags } = result;
   requireDeployment(flags);
   if (flags.folder_ok !== 1) throw folderNotFound('folderId');
@@ -205,15 +208,17 @@ export async function updateWorkbook(
   now: string,
 ) {
   const takeover = input.slug !== undefined && input.slugTakeover === true;
-  const result = await repo.updateWorkbook(db, scope, id, {
-    name: input.name,
-    folderId: input.folderId,
-    meta: input.meta,
-    slug: input.slug,
-    // The workbook that held the slug keeps a recognisable, still-unique one.
-    displacedSlug: takeover ? `${input.slug?.slice(0, SLUG_MAX - 9)}-${randomSuffix(8)}` : undefined,
-    now,
-  });
+  const result = await withStorageQuota(
+    repo.updateWorkbook(db, scope, id, {
+      name: input.name,
+      folderId: input.folderId,
+      meta: input.meta,
+      slug: input.slug,
+      // The workbook that held the slug keeps a recognisable, still-unique one.
+      displacedSlug: takeover ? `${input.slug?.slice(0, SLUG_MAX - 9)}-${randomSuffix(8)}` : undefined,
+      now,
+    }),
+  );
   const { flags } = result;
   requireDeployment(flags);
   if (flags.found !== 1) throw notFound('Workbook');
@@ -257,11 +262,13 @@ export async function createReport(
   input: v.InferOutput<typeof createReportBody>,
   now: string,
 ) {
-  const result = await repo.createReport(
-    db,
-    scope,
-    { type: 'REPORT', name: input.name, folderId: input.folderId ?? null, now },
-    reportValues(input),
+  const result = await withStorageQuota(
+    repo.createReport(
+      db,
+      scope,
+      { type: 'REPORT', name: input.name, folderId: input.folderId ?? null, now },
+      reportValues(input),
+    ),
   );
   reportErrors(result.flags);
   return written(result);
@@ -274,12 +281,14 @@ export async function updateReport(
   input: v.InferOutput<typeof updateReportBody>,
   now: string,
 ) {
-  const result = await repo.updateReport(
-    db,
-    scope,
-    id,
-    { name: input.name, folderId: input.folderId, now },
-    reportValues(input),
+  const result = await withStorageQuota(
+    repo.updateReport(
+      db,
+      scope,
+      id,
+      { name: input.name, folderId: input.folderId, now },
+      reportValues(input),
+    ),
   );
   reportErrors(result.flags, id);
   return written(result);
