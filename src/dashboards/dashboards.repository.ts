@@ -8,14 +8,14 @@ import type { DashboardConfig, PublishedDashboard, PublishInput, ReportSnapshot 
 
 type Raw = Record<string, unknown>;
 
-const parse = <T>(value: unknown): T => JSON.parse(value as string) as T;
+const parse = <T>(value: unknown): T => JSON.parse(String(value));
 
 /** A published dashboard with the account it belongs to, for callers outside the workspace. */
 export type PublishedDashboardRecord = PublishedDashboard & { accountId: number };
 
 function toPublished(row: Raw | undefined): PublishedDashboardRecord | null {
   if (!row || row.published == null) return null;
-  return { ...parse<PublishedDashboard>(row.published), accountId: row.account_id as number };
+  return { ...parse<PublishedDashboard>(row.published), accountId: Number(row.account_id) };
 }
 
 const publishedSelect = (where: SQL): SQL => sql`SELECT d.account_id, ${publishedJson()} AS published
@@ -97,12 +97,19 @@ export async function saveDraft(
 
 // ---- Publishing ----
 
-export interface PublishFlags {
-  deployment_ok: number;
-  found: number;
-  has_draft: number;
-  ok: number;
+/** What the check of a publish found, typed (read only by `toPublishCheck` from its aliases). */
+export interface PublishCheck {
+  ok: boolean;
+  /** The workbook is one of the caller's deployment. */
+  workbookFound: boolean;
+  hasDraft: boolean;
 }
+
+const toPublishCheck = (row: Raw | undefined): PublishCheck => ({
+  ok: row?.ok === 1,
+  workbookFound: row?.deployment_ok === 1 && row?.found === 1,
+  hasDraft: row?.has_draft === 1,
+});
 
 /**
  * Publishes the draft as a new version, in ONE batch (one transaction): upsert the published row
@@ -117,7 +124,7 @@ export async function publish(
   input: PublishInput,
   publicId: string,
   now: string,
-): Promise<{ flags: PublishFlags; published: PublishedDashboardRecord | null }> {
+): Promise<{ check: PublishCheck; published: PublishedDashboardRecord | null }> {
   const check = sql`SELECT *, (deployment_ok AND found AND has_draft) AS ok FROM (SELECT
       ${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
       EXISTS (SELECT 1 FROM workbooks WHERE item_id = ${workbookId} AND deployment_id = ${scope.deploymentId}) AS found,
@@ -173,10 +180,10 @@ export async function publish(
       WHERE id = ${workbookId} AND ${guard}`,
     publishedSelect(sql`pd.workbook_id = ${workbookId}`),
   ]);
-  const flags = results[0]?.results[0] as unknown as PublishFlags;
+  const found = toPublishCheck(results[0]?.results[0]);
   return {
-    flags,
-    published: flags.ok === 1 ? toPublished(results[results.length - 1]?.results[0]) : null,
+    check: found,
+    published: found.ok ? toPublished(results[results.length - 1]?.results[0]) : null,
   };
 }
 

@@ -44,11 +44,11 @@ export async function publishDashboard(
   now: string,
 ) {
   // 16 random bytes: a 128-bit, URL-safe id; it is only used when this is the first publish.
-  const { flags, published } = await withStorageQuota(
+  const { check, published } = await withStorageQuota(
     repo.publish(db, scope, workbookId, input, randomId(16), now),
   );
-  if (flags.deployment_ok !== 1 || flags.found !== 1) throw notFound('Workbook');
-  if (flags.has_draft !== 1) {
+  if (!check.workbookFound) throw notFound('Workbook');
+  if (!check.hasDraft) {
     throw badRequest('The workbook has no dashboard draft to publish (save one with PUT …/dashboard)', [
       { path: 'dashboardDraft', message: 'No draft' },
     ]);

@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { WorkspaceItemType } from '../../schema/workspace';
+import { WORKSPACE_ITEM_TYPES, type WorkspaceItemType } from '../../schema/workspace';
 import type { DeploymentScope } from '../auth/deployment-scope';
 import { runBatch } from '../core/db';
 import { deploymentOwned } from '../core/tenancy';
@@ -47,20 +47,61 @@ export async function viewItem(
 // batch is one transaction, so the flags and the guards see the same state: either every write
 // applies or none does.
 
-type Flags = Record<string, number | string | null>;
+/**
+ * What the check of a guarded write found, typed. The SQL aliases it is read from (`deployment_ok`,
+ * `folder_ok`, …) are written by the checks in this file and read only by `toCheck`.
+ */
+export interface WriteCheck {
+  /** Every condition held: the writes applied. */
+  ok: boolean;
+  deploymentFound: boolean;
+  /** The item written exists in the deployment (always true for a create). */
+  found: boolean;
+  /** The target folder (`folderId`/`parentId`) is a folder of the deployment, or the root. */
+  folderFound: boolean;
+  /** The report's `workbookId` is a workbook of the deployment, or null. */
+  workbookFound: boolean;
+  /** Another workbook of the deployment holds the slug. */
+  slugTaken: boolean;
+  hasSubfolders: boolean;
+  /** The moved item's type; null when there is no such item. */
+  itemType: WorkspaceItemType | null;
+  /** The move would put a folder inside itself or a descendant. */
+  cycle: boolean;
+}
+
+const isItemType = (x: unknown): x is WorkspaceItemType =>
+  (WORKSPACE_ITEM_TYPES as readonly unknown[]).includes(x);
+
+/** The one mapper of a check row; a column a check does not select reads as "holds". */
+function toCheck(row: Raw | undefined): WriteCheck {
+  const r = row ?? {};
+  const holds = (x: unknown) => x === undefined || x === 1;
+  return {
+    ok: r.ok === 1,
+    deploymentFound: r.deployment_ok === 1,
+    found: holds(r.found),
+    folderFound: holds(r.folder_ok) && holds(r.parent_ok),
+    workbookFound: holds(r.workbook_ok),
+    slugTaken: r.slug_holder != null,
+    hasSubfolders: r.has_subfolders === 1,
+    itemType: isItemType(r.item_type) ? r.item_type : null,
+    cycle: r.cycle === 1,
+  };
+}
 
 /** `check` is a SELECT of flag columns including `ok`; the guard is its `ok`. */
 const guard = (check: SQL): SQL => sql`(SELECT ok FROM (${check})) = 1`;
 
 export interface WriteResult {
-  flags: Flags;
+  check: WriteCheck;
   item: ItemRecord | null;
 }
 
 async function guardedWrite(db: Db, check: SQL, writes: SQL[], read: SQL): Promise<WriteResult> {
   const results = await runBatch<Raw>(db, [check, ...writes, read]);
-  const flags = (results[0]?.results[0] ?? {}) as Flags;
-  return { flags, item: flags.ok === 1 ? singleFrom(results[results.length - 1]) : null };
+  const found = toCheck(results[0]?.results[0]);
+  return { check: found, item: found.ok ? singleFrom(results[results.length - 1]) : null };
 }
 
 export interface NewItem {
@@ -149,7 +190,7 @@ export async function deleteFolder(db: Db, scope: DeploymentScope, id: number) {
       WHERE folder_id = ${id} AND ${guard(check)}`,
     sql`DELETE FROM workspace_items WHERE id = ${id} AND ${guard(check)}`,
   ]);
-  return (results[0]?.results[0] ?? {}) as Flags;
+  return toCheck(results[0]?.results[0]);
 }
 
 // Workbooks

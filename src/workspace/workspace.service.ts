@@ -79,10 +79,10 @@ export function presentReport(rec: ItemRecord): Report {
   };
 }
 
-// ---- Flags of a guarded write → the contract's errors ----
+// ---- The check of a guarded write → the contract's errors ----
 
-function requireDeployment(flags: Record<string, unknown>): void {
-  if (flags.deployment_ok !== 1) throw notFound('Deployment');
+function requireDeployment(check: repo.WriteCheck): void {
+  if (!check.deploymentFound) throw notFound('Deployment');
 }
 
 function folderNotFound(field: string): ApiError {
@@ -135,10 +135,10 @@ export async function createFolder(
     { type: 'FOLDER', name: input.name, folderId: input.parentId ?? null, now },
     input.position ?? null,
   );
-  const { flags } = result;
-  requireDeployment(flags);
-  if (flags.parent_ok !== 1) throw folderNotFound('parentId');
-  if (flags.ok !== 1) throw depthError('parentId');
+  const { check } = result;
+  requireDeployment(check);
+  if (!check.folderFound) throw folderNotFound('parentId');
+  if (!check.ok) throw depthError('parentId');
   return written(result);
 }
 
@@ -155,10 +155,10 @@ export async function updateFolder(
 }
 
 export async function deleteFolder(db: Db, scope: DeploymentScope, id: number) {
-  const flags = await repo.deleteFolder(db, scope, id);
-  requireDeployment(flags);
-  if (flags.found !== 1) throw notFound('Folder');
-  if (flags.has_subfolders === 1) {
+  const check = await repo.deleteFolder(db, scope, id);
+  requireDeployment(check);
+  if (!check.found) throw notFound('Folder');
+  if (check.hasSubfolders) {
     throw conflict('The folder holds sub-folders: move or delete them first');
   }
   return { id, deleted: true as const };
@@ -185,10 +185,10 @@ export async function createWorkbook(
       now,
     }),
   );
-  const { flags } = result;
-  requireDeployment(flags);
-  if (flags.folder_ok !== 1) throw folderNotFound('folderId');
-  if (flags.slug_holder !== null) throw slugConflict(slug);
+  const { check } = result;
+  requireDeployment(check);
+  if (!check.folderFound) throw folderNotFound('folderId');
+  if (check.slugTaken) throw slugConflict(slug);
   return written(result);
 }
 
@@ -219,11 +219,11 @@ export async function updateWorkbook(
       now,
     }),
   );
-  const { flags } = result;
-  requireDeployment(flags);
-  if (flags.found !== 1) throw notFound('Workbook');
-  if (flags.folder_ok !== 1) throw folderNotFound('folderId');
-  if (flags.ok !== 1) throw slugConflict(input.slug as string);
+  const { check } = result;
+  requireDeployment(check);
+  if (!check.found) throw notFound('Workbook');
+  if (!check.folderFound) throw folderNotFound('folderId');
+  if (!check.ok) throw slugConflict(input.slug ?? '');
   return written(result);
 }
 
@@ -245,11 +245,11 @@ function reportValues(input: v.InferOutput<typeof updateReportBody>): repo.Repor
   return values;
 }
 
-function reportErrors(flags: Record<string, unknown>, id?: number) {
-  requireDeployment(flags);
-  if (id !== undefined && flags.found !== 1) throw notFound('Report');
-  if (flags.folder_ok !== 1) throw folderNotFound('folderId');
-  if (flags.workbook_ok !== 1) {
+function reportErrors(check: repo.WriteCheck) {
+  requireDeployment(check);
+  if (!check.found) throw notFound('Report');
+  if (!check.folderFound) throw folderNotFound('folderId');
+  if (!check.workbookFound) {
     throw new ApiError('NOT_FOUND', 'Workbook not found in this deployment', [
       { path: 'workbookId', message: 'No workbook with this id in the deployment' },
     ]);
@@ -270,7 +270,7 @@ export async function createReport(
       reportValues(input),
     ),
   );
-  reportErrors(result.flags);
+  reportErrors(result.check);
   return written(result);
 }
 
@@ -290,7 +290,7 @@ export async function updateReport(
       reportValues(input),
     ),
   );
-  reportErrors(result.flags, id);
+  reportErrors(result.check);
   return written(result);
 }
 
@@ -304,25 +304,25 @@ export async function moveItem(
 ) {
   const folderId = input.folderId ?? null;
   const result = await repo.moveItem(db, scope, input.id, folderId, input.type ?? null, now);
-  const { flags } = result;
-  requireDeployment(flags);
-  if (flags.item_type === null) {
+  const { check } = result;
+  requireDeployment(check);
+  if (check.itemType === null) {
     throw new ApiError('NOT_FOUND', 'No item with this id in the deployment', [
       { path: 'id', message: 'Unknown item' },
     ]);
   }
-  if (input.type !== undefined && flags.item_type !== input.type) {
-    throw badRequest(`Item ${input.id} is a ${flags.item_type}, not a ${input.type}`, [
-      { path: 'type', message: `Does not match the item's type (${flags.item_type})` },
+  if (input.type !== undefined && check.itemType !== input.type) {
+    throw badRequest(`Item ${input.id} is a ${check.itemType}, not a ${input.type}`, [
+      { path: 'type', message: `Does not match the item's type (${check.itemType})` },
     ]);
   }
-  if (flags.folder_ok !== 1) throw folderNotFound('folderId');
-  if (flags.cycle === 1) {
+  if (!check.folderFound) throw folderNotFound('folderId');
+  if (check.cycle) {
     throw badRequest('A folder cannot be moved into itself or one of its sub-folders', [
       { path: 'folderId', message: 'Is the moved folder or one of its descendants' },
     ]);
   }
-  if (flags.ok !== 1) throw depthError('folderId');
+  if (!check.ok) throw depthError('folderId');
   return written(result);
 }
 
