@@ -26,13 +26,23 @@ export function nameGrams(nameKey: string): string {
   return tokens.join(' ');
 }
 
-/** `search` (already lower-cased, 1+ characters) as a condition on `workspace_items i`. */
-export function nameMatches(search: string): SQL {
-  const length = [...search].length;
-  const ids =
-    length >= 3
-      ? sql`SELECT rowid FROM workspace_items_trgm WHERE workspace_items_trgm MATCH ${`"${search.replaceAll('"', '""')}"`}`
-      : sql`SELECT rowid FROM workspace_items_grams WHERE workspace_items_grams MATCH ${gramToken(search)}`;
-  // The index finds the candidates; instr keeps the exact lower-cased substring semantics.
-  return sql`i.id IN (${ids}) AND instr(i.name_key, ${search}) > 0`;
+/** The ids of the items whose name may contain `search` (already lower-cased, 1+ characters). */
+export function matchingIds(search: string): SQL {
+  return [...search].length >= 3
+    ? sql`SELECT rowid AS id FROM workspace_items_trgm WHERE workspace_items_trgm MATCH ${`"${search.replaceAll('"', '""')}"`}`
+    : sql`SELECT rowid AS id FROM workspace_items_grams WHERE workspace_items_grams MATCH ${gramToken(search)}`;
 }
+
+/**
+ * The items a list walks, as a FROM clause aliased `i`: with a search, the index's matches drive
+ * (CROSS JOIN fixes that order, so the planner cannot walk the deployment and probe the matches
+ * instead); without, the table itself.
+ */
+export function itemsSource(search: string | null): SQL {
+  return search === null
+    ? sql`workspace_items i`
+    : sql`(${matchingIds(search)}) m CROSS JOIN workspace_items i ON i.id = m.id`;
+}
+
+/** The exact meaning of a search: a lower-cased substring of the name (the index finds candidates). */
+export const nameContains = (search: string): SQL => sql`instr(i.name_key, ${search}) > 0`;

@@ -2,7 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { WorkspaceItemType } from '../../schema/workspace';
 import type { DeploymentScope } from '../auth/deployment-scope';
 import type { Db } from '../env';
-import { nameMatches } from './name-search';
+import { itemsSource, matchingIds, nameContains } from './name-search';
 import { isFolderOf, itemsQuery } from './workspace.queries';
 import { type ItemRecord, type Raw, readItems } from './workspace.rows';
 
@@ -52,7 +52,13 @@ function listSelection(scope: DeploymentScope, params: ListParams): SQL {
   const where: SQL[] = [sql`i.deployment_id = ${deploymentId}`];
   if (params.folderId !== null) where.push(sql`i.folder_id = ${params.folderId}`);
   else if (params.search === null) where.push(sql`i.folder_id IS NULL`);
-  if (params.search !== null) where.push(nameMatches(params.search));
+  if (params.search !== null) where.push(nameContains(params.search));
+  const source = itemsSource(params.search);
+  // With a search the matches drive here too, each looked up among the caller's views.
+  const viewsSource =
+    params.search === null
+      ? sql`workspace_views v`
+      : sql`(${matchingIds(params.search)}) m CROSS JOIN workspace_views v ON v.user_id = ${userId} AND v.item_id = m.id`;
 
   // D1 caps the terms of one compound SELECT, so each type's partitions form their own union.
   const perType: SQL[] = [];
@@ -68,7 +74,7 @@ function listSelection(scope: DeploymentScope, params: ListParams): SQL {
       const column = sql.raw(`i.${COLUMN[params.field]}`);
       const keyset = cursor ? sql`AND (${column}, i.id) ${cmp} (${cursor.sortKey}, ${cursor.id})` : sql``;
       parts.push(sql`SELECT * FROM (SELECT i.id AS id, ${rank} AS rank, ${column} AS sort_key
-        FROM workspace_items i WHERE ${filters} ${keyset}
+        FROM ${source} WHERE ${filters} ${keyset}
         ORDER BY ${column} ${dir}, i.id ${dir} LIMIT ${take})`);
     } else {
       // viewer_last_viewed_at: the caller's views in view order, and the items never viewed, whose
@@ -77,7 +83,7 @@ function listSelection(scope: DeploymentScope, params: ListParams): SQL {
         ? sql`AND (v.viewed_at, v.item_id) ${cmp} (${cursor.sortKey}, ${cursor.id})`
         : sql``;
       parts.push(sql`SELECT * FROM (SELECT v.item_id AS id, ${rank} AS rank, v.viewed_at AS sort_key
-        FROM workspace_views v JOIN workspace_items i ON i.id = v.item_id
+        FROM ${viewsSource} JOIN workspace_items i ON i.id = v.item_id
         WHERE v.user_id = ${userId} AND v.deployment_id = ${deploymentId} AND ${filters} ${viewedKeyset}
         ORDER BY v.viewed_at ${dir}, v.item_id ${dir} LIMIT ${take})`);
       // Ascending, the never-viewed items come before any viewed one: past a viewed cursor, none remain.
@@ -85,7 +91,7 @@ function listSelection(scope: DeploymentScope, params: ListParams): SQL {
       if (!unviewedDone) {
         const unviewedKeyset = cursor && cursor.sortKey === '' ? sql`AND i.id ${cmp} ${cursor.id}` : sql``;
         parts.push(sql`SELECT * FROM (SELECT i.id AS id, ${rank} AS rank, '' AS sort_key
-          FROM workspace_items i WHERE ${filters}
+          FROM ${source} WHERE ${filters}
             AND NOT EXISTS (SELECT 1 FROM workspace_views v WHERE v.user_id = ${userId} AND v.item_id = i.id)
             ${unviewedKeyset}
           ORDER BY i.id ${dir} LIMIT ${take})`);
