@@ -103,12 +103,15 @@ export interface PublishCheck {
   /** The workbook is one of the caller's deployment. */
   workbookFound: boolean;
   hasDraft: boolean;
+  /** The stored draft is JSON SQLite can read (within its depth limit). */
+  draftValid: boolean;
 }
 
 const toPublishCheck = (row: Raw | undefined): PublishCheck => ({
   ok: row?.ok === 1,
   workbookFound: row?.deployment_ok === 1 && row?.found === 1,
   hasDraft: row?.has_draft === 1,
+  draftValid: row?.draft_valid === 1,
 });
 
 /**
@@ -125,11 +128,15 @@ export async function publish(
   publicId: string,
   now: string,
 ): Promise<{ check: PublishCheck; published: PublishedDashboardRecord | null }> {
-  const check = sql`SELECT *, (deployment_ok AND found AND has_draft) AS ok FROM (SELECT
+  // A draft stored before the JSON limits existed may be too deep for SQLite's JSON functions:
+  // it is refused (400) rather than failing the publish.
+  const check = sql`SELECT *, (deployment_ok AND found AND has_draft AND draft_valid) AS ok FROM (SELECT
       ${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
       EXISTS (SELECT 1 FROM workbooks WHERE item_id = ${workbookId} AND deployment_id = ${scope.deploymentId}) AS found,
       EXISTS (SELECT 1 FROM workbooks WHERE item_id = ${workbookId} AND deployment_id = ${scope.deploymentId}
-        AND dashboard_draft IS NOT NULL) AS has_draft)`;
+        AND dashboard_draft IS NOT NULL) AS has_draft,
+      coalesce((SELECT json_valid(dashboard_draft) FROM workbooks WHERE item_id = ${workbookId}
+        AND deployment_id = ${scope.deploymentId}), 0) AS draft_valid)`;
   const guard = sql`(SELECT ok FROM (${check})) = 1`;
   const titleGiven = input.title !== undefined;
   const descriptionGiven = input.description !== undefined;
@@ -140,8 +147,8 @@ export async function publish(
     sql`INSERT INTO published_dashboards (deployment_id, workbook_id, public_id, title, description,
         restrict_data_download, version_number, created_by, created_at, updated_at)
       SELECT ${scope.deploymentId}, ${workbookId}, ${publicId},
-        ${titleGiven ? sql`${input.title ?? null}` : sql`coalesce(w.dashboard_draft ->> '$.title', i.name)`},
-        ${descriptionGiven ? sql`${input.description ?? null}` : sql`w.dashboard_draft ->> '$.description'`},
+        ${titleGiven ? sql`${input.title ?? null}` : sql`coalesce(CASE WHEN json_valid(w.dashboard_draft) THEN w.dashboard_draft ->> '$.title' END, i.name)`},
+        ${descriptionGiven ? sql`${input.description ?? null}` : sql`CASE WHEN json_valid(w.dashboard_draft) THEN w.dashboard_draft ->> '$.description' END`},
         ${input.restrictDataDownload ? 1 : 0}, 1, ${scope.userId}, ${now}, ${now}
       FROM workbooks w JOIN workspace_items i ON i.id = w.item_id
       WHERE w.item_id = ${workbookId} AND ${guard}

@@ -53,6 +53,12 @@ export async function publishDashboard(
       { path: 'dashboardDraft', message: 'No draft' },
     ]);
   }
+  if (!check.draftValid) {
+    throw badRequest(
+      'The stored dashboard draft is outside the current limits: save it again with PUT …/dashboard',
+      [{ path: 'dashboardDraft', message: 'Not publishable as stored' }],
+    );
+  }
   if (!published) throw new Error('publish passed its check but read no published dashboard');
   return presentPublished(published);
 }

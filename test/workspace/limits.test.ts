@@ -193,3 +193,16 @@ describe('theme values that reach CSS', () => {
     expect(await storedDraft(wb.id)).toBeNull();
   });
 });
+
+describe('publishing what was stored before the limits', () => {
+  it('answers 400 (not 500) for a stored draft too deep for SQLite’s JSON functions, storing nothing', async () => {
+    const wb = await workbook(acme.member, d);
+    await env.DB.prepare('UPDATE workbooks SET dashboard_draft = ? WHERE item_id = ?')
+      .bind(`{"widgets":[{"config":${nestedText(1100)}}]}`, wb.id)
+      .run();
+    const res = await api('POST', `${base(d)}/workbooks/${wb.id}/publish`, { auth: acme.member });
+    expectError(res, 400, 'BAD_REQUEST');
+    expect(res.body.details[0].path).toBe('dashboardDraft');
+    expect(await count('SELECT 1 FROM published_dashboards WHERE workbook_id = ?', wb.id)).toBe(0);
+  });
+});
