@@ -23,6 +23,13 @@ export const accounts = sqliteTable('accounts', {
    * the statement that inserts or deletes them: the quota guard reads this instead of counting.
    */
   externalUserCount: integer().notNull().default(0),
+  /**
+   * Bytes of workspace content the account stores (workbooks, reports, dashboard drafts, published
+   * versions and snapshot contents), kept by triggers in the same statement as each write.
+   */
+  storedBytes: integer().notNull().default(0),
+  /** The account's stored-bytes quota; null: its plan's default (STORAGE_QUOTA_BY_PLAN). */
+  storageQuotaBytes: integer(),
 });
 
 export const users = sqliteTable(

@@ -38,6 +38,7 @@ export const publishedDashboards = sqliteTable(
     uniqueIndex('published_dashboards_workbook_uq').on(t.workbookId),
     uniqueIndex('published_dashboards_public_id_uq').on(t.publicId),
     index('published_dashboards_deployment_idx').on(t.deploymentId, t.id),
+    index('published_dashboards_created_by_idx').on(t.createdBy),
   ],
 );
 
@@ -54,20 +55,26 @@ export const dashboardVersions = sqliteTable(
     createdBy: integer().references(() => users.id, { onDelete: 'set null' }),
     createdAt: text().notNull(),
   },
-  (t) => [uniqueIndex('dashboard_versions_number_uq').on(t.publishedDashboardId, t.versionNumber)],
+  (t) => [
+    uniqueIndex('dashboard_versions_number_uq').on(t.publishedDashboardId, t.versionNumber),
+    index('dashboard_versions_created_by_idx').on(t.createdBy),
+  ],
 );
 
 /**
- * The workbook's reports frozen at publish time. `reportId` is deliberately not a foreign key:
- * a snapshot outlives later edits and the deletion of its report.
+ * The content of a report as one publish froze it, stored ONCE per (report, report version): a
+ * report's `versionNumber` moves with every change of its content, so republishing unchanged
+ * reports adds link rows only. `reportId` is deliberately not a foreign key: the content
+ * outlives later edits and the deletion of its report. A content no version links to any more
+ * is deleted by a trigger (see the migration's custom block).
  */
-export const reportSnapshots = sqliteTable(
-  'report_snapshots',
+export const snapshotContents = sqliteTable(
+  'snapshot_contents',
   {
     id: integer().primaryKey({ autoIncrement: true }),
-    dashboardVersionId: integer()
+    deploymentId: integer()
       .notNull()
-      .references(() => dashboardVersions.id, { onDelete: 'cascade' }),
+      .references(() => deployments.id, { onDelete: 'cascade' }),
     reportId: integer().notNull(),
     versionNumber: integer().notNull(),
     name: text().notNull(),
@@ -80,5 +87,40 @@ export const reportSnapshots = sqliteTable(
     periodComparisons: text({ mode: 'json' }).notNull(),
     preferences: text({ mode: 'json' }).notNull(),
   },
-  (t) => [index('report_snapshots_version_idx').on(t.dashboardVersionId, t.id)],
+  (t) => [
+    uniqueIndex('snapshot_contents_report_version_uq').on(t.reportId, t.versionNumber),
+    index('snapshot_contents_deployment_idx').on(t.deploymentId),
+  ],
+);
+
+/**
+ * The workbook's reports frozen at publish time: one link row per (version, report) naming the
+ * content it froze. The content columns here are legacy (filled before snapshot_contents
+ * existed); the migration moves them into snapshot_contents and empties them, and a later
+ * migration drops them.
+ */
+export const reportSnapshots = sqliteTable(
+  'report_snapshots',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    dashboardVersionId: integer()
+      .notNull()
+      .references(() => dashboardVersions.id, { onDelete: 'cascade' }),
+    contentId: integer().references(() => snapshotContents.id),
+    reportId: integer(),
+    versionNumber: integer(),
+    name: text(),
+    title: text(),
+    description: text(),
+    spec: text(),
+    sqlQuery: text(),
+    meta: text({ mode: 'json' }),
+    fillMissingRows: text({ mode: 'json' }),
+    periodComparisons: text({ mode: 'json' }),
+    preferences: text({ mode: 'json' }),
+  },
+  (t) => [
+    index('report_snapshots_version_idx').on(t.dashboardVersionId, t.id),
+    index('report_snapshots_content_idx').on(t.contentId),
+  ],
 );

@@ -30,6 +30,12 @@ export const workspaceItems = sqliteTable(
     /** lower(name): the case-insensitive sort key and search haystack of E7. */
     nameKey: text().notNull(),
     /**
+     * The 1- and 2-character grams of `nameKey` as FTS tokens (`g` + hex of the UTF-8 bytes): the
+     * haystack of 1–2 character E7 searches, which a trigram index cannot answer. Written with the
+     * name; indexed by `workspace_items_grams` (FTS5, kept in sync by triggers).
+     */
+    nameGrams: text().notNull().default(''),
+    /**
      * The containing folder; null is the root. "No action" (checked at the end of the
      * statement) rather than cascade: a folder is only deleted once it is empty (E6), and a
      * deployment's cascade removes parents and children in the same statement.
@@ -57,6 +63,9 @@ export const workspaceItems = sqliteTable(
     index('workspace_items_all_id_idx').on(t.deploymentId, t.type, t.id),
     // Children of a folder (sub-folder checks, E6, and the foreign key's own lookups).
     index('workspace_items_parent_idx').on(t.folderId, t.type),
+    // Foreign keys' own lookups (a user's deletion sets these to null).
+    index('workspace_items_created_by_idx').on(t.createdBy),
+    index('workspace_items_updated_by_idx').on(t.updatedBy),
   ],
 );
 
@@ -137,5 +146,6 @@ export const workspaceViews = sqliteTable(
     // E7 by viewer_last_viewed_at walks the caller's views of the deployment in order.
     index('workspace_views_order_idx').on(t.userId, t.deploymentId, t.viewedAt, t.itemId),
     index('workspace_views_item_idx').on(t.itemId),
+    index('workspace_views_deployment_idx').on(t.deploymentId),
   ],
 );

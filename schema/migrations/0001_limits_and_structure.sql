@@ -1,9 +1,61 @@
+CREATE TABLE `snapshot_contents` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`deployment_id` integer NOT NULL,
+	`report_id` integer NOT NULL,
+	`version_number` integer NOT NULL,
+	`name` text NOT NULL,
+	`title` text NOT NULL,
+	`description` text NOT NULL,
+	`spec` text NOT NULL,
+	`sql_query` text NOT NULL,
+	`meta` text NOT NULL,
+	`fill_missing_rows` text,
+	`period_comparisons` text NOT NULL,
+	`preferences` text NOT NULL,
+	FOREIGN KEY (`deployment_id`) REFERENCES `deployments`(`id`) ON UPDATE no action ON DELETE cascade
+);
+--> statement-breakpoint
+CREATE UNIQUE INDEX `snapshot_contents_report_version_uq` ON `snapshot_contents` (`report_id`,`version_number`);--> statement-breakpoint
+CREATE INDEX `snapshot_contents_deployment_idx` ON `snapshot_contents` (`deployment_id`);--> statement-breakpoint
 CREATE TABLE `notification_write_guards` (
 	`reason` text NOT NULL,
 	CONSTRAINT "recipient_limit" CHECK("notification_write_guards"."reason" <> 'recipient_limit')
 );
 --> statement-breakpoint
+PRAGMA foreign_keys=OFF;--> statement-breakpoint
+CREATE TABLE `__new_report_snapshots` (
+	`id` integer PRIMARY KEY AUTOINCREMENT NOT NULL,
+	`dashboard_version_id` integer NOT NULL,
+	`content_id` integer,
+	`report_id` integer,
+	`version_number` integer,
+	`name` text,
+	`title` text,
+	`description` text,
+	`spec` text,
+	`sql_query` text,
+	`meta` text,
+	`fill_missing_rows` text,
+	`period_comparisons` text,
+	`preferences` text,
+	FOREIGN KEY (`dashboard_version_id`) REFERENCES `dashboard_versions`(`id`) ON UPDATE no action ON DELETE cascade,
+	FOREIGN KEY (`content_id`) REFERENCES `snapshot_contents`(`id`) ON UPDATE no action ON DELETE no action
+);
+--> statement-breakpoint
+INSERT INTO `__new_report_snapshots`("id", "dashboard_version_id", "content_id", "report_id", "version_number", "name", "title", "description", "spec", "sql_query", "meta", "fill_missing_rows", "period_comparisons", "preferences") SELECT "id", "dashboard_version_id", "content_id", "report_id", "version_number", "name", "title", "description", "spec", "sql_query", "meta", "fill_missing_rows", "period_comparisons", "preferences" FROM `report_snapshots`;--> statement-breakpoint
+DROP TABLE `report_snapshots`;--> statement-breakpoint
+ALTER TABLE `__new_report_snapshots` RENAME TO `report_snapshots`;--> statement-breakpoint
+PRAGMA foreign_keys=ON;--> statement-breakpoint
+CREATE INDEX `report_snapshots_version_idx` ON `report_snapshots` (`dashboard_version_id`,`id`);--> statement-breakpoint
+CREATE INDEX `report_snapshots_content_idx` ON `report_snapshots` (`content_id`);--> statement-breakpoint
 ALTER TABLE `accounts` ADD `external_user_count` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE `accounts` ADD `stored_bytes` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
+ALTER TABLE `accounts` ADD `storage_quota_bytes` integer;--> statement-breakpoint
+ALTER TABLE `workspace_items` ADD `name_grams` text DEFAULT '' NOT NULL;--> statement-breakpoint
+CREATE INDEX `workspace_items_created_by_idx` ON `workspace_items` (`created_by`);--> statement-breakpoint
+CREATE INDEX `workspace_items_updated_by_idx` ON `workspace_items` (`updated_by`);--> statement-breakpoint
+CREATE INDEX `dashboard_versions_created_by_idx` ON `dashboard_versions` (`created_by`);--> statement-breakpoint
+CREATE INDEX `published_dashboards_created_by_idx` ON `published_dashboards` (`created_by`);--> statement-breakpoint
 CREATE INDEX `embed_session_revocations_account_idx` ON `embed_session_revocations` (`account_id`);--> statement-breakpoint
 CREATE INDEX `notification_deliveries_recipient_idx` ON `notification_deliveries` (`recipient_id`);--> statement-breakpoint
 CREATE INDEX `notification_recipients_user_idx` ON `notification_recipients` (`user_id`);--> statement-breakpoint
@@ -12,7 +64,7 @@ CREATE UNIQUE INDEX `notification_runs_manual_inflight_uq` ON `notification_runs
 CREATE INDEX `notifications_account_idx` ON `notifications` (`account_id`,`deployment_id`,`id`);--> statement-breakpoint
 CREATE INDEX `notifications_dashboard_fk_idx` ON `notifications` (`dashboard_id`);--> statement-breakpoint
 CREATE INDEX `notifications_created_by_idx` ON `notifications` (`created_by`);--> statement-breakpoint
-PRAGMA foreign_keys=OFF;--> statement-breakpoint
+CREATE INDEX `workspace_views_deployment_idx` ON `workspace_views` (`deployment_id`);--> statement-breakpoint
 CREATE TABLE `__new_embed_write_guards` (
 	`reason` text NOT NULL,
 	CONSTRAINT "quota_exceeded" CHECK("__new_embed_write_guards"."reason" <> 'quota_exceeded'),
@@ -23,8 +75,7 @@ CREATE TABLE `__new_embed_write_guards` (
 --> statement-breakpoint
 INSERT INTO `__new_embed_write_guards`("reason") SELECT "reason" FROM `embed_write_guards`;--> statement-breakpoint
 DROP TABLE `embed_write_guards`;--> statement-breakpoint
-ALTER TABLE `__new_embed_write_guards` RENAME TO `embed_write_guards`;--> statement-breakpoint
-PRAGMA foreign_keys=ON;
+ALTER TABLE `__new_embed_write_guards` RENAME TO `embed_write_guards`;
 --> statement-breakpoint
 -- custom:embedding
 -- The external-user quota is a counter on accounts, kept by triggers inside the very statement
@@ -39,3 +90,114 @@ END;
 CREATE TRIGGER embed_users_count_delete AFTER DELETE ON embed_users BEGIN
   UPDATE accounts SET external_user_count = external_user_count - 1 WHERE id = OLD.account_id;
 END;
+
+--> statement-breakpoint
+-- custom:workspace
+-- E7 search: two FTS5 indexes over workspace_items (external content, no copy of the names):
+-- trigram for searches of 3+ characters (substring matching), and the 1–2 character grams of
+-- name_grams for shorter ones. Kept in sync by the triggers below (FK cascades fire them too).
+UPDATE workspace_items SET name_grams = coalesce((
+  WITH RECURSIVE pos(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM pos WHERE i < length(workspace_items.name_key))
+  SELECT group_concat('g' || hex(substr(workspace_items.name_key, i, 1)) ||
+    CASE WHEN i < length(workspace_items.name_key) THEN ' g' || hex(substr(workspace_items.name_key, i, 2)) ELSE '' END, ' ')
+  FROM pos WHERE length(workspace_items.name_key) > 0), '');
+CREATE VIRTUAL TABLE workspace_items_trgm USING fts5(name_key, content='workspace_items', content_rowid='id', tokenize='trigram case_sensitive 0');
+CREATE VIRTUAL TABLE workspace_items_grams USING fts5(name_grams, content='workspace_items', content_rowid='id', tokenize='unicode61');
+INSERT INTO workspace_items_trgm(workspace_items_trgm) VALUES ('rebuild');
+INSERT INTO workspace_items_grams(workspace_items_grams) VALUES ('rebuild');
+CREATE TRIGGER workspace_items_search_insert AFTER INSERT ON workspace_items BEGIN
+  INSERT INTO workspace_items_trgm(rowid, name_key) VALUES (new.id, new.name_key);
+  INSERT INTO workspace_items_grams(rowid, name_grams) VALUES (new.id, new.name_grams);
+END;
+CREATE TRIGGER workspace_items_search_delete AFTER DELETE ON workspace_items BEGIN
+  INSERT INTO workspace_items_trgm(workspace_items_trgm, rowid, name_key) VALUES ('delete', old.id, old.name_key);
+  INSERT INTO workspace_items_grams(workspace_items_grams, rowid, name_grams) VALUES ('delete', old.id, old.name_grams);
+END;
+CREATE TRIGGER workspace_items_search_update AFTER UPDATE OF name_key, name_grams ON workspace_items BEGIN
+  INSERT INTO workspace_items_trgm(workspace_items_trgm, rowid, name_key) VALUES ('delete', old.id, old.name_key);
+  INSERT INTO workspace_items_grams(workspace_items_grams, rowid, name_grams) VALUES ('delete', old.id, old.name_grams);
+  INSERT INTO workspace_items_trgm(rowid, name_key) VALUES (new.id, new.name_key);
+  INSERT INTO workspace_items_grams(rowid, name_grams) VALUES (new.id, new.name_grams);
+END;
+-- Snapshots: move the content of existing snapshots into snapshot_contents (one row per report
+-- version), link them, and empty the legacy columns.
+INSERT INTO snapshot_contents (deployment_id, report_id, version_number, name, title, description, spec,
+    sql_query, meta, fill_missing_rows, period_comparisons, preferences)
+  SELECT pd.deployment_id, rs.report_id, rs.version_number, rs.name, rs.title, rs.description, rs.spec,
+    rs.sql_query, rs.meta, rs.fill_missing_rows, rs.period_comparisons, rs.preferences
+  FROM report_snapshots rs
+    JOIN dashboard_versions dv ON dv.id = rs.dashboard_version_id
+    JOIN published_dashboards pd ON pd.id = dv.published_dashboard_id
+  WHERE rs.content_id IS NULL AND rs.report_id IS NOT NULL
+  ORDER BY rs.id
+  ON CONFLICT (report_id, version_number) DO NOTHING;
+UPDATE report_snapshots SET content_id = (SELECT sc.id FROM snapshot_contents sc
+    WHERE sc.report_id = report_snapshots.report_id AND sc.version_number = report_snapshots.version_number),
+  report_id = NULL, version_number = NULL, name = NULL, title = NULL, description = NULL, spec = NULL,
+  sql_query = NULL, meta = NULL, fill_missing_rows = NULL, period_comparisons = NULL, preferences = NULL
+  WHERE content_id IS NULL;
+-- A content no version links to any more (its versions went with their workbook) is deleted.
+CREATE TRIGGER snapshot_contents_release AFTER DELETE ON report_snapshots BEGIN
+  DELETE FROM snapshot_contents WHERE id = old.content_id
+    AND NOT EXISTS (SELECT 1 FROM report_snapshots WHERE content_id = old.content_id);
+END;
+-- Stored bytes per account (issue 10): triggers keep accounts.stored_bytes in the same statement
+-- as every write that changes workspace content; a write that would pass the quota aborts its
+-- whole batch. Only increases are refused, so deletes always go through.
+CREATE TRIGGER accounts_storage_quota BEFORE UPDATE OF stored_bytes ON accounts
+  WHEN new.stored_bytes > old.stored_bytes AND new.stored_bytes > coalesce(new.storage_quota_bytes,
+    CASE new.plan WHEN 'free' THEN 104857600 WHEN 'starter' THEN 1073741824
+      WHEN 'premium' THEN 10737418240 ELSE 107374182400 END)
+BEGIN
+  SELECT RAISE(ABORT, 'STORAGE_QUOTA_EXCEEDED');
+END;
+CREATE TRIGGER workbooks_stored_bytes_insert AFTER INSERT ON workbooks BEGIN
+  UPDATE accounts SET stored_bytes = stored_bytes + (coalesce(length(CAST(new.meta AS BLOB)), 0) + coalesce(length(CAST(new.calculated_fields AS BLOB)), 0) + coalesce(length(CAST(new.dashboard_draft AS BLOB)), 0)) WHERE id = (SELECT account_id FROM deployments WHERE id = new.deployment_id);
+END;
+CREATE TRIGGER workbooks_stored_bytes_update AFTER UPDATE ON workbooks
+  WHEN (coalesce(length(CAST(new.meta AS BLOB)), 0) + coalesce(length(CAST(new.calculated_fields AS BLOB)), 0) + coalesce(length(CAST(new.dashboard_draft AS BLOB)), 0)) <> (coalesce(length(CAST(old.meta AS BLOB)), 0) + coalesce(length(CAST(old.calculated_fields AS BLOB)), 0) + coalesce(length(CAST(old.dashboard_draft AS BLOB)), 0))
+BEGIN
+  UPDATE accounts SET stored_bytes = stored_bytes + (coalesce(length(CAST(new.meta AS BLOB)), 0) + coalesce(length(CAST(new.calculated_fields AS BLOB)), 0) + coalesce(length(CAST(new.dashboard_draft AS BLOB)), 0)) - (coalesce(length(CAST(old.meta AS BLOB)), 0) + coalesce(length(CAST(old.calculated_fields AS BLOB)), 0) + coalesce(length(CAST(old.dashboard_draft AS BLOB)), 0))
+    WHERE id = (SELECT account_id FROM deployments WHERE id = new.deployment_id);
+END;
+CREATE TRIGGER reports_stored_bytes_insert AFTER INSERT ON reports BEGIN
+  UPDATE accounts SET stored_bytes = stored_bytes + (coalesce(length(CAST(new.title AS BLOB)), 0) + coalesce(length(CAST(new.description AS BLOB)), 0) + coalesce(length(CAST(new.spec AS BLOB)), 0) + coalesce(length(CAST(new.sql_query AS BLOB)), 0) + coalesce(length(CAST(new.meta AS BLOB)), 0) + coalesce(length(CAST(new.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(new.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(new.preferences AS BLOB)), 0))
+    WHERE id = (SELECT account_id FROM deployments WHERE id = (SELECT deployment_id FROM workspace_items WHERE id = new.item_id));
+END;
+CREATE TRIGGER reports_stored_bytes_update AFTER UPDATE ON reports
+  WHEN (coalesce(length(CAST(new.title AS BLOB)), 0) + coalesce(length(CAST(new.description AS BLOB)), 0) + coalesce(length(CAST(new.spec AS BLOB)), 0) + coalesce(length(CAST(new.sql_query AS BLOB)), 0) + coalesce(length(CAST(new.meta AS BLOB)), 0) + coalesce(length(CAST(new.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(new.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(new.preferences AS BLOB)), 0)) <> (coalesce(length(CAST(old.title AS BLOB)), 0) + coalesce(length(CAST(old.description AS BLOB)), 0) + coalesce(length(CAST(old.spec AS BLOB)), 0) + coalesce(length(CAST(old.sql_query AS BLOB)), 0) + coalesce(length(CAST(old.meta AS BLOB)), 0) + coalesce(length(CAST(old.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(old.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(old.preferences AS BLOB)), 0))
+BEGIN
+  UPDATE accounts SET stored_bytes = stored_bytes + (coalesce(length(CAST(new.title AS BLOB)), 0) + coalesce(length(CAST(new.description AS BLOB)), 0) + coalesce(length(CAST(new.spec AS BLOB)), 0) + coalesce(length(CAST(new.sql_query AS BLOB)), 0) + coalesce(length(CAST(new.meta AS BLOB)), 0) + coalesce(length(CAST(new.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(new.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(new.preferences AS BLOB)), 0)) - (coalesce(length(CAST(old.title AS BLOB)), 0) + coalesce(length(CAST(old.description AS BLOB)), 0) + coalesce(length(CAST(old.spec AS BLOB)), 0) + coalesce(length(CAST(old.sql_query AS BLOB)), 0) + coalesce(length(CAST(old.meta AS BLOB)), 0) + coalesce(length(CAST(old.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(old.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(old.preferences AS BLOB)), 0))
+    WHERE id = (SELECT account_id FROM deployments WHERE id = (SELECT deployment_id FROM workspace_items WHERE id = new.item_id));
+END;
+CREATE TRIGGER dashboard_versions_stored_bytes_insert AFTER INSERT ON dashboard_versions BEGIN
+  UPDATE accounts SET stored_bytes = stored_bytes + coalesce(length(CAST(new.config AS BLOB)), 0)
+    WHERE id = (SELECT account_id FROM deployments WHERE id = (SELECT deployment_id FROM published_dashboards WHERE id = new.published_dashboard_id));
+END;
+CREATE TRIGGER snapshot_contents_stored_bytes_insert AFTER INSERT ON snapshot_contents BEGIN
+  UPDATE accounts SET stored_bytes = stored_bytes + (coalesce(length(CAST(new.title AS BLOB)), 0) + coalesce(length(CAST(new.description AS BLOB)), 0) + coalesce(length(CAST(new.spec AS BLOB)), 0) + coalesce(length(CAST(new.sql_query AS BLOB)), 0) + coalesce(length(CAST(new.meta AS BLOB)), 0) + coalesce(length(CAST(new.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(new.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(new.preferences AS BLOB)), 0) + coalesce(length(CAST(new.name AS BLOB)), 0)) WHERE id = (SELECT account_id FROM deployments WHERE id = new.deployment_id);
+END;
+CREATE TRIGGER snapshot_contents_stored_bytes_delete AFTER DELETE ON snapshot_contents BEGIN
+  UPDATE accounts SET stored_bytes = max(0, stored_bytes - (coalesce(length(CAST(old.title AS BLOB)), 0) + coalesce(length(CAST(old.description AS BLOB)), 0) + coalesce(length(CAST(old.spec AS BLOB)), 0) + coalesce(length(CAST(old.sql_query AS BLOB)), 0) + coalesce(length(CAST(old.meta AS BLOB)), 0) + coalesce(length(CAST(old.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(old.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(old.preferences AS BLOB)), 0) + coalesce(length(CAST(old.name AS BLOB)), 0))) WHERE id = (SELECT account_id FROM deployments WHERE id = old.deployment_id);
+END;
+-- A deleted item's detail and published versions go by cascade, after their parents are gone:
+-- their bytes are released here, before the item row goes.
+CREATE TRIGGER workspace_items_stored_bytes_delete BEFORE DELETE ON workspace_items BEGIN
+  UPDATE accounts SET stored_bytes = max(0, stored_bytes
+      - coalesce((SELECT coalesce(length(CAST(w.meta AS BLOB)), 0) + coalesce(length(CAST(w.calculated_fields AS BLOB)), 0) + coalesce(length(CAST(w.dashboard_draft AS BLOB)), 0) FROM workbooks w WHERE w.item_id = old.id), 0)
+      - coalesce((SELECT coalesce(length(CAST(r.title AS BLOB)), 0) + coalesce(length(CAST(r.description AS BLOB)), 0) + coalesce(length(CAST(r.spec AS BLOB)), 0) + coalesce(length(CAST(r.sql_query AS BLOB)), 0) + coalesce(length(CAST(r.meta AS BLOB)), 0) + coalesce(length(CAST(r.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(r.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(r.preferences AS BLOB)), 0) FROM reports r WHERE r.item_id = old.id), 0)
+      - coalesce((SELECT sum(coalesce(length(CAST(dv.config AS BLOB)), 0)) FROM published_dashboards pd
+          JOIN dashboard_versions dv ON dv.published_dashboard_id = pd.id WHERE pd.workbook_id = old.id), 0))
+    WHERE id = (SELECT account_id FROM deployments WHERE id = old.deployment_id);
+END;
+-- What existing accounts already store.
+UPDATE accounts SET stored_bytes =
+  coalesce((SELECT sum(coalesce(length(CAST(w.meta AS BLOB)), 0) + coalesce(length(CAST(w.calculated_fields AS BLOB)), 0) + coalesce(length(CAST(w.dashboard_draft AS BLOB)), 0)) FROM workbooks w JOIN deployments d ON d.id = w.deployment_id
+    WHERE d.account_id = accounts.id), 0)
+  + coalesce((SELECT sum(coalesce(length(CAST(r.title AS BLOB)), 0) + coalesce(length(CAST(r.description AS BLOB)), 0) + coalesce(length(CAST(r.spec AS BLOB)), 0) + coalesce(length(CAST(r.sql_query AS BLOB)), 0) + coalesce(length(CAST(r.meta AS BLOB)), 0) + coalesce(length(CAST(r.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(r.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(r.preferences AS BLOB)), 0)) FROM reports r JOIN workspace_items i ON i.id = r.item_id
+    JOIN deployments d ON d.id = i.deployment_id WHERE d.account_id = accounts.id), 0)
+  + coalesce((SELECT sum(coalesce(length(CAST(dv.config AS BLOB)), 0)) FROM dashboard_versions dv
+    JOIN published_dashboards pd ON pd.id = dv.published_dashboard_id JOIN deployments d ON d.id = pd.deployment_id
+    WHERE d.account_id = accounts.id), 0)
+  + coalesce((SELECT sum(coalesce(length(CAST(sc.title AS BLOB)), 0) + coalesce(length(CAST(sc.description AS BLOB)), 0) + coalesce(length(CAST(sc.spec AS BLOB)), 0) + coalesce(length(CAST(sc.sql_query AS BLOB)), 0) + coalesce(length(CAST(sc.meta AS BLOB)), 0) + coalesce(length(CAST(sc.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(sc.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(sc.preferences AS BLOB)), 0) + coalesce(length(CAST(sc.name AS BLOB)), 0)) FROM snapshot_contents sc JOIN deployments d ON d.id = sc.deployment_id
+    WHERE d.account_id = accounts.id), 0);

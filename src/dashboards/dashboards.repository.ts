@@ -1,20 +1,21 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { DeploymentScope } from '../auth/deployment-scope';
 import { runBatch } from '../core/db';
+import { deploymentOwned } from '../core/tenancy';
 import type { Db } from '../env';
-import { deploymentOwned, publishedJson, reportSnapshotsJson } from '../workspace/workspace.queries';
+import { publishedJson, reportSnapshotsJson } from './dashboards.queries';
 import type { DashboardConfig, PublishedDashboard, PublishInput, ReportSnapshot } from './dashboards.schemas';
 
 type Raw = Record<string, unknown>;
 
-const parse = <T>(value: unknown): T => JSON.parse(value as string) as T;
+const parse = <T>(value: unknown): T => JSON.parse(String(value));
 
 /** A published dashboard with the account it belongs to, for callers outside the workspace. */
 export type PublishedDashboardRecord = PublishedDashboard & { accountId: number };
 
 function toPublished(row: Raw | undefined): PublishedDashboardRecord | null {
   if (!row || row.published == null) return null;
-  return { ...parse<PublishedDashboard>(row.published), accountId: row.account_id as number };
+  return { ...parse<PublishedDashboard>(row.published), accountId: Number(row.account_id) };
 }
 
 const publishedSelect = (where: SQL): SQL => sql`SELECT d.account_id, ${publishedJson()} AS published
@@ -96,12 +97,22 @@ export async function saveDraft(
 
 // ---- Publishing ----
 
-export interface PublishFlags {
-  deployment_ok: number;
-  found: number;
-  has_draft: number;
-  ok: number;
+/** What the check of a publish found, typed (read only by `toPublishCheck` from its aliases). */
+export interface PublishCheck {
+  ok: boolean;
+  /** The workbook is one of the caller's deployment. */
+  workbookFound: boolean;
+  hasDraft: boolean;
+  /** The stored draft is JSON SQLite can read (within its depth limit). */
+  draftValid: boolean;
 }
+
+const toPublishCheck = (row: Raw | undefined): PublishCheck => ({
+  ok: row?.ok === 1,
+  workbookFound: row?.deployment_ok === 1 && row?.found === 1,
+  hasDraft: row?.has_draft === 1,
+  draftValid: row?.draft_valid === 1,
+});
 
 /**
  * Publishes the draft as a new version, in ONE batch (one transaction): upsert the published row
@@ -116,12 +127,16 @@ export async function publish(
   input: PublishInput,
   publicId: string,
   now: string,
-): Promise<{ flags: PublishFlags; published: PublishedDashboardRecord | null }> {
-  const check = sql`SELECT *, (deployment_ok AND found AND has_draft) AS ok FROM (SELECT
+): Promise<{ check: PublishCheck; published: PublishedDashboardRecord | null }> {
+  // A draft stored before the JSON limits existed may be too deep for SQLite's JSON functions:
+  // it is refused (400) rather than failing the publish.
+  const check = sql`SELECT *, (deployment_ok AND found AND has_draft AND draft_valid) AS ok FROM (SELECT
       ${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
       EXISTS (SELECT 1 FROM workbooks WHERE item_id = ${workbookId} AND deployment_id = ${scope.deploymentId}) AS found,
       EXISTS (SELECT 1 FROM workbooks WHERE item_id = ${workbookId} AND deployment_id = ${scope.deploymentId}
-        AND dashboard_draft IS NOT NULL) AS has_draft)`;
+        AND dashboard_draft IS NOT NULL) AS has_draft,
+      coalesce((SELECT json_valid(dashboard_draft) FROM workbooks WHERE item_id = ${workbookId}
+        AND deployment_id = ${scope.deploymentId}), 0) AS draft_valid)`;
   const guard = sql`(SELECT ok FROM (${check})) = 1`;
   const titleGiven = input.title !== undefined;
   const descriptionGiven = input.description !== undefined;
@@ -132,8 +147,8 @@ export async function publish(
     sql`INSERT INTO published_dashboards (deployment_id, workbook_id, public_id, title, description,
         restrict_data_download, version_number, created_by, created_at, updated_at)
       SELECT ${scope.deploymentId}, ${workbookId}, ${publicId},
-        ${titleGiven ? sql`${input.title ?? null}` : sql`coalesce(w.dashboard_draft ->> '$.title', i.name)`},
-        ${descriptionGiven ? sql`${input.description ?? null}` : sql`w.dashboard_draft ->> '$.description'`},
+        ${titleGiven ? sql`${input.title ?? null}` : sql`coalesce(CASE WHEN json_valid(w.dashboard_draft) THEN w.dashboard_draft ->> '$.title' END, i.name)`},
+        ${descriptionGiven ? sql`${input.description ?? null}` : sql`CASE WHEN json_valid(w.dashboard_draft) THEN w.dashboard_draft ->> '$.description' END`},
         ${input.restrictDataDownload ? 1 : 0}, 1, ${scope.userId}, ${now}, ${now}
       FROM workbooks w JOIN workspace_items i ON i.id = w.item_id
       WHERE w.item_id = ${workbookId} AND ${guard}
@@ -151,11 +166,20 @@ export async function publish(
         WHERE dv.published_dashboard_id = published_dashboards.id
           AND dv.version_number = published_dashboards.version_number)
       WHERE workbook_id = ${workbookId} AND ${guard}`,
-    sql`INSERT INTO report_snapshots (dashboard_version_id, report_id, version_number, name, title, description,
+    // Content-addressed: a report version already frozen by an earlier publish is not stored
+    // again (a report's versionNumber moves with every change of its content).
+    sql`INSERT INTO snapshot_contents (deployment_id, report_id, version_number, name, title, description,
         spec, sql_query, meta, fill_missing_rows, period_comparisons, preferences)
-      SELECT pd.current_version_id, r.item_id, r.version_number, i.name, r.title, r.description, r.spec,
+      SELECT ${scope.deploymentId}, r.item_id, r.version_number, i.name, r.title, r.description, r.spec,
         r.sql_query, r.meta, r.fill_missing_rows, r.period_comparisons, r.preferences
       FROM reports r JOIN workspace_items i ON i.id = r.item_id
+      WHERE r.workbook_id = ${workbookId} AND ${guard}
+      ORDER BY r.item_id
+      ON CONFLICT (report_id, version_number) DO NOTHING`,
+    sql`INSERT INTO report_snapshots (dashboard_version_id, content_id)
+      SELECT pd.current_version_id, sc.id
+      FROM reports r
+        JOIN snapshot_contents sc ON sc.report_id = r.item_id AND sc.version_number = r.version_number
         JOIN published_dashboards pd ON pd.workbook_id = r.workbook_id
       WHERE r.workbook_id = ${workbookId} AND ${guard}
       ORDER BY r.item_id`,
@@ -163,30 +187,74 @@ export async function publish(
       WHERE id = ${workbookId} AND ${guard}`,
     publishedSelect(sql`pd.workbook_id = ${workbookId}`),
   ]);
-  const flags = results[0]?.results[0] as unknown as PublishFlags;
+  const found = toPublishCheck(results[0]?.results[0]);
   return {
-    flags,
-    published: flags.ok === 1 ? toPublished(results[results.length - 1]?.results[0]) : null,
+    check: found,
+    published: found.ok ? toPublished(results[results.length - 1]?.results[0]) : null,
   };
 }
 
 // ---- Versions ----
 
-export interface VersionRecord {
+/** One version without its body: what the versions list answers. */
+export interface VersionSummaryRecord {
   id: number;
   publishedDashboardId: number;
   publicId: string;
   versionNumber: number;
   isCurrent: boolean;
-  config: DashboardConfig;
-  reportSnapshots: ReportSnapshot[];
   createdBy: number | null;
   createdAt: string;
 }
 
+/** One version with its config and report snapshots. */
+export interface VersionRecord extends VersionSummaryRecord {
+  config: DashboardConfig;
+  reportSnapshots: ReportSnapshot[];
+}
+
+/** The one mapper of a `dashboard_versions` row (joined with its published dashboard). */
+function toVersionSummary(row: Raw): VersionSummaryRecord {
+  return {
+    id: Number(row.id),
+    publishedDashboardId: Number(row.published_dashboard_id),
+    publicId: String(row.public_id),
+    versionNumber: Number(row.version_number),
+    isCurrent: row.id === row.current_version_id,
+    createdBy: row.created_by == null ? null : Number(row.created_by),
+    createdAt: String(row.created_at),
+  };
+}
+
+function toVersion(row: Raw): VersionRecord {
+  return {
+    ...toVersionSummary(row),
+    config: parse(row.config),
+    reportSnapshots: parse(row.report_snapshots),
+  };
+}
+
 /**
- * The versions of a workbook's dashboard, newest first, from `beforeNumber` on: one statement
- * that also says whether the workbook exists (null: it does not, or is not the caller's).
+ * The workbook (of the caller's deployment) driving a read of its versions: no row at all means
+ * the workbook is not found; `versions` is the selection of `dashboard_versions` to join.
+ */
+const versionsOf = (scope: DeploymentScope, workbookId: number, versions: SQL, columns: SQL, order: SQL) =>
+  sql`SELECT w.item_id AS workbook_id, pd.public_id, pd.current_version_id,
+      dv.id, dv.published_dashboard_id, dv.version_number, dv.created_by, dv.created_at ${columns}
+    FROM workbooks w
+      LEFT JOIN published_dashboards pd ON pd.workbook_id = w.item_id
+      LEFT JOIN (${versions}) dv ON dv.published_dashboard_id = pd.id
+    WHERE w.item_id = ${workbookId} AND w.deployment_id = ${scope.deploymentId}
+      AND ${deploymentOwned(scope.deploymentId, scope.accountId)}
+    ORDER BY ${order}`;
+
+const versionsOfWorkbook = (workbookId: number) =>
+  sql`published_dashboard_id = (SELECT id FROM published_dashboards WHERE workbook_id = ${workbookId})`;
+
+/**
+ * Summaries of the versions of a workbook's dashboard, newest first, from `beforeNumber` on: one
+ * statement that also says whether the workbook exists (null: it does not, or is not the
+ * caller's). No config or snapshot is read: a page costs the same whatever the versions hold.
  */
 export async function listVersions(
   db: Db,
@@ -194,31 +262,41 @@ export async function listVersions(
   workbookId: number,
   beforeNumber: number | null,
   limit: number,
-): Promise<VersionRecord[] | null> {
-  const rows = await db.all<Raw>(sql`SELECT w.item_id AS workbook_id, pd.public_id, pd.current_version_id,
-      dv.id, dv.published_dashboard_id, dv.version_number, dv.config, dv.created_by, dv.created_at,
-      ${reportSnapshotsJson('dv')} AS report_snapshots
-    FROM workbooks w
-      LEFT JOIN published_dashboards pd ON pd.workbook_id = w.item_id
-      LEFT JOIN (SELECT * FROM dashboard_versions
-        WHERE published_dashboard_id = (SELECT id FROM published_dashboards WHERE workbook_id = ${workbookId})
+): Promise<VersionSummaryRecord[] | null> {
+  const rows = await db.all<Raw>(
+    versionsOf(
+      scope,
+      workbookId,
+      sql`SELECT id, published_dashboard_id, version_number, created_by, created_at FROM dashboard_versions
+        WHERE ${versionsOfWorkbook(workbookId)}
           ${beforeNumber === null ? sql`` : sql`AND version_number < ${beforeNumber}`}
-        ORDER BY version_number DESC LIMIT ${limit + 1}) dv ON dv.published_dashboard_id = pd.id
-    WHERE w.item_id = ${workbookId} AND w.deployment_id = ${scope.deploymentId}
-      AND ${deploymentOwned(scope.deploymentId, scope.accountId)}
-    ORDER BY dv.version_number DESC`);
+        ORDER BY version_number DESC LIMIT ${limit + 1}`,
+      sql``,
+      sql`dv.version_number DESC`,
+    ),
+  );
   if (rows.length === 0) return null;
-  return rows
-    .filter((r) => r.id != null)
-    .map((r) => ({
-      id: r.id as number,
-      publishedDashboardId: r.published_dashboard_id as number,
-      publicId: r.public_id as string,
-      versionNumber: r.version_number as number,
-      isCurrent: r.id === r.current_version_id,
-      config: parse(r.config),
-      reportSnapshots: parse(r.report_snapshots),
-      createdBy: (r.created_by as number | null) ?? null,
-      createdAt: r.created_at as string,
-    }));
+  return rows.filter((r) => r.id != null).map(toVersionSummary);
+}
+
+/** One version with its body; `workbookFound` false: the workbook is not the caller's. */
+export async function findVersion(
+  db: Db,
+  scope: DeploymentScope,
+  workbookId: number,
+  versionNumber: number,
+): Promise<{ workbookFound: boolean; version: VersionRecord | null }> {
+  const rows = await db.all<Raw>(
+    versionsOf(
+      scope,
+      workbookId,
+      sql`SELECT * FROM dashboard_versions
+        WHERE ${versionsOfWorkbook(workbookId)} AND version_number = ${versionNumber}`,
+      sql`, dv.config, ${reportSnapshotsJson('dv')} AS report_snapshots`,
+      sql`dv.id`,
+    ),
+  );
+  const row = rows[0];
+  if (!row) return { workbookFound: false, version: null };
+  return { workbookFound: true, version: row.id == null ? null : toVersion(row) };
 }

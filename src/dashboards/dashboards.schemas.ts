@@ -1,5 +1,28 @@
 import * as v from 'valibot';
-import { freeObject, obj, objectOf } from '../core/validation';
+import { jsonBounds, jsonBoundsDoc } from '../core/json';
+import { boundedObject, idString, obj, objectOf } from '../core/validation';
+import {
+  COLUMN_FORMATS_LIMITS,
+  DASHBOARD_CONFIG_LIMITS,
+  MAX_APP_FILES,
+  MAX_PERIOD_COMPARISONS,
+  MAX_WIDGETS,
+  REPORT_META_LIMITS,
+  SETTINGS_LIMITS,
+  WIDGET_CONFIG_LIMITS,
+  WIDGET_STYLE_LIMITS,
+} from './dashboards.limits';
+import {
+  cssBorderStyle,
+  cssColor,
+  cssFontFamily,
+  cssFontSize,
+  cssFontWeight,
+  cssLengths,
+  cssThemeId,
+} from './theme-grammar';
+
+export { MAX_WIDGETS };
 
 export const DASHBOARD_KINDS = ['CLASSIC', 'APP'] as const;
 export const WIDGET_TYPES = ['CHART', 'TEXT', 'FILTER', 'AI', 'TABS_CONTAINER', 'TIME_GRAIN'] as const;
@@ -7,7 +30,6 @@ export const BREAKPOINTS = ['lg', 'md', 'sm', 'xs', 'xxs'] as const;
 
 /** Grid coordinates are bounded so no stored dashboard can ask a renderer for an absurd canvas. */
 export const MAX_GRID = 10_000;
-export const MAX_WIDGETS = 500;
 
 const int = (min: number, max: number) =>
   v.pipe(v.number(), v.integer('Expected an integer'), v.minValue(min), v.maxValue(max));
@@ -19,7 +41,6 @@ const stringMap = objectOf(
 );
 
 const text = (max: number) => v.nullish(v.pipe(v.string(), v.maxLength(max)));
-const cssValue = text(255);
 
 // ---- DashboardWidget ----
 
@@ -34,8 +55,8 @@ export const dashboardWidget = obj({
   id: v.pipe(v.string(), v.minLength(1, 'Must not be empty'), v.maxLength(255)),
   type: v.picklist(WIDGET_TYPES),
   position: widgetPosition,
-  config: v.nullish(freeObject),
-  style: v.nullish(freeObject),
+  config: v.nullish(boundedObject(WIDGET_CONFIG_LIMITS)),
+  style: v.nullish(boundedObject(WIDGET_STYLE_LIMITS)),
   responsiveLayouts: v.nullish(
     obj(
       Object.fromEntries(BREAKPOINTS.map((b) => [b, v.nullish(widgetPosition)])) as {
@@ -67,40 +88,46 @@ export const dashboardLayout = obj({
 
 // ---- DashboardTheme (request form: every leaf a nullable string) ----
 
-const border = obj({ color: cssValue, radius: cssValue, style: cssValue, width: cssValue });
+const border = obj({
+  color: cssColor,
+  radius: cssLengths,
+  style: cssBorderStyle,
+  width: cssLengths,
+});
 const titleStyle = obj({
-  color: cssValue,
-  fontFamily: cssValue,
-  fontSize: cssValue,
-  fontWeight: cssValue,
+  color: cssColor,
+  fontFamily: cssFontFamily,
+  fontSize: cssFontSize,
+  fontWeight: cssFontWeight,
 });
 
+/** Every leaf is nullable and held to a CSS-safe grammar (theme-grammar.ts). */
 export const dashboardTheme = obj({
-  backgroundColor: cssValue,
-  fontFamily: cssValue,
-  primaryColor: cssValue,
-  themeId: cssValue,
-  dashboard: v.nullish(obj({ backgroundColor: cssValue, padding: cssValue })),
+  backgroundColor: cssColor,
+  fontFamily: cssFontFamily,
+  primaryColor: cssColor,
+  themeId: cssThemeId,
+  dashboard: v.nullish(obj({ backgroundColor: cssColor, padding: cssLengths })),
   controls: v.nullish(
     obj({
-      backgroundColor: cssValue,
-      padding: cssValue,
+      backgroundColor: cssColor,
+      padding: cssLengths,
       border: v.nullish(border),
       title: v.nullish(titleStyle),
     }),
   ),
   widgets: v.nullish(
     obj({
-      backgroundColor: cssValue,
-      margin: cssValue,
-      padding: cssValue,
+      backgroundColor: cssColor,
+      margin: cssLengths,
+      padding: cssLengths,
       border: v.nullish(border),
       text: v.nullish(
         obj({
-          codeFontFamily: cssValue,
-          color: cssValue,
-          fontFamily: cssValue,
-          secondaryColor: cssValue,
+          codeFontFamily: cssFontFamily,
+          color: cssColor,
+          fontFamily: cssFontFamily,
+          secondaryColor: cssColor,
         }),
       ),
       title: v.nullish(titleStyle),
@@ -112,7 +139,13 @@ export const dashboardTheme = obj({
 
 export const dashboardApp = obj({
   entry: text(255),
-  files: v.nullish(stringMap),
+  files: v.nullish(
+    v.pipe(
+      stringMap,
+      v.check((files) => Object.keys(files).length <= MAX_APP_FILES, `At most ${MAX_APP_FILES} files`),
+      v.metadata({ maxProperties: MAX_APP_FILES }),
+    ),
+  ),
   html: v.nullish(v.string()),
   manifest: v.nullish(
     obj({
@@ -152,24 +185,29 @@ const widgetList = v.pipe(
   }),
 );
 
-export const dashboardConfigInput = obj({
-  kind: v.nullish(v.picklist(DASHBOARD_KINDS)),
-  title: text(500),
-  description: text(10_000),
-  settings: v.nullish(freeObject),
-  theme: v.nullish(dashboardTheme),
-  layout: v.nullish(dashboardLayout),
-  widgets: v.nullish(widgetList),
-  app: v.nullish(dashboardApp),
-});
+/** The whole config is bounded too: its parts' limits add up to more than a row should hold. */
+export const dashboardConfigInput = v.pipe(
+  obj({
+    kind: v.nullish(v.picklist(DASHBOARD_KINDS)),
+    title: text(500),
+    description: text(10_000),
+    settings: v.nullish(boundedObject(SETTINGS_LIMITS)),
+    theme: v.nullish(dashboardTheme),
+    layout: v.nullish(dashboardLayout),
+    widgets: v.nullish(widgetList),
+    app: v.nullish(dashboardApp),
+  }),
+  jsonBounds(DASHBOARD_CONFIG_LIMITS),
+  v.metadata(jsonBoundsDoc(DASHBOARD_CONFIG_LIMITS)),
+);
 
 /** The response form: the same names, `theme` a free-form object. */
 export const dashboardConfigSchema = v.object({
   kind: v.nullish(v.picklist(DASHBOARD_KINDS)),
   title: v.nullish(v.string()),
   description: v.nullish(v.string()),
-  settings: v.nullish(freeObject),
-  theme: v.nullish(freeObject),
+  settings: v.nullish(boundedObject(SETTINGS_LIMITS)),
+  theme: v.nullish(boundedObject(DASHBOARD_CONFIG_LIMITS)),
   layout: v.nullish(dashboardLayout),
   widgets: v.nullish(v.array(dashboardWidget)),
   app: v.nullish(dashboardApp),
@@ -200,7 +238,7 @@ export const periodComparisonSchema = obj({
   outputs: v.pipe(v.array(memberName), v.maxLength(20)),
 });
 
-export const preferencesSchema = obj({ columnFormats: freeObject });
+export const preferencesSchema = obj({ columnFormats: boundedObject(COLUMN_FORMATS_LIMITS) });
 
 export type FillMissingRows = v.InferOutput<typeof fillMissingRowsSchema>;
 export type PeriodComparison = v.InferOutput<typeof periodComparisonSchema>;
@@ -213,9 +251,9 @@ export const reportContentEntries = {
   description: v.string(),
   spec: v.string(),
   sqlQuery: v.string(),
-  meta: freeObject,
+  meta: boundedObject(REPORT_META_LIMITS),
   fillMissingRows: v.nullable(fillMissingRowsSchema),
-  periodComparisons: v.array(periodComparisonSchema),
+  periodComparisons: v.pipe(v.array(periodComparisonSchema), v.maxLength(MAX_PERIOD_COMPARISONS)),
   preferences: preferencesSchema,
 };
 
@@ -229,6 +267,9 @@ export const reportSnapshotSchema = v.object({
 export type ReportSnapshot = v.InferOutput<typeof reportSnapshotSchema>;
 
 // ---- E1 and publishing ----
+
+/** A workbook of a deployment, in the path. */
+export const workbookParams = v.object({ deploymentId: idString, id: idString });
 
 export const dashboardBody = v.optional(
   obj({ dashboardDraft: v.optional(v.nullable(dashboardConfigInput)) }),
@@ -272,14 +313,31 @@ export const publishedDashboardSchema = v.object({
 
 export type PublishedDashboard = v.InferOutput<typeof publishedDashboardSchema>;
 
-export const dashboardVersionSchema = v.object({
+const versionSummaryEntries = {
   id: v.number(),
   publishedDashboardId: v.number(),
   publicId: v.string(),
   versionNumber: v.number(),
   isCurrent: v.boolean(),
-  config: dashboardConfigSchema,
-  reportSnapshots: v.array(reportSnapshotSchema),
+  publishedAt: v.string(),
+  publishedBy: v.nullable(v.number()),
   createdBy: v.nullable(v.number()),
   createdAt: v.string(),
+};
+
+/** A version in the versions list: no config, no snapshots (read one version for those). */
+export const dashboardVersionSummarySchema = v.object(versionSummaryEntries);
+
+/** One version with its body. */
+export const dashboardVersionSchema = v.object({
+  ...versionSummaryEntries,
+  config: dashboardConfigSchema,
+  reportSnapshots: v.array(reportSnapshotSchema),
+});
+
+/** A version of a workbook's dashboard, in the path. */
+export const versionParams = v.object({
+  deploymentId: idString,
+  id: idString,
+  versionNumber: idString,
 });

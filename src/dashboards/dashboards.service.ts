@@ -2,6 +2,7 @@ import type { DeploymentScope } from '../auth/deployment-scope';
 import { randomId } from '../core/crypto';
 import { ApiError, badRequest, notFound } from '../core/errors';
 import { pageRequest, toPage } from '../core/pagination';
+import { withStorageQuota } from '../core/storage-quota';
 import type { Db } from '../env';
 import * as repo from './dashboards.repository';
 import type { DashboardConfig, PublishedDashboard, PublishInput } from './dashboards.schemas';
@@ -24,7 +25,7 @@ export async function updateDashboard(
   now: string,
 ) {
   if (body?.dashboardDraft === undefined) return getDashboard(db, scope, workbookId);
-  const state = await repo.saveDraft(db, scope, workbookId, body.dashboardDraft, now);
+  const state = await withStorageQuota(repo.saveDraft(db, scope, workbookId, body.dashboardDraft, now));
   if (!state) throw notFound('Workbook');
   return state;
 }
@@ -43,12 +44,20 @@ export async function publishDashboard(
   now: string,
 ) {
   // 16 random bytes: a 128-bit, URL-safe id; it is only used when this is the first publish.
-  const { flags, published } = await repo.publish(db, scope, workbookId, input, randomId(16), now);
-  if (flags.deployment_ok !== 1 || flags.found !== 1) throw notFound('Workbook');
-  if (flags.has_draft !== 1) {
+  const { check, published } = await withStorageQuota(
+    repo.publish(db, scope, workbookId, input, randomId(16), now),
+  );
+  if (!check.workbookFound) throw notFound('Workbook');
+  if (!check.hasDraft) {
     throw badRequest('The workbook has no dashboard draft to publish (save one with PUT …/dashboard)', [
       { path: 'dashboardDraft', message: 'No draft' },
     ]);
+  }
+  if (!check.draftValid) {
+    throw badRequest(
+      'The stored dashboard draft is outside the current limits: save it again with PUT …/dashboard',
+      [{ path: 'dashboardDraft', message: 'Not publishable as stored' }],
+    );
   }
   if (!published) throw new Error('publish passed its check but read no published dashboard');
   return presentPublished(published);
@@ -70,11 +79,18 @@ export async function listVersions(
   }
   const rows = await repo.listVersions(db, scope, workbookId, before, request.limit);
   if (!rows) throw notFound('Workbook');
-  return toPage(
-    rows,
-    request,
-    tag,
-    (r) => [r.versionNumber],
-    (r) => r,
-  );
+  return toPage(rows, request, tag, (r) => [r.versionNumber], presentVersionSummary);
+}
+
+/** A version summary: `publishedAt`/`publishedBy` name what `createdAt`/`createdBy` also say. */
+function presentVersionSummary(r: repo.VersionSummaryRecord) {
+  return { ...r, publishedAt: r.createdAt, publishedBy: r.createdBy };
+}
+
+/** One version's full body: its config and report snapshots. */
+export async function getVersion(db: Db, scope: DeploymentScope, workbookId: number, versionNumber: number) {
+  const { workbookFound, version } = await repo.findVersion(db, scope, workbookId, versionNumber);
+  if (!workbookFound) throw notFound('Workbook');
+  if (!version) throw notFound('Version');
+  return { ...version, publishedAt: version.createdAt, publishedBy: version.createdBy };
 }

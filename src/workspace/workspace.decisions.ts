@@ -15,5 +15,6 @@ export const WORKSPACE_DECISIONS = [
   'Reports: `name` is required (1–255 characters); `periodComparisons[].offset.unit` is one of second, minute, hour, day, week, month, quarter, year; `fillMissingRows` needs `member` and `excludedDimensions`; `preferences` needs `columnFormats`. Every update bumps the report’s `versionNumber`, which snapshots record.',
   'E7 sorts `name` case-insensitively. Items the caller never viewed sort as the lowest `viewer_last_viewed_at` (last in DESC, first in ASC), by id among themselves.',
   'E7 `search` (trimmed; empty means none) spans every folder; with `folderId` it searches that folder’s direct children only. A cursor only works with the filters and order it came from (else 400 `INVALID_CURSOR`).',
+  'E7 `search` is served by FTS5 indexes: a trigram index for 3+ characters and an index of 1–2 character grams for shorter searches; both keep the substring meaning. Workbook `meta` and `calculatedFields` are at most 16 levels deep and 64 KiB each.',
   'E7 pages are keyset pages: each item is returned exactly once while others are inserted, updated or deleted between pages, except an item whose own sort key changes mid-walk (it may then be seen twice or not at all).',
 ];

@@ -1,7 +1,8 @@
 import { type SQL, sql } from 'drizzle-orm';
+import { publishedJson } from '../dashboards/dashboards.queries';
 
 /**
- * SQL fragments shared by the workspace and dashboard repositories. Each read that answers an
+ * SQL fragments of the workspace repositories (the published dashboard's come from dashboards). Each read that answers an
  * item is ONE statement: the caller's ownership of the deployment, the items, their folder
  * paths (one recursive CTE), owner summaries, the caller's favourites and views, and the
  * published dashboard all come back together.
@@ -13,8 +14,9 @@ export const MAX_FOLDER_DEPTH = 10;
 /** Bounds every recursive walk, so even a corrupted parent chain cannot loop forever. */
 const WALK_LIMIT = 64;
 
-export const deploymentOwned = (deploymentId: number, accountId: number): SQL =>
-  sql`EXISTS (SELECT 1 FROM deployments WHERE id = ${deploymentId} AND account_id = ${accountId})`;
+// Re-exported for the domains that read items through these fragments.
+export { deploymentOwned } from '../core/tenancy';
+export { publishedJson };
 
 export const isFolderOf = (folderId: number | null, deploymentId: number): SQL =>
   folderId === null
@@ -51,37 +53,6 @@ export const subtreeHeight = (itemId: number): SQL =>
         SELECT w.id, down.n + 1 FROM workspace_items w JOIN down ON w.folder_id = down.id
         WHERE w.type = 'FOLDER' AND down.n < ${WALK_LIMIT})
       SELECT coalesce(max(n), 0) FROM down)`;
-
-const bool = (expr: SQL | string) =>
-  typeof expr === 'string'
-    ? sql.raw(`json(CASE WHEN ${expr} THEN 'true' ELSE 'false' END)`)
-    : sql`json(CASE WHEN ${expr} THEN 'true' ELSE 'false' END)`;
-
-/** The frozen reports of dashboard version `versionAlias`.id, as a JSON array (id order). */
-export const reportSnapshotsJson = (versionAlias: string): SQL =>
-  sql.raw(`(SELECT json_group_array(json_object(
-      'id', rs.id, 'reportId', rs.report_id, 'versionNumber', rs.version_number, 'name', rs.name,
-      'title', rs.title, 'description', rs.description, 'spec', rs.spec, 'sqlQuery', rs.sql_query,
-      'meta', json(rs.meta), 'fillMissingRows', json(rs.fill_missing_rows),
-      'periodComparisons', json(rs.period_comparisons), 'preferences', json(rs.preferences)) ORDER BY rs.id)
-    FROM report_snapshots rs WHERE rs.dashboard_version_id = ${versionAlias}.id)`);
-
-/**
- * The PublishedDashboard of the spec as one JSON object, from `published_dashboards pd` and its
- * current `dashboard_versions dv`; NULL when there is none.
- */
-export const publishedJson = (pd = 'pd', dv = 'dv'): SQL =>
-  sql`CASE WHEN ${sql.raw(dv)}.id IS NULL THEN NULL ELSE json_object(
-    'id', ${sql.raw(pd)}.id, 'deploymentId', ${sql.raw(pd)}.deployment_id,
-    'workbookId', ${sql.raw(pd)}.workbook_id, 'versionId', ${sql.raw(dv)}.id,
-    'versionNumber', ${sql.raw(dv)}.version_number, 'publicId', ${sql.raw(pd)}.public_id,
-    'allowEmbed', ${bool(`${pd}.allow_embed`)}, 'allEmbedUsers', ${bool(`${pd}.all_embed_users`)},
-    'config', json(${sql.raw(dv)}.config), 'reportSnapshots', json(${reportSnapshotsJson(dv)}),
-    'title', ${sql.raw(pd)}.title, 'description', ${sql.raw(pd)}.description,
-    'restrictDataDownload', ${bool(`${pd}.restrict_data_download`)},
-    'fromSharedWorkspace', json('false'), 'useBoardDashboards', json('false'),
-    'createdBy', ${sql.raw(pd)}.created_by, 'createdAt', ${sql.raw(pd)}.created_at,
-    'updatedAt', ${sql.raw(pd)}.updated_at) END`;
 
 /**
  * Every item of `selection` (a SELECT of `id, rank, sort_key`) with all it answers, in one

@@ -1,148 +1,20 @@
 import { type SQL, sql } from 'drizzle-orm';
-import type { WorkspaceItemType } from '../../schema/workspace';
+import { WORKSPACE_ITEM_TYPES, type WorkspaceItemType } from '../../schema/workspace';
 import type { DeploymentScope } from '../auth/deployment-scope';
 import { runBatch } from '../core/db';
+import { deploymentOwned } from '../core/tenancy';
 import type { Db } from '../env';
+import { nameGrams } from './name-search';
 import {
-  deploymentOwned,
   folderDepth,
   isAncestorOrSelf,
   isFolderOf,
-  itemsQuery,
   MAX_FOLDER_DEPTH,
-  oneItem,
   subtreeHeight,
 } from './workspace.queries';
+import { type ItemRecord, itemOf, type Raw, type ReportFields, singleFrom } from './workspace.rows';
 
-// ---- Rows ----
-
-export interface OwnerSummary {
-  id: number;
-  email: string;
-  firstName: string;
-  picture: string;
-}
-
-export interface ReportFields {
-  workbookId: number | null;
-  versionNumber: number;
-  title: string;
-  description: string;
-  spec: string;
-  sqlQuery: string;
-  meta: Record<string, unknown>;
-  fillMissingRows: { member: string; excludedDimensions: string[] } | null;
-  periodComparisons: unknown[];
-  preferences: { columnFormats: Record<string, unknown> };
-}
-
-/** One workspace item with everything an answer about it carries. */
-export interface ItemRecord {
-  id: number;
-  type: WorkspaceItemType;
-  deploymentId: number;
-  name: string;
-  folderId: number | null;
-  position: number;
-  createdBy: number | null;
-  updatedBy: number | null;
-  createdAt: string;
-  updatedAt: string;
-  folderPath: { id: number; name: string }[];
-  owner: OwnerSummary | null;
-  isFavorite: boolean;
-  viewerLastViewedAt: string | null;
-  workbook: {
-    slug: string;
-    meta: Record<string, unknown>;
-    calculatedFields: Record<string, unknown>;
-    dashboardDraft: Record<string, unknown> | null;
-  } | null;
-  report: ReportFields | null;
-  published: Record<string, unknown> | null;
-  /** The list's sort key of this row (cursor material). */
-  sortRank: number;
-  sortKey: string;
-}
-
-type Raw = Record<string, unknown>;
-
-const json = <T>(value: unknown): T => (typeof value === 'string' ? JSON.parse(value) : value) as T;
-
-function toItem(row: Raw): ItemRecord {
-  const type = row.type as WorkspaceItemType;
-  return {
-    id: row.id as number,
-    type,
-    deploymentId: row.deployment_id as number,
-    name: row.name as string,
-    folderId: (row.folder_id as number | null) ?? null,
-    position: row.position as number,
-    createdBy: (row.created_by as number | null) ?? null,
-    updatedBy: (row.updated_by as number | null) ?? null,
-    createdAt: row.created_at as string,
-    updatedAt: row.updated_at as string,
-    folderPath: json(row.folder_path),
-    owner: row.owner == null ? null : json(row.owner),
-    isFavorite: row.is_favorite === 1,
-    viewerLastViewedAt: (row.viewer_last_viewed_at as string | null) ?? null,
-    workbook:
-      type === 'WORKBOOK'
-        ? {
-            slug: row.slug as string,
-            meta: json(row.workbook_meta),
-            calculatedFields: json(row.calculated_fields),
-            dashboardDraft: row.dashboard_draft == null ? null : json(row.dashboard_draft),
-          }
-        : null,
-    report:
-      type === 'REPORT'
-        ? {
-            workbookId: (row.report_workbook_id as number | null) ?? null,
-            versionNumber: row.report_version_number as number,
-            title: row.report_title as string,
-            description: row.report_description as string,
-            spec: row.report_spec as string,
-            sqlQuery: row.report_sql_query as string,
-            meta: json(row.report_meta),
-            fillMissingRows: row.report_fill_missing_rows == null ? null : json(row.report_fill_missing_rows),
-            periodComparisons: json(row.report_period_comparisons),
-            preferences: json(row.report_preferences),
-          }
-        : null,
-    published: row.published == null ? null : json(row.published),
-    sortRank: (row.sort_rank as number) ?? 0,
-    sortKey: (row.sort_key as string) ?? '',
-  };
-}
-
-/** The answer of an itemsQuery: null when the deployment is not the caller's. */
-export interface ItemsResult {
-  items: ItemRecord[];
-  driver: Raw;
-}
-
-function readItems(rows: Raw[]): ItemsResult | null {
-  const first = rows[0];
-  if (!first) return null;
-  return { items: rows.filter((r) => r.id != null).map(toItem), driver: first };
-}
-
-const singleOrder = sql`i.id`;
-
-function itemOf(scope: DeploymentScope, id: number | SQL, type?: WorkspaceItemType): SQL {
-  return itemsQuery({
-    ...scope,
-    viewerId: scope.userId,
-    selection: oneItem(scope.deploymentId, id, type),
-    order: singleOrder,
-  });
-}
-
-/** The item answer of the last statement of a batch; null when the deployment or item is not found. */
-function singleFrom(result: D1Result<Raw> | undefined): ItemRecord | null {
-  return readItems(result?.results ?? [])?.items[0] ?? null;
-}
+export type { ItemRecord, ReportFields };
 
 // ---- Reading one item ----
 
@@ -168,129 +40,6 @@ export async function viewItem(
   return singleFrom(read);
 }
 
-// ---- E7: the list ----
-
-export const ORDER_FIELDS = ['updated_at', 'created_at', 'name', 'viewer_last_viewed_at'] as const;
-export type OrderField = (typeof ORDER_FIELDS)[number];
-export type OrderDirection = 'ASC' | 'DESC';
-
-/** Folders first: the leading sort key, carried in every cursor. */
-export const TYPE_RANK: Record<WorkspaceItemType, number> = { FOLDER: 0, WORKBOOK: 1, REPORT: 1 };
-
-const COLUMN: Record<Exclude<OrderField, 'viewer_last_viewed_at'>, string> = {
-  updated_at: 'updated_at',
-  created_at: 'created_at',
-  name: 'name_key',
-};
-
-export interface ListCursor {
-  rank: number;
-  sortKey: string;
-  id: number;
-}
-
-export interface ListParams {
-  folderId: number | null;
-  search: string | null;
-  types: WorkspaceItemType[];
-  field: OrderField;
-  direction: OrderDirection;
-  limit: number;
-  after: ListCursor | null;
-}
-
-/**
- * One sub-select per (type, partition), each walking one index in the requested order from the
- * cursor on and stopping after `limit + 1` rows; the union of those few hundred rows is then
- * sorted and cut. The cost of a page is bounded by its size, not by the workspace's.
- */
-function listSelection(scope: DeploymentScope, params: ListParams): SQL {
-  const { deploymentId, userId } = scope;
-  const { direction, limit, after } = params;
-  const dir = sql.raw(direction);
-  const cmp = sql.raw(direction === 'DESC' ? '<' : '>');
-  const take = limit + 1;
-
-  const where: SQL[] = [sql`i.deployment_id = ${deploymentId}`];
-  if (params.folderId !== null) where.push(sql`i.folder_id = ${params.folderId}`);
-  else if (params.search === null) where.push(sql`i.folder_id IS NULL`);
-  if (params.search !== null) where.push(sql`instr(i.name_key, ${params.search}) > 0`);
-
-  // D1 caps the terms of one compound SELECT, so each type's partitions form their own union.
-  const perType: SQL[] = [];
-  for (const type of [...new Set(params.types)]) {
-    const rank = TYPE_RANK[type];
-    // A group wholly before the cursor contributes nothing; one after it starts at its beginning.
-    if (after && rank < after.rank) continue;
-    const cursor = after && rank === after.rank ? after : null;
-    const filters = sql.join([...where, sql`i.type = ${type}`], sql` AND `);
-    const parts: SQL[] = [];
-
-    if (params.field !== 'viewer_last_viewed_at') {
-      const column = sql.raw(`i.${COLUMN[params.field]}`);
-      const keyset = cursor ? sql`AND (${column}, i.id) ${cmp} (${cursor.sortKey}, ${cursor.id})` : sql``;
-      parts.push(sql`SELECT * FROM (SELECT i.id AS id, ${rank} AS rank, ${column} AS sort_key
-        FROM workspace_items i WHERE ${filters} ${keyset}
-        ORDER BY ${column} ${dir}, i.id ${dir} LIMIT ${take})`);
-    } else {
-      // viewer_last_viewed_at: the caller's views in view order, and the items never viewed, whose
-      // key is '' (below every timestamp) with id as tie-breaker.
-      const viewedKeyset = cursor
-        ? sql`AND (v.viewed_at, v.item_id) ${cmp} (${cursor.sortKey}, ${cursor.id})`
-        : sql``;
-      parts.push(sql`SELECT * FROM (SELECT v.item_id AS id, ${rank} AS rank, v.viewed_at AS sort_key
-        FROM workspace_views v JOIN workspace_items i ON i.id = v.item_id
-        WHERE v.user_id = ${userId} AND v.deployment_id = ${deploymentId} AND ${filters} ${viewedKeyset}
-        ORDER BY v.viewed_at ${dir}, v.item_id ${dir} LIMIT ${take})`);
-      // Ascending, the never-viewed items come before any viewed one: past a viewed cursor, none remain.
-      const unviewedDone = cursor !== null && cursor.sortKey !== '' && direction === 'ASC';
-      if (!unviewedDone) {
-        const unviewedKeyset = cursor && cursor.sortKey === '' ? sql`AND i.id ${cmp} ${cursor.id}` : sql``;
-        parts.push(sql`SELECT * FROM (SELECT i.id AS id, ${rank} AS rank, '' AS sort_key
-          FROM workspace_items i WHERE ${filters}
-            AND NOT EXISTS (SELECT 1 FROM workspace_views v WHERE v.user_id = ${userId} AND v.item_id = i.id)
-            ${unviewedKeyset}
-          ORDER BY i.id ${dir} LIMIT ${take})`);
-      }
-    }
-    perType.push(
-      parts.length === 1 ? (parts[0] as SQL) : sql`SELECT * FROM (${sql.join(parts, sql` UNION ALL `)})`,
-    );
-  }
-
-  if (perType.length === 0) return sql`SELECT NULL AS id, NULL AS rank, NULL AS sort_key WHERE 0`;
-  return sql`SELECT id, rank, sort_key FROM (${sql.join(perType, sql` UNION ALL `)})
-    ORDER BY rank ASC, sort_key ${dir}, id ${dir} LIMIT ${take}`;
-}
-
-export interface ListResult {
-  items: ItemRecord[];
-  folderFound: boolean;
-}
-
-/** E7 in one statement: ownership, folder check and the page with everything each item carries. */
-export function listItemsQuery(scope: DeploymentScope, params: ListParams): SQL {
-  const dir = sql.raw(params.direction);
-  return itemsQuery({
-    ...scope,
-    viewerId: scope.userId,
-    selection: listSelection(scope, params),
-    order: sql`s.rank ASC, s.sort_key ${dir}, s.id ${dir}`,
-    extra: sql`${isFolderOf(params.folderId, scope.deploymentId)} AS folder_ok`,
-  });
-}
-
-export async function listItems(
-  db: Db,
-  scope: DeploymentScope,
-  params: ListParams,
-): Promise<ListResult | null> {
-  const rows = await db.all<Raw>(listItemsQuery(scope, params));
-  const result = readItems(rows);
-  if (!result) return null;
-  return { items: result.items, folderFound: result.driver.folder_ok === 1 };
-}
-
 // ---- Guarded writes ----
 //
 // A write is one batch: statement 0 reads the flags that decide the answer (404, 409, 400), every
@@ -298,20 +47,61 @@ export async function listItems(
 // batch is one transaction, so the flags and the guards see the same state: either every write
 // applies or none does.
 
-type Flags = Record<string, number | string | null>;
+/**
+ * What the check of a guarded write found, typed. The SQL aliases it is read from (`deployment_ok`,
+ * `folder_ok`, …) are written by the checks in this file and read only by `toCheck`.
+ */
+export interface WriteCheck {
+  /** Every condition held: the writes applied. */
+  ok: boolean;
+  deploymentFound: boolean;
+  /** The item written exists in the deployment (always true for a create). */
+  found: boolean;
+  /** The target folder (`folderId`/`parentId`) is a folder of the deployment, or the root. */
+  folderFound: boolean;
+  /** The report's `workbookId` is a workbook of the deployment, or null. */
+  workbookFound: boolean;
+  /** Another workbook of the deployment holds the slug. */
+  slugTaken: boolean;
+  hasSubfolders: boolean;
+  /** The moved item's type; null when there is no such item. */
+  itemType: WorkspaceItemType | null;
+  /** The move would put a folder inside itself or a descendant. */
+  cycle: boolean;
+}
+
+const isItemType = (x: unknown): x is WorkspaceItemType =>
+  (WORKSPACE_ITEM_TYPES as readonly unknown[]).includes(x);
+
+/** The one mapper of a check row; a column a check does not select reads as "holds". */
+function toCheck(row: Raw | undefined): WriteCheck {
+  const r = row ?? {};
+  const holds = (x: unknown) => x === undefined || x === 1;
+  return {
+    ok: r.ok === 1,
+    deploymentFound: r.deployment_ok === 1,
+    found: holds(r.found),
+    folderFound: holds(r.folder_ok) && holds(r.parent_ok),
+    workbookFound: holds(r.workbook_ok),
+    slugTaken: r.slug_holder != null,
+    hasSubfolders: r.has_subfolders === 1,
+    itemType: isItemType(r.item_type) ? r.item_type : null,
+    cycle: r.cycle === 1,
+  };
+}
 
 /** `check` is a SELECT of flag columns including `ok`; the guard is its `ok`. */
 const guard = (check: SQL): SQL => sql`(SELECT ok FROM (${check})) = 1`;
 
 export interface WriteResult {
-  flags: Flags;
+  check: WriteCheck;
   item: ItemRecord | null;
 }
 
 async function guardedWrite(db: Db, check: SQL, writes: SQL[], read: SQL): Promise<WriteResult> {
   const results = await runBatch<Raw>(db, [check, ...writes, read]);
-  const flags = (results[0]?.results[0] ?? {}) as Flags;
-  return { flags, item: flags.ok === 1 ? singleFrom(results[results.length - 1]) : null };
+  const found = toCheck(results[0]?.results[0]);
+  return { check: found, item: found.ok ? singleFrom(results[results.length - 1]) : null };
 }
 
 export interface NewItem {
@@ -322,11 +112,18 @@ export interface NewItem {
 }
 
 function insertItem(scope: DeploymentScope, item: NewItem, check: SQL, position: SQL = sql`0`): SQL {
-  return sql`INSERT INTO workspace_items (deployment_id, type, name, name_key, folder_id, position,
+  const nameKey = item.name.toLowerCase();
+  return sql`INSERT INTO workspace_items (deployment_id, type, name, name_key, name_grams, folder_id, position,
       created_by, updated_by, created_at, updated_at)
-    SELECT ${scope.deploymentId}, ${item.type}, ${item.name}, ${item.name.toLowerCase()}, ${item.folderId}, ${position},
+    SELECT ${scope.deploymentId}, ${item.type}, ${item.name}, ${nameKey}, ${nameGrams(nameKey)}, ${item.folderId}, ${position},
       ${scope.userId}, ${scope.userId}, ${item.now}, ${item.now}
     FROM (${check}) c WHERE c.ok = 1`;
+}
+
+/** The SET of a rename: the name, its sort/search key and its search grams. */
+function nameSet(name: string): SQL {
+  const nameKey = name.toLowerCase();
+  return sql`name = ${name}, name_key = ${nameKey}, name_grams = ${nameGrams(nameKey)},`;
 }
 
 const flagsOf = (columns: SQL, ok: string): SQL =>
@@ -365,7 +162,7 @@ export interface ItemPatch {
 export async function updateFolder(db: Db, scope: DeploymentScope, id: number, patch: ItemPatch) {
   const [, read] = await runBatch<Raw>(db, [
     sql`UPDATE workspace_items SET
-        ${patch.name === undefined ? sql`` : sql`name = ${patch.name}, name_key = ${patch.name.toLowerCase()},`}
+        ${patch.name === undefined ? sql`` : nameSet(patch.name)}
         ${patch.position === undefined ? sql`` : sql`position = ${patch.position},`}
         updated_at = ${patch.now}, updated_by = ${scope.userId}
       WHERE id = ${id} AND deployment_id = ${scope.deploymentId} AND type = 'FOLDER'
@@ -393,7 +190,7 @@ export async function deleteFolder(db: Db, scope: DeploymentScope, id: number) {
       WHERE folder_id = ${id} AND ${guard(check)}`,
     sql`DELETE FROM workspace_items WHERE id = ${id} AND ${guard(check)}`,
   ]);
-  return (results[0]?.results[0] ?? {}) as Flags;
+  return toCheck(results[0]?.results[0]);
 }
 
 // Workbooks
@@ -459,7 +256,7 @@ export function updateWorkbook(db: Db, scope: DeploymentScope, id: number, patch
       WHERE deployment_id = ${scope.deploymentId} AND slug = ${patch.slug} AND item_id <> ${id} AND ${guard(check)}`);
   }
   writes.push(sql`UPDATE workspace_items SET
-      ${patch.name === undefined ? sql`` : sql`name = ${patch.name}, name_key = ${patch.name.toLowerCase()},`}
+      ${patch.name === undefined ? sql`` : nameSet(patch.name)}
       ${patch.folderId === undefined ? sql`` : sql`folder_id = ${patch.folderId},`}
       updated_at = ${patch.now}, updated_by = ${scope.userId}
     WHERE id = ${id} AND ${guard(check)}`);
@@ -583,7 +380,7 @@ export function updateReport(
     check,
     [
       sql`UPDATE workspace_items SET
-          ${patch.name === undefined ? sql`` : sql`name = ${patch.name}, name_key = ${patch.name.toLowerCase()},`}
+          ${patch.name === undefined ? sql`` : nameSet(patch.name)}
           ${patch.folderId === undefined ? sql`` : sql`folder_id = ${patch.folderId},`}
           updated_at = ${patch.now}, updated_by = ${scope.userId}
         WHERE id = ${id} AND ${guard(check)}`,

@@ -1,7 +1,13 @@
 import * as v from 'valibot';
 import { WORKSPACE_ITEM_TYPES } from '../../schema/workspace';
 import { pageQueryEntries } from '../core/pagination';
-import { freeObject, idNumber, idString, nonEmptyString, obj } from '../core/validation';
+import { boundedObject, idNumber, idString, nonEmptyString, obj } from '../core/validation';
+import {
+  MAX_PERIOD_COMPARISONS,
+  REPORT_META_LIMITS,
+  REPORT_TEXT_MAX_BYTES,
+  WORKBOOK_JSON_LIMITS,
+} from '../dashboards/dashboards.limits';
 import {
   dashboardConfigSchema,
   fillMissingRowsSchema,
@@ -10,7 +16,7 @@ import {
   publishedDashboardSchema,
   reportContentEntries,
 } from '../dashboards/dashboards.schemas';
-import { ORDER_FIELDS } from './workspace.repository';
+import { ORDER_FIELDS } from './workspace-list.repository';
 
 export const NAME_MAX = 255;
 export const SLUG_MAX = 100;
@@ -30,6 +36,19 @@ export const slugSchema = v.pipe(
   v.minLength(1, 'Must not be empty'),
   v.maxLength(SLUG_MAX),
   v.regex(/^[a-z0-9-]+$/, 'Only lowercase letters a-z, digits 0-9 and "-"'),
+);
+
+/** A workbook's `meta` or `calculatedFields`. */
+const workbookJson = boundedObject(WORKBOOK_JSON_LIMITS);
+
+/** Report text (spec, SQL): bounded in UTF-8 bytes, which is what a D1 row holds. */
+const reportText = v.pipe(
+  v.string(),
+  v.check(
+    (s) => new TextEncoder().encode(s).byteLength <= REPORT_TEXT_MAX_BYTES,
+    `At most ${REPORT_TEXT_MAX_BYTES} bytes (UTF-8)`,
+  ),
+  v.metadata({ description: `At most ${REPORT_TEXT_MAX_BYTES} bytes (UTF-8).` }),
 );
 
 export const itemTypeSchema = v.picklist(WORKSPACE_ITEM_TYPES);
@@ -71,8 +90,8 @@ export const createWorkbookBody = v.optional(
     name: v.optional(itemName),
     folderId: v.optional(folderRef),
     slug: v.optional(slugSchema),
-    meta: v.optional(freeObject),
-    calculatedFields: v.optional(freeObject),
+    meta: v.optional(workbookJson),
+    calculatedFields: v.optional(workbookJson),
   }),
 );
 
@@ -80,7 +99,7 @@ export const updateWorkbookBody = atLeastOne(
   obj({
     name: v.optional(itemName),
     folderId: v.optional(folderRef),
-    meta: v.optional(freeObject),
+    meta: v.optional(workbookJson),
     slug: v.optional(slugSchema),
     slugTakeover: v.optional(v.boolean()),
   }),
@@ -92,11 +111,11 @@ const reportFields = {
   folderId: v.optional(folderRef),
   title: v.optional(v.pipe(v.string(), v.maxLength(500))),
   description: v.optional(v.pipe(v.string(), v.maxLength(10_000))),
-  spec: v.optional(v.pipe(v.string(), v.maxLength(200_000))),
-  sqlQuery: v.optional(v.pipe(v.string(), v.maxLength(200_000))),
-  meta: v.optional(freeObject),
+  spec: v.optional(reportText),
+  sqlQuery: v.optional(reportText),
+  meta: v.optional(boundedObject(REPORT_META_LIMITS)),
   fillMissingRows: v.optional(v.nullable(fillMissingRowsSchema)),
-  periodComparisons: v.optional(v.pipe(v.array(periodComparisonSchema), v.maxLength(50))),
+  periodComparisons: v.optional(v.pipe(v.array(periodComparisonSchema), v.maxLength(MAX_PERIOD_COMPARISONS))),
   preferences: v.optional(preferencesSchema),
 };
 
@@ -161,8 +180,8 @@ export const workspaceItemSchema = v.object({
   folderId: v.nullable(v.number()),
   position: v.nullable(v.number()),
   slug: v.nullable(v.string()),
-  meta: v.nullable(freeObject),
-  calculatedFields: v.nullable(freeObject),
+  meta: v.nullable(workbookJson),
+  calculatedFields: v.nullable(workbookJson),
   dashboardDraft: v.nullable(dashboardConfigSchema),
   dashboardPublished: v.nullable(dashboardConfigSchema),
   publishedDashboard: v.nullable(publishedDashboardSchema),

@@ -3,6 +3,7 @@ import { WORKSPACE_ITEM_TYPES, type WorkspaceItemType } from '../../schema/works
 import type { DeploymentScope } from '../auth/deployment-scope';
 import { ApiError, badRequest, conflict, notFound } from '../core/errors';
 import { type CursorValue, pageRequest, toPage } from '../core/pagination';
+import { withStorageQuota } from '../core/storage-quota';
 import { slugify } from '../core/text';
 import type { Db } from '../env';
 import type { ItemRecord, WriteResult } from './workspace.repository';
@@ -21,6 +22,7 @@ import {
   type updateWorkbookBody,
   type WorkspaceItem,
 } from './workspace.schemas';
+import { type ListCursor, listItems } from './workspace-list.repository';
 
 export const DEFAULT_WORKBOOK_NAME = 'Untitled workbook';
 
@@ -77,10 +79,10 @@ export function presentReport(rec: ItemRecord): Report {
   };
 }
 
-// ---- Flags of a guarded write → the contract's errors ----
+// ---- The check of a guarded write → the contract's errors ----
 
-function requireDeployment(flags: Record<string, unknown>): void {
-  if (flags.deployment_ok !== 1) throw notFound('Deployment');
+function requireDeployment(check: repo.WriteCheck): void {
+  if (!check.deploymentFound) throw notFound('Deployment');
 }
 
 function folderNotFound(field: string): ApiError {
@@ -133,10 +135,10 @@ export async function createFolder(
     { type: 'FOLDER', name: input.name, folderId: input.parentId ?? null, now },
     input.position ?? null,
   );
-  const { flags } = result;
-  requireDeployment(flags);
-  if (flags.parent_ok !== 1) throw folderNotFound('parentId');
-  if (flags.ok !== 1) throw depthError('parentId');
+  const { check } = result;
+  requireDeployment(check);
+  if (!check.folderFound) throw folderNotFound('parentId');
+  if (!check.ok) throw depthError('parentId');
   return written(result);
 }
 
@@ -153,10 +155,10 @@ export async function updateFolder(
 }
 
 export async function deleteFolder(db: Db, scope: DeploymentScope, id: number) {
-  const flags = await repo.deleteFolder(db, scope, id);
-  requireDeployment(flags);
-  if (flags.found !== 1) throw notFound('Folder');
-  if (flags.has_subfolders === 1) {
+  const check = await repo.deleteFolder(db, scope, id);
+  requireDeployment(check);
+  if (!check.found) throw notFound('Folder');
+  if (check.hasSubfolders) {
     throw conflict('The folder holds sub-folders: move or delete them first');
   }
   return { id, deleted: true as const };
@@ -172,19 +174,21 @@ export async function createWorkbook(
 ) {
   const name = input?.name ?? DEFAULT_WORKBOOK_NAME;
   const slug = input?.slug ?? `${slugify(name) || 'workbook'}-${randomSuffix(8)}`;
-  const result = await repo.createWorkbook(db, scope, {
-    type: 'WORKBOOK',
-    name,
-    folderId: input?.folderId ?? null,
-    slug,
-    meta: input?.meta ?? {},
-    calculatedFields: input?.calculatedFields ?? {},
-    now,
-  });
-  const { flags } = result;
-  requireDeployment(flags);
-  if (flags.folder_ok !== 1) throw folderNotFound('folderId');
-  if (flags.slug_holder !== null) throw slugConflict(slug);
+  const result = await withStorageQuota(
+    repo.createWorkbook(db, scope, {
+      type: 'WORKBOOK',
+      name,
+      folderId: input?.folderId ?? null,
+      slug,
+      meta: input?.meta ?? {},
+      calculatedFields: input?.calculatedFields ?? {},
+      now,
+    }),
+  );
+  const { check } = result;
+  requireDeployment(check);
+  if (!check.folderFound) throw folderNotFound('folderId');
+  if (check.slugTaken) throw slugConflict(slug);
   return written(result);
 }
 
@@ -204,20 +208,22 @@ export async function updateWorkbook(
   now: string,
 ) {
   const takeover = input.slug !== undefined && input.slugTakeover === true;
-  const result = await repo.updateWorkbook(db, scope, id, {
-    name: input.name,
-    folderId: input.folderId,
-    meta: input.meta,
-    slug: input.slug,
-    // The workbook that held the slug keeps a recognisable, still-unique one.
-    displacedSlug: takeover ? `${input.slug?.slice(0, SLUG_MAX - 9)}-${randomSuffix(8)}` : undefined,
-    now,
-  });
-  const { flags } = result;
-  requireDeployment(flags);
-  if (flags.found !== 1) throw notFound('Workbook');
-  if (flags.folder_ok !== 1) throw folderNotFound('folderId');
-  if (flags.ok !== 1) throw slugConflict(input.slug as string);
+  const result = await withStorageQuota(
+    repo.updateWorkbook(db, scope, id, {
+      name: input.name,
+      folderId: input.folderId,
+      meta: input.meta,
+      slug: input.slug,
+      // The workbook that held the slug keeps a recognisable, still-unique one.
+      displacedSlug: takeover ? `${input.slug?.slice(0, SLUG_MAX - 9)}-${randomSuffix(8)}` : undefined,
+      now,
+    }),
+  );
+  const { check } = result;
+  requireDeployment(check);
+  if (!check.found) throw notFound('Workbook');
+  if (!check.folderFound) throw folderNotFound('folderId');
+  if (!check.ok) throw slugConflict(input.slug ?? '');
   return written(result);
 }
 
@@ -239,11 +245,11 @@ function reportValues(input: v.InferOutput<typeof updateReportBody>): repo.Repor
   return values;
 }
 
-function reportErrors(flags: Record<string, unknown>, id?: number) {
-  requireDeployment(flags);
-  if (id !== undefined && flags.found !== 1) throw notFound('Report');
-  if (flags.folder_ok !== 1) throw folderNotFound('folderId');
-  if (flags.workbook_ok !== 1) {
+function reportErrors(check: repo.WriteCheck) {
+  requireDeployment(check);
+  if (!check.found) throw notFound('Report');
+  if (!check.folderFound) throw folderNotFound('folderId');
+  if (!check.workbookFound) {
     throw new ApiError('NOT_FOUND', 'Workbook not found in this deployment', [
       { path: 'workbookId', message: 'No workbook with this id in the deployment' },
     ]);
@@ -256,13 +262,15 @@ export async function createReport(
   input: v.InferOutput<typeof createReportBody>,
   now: string,
 ) {
-  const result = await repo.createReport(
-    db,
-    scope,
-    { type: 'REPORT', name: input.name, folderId: input.folderId ?? null, now },
-    reportValues(input),
+  const result = await withStorageQuota(
+    repo.createReport(
+      db,
+      scope,
+      { type: 'REPORT', name: input.name, folderId: input.folderId ?? null, now },
+      reportValues(input),
+    ),
   );
-  reportErrors(result.flags);
+  reportErrors(result.check);
   return written(result);
 }
 
@@ -273,14 +281,16 @@ export async function updateReport(
   input: v.InferOutput<typeof updateReportBody>,
   now: string,
 ) {
-  const result = await repo.updateReport(
-    db,
-    scope,
-    id,
-    { name: input.name, folderId: input.folderId, now },
-    reportValues(input),
+  const result = await withStorageQuota(
+    repo.updateReport(
+      db,
+      scope,
+      id,
+      { name: input.name, folderId: input.folderId, now },
+      reportValues(input),
+    ),
   );
-  reportErrors(result.flags, id);
+  reportErrors(result.check);
   return written(result);
 }
 
@@ -294,25 +304,25 @@ export async function moveItem(
 ) {
   const folderId = input.folderId ?? null;
   const result = await repo.moveItem(db, scope, input.id, folderId, input.type ?? null, now);
-  const { flags } = result;
-  requireDeployment(flags);
-  if (flags.item_type === null) {
+  const { check } = result;
+  requireDeployment(check);
+  if (check.itemType === null) {
     throw new ApiError('NOT_FOUND', 'No item with this id in the deployment', [
       { path: 'id', message: 'Unknown item' },
     ]);
   }
-  if (input.type !== undefined && flags.item_type !== input.type) {
-    throw badRequest(`Item ${input.id} is a ${flags.item_type}, not a ${input.type}`, [
-      { path: 'type', message: `Does not match the item's type (${flags.item_type})` },
+  if (input.type !== undefined && check.itemType !== input.type) {
+    throw badRequest(`Item ${input.id} is a ${check.itemType}, not a ${input.type}`, [
+      { path: 'type', message: `Does not match the item's type (${check.itemType})` },
     ]);
   }
-  if (flags.folder_ok !== 1) throw folderNotFound('folderId');
-  if (flags.cycle === 1) {
+  if (!check.folderFound) throw folderNotFound('folderId');
+  if (check.cycle) {
     throw badRequest('A folder cannot be moved into itself or one of its sub-folders', [
       { path: 'folderId', message: 'Is the moved folder or one of its descendants' },
     ]);
   }
-  if (flags.ok !== 1) throw depthError('folderId');
+  if (!check.ok) throw depthError('folderId');
   return written(result);
 }
 
@@ -342,7 +352,7 @@ export async function listWorkspace(db: Db, scope: DeploymentScope, query: v.Inf
   const types = query.types ? [...new Set(query.types)].sort() : [...WORKSPACE_ITEM_TYPES];
   const tag = `ws:${field}:${direction}:${fingerprint(JSON.stringify([folderId, search, types]))}`;
   const request = pageRequest(query, tag, 3);
-  let after: repo.ListCursor | null = null;
+  let after: ListCursor | null = null;
   if (request.after) {
     const [rank, sortKey, id] = request.after;
     if (
@@ -355,7 +365,7 @@ export async function listWorkspace(db: Db, scope: DeploymentScope, query: v.Inf
     }
     after = { rank, sortKey, id };
   }
-  const result = await repo.listItems(db, scope, {
+  const result = await listItems(db, scope, {
     folderId,
     search,
     types,

@@ -29,6 +29,7 @@ const ROUTES: [string, string, string?][] = [
   ['put', `${P}/workbooks/{id}/dashboard`, 'updateWorkbookDashboard'],
   ['post', `${P}/workbooks/{id}/publish`, 'publishWorkbookDashboard'],
   ['get', `${P}/workbooks/{id}/dashboard/versions`],
+  ['get', `${P}/workbooks/{id}/dashboard/versions/{versionNumber}`],
   ['post', `${P}/reports`],
   ['get', `${P}/reports/{id}`],
   ['put', `${P}/reports/{id}`],
@@ -85,6 +86,34 @@ describe('the OpenAPI document for the workspace and dashboards', () => {
     expect(config).toContain('"maxLength":255');
     expect(document.paths[`${P}/workbooks/{id}`].put.responses['409']).toBeDefined();
     expect(document.paths[`${P}/folders/{id}`].delete.responses['409']).toBeDefined();
+  });
+
+  it('documents every limit of the stored JSON, the widget cap and the theme grammar', () => {
+    const draft = JSON.stringify(
+      document.paths[`${P}/workbooks/{id}/dashboard`].put.requestBody.content['application/json'].schema,
+    );
+    for (const [depth, bytes] of [
+      [24, 512 * 1024],
+      [12, 32 * 1024],
+      [6, 8 * 1024],
+    ]) {
+      expect(draft).toContain(`"x-max-depth":${depth},"x-max-bytes":${bytes}`);
+    }
+    expect(draft).toContain('"maxItems":200');
+    expect(draft).toContain('"maxProperties":100');
+    expect(draft).toContain('comma-separated names of letters, digits, spaces and hyphens');
+    const workbook = JSON.stringify(
+      document.paths[`${P}/workbooks`].post.requestBody.content['application/json'],
+    );
+    expect(workbook).toContain(`"x-max-depth":16,"x-max-bytes":${64 * 1024}`);
+    const report = JSON.stringify(
+      document.paths[`${P}/reports`].post.requestBody.content['application/json'],
+    );
+    expect(report).toContain('At most 200000 bytes (UTF-8).');
+    expect(report).toContain(`"x-max-depth":8,"x-max-bytes":${32 * 1024}`);
+    const versions = document.paths[`${P}/workbooks/{id}/dashboard/versions`].get;
+    expect(versions.description).toContain('Summaries only');
+    expect(document.paths[`${P}/workbooks/{id}/publish`].post.responses['429']).toBeDefined();
   });
 
   it('records the workspace and dashboard decisions', () => {

@@ -26,6 +26,9 @@ const publish = (id: number, body?: unknown, deploymentId = d) =>
 const versions = (id: number, query = '') =>
   api('GET', `${base(d)}/workbooks/${id}/dashboard/versions${query}`, { auth: acme.member });
 
+const version = (id: number, n: number | string, deploymentId = d) =>
+  api('GET', `${base(deploymentId)}/workbooks/${id}/dashboard/versions/${n}`, { auth: acme.member });
+
 /** A workbook with a saved draft and two reports (one of another workbook). */
 async function publishable(name = 'Board') {
   const wb = await workbook(acme.member, d, { name });
@@ -123,9 +126,13 @@ describe('POST /workbooks/{id}/publish', () => {
     expect(list.status).toBe(200);
     expect(list.body.items.map((v: { versionNumber: number }) => v.versionNumber)).toEqual([2, 1]);
     expect(list.body.items[0]).toMatchObject({ id: v2.versionId, isCurrent: true, publicId: v1.publicId });
-    expect(list.body.items[1]).toMatchObject({ id: v1.versionId, isCurrent: false, config: draft(3) });
-    expect(list.body.items[1].reportSnapshots[0]).toMatchObject({ reportId: r1.id, title: 'Revenue v1' });
-    expect(list.body.items[0].reportSnapshots[0]).toMatchObject({ reportId: r1.id, title: 'Revenue v2' });
+    expect(list.body.items[1]).toMatchObject({ id: v1.versionId, isCurrent: false });
+    // The list answers summaries (issue 10): each version's body comes from …/versions/{n}.
+    const one = (await version(wb.id, 1)).body;
+    const two = (await version(wb.id, 2)).body;
+    expect(one).toMatchObject({ id: v1.versionId, isCurrent: false, config: draft(3) });
+    expect(one.reportSnapshots[0]).toMatchObject({ reportId: r1.id, title: 'Revenue v1' });
+    expect(two.reportSnapshots[0]).toMatchObject({ reportId: r1.id, title: 'Revenue v2' });
   });
 
   it('keeps allowEmbed and allEmbedUsers across republishing', async () => {
@@ -223,6 +230,60 @@ describe('GET /workbooks/{id}/dashboard/versions', () => {
     expect(roundTrips(three)).toBe(2);
     expectError(await versions(wb.id, '?after=nope'), 400, 'INVALID_CURSOR');
     expectError(await versions(wb.id, '?first=0'), 400, 'VALIDATION_FAILED');
+  });
+
+  it('answers summaries only, at most 100 a page', async () => {
+    const { wb } = await publishable();
+    const v1 = (await publish(wb.id)).body;
+    const list = await versions(wb.id);
+    expect(list.body.items).toEqual([
+      {
+        id: v1.versionId,
+        publishedDashboardId: v1.id,
+        publicId: v1.publicId,
+        versionNumber: 1,
+        isCurrent: true,
+        publishedAt: v1.updatedAt,
+        publishedBy: acme.memberUserId,
+        createdAt: v1.updatedAt,
+        createdBy: acme.memberUserId,
+      },
+    ]);
+    expect((await versions(wb.id, '?first=100')).status).toBe(200);
+    expectError(await versions(wb.id, '?first=101'), 400, 'VALIDATION_FAILED');
+  });
+});
+
+describe('GET /workbooks/{id}/dashboard/versions/{versionNumber}', () => {
+  it('answers one version with its config and report snapshots', async () => {
+    const { wb, r1 } = await publishable();
+    const v1 = (await publish(wb.id)).body;
+    const res = await version(wb.id, 1);
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({
+      id: v1.versionId,
+      versionNumber: 1,
+      publicId: v1.publicId,
+      isCurrent: true,
+      config: v1.config,
+      reportSnapshots: v1.reportSnapshots,
+      publishedBy: acme.memberUserId,
+    });
+    expect(res.body.reportSnapshots[0].reportId).toBe(r1.id);
+    expect(roundTrips(res)).toBe(2);
+  });
+
+  it('answers 404 for a version never published, another deployment’s workbook or an unknown id', async () => {
+    const { wb } = await publishable();
+    expectError(await version(wb.id, 1), 404, 'NOT_FOUND');
+    await publish(wb.id);
+    expectError(await version(wb.id, 2), 404, 'NOT_FOUND');
+    const foreign = await workbook(acme.member, acme.deployments[1]);
+    await saveDraft(foreign.id, draft(1), acme.deployments[1]);
+    await publish(foreign.id, undefined, acme.deployments[1]);
+    expectError(await version(foreign.id, 1), 404, 'NOT_FOUND');
+    expectError(await version(31337, 1), 404, 'NOT_FOUND');
+    expectError(await version(wb.id, 'x'), 400, 'VALIDATION_FAILED');
   });
 });
 

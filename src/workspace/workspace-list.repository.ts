@@ -1,0 +1,136 @@
+import { type SQL, sql } from 'drizzle-orm';
+import type { WorkspaceItemType } from '../../schema/workspace';
+import type { DeploymentScope } from '../auth/deployment-scope';
+import type { Db } from '../env';
+import { itemsSource, matchingIds, nameContains } from './name-search';
+import { isFolderOf, itemsQuery } from './workspace.queries';
+import { type ItemRecord, type Raw, readItems } from './workspace.rows';
+
+/** E7: the keyset-paginated list of a deployment's items, in one statement. */
+
+export const ORDER_FIELDS = ['updated_at', 'created_at', 'name', 'viewer_last_viewed_at'] as const;
+export type OrderField = (typeof ORDER_FIELDS)[number];
+export type OrderDirection = 'ASC' | 'DESC';
+
+/** Folders first: the leading sort key, carried in every cursor. */
+export const TYPE_RANK: Record<WorkspaceItemType, number> = { FOLDER: 0, WORKBOOK: 1, REPORT: 1 };
+
+const COLUMN: Record<Exclude<OrderField, 'viewer_last_viewed_at'>, string> = {
+  updated_at: 'updated_at',
+  created_at: 'created_at',
+  name: 'name_key',
+};
+
+export interface ListCursor {
+  rank: number;
+  sortKey: string;
+  id: number;
+}
+
+export interface ListParams {
+  folderId: number | null;
+  search: string | null;
+  types: WorkspaceItemType[];
+  field: OrderField;
+  direction: OrderDirection;
+  limit: number;
+  after: ListCursor | null;
+}
+
+/**
+ * One sub-select per (type, partition), each walking one index in the requested order from the
+ * cursor on and stopping after `limit + 1` rows; the union of those few hundred rows is then
+ * sorted and cut. The cost of a page is bounded by its size, not by the workspace's.
+ */
+function listSelection(scope: DeploymentScope, params: ListParams): SQL {
+  const { deploymentId, userId } = scope;
+  const { direction, limit, after } = params;
+  const dir = sql.raw(direction);
+  const cmp = sql.raw(direction === 'DESC' ? '<' : '>');
+  const take = limit + 1;
+
+  const where: SQL[] = [sql`i.deployment_id = ${deploymentId}`];
+  if (params.folderId !== null) where.push(sql`i.folder_id = ${params.folderId}`);
+  else if (params.search === null) where.push(sql`i.folder_id IS NULL`);
+  if (params.search !== null) where.push(nameContains(params.search));
+  const source = itemsSource(params.search);
+  // With a search the matches drive here too, each looked up among the caller's views.
+  const viewsSource =
+    params.search === null
+      ? sql`workspace_views v`
+      : sql`(${matchingIds(params.search)}) m CROSS JOIN workspace_views v ON v.user_id = ${userId} AND v.item_id = m.id`;
+
+  // D1 caps the terms of one compound SELECT, so each type's partitions form their own union.
+  const perType: SQL[] = [];
+  for (const type of [...new Set(params.types)]) {
+    const rank = TYPE_RANK[type];
+    // A group wholly before the cursor contributes nothing; one after it starts at its beginning.
+    if (after && rank < after.rank) continue;
+    const cursor = after && rank === after.rank ? after : null;
+    const filters = sql.join([...where, sql`i.type = ${type}`], sql` AND `);
+    const parts: SQL[] = [];
+
+    if (params.field !== 'viewer_last_viewed_at') {
+      const column = sql.raw(`i.${COLUMN[params.field]}`);
+      const keyset = cursor ? sql`AND (${column}, i.id) ${cmp} (${cursor.sortKey}, ${cursor.id})` : sql``;
+      parts.push(sql`SELECT * FROM (SELECT i.id AS id, ${rank} AS rank, ${column} AS sort_key
+        FROM ${source} WHERE ${filters} ${keyset}
+        ORDER BY ${column} ${dir}, i.id ${dir} LIMIT ${take})`);
+    } else {
+      // viewer_last_viewed_at: the caller's views in view order, and the items never viewed, whose
+      // key is '' (below every timestamp) with id as tie-breaker.
+      const viewedKeyset = cursor
+        ? sql`AND (v.viewed_at, v.item_id) ${cmp} (${cursor.sortKey}, ${cursor.id})`
+        : sql``;
+      parts.push(sql`SELECT * FROM (SELECT v.item_id AS id, ${rank} AS rank, v.viewed_at AS sort_key
+        FROM ${viewsSource} JOIN workspace_items i ON i.id = v.item_id
+        WHERE v.user_id = ${userId} AND v.deployment_id = ${deploymentId} AND ${filters} ${viewedKeyset}
+        ORDER BY v.viewed_at ${dir}, v.item_id ${dir} LIMIT ${take})`);
+      // Ascending, the never-viewed items come before any viewed one: past a viewed cursor, none remain.
+      const unviewedDone = cursor !== null && cursor.sortKey !== '' && direction === 'ASC';
+      if (!unviewedDone) {
+        const unviewedKeyset = cursor && cursor.sortKey === '' ? sql`AND i.id ${cmp} ${cursor.id}` : sql``;
+        parts.push(sql`SELECT * FROM (SELECT i.id AS id, ${rank} AS rank, '' AS sort_key
+          FROM ${source} WHERE ${filters}
+            AND NOT EXISTS (SELECT 1 FROM workspace_views v WHERE v.user_id = ${userId} AND v.item_id = i.id)
+            ${unviewedKeyset}
+          ORDER BY i.id ${dir} LIMIT ${take})`);
+      }
+    }
+    perType.push(
+      parts.length === 1 ? (parts[0] as SQL) : sql`SELECT * FROM (${sql.join(parts, sql` UNION ALL `)})`,
+    );
+  }
+
+  if (perType.length === 0) return sql`SELECT NULL AS id, NULL AS rank, NULL AS sort_key WHERE 0`;
+  return sql`SELECT id, rank, sort_key FROM (${sql.join(perType, sql` UNION ALL `)})
+    ORDER BY rank ASC, sort_key ${dir}, id ${dir} LIMIT ${take}`;
+}
+
+export interface ListResult {
+  items: ItemRecord[];
+  folderFound: boolean;
+}
+
+/** E7 in one statement: ownership, folder check and the page with everything each item carries. */
+export function listItemsQuery(scope: DeploymentScope, params: ListParams): SQL {
+  const dir = sql.raw(params.direction);
+  return itemsQuery({
+    ...scope,
+    viewerId: scope.userId,
+    selection: listSelection(scope, params),
+    order: sql`s.rank ASC, s.sort_key ${dir}, s.id ${dir}`,
+    extra: sql`${isFolderOf(params.folderId, scope.deploymentId)} AS folder_ok`,
+  });
+}
+
+export async function listItems(
+  db: Db,
+  scope: DeploymentScope,
+  params: ListParams,
+): Promise<ListResult | null> {
+  const rows = await db.all<Raw>(listItemsQuery(scope, params));
+  const result = readItems(rows);
+  if (!result) return null;
+  return { items: result.items, folderFound: result.driver.folder_ok === 1 };
+}
