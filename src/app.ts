@@ -8,7 +8,7 @@ import { currentClock } from './core/clock';
 import { randomId } from './core/crypto';
 import { countedD1, createDb, type QueryCounter } from './core/db';
 import { CORE_DECISIONS } from './core/decisions';
-import { ApiError, errorBody, toApiError } from './core/errors';
+import { ApiError, errorBody, retryAfterOf, toApiError } from './core/errors';
 import { documentation } from './core/openapi';
 import { createRouter } from './core/router';
 import { DASHBOARDS_DECISIONS } from './dashboards/dashboards.decisions';
@@ -75,6 +75,8 @@ export function createApp() {
       console.error(JSON.stringify({ requestId, error: String(err), stack: (err as Error)?.stack }));
     }
     c.header('x-request-id', requestId);
+    const retryAfter = retryAfterOf(apiError);
+    if (retryAfter) c.header('retry-after', retryAfter);
     return c.json(errorBody(apiError, requestId), apiError.status);
   });
 

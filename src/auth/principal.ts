@@ -2,6 +2,7 @@
 export type {
   AccountContext,
   AccountPrincipal,
+  ActingUser,
   ApiKeyPrincipal,
   OperatorPrincipal,
   Principal,

@@ -24,6 +24,19 @@ export interface ApiKeyPrincipal {
   keyId: number;
   /** null: every deployment of the account. */
   deploymentIds: number[] | null;
+  /**
+   * The user a key acts as where a route records authorship (createdBy, publishedBy): the
+   * account's first admin (lowest id), read with the key. null when the account has no admin.
+   */
+  actingUserId?: number | null;
+}
+
+/** Who acts on a route that records a user: an access token's user, or the user a key acts as. */
+export interface ActingUser {
+  kind: 'user' | 'apiKey';
+  account: AccountContext;
+  userId: number;
+  role: UserRole;
 }
 
 export interface OperatorPrincipal {

@@ -11,8 +11,9 @@ import type { AppEnv } from '../env';
 /**
  * Who may call a route. One word drives both the middleware that checks the credential and
  * the route's `security` in the OpenAPI document, so the two cannot drift.
- * - `user`: any user's access token; `admin`: an admin user's access token;
- * - `apiKey`: an account API key; `adminOrApiKey`: either of the last two;
+ * - `user`: any user's access token; `admin`: an admin user's access token; both take an API
+ *   key too (`Api-Key <key>` or `Bearer <key>`), acting as the account's admin within its scope;
+ * - `apiKey`: an account API key only; `adminOrApiKey`: the same as `admin` (kept for callers);
  * - `operator`: the ADMIN_TOKEN secret; `session`: an embed session, read by the handler;
  * - `none`: no credential.
  * A route whose credential is checked inside its own query (generate-session) passes
@@ -34,8 +35,8 @@ const AUTH: Record<AuthName, { doc: AuthKind; middleware?: MiddlewareHandler<App
   none: { doc: 'none' },
   session: { doc: 'session' },
   operator: { doc: 'operator', middleware: authenticateOperator },
-  user: { doc: 'bearer', middleware: authenticate(['Bearer']) },
-  admin: { doc: 'bearer', middleware: authenticate(['Bearer'], { role: 'admin' }) },
+  user: { doc: 'bearerOrApiKey', middleware: authenticate(['Bearer']) },
+  admin: { doc: 'bearerOrApiKey', middleware: authenticate(['Bearer'], { role: 'admin' }) },
   apiKey: { doc: 'apiKey', middleware: authenticate(['Api-Key']) },
   adminOrApiKey: {
     doc: 'bearerOrApiKey',
