@@ -23,6 +23,8 @@ export const toAccount = (row: AccountRow): Account => ({
   showDashboardChat: row.showDashboardChat,
   allowedEmbedOrigins: row.allowedEmbedOrigins ?? null,
   chatWebhookUrl: row.chatWebhookUrl ?? null,
+  storedBytesLimit: row.storedBytesLimit,
+  sessionRateLimit: row.sessionRateLimit,
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
 });
@@ -67,6 +69,8 @@ export async function insertAccountWithAdmin(
         showDashboardChat: input.showDashboardChat,
         allowedEmbedOrigins: input.allowedEmbedOrigins ?? null,
         chatWebhookUrl: input.chatWebhookUrl ?? null,
+        storedBytesLimit: input.storedBytesLimit,
+        sessionRateLimit: input.sessionRateLimit,
         createdAt: now,
         updatedAt: now,
       })

@@ -132,7 +132,10 @@ export function userPrincipal(c: Context<AppEnv>): ActingUser {
 /** Account-wide actions (users, keys, new deployments): a key scoped to deployments gets 403 KEY_SCOPE. */
 export function requireAccountWide(principal: Principal): void {
   if (principal.kind === 'apiKey' && principal.deploymentIds !== null) {
-    throw new ApiError('KEY_SCOPE', 'This API key is scoped to deployments; account-wide actions need an unscoped key');
+    throw new ApiError(
+      'KEY_SCOPE',
+      'This API key is scoped to deployments; account-wide actions need an unscoped key',
+    );
   }
 }
 

@@ -67,11 +67,22 @@ export async function findDeployment(
   return rows[0] ? withBuild(rows[0]) : null;
 }
 
-export async function listDeployments(db: Db, accountId: number, afterId: number | null, limit: number) {
+/** A page of the account's deployments; `deploymentIds` (a scoped key's) narrows it. */
+export async function listDeployments(
+  db: Db,
+  accountId: number,
+  deploymentIds: number[] | null,
+  afterId: number | null,
+  limit: number,
+) {
+  const scope =
+    deploymentIds === null
+      ? sql``
+      : sql`AND d.id IN (SELECT value FROM json_each(${JSON.stringify(deploymentIds)}))`;
   const rows = await db.all<Record<string, unknown>>(sql`
     SELECT d.*, b.id AS build_id, b.status AS build_status, b.error_text AS build_error
     FROM deployments d ${latestBuildJoin}
-    WHERE d.account_id = ${accountId} ${afterId === null ? sql`` : sql`AND d.id > ${afterId}`}
+    WHERE d.account_id = ${accountId} ${scope} ${afterId === null ? sql`` : sql`AND d.id > ${afterId}`}
     ORDER BY d.id ASC LIMIT ${limit + 1}`);
   return rows.map(withBuild);
 }
@@ -117,16 +128,18 @@ export async function finishBuild(
     .where(and(eq(builds.id, buildId), eq(builds.status, 'building')));
 }
 
-/** Builds whose queue message may have been lost: queued, or building with no sign of life. */
+/**
+ * Builds whose queue message may have been lost: queued, or building with no sign of life.
+ * Each branch names its status literally so SQLite serves it from its partial index
+ * (builds_queued_idx, builds_building_idx): finished builds are never read.
+ */
 export async function findStrandedBuilds(db: Db, queuedBefore: string, staleBefore: string, limit: number) {
-  const rows = await db
-    .select({ id: builds.id })
-    .from(builds)
-    .where(
-      sql`(${builds.status} = 'queued' AND ${builds.createdAt} < ${queuedBefore})
-        OR (${builds.status} = 'building' AND ${builds.startedAt} < ${staleBefore})`,
-    )
-    .orderBy(asc(builds.id))
-    .limit(limit);
+  const rows = await db.all<{ id: number }>(
+    sql`SELECT id FROM (
+        SELECT id FROM builds WHERE status = 'queued' AND created_at < ${queuedBefore}
+        UNION ALL
+        SELECT id FROM builds WHERE status = 'building' AND started_at < ${staleBefore}
+      ) ORDER BY id LIMIT ${limit}`,
+  );
   return rows.map((r) => r.id);
 }
