@@ -8,6 +8,7 @@ import { currentClock } from './core/clock';
 import { randomId } from './core/crypto';
 import { countedD1, createDb, type QueryCounter } from './core/db';
 import { CORE_DECISIONS } from './core/decisions';
+import { docsRoutes } from './core/docs';
 import { ApiError, errorBody, retryAfterOf, toApiError } from './core/errors';
 import { documentation } from './core/openapi';
 import { createRouter } from './core/router';
@@ -119,11 +120,11 @@ export function createApp() {
         ...DASHBOARDS_DECISIONS,
         ...RENDER_DECISIONS,
       ]) as never,
-      exclude: ['/api/v1/openapi.json', '/docs', '/healthz'],
+      exclude: ['/api/v1/openapi.json', '/docs', '/docs/init.js', '/docs/assets/:file', '/healthz'],
       defaultValidationErrorResponse: false,
     }),
   );
-  app.get('/docs', (c) => c.html(DOCS_PAGE));
+  app.route('/docs', docsRoutes);
 
   return api;
 }
@@ -134,16 +135,3 @@ export function createApp() {
  */
 export type AppType = ReturnType<typeof createApp>;
 
-// Scalar renders the OpenAPI document as an interactive reference (requests can be tried).
-const DOCS_PAGE = `<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8" />
-    <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <title>edgeboard API reference</title>
-  </head>
-  <body>
-    <script id="api-reference" data-url="/api/v1/openapi.json"></script>
-    <script src="https://cdn.jsdelivr.net/npm/@scalar/api-reference"></script>
-  </body>
-</html>`;

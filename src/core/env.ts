@@ -11,6 +11,8 @@ export type NotificationMessage = { kind: 'notification-run'; runId: number };
 /** The bindings declared in wrangler.toml, plus the secrets set with `wrangler secret put`. */
 export interface Bindings {
   DB: D1Database;
+  /** Workers Static Assets: the pinned swagger-ui-dist package, served under /docs/assets. */
+  ASSETS: Fetcher;
   SESSIONS: KVNamespace;
   BUILDS_QUEUE: Queue<BuildMessage>;
   NOTIFICATIONS_QUEUE: Queue<NotificationMessage>;
