@@ -134,4 +134,3 @@ export function createApp() {
  * gives typed requests and answers for every route declared with `defineRoute`.
  */
 export type AppType = ReturnType<typeof createApp>;
-
