@@ -1,5 +1,5 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { builds, deployments, projectFiles } from '../../schema/deployments';
+import { type BuildStatus, builds, deployments, projectFiles } from '../../schema/deployments';
 import { mapRow, runBatch } from '../core/db';
 import type { Db } from '../env';
 
@@ -28,14 +28,16 @@ export async function insertDeploymentWithBuild(
     sql`INSERT INTO builds (deployment_id, status, created_at)
       SELECT id, 'queued', ${values.createdAt} FROM deployments WHERE slug = ${values.slug} RETURNING id`,
   ]);
-  const deploymentRow = inserted?.results[0] as Record<string, unknown>;
-  const buildRow = build?.results[0] as { id: number };
-  return { deployment: mapRow(deployments, deploymentRow), buildId: buildRow.id };
+  const deploymentRow = inserted?.results[0];
+  const buildId = build?.results[0]?.id;
+  // Both inserts return their row, or the batch (one transaction) threw before this line.
+  if (!deploymentRow || typeof buildId !== 'number') throw new Error('deployment batch returned no rows');
+  return { deployment: mapRow(deployments, deploymentRow), buildId };
 }
 
 export interface LatestBuild {
   buildId: number;
-  status: 'queued' | 'building' | 'built' | 'failed';
+  status: BuildStatus;
   errorText: string | null;
 }
 
@@ -43,15 +45,19 @@ type DeploymentWithBuild = DeploymentRow & { latestBuild: LatestBuild | null };
 
 const latestBuildJoin = sql`LEFT JOIN builds b ON b.id = (SELECT max(id) FROM builds WHERE deployment_id = d.id)`;
 
-function withBuild(row: Record<string, unknown>): DeploymentWithBuild {
+/** A deployment row as D1 returns it (snake_case) with its latest build's columns aliased beside it. */
+type DeploymentBuildRow = Record<string, unknown> & {
+  build_id: number | null;
+  build_status: BuildStatus | null;
+  build_error: string | null;
+};
+
+/** The one mapper of a deployment-with-latest-build row. */
+function withBuild(row: DeploymentBuildRow): DeploymentWithBuild {
   const latestBuild =
-    row.build_id == null
+    row.build_id === null || row.build_status === null
       ? null
-      : {
-          buildId: row.build_id as number,
-          status: row.build_status as LatestBuild['status'],
-          errorText: (row.build_error as string | null) ?? null,
-        };
+      : { buildId: row.build_id, status: row.build_status, errorText: row.build_error };
   return { ...mapRow(deployments, row), latestBuild };
 }
 
@@ -61,7 +67,7 @@ export async function findDeployment(
   accountId: number,
   id: number,
 ): Promise<DeploymentWithBuild | null> {
-  const rows = await db.all<Record<string, unknown>>(sql`
+  const rows = await db.all<DeploymentBuildRow>(sql`
     SELECT d.*, b.id AS build_id, b.status AS build_status, b.error_text AS build_error
     FROM deployments d ${latestBuildJoin} WHERE d.id = ${id} AND d.account_id = ${accountId}`);
   return rows[0] ? withBuild(rows[0]) : null;
@@ -79,7 +85,7 @@ export async function listDeployments(
     deploymentIds === null
       ? sql``
       : sql`AND d.id IN (SELECT value FROM json_each(${JSON.stringify(deploymentIds)}))`;
-  const rows = await db.all<Record<string, unknown>>(sql`
+  const rows = await db.all<DeploymentBuildRow>(sql`
     SELECT d.*, b.id AS build_id, b.status AS build_status, b.error_text AS build_error
     FROM deployments d ${latestBuildJoin}
     WHERE d.account_id = ${accountId} ${scope} ${afterId === null ? sql`` : sql`AND d.id > ${afterId}`}
