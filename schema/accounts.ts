@@ -28,8 +28,10 @@ export const accounts = sqliteTable('accounts', {
    * versions and snapshot contents), kept by triggers in the same statement as each write.
    */
   storedBytes: integer().notNull().default(0),
-  /** The account's stored-bytes quota; null: its plan's default (STORAGE_QUOTA_BY_PLAN). */
-  storageQuotaBytes: integer(),
+  /** Bytes the account may store (workspace, dashboards, snapshots); set from the plan at provisioning. */
+  storedBytesLimit: integer().notNull().default(1_073_741_824),
+  /** Generate-session requests per API key per minute; set from the plan at provisioning. */
+  sessionRateLimit: integer().notNull().default(1200),
 });
 
 export const users = sqliteTable(
@@ -50,6 +52,8 @@ export const users = sqliteTable(
     uniqueIndex('users_account_email_uq').on(t.accountId, t.email),
     uniqueIndex('users_account_username_uq').on(t.accountId, t.username),
     index('users_account_id_idx').on(t.accountId, t.id),
+    // The admin an API key acts as: the account's first admin, found without a scan.
+    index('users_account_role_idx').on(t.accountId, t.role, t.id),
   ],
 );
 
@@ -72,6 +76,8 @@ export const accessTokens = sqliteTable(
   (t) => [
     uniqueIndex('access_tokens_hash_uq').on(t.tokenHash),
     index('access_tokens_user_idx').on(t.userId, t.id),
+    // FK child column: deleting an account cascades here without a scan.
+    index('access_tokens_account_idx').on(t.accountId),
   ],
 );
 
@@ -95,5 +101,18 @@ export const apiKeys = sqliteTable(
 
 export const ACCOUNT_PLANS = ['free', 'starter', 'premium', 'enterprise'] as const;
 export type AccountPlan = (typeof ACCOUNT_PLANS)[number];
+
+const MiB = 1024 * 1024;
+
+/**
+ * What an account gets from its plan when the operator does not say otherwise. One D1 database
+ * holds every account (10 GB at most), so the stored-bytes limits stay well below that.
+ */
+export const PLAN_DEFAULTS: Record<AccountPlan, { storedBytesLimit: number; sessionRateLimit: number }> = {
+  free: { storedBytesLimit: 50 * MiB, sessionRateLimit: 60 },
+  starter: { storedBytesLimit: 250 * MiB, sessionRateLimit: 300 },
+  premium: { storedBytesLimit: 1024 * MiB, sessionRateLimit: 1200 },
+  enterprise: { storedBytesLimit: 4096 * MiB, sessionRateLimit: 6000 },
+};
 export const USER_ROLES = ['admin', 'member'] as const;
 export type UserRole = (typeof USER_ROLES)[number];

@@ -1,5 +1,20 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { accounts, users } from './accounts';
+
+export const CLOUD_PROVIDERS = ['hosted', 'aws', 'gcp'] as const;
+export const CREATION_STEPS = [
+  'project',
+  'upload',
+  'schema',
+  'github',
+  'ssh',
+  'databases',
+  'ready',
+  'demo',
+] as const;
+export const CREATION_METHODS = ['upload', 'hosted', 'github', 'ssh'] as const;
+export const DEPLOY_MODES = ['git', 'cli'] as const;
 
 export const deployments = sqliteTable(
   'deployments',
@@ -13,12 +28,12 @@ export const deployments = sqliteTable(
     slug: text().notNull(),
     deploymentUrl: text().notNull(),
     isManaged: integer({ mode: 'boolean' }).notNull(),
-    cloudProvider: text().notNull(),
+    cloudProvider: text({ enum: CLOUD_PROVIDERS }).notNull(),
     region: text().notNull(),
     targetPlatform: text().notNull(),
-    creationStep: text().notNull(),
-    creationMethod: text().notNull(),
-    deployMode: text().notNull(),
+    creationStep: text({ enum: CREATION_STEPS }).notNull(),
+    creationMethod: text({ enum: CREATION_METHODS }).notNull(),
+    deployMode: text({ enum: DEPLOY_MODES }).notNull(),
     createdBy: integer().references(() => users.id, { onDelete: 'set null' }),
     createdAt: text().notNull(),
     updatedAt: text().notNull(),
@@ -26,6 +41,8 @@ export const deployments = sqliteTable(
   (t) => [
     uniqueIndex('deployments_slug_uq').on(t.slug),
     index('deployments_account_idx').on(t.accountId, t.id),
+    // FK child column: deleting a user sets it to null without a scan.
+    index('deployments_created_by_idx').on(t.createdBy),
   ],
 );
 
@@ -62,5 +79,11 @@ export const builds = sqliteTable(
     startedAt: text(),
     finishedAt: text(),
   },
-  (t) => [index('builds_deployment_idx').on(t.deploymentId, t.id)],
+  (t) => [
+    index('builds_deployment_idx').on(t.deploymentId, t.id),
+    // The cron sweep reads only unfinished builds: these partial indexes hold nothing else,
+    // so a tick costs the number of stranded builds, not the size of the table.
+    index('builds_queued_idx').on(t.createdAt).where(sql`status = 'queued'`),
+    index('builds_building_idx').on(t.startedAt).where(sql`status = 'building'`),
+  ],
 );

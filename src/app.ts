@@ -8,7 +8,8 @@ import { currentClock } from './core/clock';
 import { randomId } from './core/crypto';
 import { countedD1, createDb, type QueryCounter } from './core/db';
 import { CORE_DECISIONS } from './core/decisions';
-import { ApiError, errorBody, toApiError } from './core/errors';
+import { docsRoutes } from './core/docs';
+import { ApiError, errorBody, retryAfterOf, toApiError } from './core/errors';
 import { documentation } from './core/openapi';
 import { createRouter } from './core/router';
 import { DASHBOARDS_DECISIONS } from './dashboards/dashboards.decisions';
@@ -75,6 +76,8 @@ export function createApp() {
       console.error(JSON.stringify({ requestId, error: String(err), stack: (err as Error)?.stack }));
     }
     c.header('x-request-id', requestId);
+    const retryAfter = retryAfterOf(apiError);
+    if (retryAfter) c.header('retry-after', retryAfter);
     return c.json(errorBody(apiError, requestId), apiError.status);
   });
 
@@ -83,25 +86,26 @@ export function createApp() {
     return c.json(errorBody(error, c.get('requestId')), 404);
   });
 
-  app.get('/healthz', (c) => c.json({ ok: true }));
-
-  app.route('/admin/v1/accounts', accountsAdminRoutes);
-  app.route('/api/v1/users', usersRoutes);
-  app.route('/api/v1/api-keys', apiKeysRoutes);
-  app.route('/api/v1', deploymentsRoutes);
-  app.route('/build/api/v1', buildDeploymentsRoutes);
-  app.route('/api/v1/groups', groupsRoutes);
-  app.route('/api/v1/user-attributes', userAttributesRoutes);
-  app.route('/api/v1/embed-tenants', embedTenantsRoutes);
-  app.route('/api/v1/embed', embedRoutes);
-  app.route('/api/v1/deployments/:deploymentId/notifications', notificationsRoutes);
-  app.route('/api/v1/deployments/:deploymentId/workspace', workspaceRoutes);
-  app.route('/api/v1/deployments/:deploymentId/folders', foldersRoutes);
-  app.route('/api/v1/deployments/:deploymentId/workbooks', workbooksRoutes);
-  app.route('/api/v1/deployments/:deploymentId/workbooks', dashboardsRoutes);
-  app.route('/api/v1/deployments/:deploymentId/reports', reportsRoutes);
-  app.route('/api/v1/deployments/:deploymentId/workbooks', renderRoutes);
-  app.route('/embed', viewerRoutes);
+  // One chain, so the mounted routers' types accumulate into AppType for hono/client.
+  const api = app
+    .get('/healthz', (c) => c.json({ ok: true as const }))
+    .route('/admin/v1/accounts', accountsAdminRoutes)
+    .route('/api/v1/users', usersRoutes)
+    .route('/api/v1/api-keys', apiKeysRoutes)
+    .route('/api/v1', deploymentsRoutes)
+    .route('/build/api/v1', buildDeploymentsRoutes)
+    .route('/api/v1/groups', groupsRoutes)
+    .route('/api/v1/user-attributes', userAttributesRoutes)
+    .route('/api/v1/embed-tenants', embedTenantsRoutes)
+    .route('/api/v1/embed', embedRoutes)
+    .route('/api/v1/deployments/:deploymentId/notifications', notificationsRoutes)
+    .route('/api/v1/deployments/:deploymentId/workspace', workspaceRoutes)
+    .route('/api/v1/deployments/:deploymentId/folders', foldersRoutes)
+    .route('/api/v1/deployments/:deploymentId/workbooks', workbooksRoutes)
+    .route('/api/v1/deployments/:deploymentId/workbooks', dashboardsRoutes)
+    .route('/api/v1/deployments/:deploymentId/reports', reportsRoutes)
+    .route('/api/v1/deployments/:deploymentId/workbooks', renderRoutes)
+    .route('/embed', viewerRoutes);
 
   app.get(
     '/api/v1/openapi.json',
@@ -116,25 +120,17 @@ export function createApp() {
         ...DASHBOARDS_DECISIONS,
         ...RENDER_DECISIONS,
       ]) as never,
-      exclude: ['/api/v1/openapi.json', '/docs', '/healthz'],
+      exclude: ['/api/v1/openapi.json', '/docs', '/docs/init.js', '/docs/assets/:file', '/healthz'],
       defaultValidationErrorResponse: false,
     }),
   );
-  app.get('/docs', (c) => c.html(DOCS_PAGE));
+  app.route('/docs', docsRoutes);
 
-  return app;
+  return api;
 }
 
-// Scalar renders the OpenAPI document as an interactive reference (requests can be tried).
-const DOCS_PAGE = `<!doctype html>
-<html lang="en">
-  <head>
-    <meta charset="utf-8" />
-    <meta name="viewport" content="width=device-width, initial-scale=1" />
-    <title>edgeboard API reference</title>
-  </head>
-  <body>
-    <script id="api-reference" data-url="/api/v1/openapi.json"></script>
-    <script src="https://cdn.jsdelivr.net/npm/@scalar/api-reference"></script>
-  </body>
-</html>`;
+/**
+ * The type of the whole API, for typed clients: `hc<AppType>(baseUrl)` from `hono/client`
+ * gives typed requests and answers for every route declared with `defineRoute`.
+ */
+export type AppType = ReturnType<typeof createApp>;

@@ -50,12 +50,18 @@ CREATE INDEX `report_snapshots_version_idx` ON `report_snapshots` (`dashboard_ve
 CREATE INDEX `report_snapshots_content_idx` ON `report_snapshots` (`content_id`);--> statement-breakpoint
 ALTER TABLE `accounts` ADD `external_user_count` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE `accounts` ADD `stored_bytes` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
-ALTER TABLE `accounts` ADD `storage_quota_bytes` integer;--> statement-breakpoint
+ALTER TABLE `accounts` ADD `stored_bytes_limit` integer DEFAULT 1073741824 NOT NULL;--> statement-breakpoint
+ALTER TABLE `accounts` ADD `session_rate_limit` integer DEFAULT 1200 NOT NULL;--> statement-breakpoint
 ALTER TABLE `workspace_items` ADD `name_grams` text DEFAULT '' NOT NULL;--> statement-breakpoint
 CREATE INDEX `workspace_items_created_by_idx` ON `workspace_items` (`created_by`);--> statement-breakpoint
 CREATE INDEX `workspace_items_updated_by_idx` ON `workspace_items` (`updated_by`);--> statement-breakpoint
+CREATE INDEX `access_tokens_account_idx` ON `access_tokens` (`account_id`);--> statement-breakpoint
+CREATE INDEX `users_account_role_idx` ON `users` (`account_id`,`role`,`id`);--> statement-breakpoint
 CREATE INDEX `dashboard_versions_created_by_idx` ON `dashboard_versions` (`created_by`);--> statement-breakpoint
 CREATE INDEX `published_dashboards_created_by_idx` ON `published_dashboards` (`created_by`);--> statement-breakpoint
+CREATE INDEX `builds_queued_idx` ON `builds` (`created_at`) WHERE status = 'queued';--> statement-breakpoint
+CREATE INDEX `builds_building_idx` ON `builds` (`started_at`) WHERE status = 'building';--> statement-breakpoint
+CREATE INDEX `deployments_created_by_idx` ON `deployments` (`created_by`);--> statement-breakpoint
 CREATE INDEX `embed_session_revocations_account_idx` ON `embed_session_revocations` (`account_id`);--> statement-breakpoint
 CREATE INDEX `notification_deliveries_recipient_idx` ON `notification_deliveries` (`recipient_id`);--> statement-breakpoint
 CREATE INDEX `notification_recipients_user_idx` ON `notification_recipients` (`user_id`);--> statement-breakpoint
@@ -90,6 +96,13 @@ END;
 CREATE TRIGGER embed_users_count_delete AFTER DELETE ON embed_users BEGIN
   UPDATE accounts SET external_user_count = external_user_count - 1 WHERE id = OLD.account_id;
 END;
+
+--> statement-breakpoint
+-- custom:platform
+-- Accounts provisioned before these columns existed get their plan's defaults (PLAN_DEFAULTS in schema/accounts.ts).
+UPDATE `accounts` SET
+  `stored_bytes_limit` = CASE `plan` WHEN 'free' THEN 52428800 WHEN 'starter' THEN 262144000 WHEN 'premium' THEN 1073741824 ELSE 4294967296 END,
+  `session_rate_limit` = CASE `plan` WHEN 'free' THEN 60 WHEN 'starter' THEN 300 WHEN 'premium' THEN 1200 ELSE 6000 END;
 
 --> statement-breakpoint
 -- custom:workspace
@@ -145,9 +158,7 @@ END;
 -- as every write that changes workspace content; a write that would pass the quota aborts its
 -- whole batch. Only increases are refused, so deletes always go through.
 CREATE TRIGGER accounts_storage_quota BEFORE UPDATE OF stored_bytes ON accounts
-  WHEN new.stored_bytes > old.stored_bytes AND new.stored_bytes > coalesce(new.storage_quota_bytes,
-    CASE new.plan WHEN 'free' THEN 104857600 WHEN 'starter' THEN 1073741824
-      WHEN 'premium' THEN 10737418240 ELSE 107374182400 END)
+  WHEN new.stored_bytes > old.stored_bytes AND new.stored_bytes > new.stored_bytes_limit
 BEGIN
   SELECT RAISE(ABORT, 'STORAGE_QUOTA_EXCEEDED');
 END;

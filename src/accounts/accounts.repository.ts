@@ -23,6 +23,10 @@ export const toAccount = (row: AccountRow): Account => ({
   showDashboardChat: row.showDashboardChat,
   allowedEmbedOrigins: row.allowedEmbedOrigins ?? null,
   chatWebhookUrl: row.chatWebhookUrl ?? null,
+  storedBytesLimit: row.storedBytesLimit,
+  sessionRateLimit: row.sessionRateLimit,
+  storedBytes: row.storedBytes,
+  externalUserCount: row.externalUserCount,
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
 });
@@ -67,6 +71,8 @@ export async function insertAccountWithAdmin(
         showDashboardChat: input.showDashboardChat,
         allowedEmbedOrigins: input.allowedEmbedOrigins ?? null,
         chatWebhookUrl: input.chatWebhookUrl ?? null,
+        storedBytesLimit: input.storedBytesLimit,
+        sessionRateLimit: input.sessionRateLimit,
         createdAt: now,
         updatedAt: now,
       })
@@ -87,10 +93,11 @@ export async function insertAccountWithAdmin(
       SELECT account_id, 'Default key', ${secrets.keyHash}, ${secrets.keyPrefix}, NULL, ${now}
       FROM access_tokens WHERE id = last_insert_rowid()`,
   ]);
-  return {
-    account: toAccount(mapRow(accounts, accountRows?.results[0] as Record<string, unknown>)),
-    user: toUser(mapRow(users, userRows?.results[0] as Record<string, unknown>)),
-  };
+  const accountRow = accountRows?.results[0];
+  const userRow = userRows?.results[0];
+  // Both inserts return their row, or the batch (one transaction) threw before this line.
+  if (!accountRow || !userRow) throw new Error('provisioning batch returned no rows');
+  return { account: toAccount(mapRow(accounts, accountRow)), user: toUser(mapRow(users, userRow)) };
 }
 
 export async function findAccount(db: Db, id: number): Promise<Account | null> {

@@ -16,6 +16,30 @@ const accountSettings = {
   showDashboardChat: v.optional(v.boolean()),
   allowedEmbedOrigins: v.optional(v.nullable(v.pipe(v.array(origin), v.maxLength(50)))),
   chatWebhookUrl: v.optional(v.nullable(httpUrl)),
+  storedBytesLimit: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(0),
+      v.maxValue(8 * 1024 ** 3),
+      v.description(
+        'Bytes the account may store (workspace items, dashboards, snapshots). Default by plan: free 50 MiB, ' +
+          'starter 250 MiB, premium 1 GiB, enterprise 4 GiB. Writes past it answer 429 QUOTA_EXCEEDED.',
+      ),
+    ),
+  ),
+  sessionRateLimit: v.optional(
+    v.pipe(
+      v.number(),
+      v.integer(),
+      v.minValue(1),
+      v.maxValue(100_000),
+      v.description(
+        'Generate-session requests per API key per minute. Default by plan: free 60, starter 300, ' +
+          'premium 1200, enterprise 6000. Past it: 429 RATE_LIMITED with Retry-After.',
+      ),
+    ),
+  ),
 };
 
 const username = v.pipe(
@@ -49,6 +73,11 @@ export const accountSchema = v.object({
   showDashboardChat: v.boolean(),
   allowedEmbedOrigins: v.nullable(v.array(v.string())),
   chatWebhookUrl: v.nullable(v.string()),
+  storedBytesLimit: v.number(),
+  sessionRateLimit: v.number(),
+  /** Usage, read-only: bytes stored now (against storedBytesLimit) and external users (against externalUserLimit). */
+  storedBytes: v.number(),
+  externalUserCount: v.number(),
   createdAt: v.string(),
   updatedAt: v.string(),
 });

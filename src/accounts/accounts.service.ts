@@ -1,12 +1,16 @@
+import { PLAN_DEFAULTS } from '../../schema/accounts';
 import { ACCESS_TOKEN_PREFIX, API_KEY_PREFIX, issueSecret } from '../auth/credentials';
 import { ApiError, conflict, notFound } from '../core/errors';
+import { afterId, pageRequest, toPage } from '../core/pagination';
 import { slugify } from '../core/text';
 import type { Db } from '../env';
 import * as repo from './accounts.repository';
-import type { CreateAccountInput, CreateUserInput } from './accounts.schemas';
+import type { CreateAccountInput, CreateUserInput, UpdateAccountInput } from './accounts.schemas';
 
 /** Provisions an account with its first admin user and shows their secrets once. */
-export async function provisionAccount(db: Db, input: CreateAccountInput, now: string) {
+export async function provisionAccount(db: Db, request: CreateAccountInput, now: string) {
+  const plan = request.plan ?? 'premium';
+  const input = { ...PLAN_DEFAULTS[plan], ...request, plan };
   const [token, key] = await Promise.all([issueSecret(ACCESS_TOKEN_PREFIX), issueSecret(API_KEY_PREFIX)]);
   const adminUsername = input.adminUsername ?? 'admin';
   const adminEmail = input.adminEmail ?? `${adminUsername}@${slugify(input.name) || 'account'}.example.com`;
@@ -55,4 +59,76 @@ export async function createApiKey(
     key: key.secret,
     createdAt: row.createdAt,
   };
+}
+
+/** The `first`/`after` of a list, as the validated query carries them. */
+type PageInput = { first?: number; after?: string };
+
+export async function getAccount(db: Db, id: number) {
+  const account = await repo.findAccount(db, id);
+  if (!account) throw notFound('Account');
+  return account;
+}
+
+export async function changeAccount(db: Db, id: number, input: UpdateAccountInput, now: string) {
+  const account = await repo.updateAccount(db, id, input, now);
+  if (!account) throw notFound('Account');
+  return account;
+}
+
+export async function listUsers(db: Db, accountId: number, query: PageInput) {
+  const request = pageRequest(query, 'users', 1);
+  const rows = await repo.listUsers(db, accountId, afterId(request), request.limit);
+  return toPage(
+    rows,
+    request,
+    'users',
+    (u) => [u.id],
+    (u) => u,
+  );
+}
+
+export async function getUser(db: Db, accountId: number, id: number) {
+  const user = await repo.findUser(db, accountId, id);
+  if (!user) throw notFound('User');
+  return user;
+}
+
+/** A user's tokens; a user of another account is a 404 even when they have no tokens. */
+export async function listAccessTokens(db: Db, accountId: number, userId: number, query: PageInput) {
+  const request = pageRequest(query, 'tokens', 1);
+  const [user, rows] = await Promise.all([
+    repo.findUser(db, accountId, userId),
+    repo.listAccessTokens(db, accountId, userId, afterId(request), request.limit),
+  ]);
+  if (!user) throw notFound('User');
+  return toPage(
+    rows,
+    request,
+    'tokens',
+    (t) => [t.id],
+    (t) => t,
+  );
+}
+
+export async function revokeAccessToken(db: Db, accountId: number, userId: number, tokenId: number) {
+  if (!(await repo.deleteAccessToken(db, accountId, userId, tokenId))) throw notFound('Access token');
+  return { id: tokenId, deleted: true as const };
+}
+
+export async function listApiKeys(db: Db, accountId: number, query: PageInput) {
+  const request = pageRequest(query, 'api-keys', 1);
+  const rows = await repo.listApiKeys(db, accountId, afterId(request), request.limit);
+  return toPage(
+    rows,
+    request,
+    'api-keys',
+    (k) => [k.id],
+    (k) => k,
+  );
+}
+
+export async function deleteApiKey(db: Db, accountId: number, id: number) {
+  if (!(await repo.deleteApiKey(db, accountId, id))) throw notFound('API key');
+  return { id, deleted: true as const };
 }

@@ -1,72 +1,55 @@
-import { authenticateOperator } from '../auth/auth.middleware';
-import { isoNow } from '../core/clock';
-import { notFound } from '../core/errors';
-import { doc } from '../core/openapi';
-import { createRouter } from '../core/router';
-import { idParams, validate } from '../core/validation';
-import * as repo from './accounts.repository';
+import { nowOf } from '../auth/deployment-scope';
+import { idParams } from '../core/validation';
+import { defineRoute, routes } from '../http/route';
 import {
   accountSchema,
   createAccountBody,
   provisionedAccountSchema,
   updateAccountBody,
 } from './accounts.schemas';
-import { provisionAccount } from './accounts.service';
+import { changeAccount, getAccount, provisionAccount } from './accounts.service';
 
 const tags = ['Provisioning (operator)'];
 
-/** The operator's provisioning API, authenticated with the ADMIN_TOKEN secret. */
-export const accountsAdminRoutes = createRouter()
-  .use('*', authenticateOperator)
-  .post(
-    '/',
-    doc({
-      summary: 'Provision an account with its admin user, an access token and an API key',
-      tags,
-      auth: 'operator',
-      responses: { 201: provisionedAccountSchema },
-    }),
-    validate('json', createAccountBody),
-    async (c) => {
-      const result = await provisionAccount(c.get('db'), c.req.valid('json'), isoNow(c.get('clock')));
-      return c.json(result, 201);
-    },
-  )
-  .get(
-    '/:id',
-    doc({
-      summary: 'Get an account',
-      tags,
-      auth: 'operator',
-      responses: { 200: accountSchema },
-      errors: [404],
-    }),
-    validate('param', idParams),
-    async (c) => {
-      const account = await repo.findAccount(c.get('db'), c.req.valid('param').id);
-      if (!account) throw notFound('Account');
-      return c.json(account);
-    },
-  )
-  .patch(
-    '/:id',
-    doc({
-      summary: 'Change an account',
-      tags,
-      auth: 'operator',
-      responses: { 200: accountSchema },
-      errors: [404],
-    }),
-    validate('param', idParams),
-    validate('json', updateAccountBody),
-    async (c) => {
-      const account = await repo.updateAccount(
-        c.get('db'),
-        c.req.valid('param').id,
-        c.req.valid('json') ?? {},
-        isoNow(c.get('clock')),
-      );
-      if (!account) throw notFound('Account');
-      return c.json(account);
-    },
-  );
+/** The operator's provisioning API, authenticated with the ADMIN_TOKEN secret. Mounted at /admin/v1/accounts. */
+export const accountsAdminRoutes = routes(
+  defineRoute({
+    method: 'post',
+    path: '/',
+    auth: 'operator',
+    summary: 'Provision an account with its admin user, an access token and an API key',
+    description:
+      '`storedBytesLimit` and `sessionRateLimit` default to the plan’s values (free 50 MiB / 60, ' +
+      'starter 250 MiB / 300, premium 1 GiB / 1200, enterprise 4 GiB / 6000 per key per minute).',
+    tags,
+    body: createAccountBody,
+    responses: { 201: provisionedAccountSchema },
+    handler: async (c, { body }) => provisionAccount(c.get('db'), body, nowOf(c)),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/:id',
+    auth: 'operator',
+    summary: 'Get an account',
+    tags,
+    params: idParams,
+    responses: { 200: accountSchema },
+    errors: [404],
+    handler: async (c, { params }) => getAccount(c.get('db'), params.id),
+  }),
+  defineRoute({
+    method: 'patch',
+    path: '/:id',
+    auth: 'operator',
+    summary: 'Change an account',
+    description:
+      'Changing `plan` keeps the stored `storedBytesLimit` and `sessionRateLimit`: the operator sets them ' +
+      'explicitly when a plan change should move them.',
+    tags,
+    params: idParams,
+    body: updateAccountBody,
+    responses: { 200: accountSchema },
+    errors: [404],
+    handler: async (c, { params, body }) => changeAccount(c.get('db'), params.id, body ?? {}, nowOf(c)),
+  }),
+);

@@ -1,152 +1,112 @@
+import type { Context } from 'hono';
 import * as v from 'valibot';
-import { authenticate, requireAdmin, userPrincipal } from '../auth/auth.middleware';
-import { isoNow } from '../core/clock';
-import { ApiError, notFound } from '../core/errors';
-import { doc } from '../core/openapi';
-import { afterId, pageQuery, pageRequest, pageSchema, toPage } from '../core/pagination';
-import { createRouter } from '../core/router';
-import { deletedSchema, idParams, idString, validate } from '../core/validation';
-import * as repo from './accounts.repository';
+import { accountPrincipal, requireAccountWide, requireAdmin, userPrincipal } from '../auth/auth.middleware';
+import { nowOf } from '../auth/deployment-scope';
+import { pageQuery, pageSchema } from '../core/pagination';
+import { deletedSchema, idParams, idString } from '../core/validation';
+import type { AppEnv } from '../env';
+import { defineRoute, routes } from '../http/route';
 import { accessTokenCreatedSchema, accessTokenSchema, createUserBody, userSchema } from './accounts.schemas';
-import { createAccessToken, createUser } from './accounts.service';
+import {
+  createAccessToken,
+  createUser,
+  getUser,
+  listAccessTokens,
+  listUsers,
+  revokeAccessToken,
+} from './accounts.service';
 
 const tags = ['Users and access tokens'];
 const tokenParams = v.object({ id: idString, tokenId: idString });
 
 /**
- * Users and their access tokens. Admins manage everyone; a member may manage only their
- * own tokens (so they can rotate a leaked one without an admin).
+ * The caller's account, for an action on user `userId` (or on users in general): admins act on
+ * everyone, a member only on themselves. Users are account-wide, so a key scoped to
+ * deployments gets 403 KEY_SCOPE.
  */
-export const usersRoutes = createRouter()
-  .use('*', authenticate(['Bearer']))
-  .post(
-    '/',
-    doc({
-      summary: 'Create a user',
-      tags,
-      auth: 'bearer',
-      responses: { 201: userSchema },
-      errors: [403, 409],
-    }),
-    validate('json', createUserBody),
-    async (c) => {
-      const principal = userPrincipal(c);
-      requireAdmin(principal);
-      const user = await createUser(
-        c.get('db'),
-        principal.account.id,
-        c.req.valid('json'),
-        isoNow(c.get('clock')),
-      );
-      return c.json(user, 201);
-    },
-  )
-  .get(
-    '/',
-    doc({
-      summary: 'List users',
-      tags,
-      auth: 'bearer',
-      responses: { 200: pageSchema(userSchema) },
-      errors: [403],
-    }),
-    validate('query', pageQuery),
-    async (c) => {
-      const principal = userPrincipal(c);
-      requireAdmin(principal);
-      const request = pageRequest(c.req.valid('query'), 'users', 1);
-      const rows = await repo.listUsers(c.get('db'), principal.account.id, afterId(request), request.limit);
-      return c.json(
-        toPage(
-          rows,
-          request,
-          'users',
-          (u) => [u.id],
-          (u) => u,
-        ),
-      );
-    },
-  )
-  .get(
-    '/:id',
-    doc({ summary: 'Get a user', tags, auth: 'bearer', responses: { 200: userSchema }, errors: [403, 404] }),
-    validate('param', idParams),
-    async (c) => {
-      const principal = userPrincipal(c);
-      const { id } = c.req.valid('param');
-      if (id !== principal.userId) requireAdmin(principal);
-      const user = await repo.findUser(c.get('db'), principal.account.id, id);
-      if (!user) throw notFound('User');
-      return c.json(user);
-    },
-  )
-  .post(
-    '/:id/access-tokens',
-    doc({
-      summary: 'Issue an access token for a user (the token is shown once)',
-      tags,
-      auth: 'bearer',
-      responses: { 201: accessTokenCreatedSchema },
-      errors: [403, 404],
-    }),
-    validate('param', idParams),
-    async (c) => {
-      const principal = userPrincipal(c);
-      const { id } = c.req.valid('param');
-      if (id !== principal.userId) requireAdmin(principal);
-      const token = await createAccessToken(c.get('db'), principal.account.id, id, isoNow(c.get('clock')));
-      return c.json(token, 201);
-    },
-  )
-  .get(
-    '/:id/access-tokens',
-    doc({
-      summary: "List a user's access tokens (no secrets)",
-      tags,
-      auth: 'bearer',
-      responses: { 200: pageSchema(accessTokenSchema) },
-      errors: [403, 404],
-    }),
-    validate('param', idParams),
-    validate('query', pageQuery),
-    async (c) => {
-      const principal = userPrincipal(c);
-      const { id } = c.req.valid('param');
-      if (id !== principal.userId) requireAdmin(principal);
-      const request = pageRequest(c.req.valid('query'), 'tokens', 1);
-      const db = c.get('db');
-      const [user, rows] = await Promise.all([
-        repo.findUser(db, principal.account.id, id),
-        repo.listAccessTokens(db, principal.account.id, id, afterId(request), request.limit),
-      ]);
-      if (!user) throw notFound('User');
-      return c.json(
-        toPage(
-          rows,
-          request,
-          'tokens',
-          (t) => [t.id],
-          (t) => t,
-        ),
-      );
-    },
-  )
-  .delete(
-    '/:id/access-tokens/:tokenId',
-    doc({
-      summary: 'Revoke an access token (it stops working at once)',
-      tags,
-      auth: 'bearer',
-      responses: { 200: deletedSchema },
-      errors: [403, 404],
-    }),
-    validate('param', tokenParams),
-    async (c) => {
-      const principal = userPrincipal(c);
-      const { id, tokenId } = c.req.valid('param');
-      if (id !== principal.userId) requireAdmin(principal);
-      const deleted = await repo.deleteAccessToken(c.get('db'), principal.account.id, id, tokenId);
-      if (!deleted) throw new ApiError('NOT_FOUND', 'Access token not found');
-      return c.json({ id: tokenId, deleted: true as const });
-    },
-  );
+function actorFor(c: Context<AppEnv>, userId?: number) {
+  requireAccountWide(accountPrincipal(c));
+  const actor = userPrincipal(c);
+  if (userId === undefined || userId !== actor.userId) requireAdmin(actor);
+  return actor.account.id;
+}
+
+/**
+ * Users and their access tokens. Admins (and unscoped API keys) manage everyone; a member may
+ * manage only their own tokens (so they can rotate a leaked one without an admin).
+ * Mounted at /api/v1/users.
+ */
+export const usersRoutes = routes(
+  defineRoute({
+    method: 'post',
+    path: '/',
+    auth: 'user',
+    summary: 'Create a user',
+    description:
+      '`email` ≤ 254 characters, `username` ≤ 64, `firstName` ≤ 255, `picture` an http(s) URL ≤ 2048.',
+    tags,
+    body: createUserBody,
+    responses: { 201: userSchema },
+    errors: [403, 409],
+    handler: async (c, { body }) => createUser(c.get('db'), actorFor(c), body, nowOf(c)),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/',
+    auth: 'user',
+    summary: 'List users',
+    tags,
+    query: pageQuery,
+    responses: { 200: pageSchema(userSchema) },
+    errors: [403],
+    handler: async (c, { query }) => listUsers(c.get('db'), actorFor(c), query),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/:id',
+    auth: 'user',
+    summary: 'Get a user',
+    tags,
+    params: idParams,
+    responses: { 200: userSchema },
+    errors: [403, 404],
+    handler: async (c, { params }) => getUser(c.get('db'), actorFor(c, params.id), params.id),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/:id/access-tokens',
+    auth: 'user',
+    summary: 'Issue an access token for a user (the token is shown once)',
+    tags,
+    params: idParams,
+    responses: { 201: accessTokenCreatedSchema },
+    errors: [403, 404],
+    handler: async (c, { params }) =>
+      createAccessToken(c.get('db'), actorFor(c, params.id), params.id, nowOf(c)),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/:id/access-tokens',
+    auth: 'user',
+    summary: "List a user's access tokens (no secrets)",
+    tags,
+    params: idParams,
+    query: pageQuery,
+    responses: { 200: pageSchema(accessTokenSchema) },
+    errors: [403, 404],
+    handler: async (c, { params, query }) =>
+      listAccessTokens(c.get('db'), actorFor(c, params.id), params.id, query),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/:id/access-tokens/:tokenId',
+    auth: 'user',
+    summary: 'Revoke an access token (it stops working at once)',
+    tags,
+    params: tokenParams,
+    responses: { 200: deletedSchema },
+    errors: [403, 404],
+    handler: async (c, { params }) =>
+      revokeAccessToken(c.get('db'), actorFor(c, params.id), params.id, params.tokenId),
+  }),
+);

@@ -4,7 +4,8 @@ import { digestsEqual, secretsEqual, sha256Hex } from '../core/crypto';
 import { ApiError } from '../core/errors';
 import type { AppEnv } from '../env';
 import { findAccessToken, findApiKey } from './auth.repository';
-import type { AccountPrincipal, Principal, UserPrincipal } from './principal';
+import { API_KEY_PREFIX } from './credentials';
+import type { AccountPrincipal, ActingUser, Principal } from './principal';
 
 export type Scheme = 'Bearer' | 'Api-Key';
 
@@ -18,14 +19,34 @@ export function parseAuthorization(c: Context): { scheme: string; credential: st
   return { scheme: match[1] as string, credential: match[2] as string };
 }
 
+/**
+ * Which credential a header carries, from its scheme and the secret's prefix alone (no round
+ * trip): `Api-Key <key>`, or `Bearer <key>` as Cube's clients send keys; any other Bearer
+ * secret is an access token.
+ */
+function kindOf(scheme: string, credential: string): 'accessToken' | 'apiKey' | null {
+  const name = scheme.toLowerCase();
+  if (name === 'api-key') return 'apiKey';
+  if (name !== 'bearer') return null;
+  return credential.startsWith(API_KEY_PREFIX) ? 'apiKey' : 'accessToken';
+}
+
+/**
+ * `Bearer` routes (what an access token may call) take API keys too: a key acts as the
+ * account's admin there, within its deployment scope. `Api-Key`-only routes refuse access tokens.
+ */
+function accepts(schemes: Scheme[], kind: 'accessToken' | 'apiKey'): boolean {
+  return kind === 'apiKey' || schemes.includes('Bearer');
+}
+
 async function resolve(c: Context<AppEnv>, schemes: Scheme[]): Promise<AccountPrincipal> {
   const { scheme, credential } = parseAuthorization(c);
-  const allowed = schemes.find((s) => s.toLowerCase() === scheme.toLowerCase());
-  if (!allowed)
+  const kind = kindOf(scheme, credential);
+  if (!kind || !accepts(schemes, kind))
     throw unauthorized(`This endpoint takes ${schemes.map((s) => `Authorization: ${s} <…>`).join(' or ')}`);
   const hash = await sha256Hex(credential);
   const d1 = c.get('d1');
-  if (allowed === 'Bearer') {
+  if (kind === 'accessToken') {
     const token = await findAccessToken(d1, hash);
     // The row was found by its hash; the constant-time check keeps the comparison itself silent.
     if (!token || !digestsEqual(token.tokenHash, hash)) throw unauthorized('Unknown or revoked access token');
@@ -39,7 +60,13 @@ async function resolve(c: Context<AppEnv>, schemes: Scheme[]): Promise<AccountPr
   }
   const key = await findApiKey(d1, hash);
   if (!key || !digestsEqual(key.keyHash, hash)) throw unauthorized('Unknown or revoked API key');
-  return { kind: 'apiKey', account: key.account, keyId: key.keyId, deploymentIds: key.deploymentIds };
+  return {
+    kind: 'apiKey',
+    account: key.account,
+    keyId: key.keyId,
+    deploymentIds: key.deploymentIds,
+    actingUserId: key.actingUserId,
+  };
 }
 
 /**
@@ -54,6 +81,17 @@ export const authenticate = (schemes: Scheme[], options: { role?: 'admin' } = {}
     await next();
   });
 
+/**
+ * The API key of a request whose route checks the key inside its own query (generate-session):
+ * `Api-Key <key>` or `Bearer <key>`, told apart from an access token by the key's prefix.
+ */
+export function apiKeyCredential(c: Context): string {
+  const { scheme, credential } = parseAuthorization(c);
+  if (kindOf(scheme, credential) !== 'apiKey')
+    throw unauthorized('This endpoint takes Authorization: Api-Key <…> or Bearer <API key>');
+  return credential;
+}
+
 /** The operator's provisioning API: `Authorization: Bearer <ADMIN_TOKEN>`. */
 export const authenticateOperator = createMiddleware<AppEnv>(async (c, next) => {
   const { scheme, credential } = parseAuthorization(c);
@@ -67,7 +105,7 @@ export const authenticateOperator = createMiddleware<AppEnv>(async (c, next) => 
 
 // ---- The one place that decides what a principal may do ----
 
-export function requireAdmin(principal: Principal): void {
+export function requireAdmin(principal: Principal | ActingUser): void {
   if (principal.kind === 'user' && principal.role !== 'admin') {
     throw new ApiError('FORBIDDEN', 'This action needs the admin role');
   }
@@ -79,11 +117,26 @@ export function accountPrincipal(c: Context<AppEnv>): AccountPrincipal {
   return principal;
 }
 
-export function userPrincipal(c: Context<AppEnv>): UserPrincipal {
+/**
+ * The user a route records as the actor. For an API key: the account's first admin (keys act
+ * as the account's admin); a key of an account without any admin cannot author anything.
+ */
+export function userPrincipal(c: Context<AppEnv>): ActingUser {
   const principal = accountPrincipal(c);
-  if (principal.kind !== 'user')
-    throw new ApiError('UNAUTHORIZED', 'This endpoint takes Authorization: Bearer <…>');
-  return principal;
+  if (principal.kind === 'user') return principal;
+  if (principal.actingUserId == null)
+    throw new ApiError('FORBIDDEN', 'This account has no admin user for the API key to act as');
+  return { kind: 'apiKey', account: principal.account, userId: principal.actingUserId, role: 'admin' };
+}
+
+/** Account-wide actions (users, keys, new deployments): a key scoped to deployments gets 403 KEY_SCOPE. */
+export function requireAccountWide(principal: Principal): void {
+  if (principal.kind === 'apiKey' && principal.deploymentIds !== null) {
+    throw new ApiError(
+      'KEY_SCOPE',
+      'This API key is scoped to deployments; account-wide actions need an unscoped key',
+    );
+  }
 }
 
 /** A scoped key acting outside its deployments is a 403 (the id is the caller's own, so no probing). */

@@ -57,23 +57,34 @@ export interface KeyLookup {
   keyId: number;
   keyHash: string;
   deploymentIds: number[] | null;
+  actingUserId: number | null;
   account: AccountContext;
 }
 
-/** One round trip: the API key and its account. */
+/** One round trip: the API key, its account and the admin it acts as (served by users_account_role_idx). */
 export async function findApiKey(d1: D1Database, hash: string): Promise<KeyLookup | null> {
   const row = await d1
     .prepare(
-      `SELECT k.id AS key_id, k.key_hash, k.deployment_ids, ${ACCOUNT_COLUMNS}
+      `SELECT k.id AS key_id, k.key_hash, k.deployment_ids, ${ACCOUNT_COLUMNS},
+         (SELECT u.id FROM users u WHERE u.account_id = k.account_id AND u.role = 'admin'
+          ORDER BY u.id LIMIT 1) AS acting_user_id
        FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ?`,
     )
     .bind(hash)
-    .first<AccountRow & { key_id: number; key_hash: string; deployment_ids: string | null }>();
+    .first<
+      AccountRow & {
+        key_id: number;
+        key_hash: string;
+        deployment_ids: string | null;
+        acting_user_id: number | null;
+      }
+    >();
   if (!row) return null;
   return {
     keyId: row.key_id,
     keyHash: row.key_hash,
     deploymentIds: row.deployment_ids === null ? null : (JSON.parse(row.deployment_ids) as number[]),
+    actingUserId: row.acting_user_id,
     account: toAccount(row),
   };
 }

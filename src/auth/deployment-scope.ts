@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { isoNow } from '../core/clock';
 import type { AppEnv } from '../env';
-import { userPrincipal } from './auth.middleware';
+import { accountPrincipal, requireDeploymentScope, userPrincipal } from './auth.middleware';
 
 /**
  * Who acts where: the caller's account and user, and the deployment of the path. Every
@@ -14,7 +14,12 @@ export interface DeploymentScope {
   userId: number;
 }
 
+/**
+ * The scope of a deployment-scoped route. An API key must be scoped to the deployment (403
+ * KEY_SCOPE otherwise) and acts as the account's first admin (see `userPrincipal`).
+ */
 export function scopeOf(c: Context<AppEnv>, deploymentId: number): DeploymentScope {
+  requireDeploymentScope(accountPrincipal(c), deploymentId);
   const principal = userPrincipal(c);
   return { deploymentId, accountId: principal.account.id, userId: principal.userId };
 }

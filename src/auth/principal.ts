@@ -1,34 +1,10 @@
-import type { AccountPlan, UserRole } from '../../schema/accounts';
-
-/** The account fields every authenticated request may need (plan, limits), read with the credential. */
-export interface AccountContext {
-  id: number;
-  plan: AccountPlan;
-  useCreatorMode: boolean;
-  externalUserLimit: number;
-  embedSessionTtlSeconds: number;
-  showDashboardChat: boolean;
-}
-
-export interface UserPrincipal {
-  kind: 'user';
-  account: AccountContext;
-  userId: number;
-  role: UserRole;
-  tokenId: number;
-}
-
-export interface ApiKeyPrincipal {
-  kind: 'apiKey';
-  account: AccountContext;
-  keyId: number;
-  /** null: every deployment of the account. */
-  deploymentIds: number[] | null;
-}
-
-export interface OperatorPrincipal {
-  kind: 'operator';
-}
-
-export type Principal = UserPrincipal | ApiKeyPrincipal | OperatorPrincipal;
-export type AccountPrincipal = UserPrincipal | ApiKeyPrincipal;
+// The principal travels in the request context, which core defines; auth decides who it is.
+export type {
+  AccountContext,
+  AccountPrincipal,
+  ActingUser,
+  ApiKeyPrincipal,
+  OperatorPrincipal,
+  Principal,
+  UserPrincipal,
+} from '../core/principal';

@@ -1,7 +1,7 @@
 import { getTableColumns, is, SQL, type Table } from 'drizzle-orm';
 import { drizzle } from 'drizzle-orm/d1';
 import { SQLiteAsyncDialect } from 'drizzle-orm/sqlite-core';
-import type { Db } from '../env';
+import type { Db } from './env';
 
 /** Counts what a request costs in D1: statements executed and network round trips. */
 export interface QueryCounter {

@@ -34,17 +34,57 @@ export interface ErrorDetail {
   message: string;
 }
 
+/** What an error tells the client beyond its body. */
+export interface ApiErrorOptions {
+  /** Rendered as `Retry-After` (seconds) by the one error handler; meant for 429 and 503. */
+  retryAfterSeconds?: number;
+}
+
+/**
+ * Every 429 carries `Retry-After`; one thrown without a hint gets this many seconds (the
+ * per-minute windows of the rate limits and quotas).
+ */
+export const DEFAULT_RETRY_AFTER_SECONDS = 60;
+
+/**
+ * A full quota (external users, stored bytes) does not free itself with time: users or content
+ * are removed, or the operator raises the limit. Its Retry-After says "not soon" rather than
+ * inviting a retry loop.
+ */
+export const QUOTA_RETRY_AFTER_SECONDS = 3600;
+
 export class ApiError extends Error {
   readonly status: ContentfulStatusCode;
+  readonly retryAfterSeconds?: number;
 
   constructor(
     readonly code: ErrorCode,
     message: string,
     readonly details?: ErrorDetail[],
+    options: ApiErrorOptions = {},
   ) {
     super(message);
     this.status = ERROR_STATUS[code];
+    if (options.retryAfterSeconds !== undefined) {
+      this.retryAfterSeconds = Math.max(1, Math.ceil(options.retryAfterSeconds));
+    }
   }
+}
+
+/**
+ * A 429: `RATE_LIMITED` (too many requests in a window) or `QUOTA_EXCEEDED` (a stored limit).
+ * `retryAfterSeconds` becomes the `Retry-After` header.
+ */
+export const tooManyRequests = (
+  code: 'RATE_LIMITED' | 'QUOTA_EXCEEDED',
+  message: string,
+  retryAfterSeconds: number = DEFAULT_RETRY_AFTER_SECONDS,
+): ApiError => new ApiError(code, message, undefined, { retryAfterSeconds });
+
+/** The `Retry-After` header an error answers with, if any: every 429 has one. */
+export function retryAfterOf(err: ApiError): string | undefined {
+  if (err.retryAfterSeconds !== undefined) return String(err.retryAfterSeconds);
+  return err.status === 429 ? String(DEFAULT_RETRY_AFTER_SECONDS) : undefined;
 }
 
 export const notFound = (what = 'Resource'): ApiError => new ApiError('NOT_FOUND', `${what} not found`);

@@ -1,5 +1,5 @@
 import { Hono } from 'hono';
-import type { AppEnv } from '../env';
+import type { AppEnv } from './env';
 
 /** A router of edgeboard's environment; every domain mounts one of these. */
 export function createRouter() {

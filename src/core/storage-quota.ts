@@ -1,15 +1,4 @@
-import { ApiError } from './errors';
-
-/**
- * Stored-bytes quota of an account by plan, when the operator set none (accounts.storage_quota_bytes
- * null). The migration's `accounts_storage_quota` trigger repeats these figures: change both.
- */
-export const STORAGE_QUOTA_BY_PLAN = {
-  free: 100 * 1024 * 1024,
-  starter: 1024 * 1024 * 1024,
-  premium: 10 * 1024 * 1024 * 1024,
-  enterprise: 100 * 1024 * 1024 * 1024,
-} as const;
+import { QUOTA_RETRY_AFTER_SECONDS, tooManyRequests } from './errors';
 
 /** The message the quota trigger aborts a write with. */
 const MARKER = 'STORAGE_QUOTA_EXCEEDED';
@@ -29,9 +18,10 @@ export async function withStorageQuota<T>(write: Promise<T>): Promise<T> {
     return await write;
   } catch (err) {
     if (!mentionsMarker(err)) throw err;
-    throw new ApiError(
+    throw tooManyRequests(
       'QUOTA_EXCEEDED',
       'The account’s storage quota is used up: delete workbooks, reports or dashboards, or ask the operator for a larger quota',
+      QUOTA_RETRY_AFTER_SECONDS,
     );
   }
 }

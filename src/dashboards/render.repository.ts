@@ -1,7 +1,8 @@
 import { sql } from 'drizzle-orm';
+import { deploymentOwned } from '../core/tenancy';
 import type { Db } from '../env';
 import type { RenderConfig, RenderSnapshot } from '../render/render.types';
-import { deploymentOwned, publishedJson } from '../workspace/workspace.queries';
+import { publishedJson } from './dashboards.queries';
 import type { PublishedDashboard } from './dashboards.schemas';
 
 type Raw = Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { scopeOf } from '../auth/deployment-scope';
 import { defineRoute, routes } from '../http/route';
-import { itemParams } from '../workspace/workspace.schemas';
+import { workbookParams } from './dashboards.schemas';
 import { renderQuery } from './render.schemas';
 import { renderWorkbookDashboard } from './render.service';
 
@@ -19,7 +19,7 @@ export const renderRoutes = routes(
       'between widgets. 404 when the workbook has no such version.',
     tags: ['Dashboards'],
     operationId: 'renderWorkbookDashboard',
-    params: itemParams,
+    params: workbookParams,
     query: renderQuery,
     responses: {
       200: { description: 'The image (image/png or application/pdf)', contentType: 'image/png' },

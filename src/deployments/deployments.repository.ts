@@ -1,5 +1,5 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
-import { builds, deployments, projectFiles } from '../../schema/deployments';
+import { type BuildStatus, builds, deployments, projectFiles } from '../../schema/deployments';
 import { mapRow, runBatch } from '../core/db';
 import type { Db } from '../env';
 
@@ -28,14 +28,16 @@ export async function insertDeploymentWithBuild(
     sql`INSERT INTO builds (deployment_id, status, created_at)
       SELECT id, 'queued', ${values.createdAt} FROM deployments WHERE slug = ${values.slug} RETURNING id`,
   ]);
-  const deploymentRow = inserted?.results[0] as Record<string, unknown>;
-  const buildRow = build?.results[0] as { id: number };
-  return { deployment: mapRow(deployments, deploymentRow), buildId: buildRow.id };
+  const deploymentRow = inserted?.results[0];
+  const buildId = build?.results[0]?.id;
+  // Both inserts return their row, or the batch (one transaction) threw before this line.
+  if (!deploymentRow || typeof buildId !== 'number') throw new Error('deployment batch returned no rows');
+  return { deployment: mapRow(deployments, deploymentRow), buildId };
 }
 
 export interface LatestBuild {
   buildId: number;
-  status: 'queued' | 'building' | 'built' | 'failed';
+  status: BuildStatus;
   errorText: string | null;
 }
 
@@ -43,15 +45,19 @@ type DeploymentWithBuild = DeploymentRow & { latestBuild: LatestBuild | null };
 
 const latestBuildJoin = sql`LEFT JOIN builds b ON b.id = (SELECT max(id) FROM builds WHERE deployment_id = d.id)`;
 
-function withBuild(row: Record<string, unknown>): DeploymentWithBuild {
+/** A deployment row as D1 returns it (snake_case) with its latest build's columns aliased beside it. */
+type DeploymentBuildRow = Record<string, unknown> & {
+  build_id: number | null;
+  build_status: BuildStatus | null;
+  build_error: string | null;
+};
+
+/** The one mapper of a deployment-with-latest-build row. */
+function withBuild(row: DeploymentBuildRow): DeploymentWithBuild {
   const latestBuild =
-    row.build_id == null
+    row.build_id === null || row.build_status === null
       ? null
-      : {
-          buildId: row.build_id as number,
-          status: row.build_status as LatestBuild['status'],
-          errorText: (row.build_error as string | null) ?? null,
-        };
+      : { buildId: row.build_id, status: row.build_status, errorText: row.build_error };
   return { ...mapRow(deployments, row), latestBuild };
 }
 
@@ -61,17 +67,28 @@ export async function findDeployment(
   accountId: number,
   id: number,
 ): Promise<DeploymentWithBuild | null> {
-  const rows = await db.all<Record<string, unknown>>(sql`
+  const rows = await db.all<DeploymentBuildRow>(sql`
     SELECT d.*, b.id AS build_id, b.status AS build_status, b.error_text AS build_error
     FROM deployments d ${latestBuildJoin} WHERE d.id = ${id} AND d.account_id = ${accountId}`);
   return rows[0] ? withBuild(rows[0]) : null;
 }
 
-export async function listDeployments(db: Db, accountId: number, afterId: number | null, limit: number) {
-  const rows = await db.all<Record<string, unknown>>(sql`
+/** A page of the account's deployments; `deploymentIds` (a scoped key's) narrows it. */
+export async function listDeployments(
+  db: Db,
+  accountId: number,
+  deploymentIds: number[] | null,
+  afterId: number | null,
+  limit: number,
+) {
+  const scope =
+    deploymentIds === null
+      ? sql``
+      : sql`AND d.id IN (SELECT value FROM json_each(${JSON.stringify(deploymentIds)}))`;
+  const rows = await db.all<DeploymentBuildRow>(sql`
     SELECT d.*, b.id AS build_id, b.status AS build_status, b.error_text AS build_error
     FROM deployments d ${latestBuildJoin}
-    WHERE d.account_id = ${accountId} ${afterId === null ? sql`` : sql`AND d.id > ${afterId}`}
+    WHERE d.account_id = ${accountId} ${scope} ${afterId === null ? sql`` : sql`AND d.id > ${afterId}`}
     ORDER BY d.id ASC LIMIT ${limit + 1}`);
   return rows.map(withBuild);
 }
@@ -117,16 +134,18 @@ export async function finishBuild(
     .where(and(eq(builds.id, buildId), eq(builds.status, 'building')));
 }
 
-/** Builds whose queue message may have been lost: queued, or building with no sign of life. */
+/**
+ * Builds whose queue message may have been lost: queued, or building with no sign of life.
+ * Each branch names its status literally so SQLite serves it from its partial index
+ * (builds_queued_idx, builds_building_idx): finished builds are never read.
+ */
 export async function findStrandedBuilds(db: Db, queuedBefore: string, staleBefore: string, limit: number) {
-  const rows = await db
-    .select({ id: builds.id })
-    .from(builds)
-    .where(
-      sql`(${builds.status} = 'queued' AND ${builds.createdAt} < ${queuedBefore})
-        OR (${builds.status} = 'building' AND ${builds.startedAt} < ${staleBefore})`,
-    )
-    .orderBy(asc(builds.id))
-    .limit(limit);
-  return rows.map((r) => r.id);
+  // No ORDER BY across the branches: sorting by id would make SQLite walk the table in rowid
+  // order instead of the partial indexes.
+  const rows = await db.all<{ id: number }>(
+    sql`SELECT id FROM (SELECT id FROM builds WHERE status = 'queued' AND created_at < ${queuedBefore} LIMIT ${limit})
+      UNION ALL
+      SELECT id FROM (SELECT id FROM builds WHERE status = 'building' AND started_at < ${staleBefore} LIMIT ${limit})`,
+  );
+  return rows.slice(0, limit).map((r) => r.id);
 }

@@ -1,20 +1,15 @@
 import * as v from 'valibot';
-import { BUILD_STATUSES } from '../../schema/deployments';
-import { nonEmptyString, obj } from '../core/validation';
+import {
+  BUILD_STATUSES,
+  CLOUD_PROVIDERS,
+  CREATION_METHODS,
+  CREATION_STEPS,
+  DEPLOY_MODES,
+} from '../../schema/deployments';
 
-export const CLOUD_PROVIDERS = ['hosted', 'aws', 'gcp'] as const;
-export const CREATION_STEPS = [
-  'project',
-  'upload',
-  'schema',
-  'github',
-  'ssh',
-  'databases',
-  'ready',
-  'demo',
-] as const;
-export const CREATION_METHODS = ['upload', 'hosted', 'github', 'ssh'] as const;
-export const DEPLOY_MODES = ['git', 'cli'] as const;
+export { CLOUD_PROVIDERS, CREATION_METHODS, CREATION_STEPS, DEPLOY_MODES };
+
+import { nonEmptyString, obj } from '../core/validation';
 
 export type CloudProvider = (typeof CLOUD_PROVIDERS)[number];
 

@@ -1,9 +1,16 @@
 import type * as v from 'valibot';
 import { ApiError, badRequest } from '../core/errors';
+import { afterId, pageRequest, toPage } from '../core/pagination';
 import { slugify } from '../core/text';
 import type { BuildMessage, Db } from '../env';
 import * as repo from './deployments.repository';
-import { type CreateDeploymentInput, type deploymentSchema, REGIONS } from './deployments.schemas';
+import {
+  CLOUD_PROVIDERS,
+  type CloudProvider,
+  type CreateDeploymentInput,
+  type deploymentSchema,
+  REGIONS,
+} from './deployments.schemas';
 
 const SLUG_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -92,12 +99,12 @@ export function presentDeployment(
     slug: d.slug,
     deploymentUrl: d.deploymentUrl,
     isManaged: d.isManaged,
-    cloudProvider: d.cloudProvider as never,
+    cloudProvider: d.cloudProvider,
     region: d.region,
     targetPlatform: d.targetPlatform,
-    creationStep: d.creationStep as never,
-    creationMethod: d.creationMethod as never,
-    deployMode: d.deployMode as never,
+    creationStep: d.creationStep,
+    creationMethod: d.creationMethod,
+    deployMode: d.deployMode,
     createdBy: d.createdBy ?? null,
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
@@ -111,6 +118,37 @@ export async function getDeployment(db: Db, accountId: number, id: number) {
   const deployment = await repo.findDeployment(db, accountId, id);
   if (!deployment) throw new ApiError('NOT_FOUND', 'Deployment not found');
   return deployment;
+}
+
+/** The deployments of the account, only those of `deploymentIds` when a scoped key asks. */
+export async function listDeployments(
+  db: Db,
+  accountId: number,
+  deploymentIds: number[] | null,
+  query: { first?: number; after?: string },
+) {
+  const request = pageRequest(query, 'deployments', 1);
+  const rows = await repo.listDeployments(db, accountId, deploymentIds, afterId(request), request.limit);
+  return toPage(rows, request, 'deployments', (d) => [d.id], presentDeployment);
+}
+
+/** The latest build of a deployment: every deployment is created with its first build, in one batch. */
+export async function getBuildStatus(db: Db, accountId: number, id: number) {
+  const build = (await getDeployment(db, accountId, id)).latestBuild;
+  if (!build) throw new Error(`deployment ${id} has no build`);
+  return { status: build.status, buildId: build.buildId, errorText: build.errorText };
+}
+
+/** The regions of one provider, or of all of them. */
+export function listRegions(cloudProvider?: CloudProvider) {
+  const providers = cloudProvider ? [cloudProvider] : CLOUD_PROVIDERS;
+  return {
+    items: providers.map((p) => ({
+      cloudProvider: p,
+      regions: [...REGIONS[p]],
+      defaultRegion: REGIONS[p][0] as string,
+    })),
+  };
 }
 
 // ---- Building ----

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
+import { publishedJson } from '../dashboards/dashboards.queries';
 import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
 import type { Db } from '../env';
-import { publishedJson } from '../workspace/workspace.queries';
 
 export interface EmbedDashboardRow {
   /** The account's toggle, the default of a session's showDashboardChat. */

@@ -23,7 +23,6 @@ import {
   viewerSchema,
 } from './embedding.schemas';
 import { generateSession } from './generate-session.service';
-import { withRetryAfter } from './retry-after';
 
 const tags = ['Signed embedding'];
 
@@ -90,8 +89,7 @@ export const embedRoutes = routes(
     body: generateSessionBody,
     responses: { 200: sessionCreatedSchema },
     errors: [403, 404, 409, 429],
-    handler: async (c, { body }) =>
-      withRetryAfter(c, () => generateSession(embedContext(c), apiKeyOf(c), body)),
+    handler: async (c, { body }) => generateSession(embedContext(c), apiKeyOf(c), body),
   }),
   defineRoute({
     method: 'post',

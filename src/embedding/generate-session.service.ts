@@ -2,13 +2,12 @@ import type { WriteGuard } from '../../schema/embedding';
 import type { AccountContext } from '../auth/principal';
 import { randomId, sha256Hex } from '../core/crypto';
 import { createDb } from '../core/db';
-import { ApiError } from '../core/errors';
+import { ApiError, QUOTA_RETRY_AFTER_SECONDS, tooManyRequests } from '../core/errors';
 import { catalogueFull } from './catalogues.service';
 import * as repo from './embed-sessions.repository';
 import { type EmbedContext, putSessionQuietly, toPayload } from './embed-sessions.service';
 import { DEFAULT_TENANT, type GenerateSessionInput } from './embedding.schemas';
 import { authorize, checkRequest, type MintPlan, planMint, unique } from './mint-plan';
-import { retryLater } from './retry-after';
 import type { SessionUser } from './session-store';
 import { type SessionClaims, type SessionSettings, signSession } from './session-token';
 
@@ -23,14 +22,8 @@ export function setSessionRateLimiterForTests(limiter: RateLimit | undefined): v
 /** The period of SESSION_RATE_LIMITER (wrangler.toml): a refused mint may retry after it. */
 export const RATE_LIMIT_RETRY_AFTER_SECONDS = 10;
 
-/**
- * A full quota does not free itself with time (users are never removed; the operator raises
- * the limit), so its Retry-After says "not soon" rather than inviting a retry loop.
- */
-export const QUOTA_RETRY_AFTER_SECONDS = 3600;
-
 const quotaExceeded = (limit: number) =>
-  retryLater(
+  tooManyRequests(
     'QUOTA_EXCEEDED',
     `The account has reached its limit of ${limit} external users`,
     QUOTA_RETRY_AFTER_SECONDS,
@@ -96,7 +89,7 @@ export async function generateSession(
   const keyHash = await sha256Hex(apiKey);
   const limiter = limiterOverride ?? ctx.env.SESSION_RATE_LIMITER;
   if (!(await limiter.limit({ key: keyHash })).success) {
-    throw retryLater(
+    throw tooManyRequests(
       'RATE_LIMITED',
       'Too many sessions minted with this API key; retry in a few seconds',
       RATE_LIMIT_RETRY_AFTER_SECONDS,

@@ -11,8 +11,9 @@ import type { AppEnv } from '../env';
 /**
  * Who may call a route. One word drives both the middleware that checks the credential and
  * the route's `security` in the OpenAPI document, so the two cannot drift.
- * - `user`: any user's access token; `admin`: an admin user's access token;
- * - `apiKey`: an account API key; `adminOrApiKey`: either of the last two;
+ * - `user`: any user's access token; `admin`: an admin user's access token; both take an API
+ *   key too (`Api-Key <key>` or `Bearer <key>`), acting as the account's admin within its scope;
+ * - `apiKey`: an account API key only; `adminOrApiKey`: the same as `admin` (kept for callers);
  * - `operator`: the ADMIN_TOKEN secret; `session`: an embed session, read by the handler;
  * - `none`: no credential.
  * A route whose credential is checked inside its own query (generate-session) passes
@@ -34,8 +35,8 @@ const AUTH: Record<AuthName, { doc: AuthKind; middleware?: MiddlewareHandler<App
   none: { doc: 'none' },
   session: { doc: 'session' },
   operator: { doc: 'operator', middleware: authenticateOperator },
-  user: { doc: 'bearer', middleware: authenticate(['Bearer']) },
-  admin: { doc: 'bearer', middleware: authenticate(['Bearer'], { role: 'admin' }) },
+  user: { doc: 'bearerOrApiKey', middleware: authenticate(['Bearer']) },
+  admin: { doc: 'bearerOrApiKey', middleware: authenticate(['Bearer'], { role: 'admin' }) },
   apiKey: { doc: 'apiKey', middleware: authenticate(['Api-Key']) },
   adminOrApiKey: {
     doc: 'bearerOrApiKey',
@@ -114,8 +115,9 @@ export interface RouteDefinition<
   handler: (c: Context<AppEnv>, input: RouteInput<P, Q, B>) => Promise<HandlerResult<R>>;
 }
 
+// `any`, not `Method`/`string`: a contextual `string` would widen every inline defineRoute path and untype the client.
 // biome-ignore lint/suspicious/noExplicitAny: a route of any shape, for the list a router is built from
-type AnyRoute = RouteDefinition<Method, string, any, any, any, any>;
+type AnyRoute = RouteDefinition<any, any, any, any, any, any>;
 
 /**
  * Declares one route: method, path, auth, input schemas, responses and handler in one object.
@@ -190,21 +192,45 @@ type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) exten
   ? I
   : never;
 
-type SchemaOf<D> =
-  D extends RouteDefinition<infer M, infer Path, infer P, infer Q, infer B, infer R>
-    ? ToSchema<
-        M,
-        Path,
-        {
-          param: P extends v.GenericSchema ? Record<keyof In<P> & string, string> : never;
-          query: Q extends v.GenericSchema
-            ? { [K in keyof In<Q>]: In<Q>[K] extends string | undefined ? In<Q>[K] : string | string[] }
-            : never;
-          json: In<B>;
-        },
-        TypedResponse<JsonBodies<R>[FirstStatus<R>], FirstStatus<R>, 'json'>
-      >
-    : never;
+type NoPart = Record<never, never>;
+
+// Read from the route's properties, not by inferring RouteDefinition's parameters: the handler's
+// types are too intricate for TypeScript to infer them back, and a failed inference typed the
+// whole router as `never`.
+type SchemaOfRoute<M extends Method, Path extends string, P, Q, B, R extends Responses> = ToSchema<
+  M,
+  Path,
+  // Only the parts a route declares, so a client need not pass the others.
+  ([P] extends [never]
+    ? NoPart
+    : [P] extends [v.GenericSchema]
+      ? { param: Record<keyof In<P> & string, string> }
+      : NoPart) &
+    ([Q] extends [never]
+      ? NoPart
+      : [Q] extends [v.GenericSchema]
+        ? {
+            query: { [K in keyof In<Q>]: In<Q>[K] extends string | undefined ? In<Q>[K] : string | string[] };
+          }
+        : NoPart) &
+    ([B] extends [never] ? NoPart : [B] extends [v.GenericSchema] ? { json: In<B> } : NoPart),
+  TypedResponse<JsonBodies<R>[FirstStatus<R>], FirstStatus<R>, 'json'>
+>;
+
+type SchemaOf<D> = D extends {
+  method: infer M extends Method;
+  path: infer Path extends string;
+  responses: infer R extends Responses;
+}
+  ? SchemaOfRoute<
+      M,
+      Path,
+      NonNullable<D extends { params?: infer P } ? P : undefined>,
+      NonNullable<D extends { query?: infer Q } ? Q : undefined>,
+      NonNullable<D extends { body?: infer B } ? B : undefined>,
+      R
+    >
+  : never;
 
 type RouterSchema<D extends readonly AnyRoute[]> =
   UnionToIntersection<SchemaOf<D[number]>> extends infer S extends Schema ? S : never;

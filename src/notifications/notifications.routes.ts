@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import { userPrincipal } from '../auth/auth.middleware';
 import { scopeOf } from '../auth/deployment-scope';
-import { ApiError } from '../core/errors';
+import { QUOTA_RETRY_AFTER_SECONDS } from '../core/errors';
 import { pageQuery, pageRequest, pageSchema } from '../core/pagination';
 import { deletedSchema } from '../core/validation';
 import type { AppEnv } from '../env';
@@ -30,23 +30,6 @@ import * as recipients from './recipients.service';
 import * as runs from './runs.service';
 
 const tags = ['Notifications'];
-
-/**
- * The external-user quota frees only when users are removed or the limit is raised, so its 429
- * says to come back in an hour (every 429 carries `Retry-After`). Set here until a generic
- * mechanism in the error handler derives it from the error.
- */
-export const QUOTA_RETRY_AFTER_SECONDS = 3600;
-
-async function withRetryAfter<T>(c: Context<AppEnv>, work: () => Promise<T>): Promise<T> {
-  try {
-    return await work();
-  } catch (err) {
-    if (err instanceof ApiError && err.status === 429)
-      c.header('Retry-After', String(QUOTA_RETRY_AFTER_SECONDS));
-    throw err;
-  }
-}
 
 function notificationScope(c: Context<AppEnv>, deploymentId: number): service.NotificationScope {
   return { ...scopeOf(c, deploymentId), db: c.get('db'), now: c.get('clock').now() };
@@ -158,9 +141,7 @@ export const notificationsRoutes = routes(
     responses: { 200: addRecipientsResultSchema },
     errors: [403, 404, 409, 429],
     handler: async (c, { params, body }) =>
-      withRetryAfter(c, () =>
-        recipients.addRecipients(notificationScope(c, params.deploymentId), params.id, body.recipients),
-      ),
+      recipients.addRecipients(notificationScope(c, params.deploymentId), params.id, body.recipients),
   }),
   defineRoute({
     method: 'get',

@@ -1,5 +1,11 @@
 import type { RecipientType } from '../../schema/notifications';
-import { ApiError, type ErrorDetail, notFound } from '../core/errors';
+import {
+  ApiError,
+  type ErrorDetail,
+  notFound,
+  QUOTA_RETRY_AFTER_SECONDS,
+  tooManyRequests,
+} from '../core/errors';
 import { afterId, type PageRequest, toPage } from '../core/pagination';
 import { DEFAULT_TENANT } from '../embedding/embedding.schemas';
 import { MAX_RECIPIENTS_PER_NOTIFICATION } from './notifications.limits';
@@ -264,9 +270,10 @@ function recipientLimitExceeded() {
 }
 
 function quotaExceeded(limit: number) {
-  return new ApiError(
+  return tooManyRequests(
     'QUOTA_EXCEEDED',
     `These recipients would take the account past its limit of ${limit} external users`,
+    QUOTA_RETRY_AFTER_SECONDS,
   );
 }
 

@@ -14,10 +14,6 @@ export const MAX_FOLDER_DEPTH = 10;
 /** Bounds every recursive walk, so even a corrupted parent chain cannot loop forever. */
 const WALK_LIMIT = 64;
 
-// Re-exported for the domains that read items through these fragments.
-export { deploymentOwned } from '../core/tenancy';
-export { publishedJson };
-
 export const isFolderOf = (folderId: number | null, deploymentId: number): SQL =>
   folderId === null
     ? sql`1`

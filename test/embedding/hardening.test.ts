@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import { QUOTA_RETRY_AFTER_SECONDS } from '../../src/core/errors';
 import {
-  QUOTA_RETRY_AFTER_SECONDS,
   RATE_LIMIT_RETRY_AFTER_SECONDS,
   setSessionRateLimiterForTests,
 } from '../../src/embedding/generate-session.service';

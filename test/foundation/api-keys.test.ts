@@ -55,10 +55,22 @@ describe('POST /api/v1/api-keys', () => {
     expect(res.body.details.map((d: { path: string }) => d.path)).toContain(path);
   });
 
-  it('is for admins with a Bearer token', async () => {
+  // Issue 12: an unscoped key acts as the account's admin (it was a 401 before); a scoped key
+  // cannot mint account-wide keys.
+  it('is for admins and unscoped API keys', async () => {
     const body = { name: 'x' };
     expectError(await api('POST', '/api/v1/api-keys', { auth: world.acme.member, body }), 403, 'FORBIDDEN');
-    expectError(await api('POST', '/api/v1/api-keys', { auth: world.acme.key, body }), 401);
+    const byKey = await api('POST', '/api/v1/api-keys', { auth: world.acme.key, body });
+    expect(byKey.status).toBe(201);
+    const stored = await env.DB.prepare('SELECT account_id FROM api_keys WHERE id = ?')
+      .bind(byKey.body.id)
+      .first();
+    expect(stored).toEqual({ account_id: world.acme.accountId });
+    expectError(
+      await api('POST', '/api/v1/api-keys', { auth: world.acme.scopedKey, body }),
+      403,
+      'KEY_SCOPE',
+    );
     expectError(await api('POST', '/api/v1/api-keys', { body }), 401);
   });
 });

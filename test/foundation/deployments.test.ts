@@ -94,9 +94,16 @@ describe('POST /build/api/v1/deployments (E4)', () => {
     expect(after?.n).toBe(before?.n);
   });
 
-  it('is for admins with a Bearer token', async () => {
+  // Issue 12: an unscoped key creates deployments as the account's first admin (it was a 401).
+  it('is for admins and unscoped API keys', async () => {
     expectError(await create({ name: 'x' }, world.acme.member), 403, 'FORBIDDEN');
-    expectError(await create({ name: 'x' }, world.acme.key), 401);
+    const byKey = await create({ name: 'x' }, world.acme.key);
+    expect(byKey.status).toBe(201);
+    const row = await env.DB.prepare('SELECT account_id, created_by FROM deployments WHERE id = ?')
+      .bind(byKey.body.id)
+      .first();
+    expect(row).toEqual({ account_id: world.acme.accountId, created_by: world.acme.adminUserId });
+    expectError(await create({ name: 'x' }, world.acme.scopedKey), 403, 'KEY_SCOPE');
     expectError(await create({ name: 'x' }, null), 401);
     expectError(await create({ name: 'x' }, { bearer: 'eb_at_nope' }), 401);
   });
@@ -147,7 +154,9 @@ describe('reading deployments', () => {
     );
     expectError(await api('GET', '/api/v1/deployments/0', { auth: world.acme.admin }), 400);
     expectError(await api('GET', `/api/v1/deployments/${id}`), 401);
-    expectError(await api('GET', `/api/v1/deployments/${id}`, { auth: world.other.key }), 401);
+    // Issue 12: a key reads its own account's deployment (it was a 401); another account's is a 404.
+    expect((await api('GET', `/api/v1/deployments/${id}`, { auth: world.other.key })).status).toBe(200);
+    expectError(await api('GET', `/api/v1/deployments/${id}`, { auth: world.acme.key }), 404, 'NOT_FOUND');
   });
 
   it('lists regions per provider', async () => {

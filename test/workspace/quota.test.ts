@@ -1,9 +1,6 @@
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createDb } from '../../src/core/db';
-import { STORAGE_QUOTA_BY_PLAN } from '../../src/core/storage-quota';
-import { getStorageUsage, setStorageQuota } from '../../src/workspace/storage.service';
-import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
+import { expectError, OPERATOR, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { base, count, draft, report, workbook } from './helpers';
 
@@ -15,7 +12,9 @@ beforeAll(async () => {
   d = acme.deployments[0];
 });
 
-const db = () => createDb(env.DB);
+/** The operator sets the account's storedBytesLimit; the answer carries the usage too. */
+const setLimit = (bytes: number) =>
+  api('PATCH', `/admin/v1/accounts/${acme.accountId}`, { auth: OPERATOR, body: { storedBytesLimit: bytes } });
 const stored = async () =>
   (
     await env.DB.prepare('SELECT stored_bytes FROM accounts WHERE id = ?')
@@ -56,8 +55,9 @@ describe('stored bytes per account', () => {
     const wb = await workbook(acme.member, d);
     expect((await putDraft(wb.id, draft(1))).status).toBe(200);
     const before = await stored();
-    const usage = await setStorageQuota(db(), acme.accountId, before + 5000);
-    expect(usage).toEqual({ storedBytes: before, quotaBytes: before + 5000, quotaSource: 'account' });
+    const usage = await setLimit(before + 5000);
+    expect(usage.status).toBe(200);
+    expect(usage.body).toMatchObject({ storedBytes: before, storedBytesLimit: before + 5000 });
 
     const big = { ...draft(1), description: 'd'.repeat(8000) };
     expectError(await putDraft(wb.id, big), 429, 'QUOTA_EXCEEDED');
@@ -85,14 +85,7 @@ describe('stored bytes per account', () => {
     expect((await api('DELETE', `${base(d)}/workbooks/${wb.id}`, { auth: acme.member })).status).toBe(200);
     expect(await stored()).toBeLessThan(before + 5000);
 
-    const reset = await setStorageQuota(db(), acme.accountId, null);
-    const plan = await env.DB.prepare('SELECT plan FROM accounts WHERE id = ?')
-      .bind(acme.accountId)
-      .first<{ plan: keyof typeof STORAGE_QUOTA_BY_PLAN }>();
-    expect(reset).toMatchObject({
-      quotaBytes: STORAGE_QUOTA_BY_PLAN[plan?.plan ?? 'free'],
-      quotaSource: 'plan',
-    });
-    expect(await getStorageUsage(db(), acme.accountId)).toEqual(reset);
+    const account = await api('GET', `/admin/v1/accounts/${acme.accountId}`, { auth: OPERATOR });
+    expect(account.body).toMatchObject({ storedBytes: await stored(), storedBytesLimit: before + 5000 });
   });
 });
