@@ -74,7 +74,7 @@ describe('the app core', () => {
       'aws',
       'gcp',
     ]);
-    expect(create.responses['201']).toBeDefined();
+    expect(create.responses['200']).toBeDefined();
     expect(create.responses['401'].$ref).toBe('#/components/responses/Error401');
     expect(res.body.paths['/admin/v1/accounts'].post.security).toEqual([{ operatorAuth: [] }]);
     expect(res.body.paths['/api/v1/deployments/{id}'].get.parameters[0].name).toBe('id');

@@ -28,7 +28,7 @@ export const apiKeysRoutes = routes(
       '`name` 1–255 characters; `deploymentIds` 1–1000 ids of the account, or null for every deployment.',
     tags,
     body: createApiKeyBody,
-    responses: { 201: apiKeyCreatedSchema },
+    responses: { 200: apiKeyCreatedSchema },
     errors: [403, 404],
     handler: async (c, { body }) => createApiKey(c.get('db'), accountOf(c), body, nowOf(c)),
   }),

@@ -46,7 +46,7 @@ export const usersRoutes = routes(
       '`email` ≤ 254 characters, `username` ≤ 64, `firstName` ≤ 255, `picture` an http(s) URL ≤ 2048.',
     tags,
     body: createUserBody,
-    responses: { 201: userSchema },
+    responses: { 200: userSchema },
     errors: [403, 409],
     handler: async (c, { body }) => createUser(c.get('db'), actorFor(c), body, nowOf(c)),
   }),
@@ -79,7 +79,7 @@ export const usersRoutes = routes(
     summary: 'Issue an access token for a user (the token is shown once)',
     tags,
     params: idParams,
-    responses: { 201: accessTokenCreatedSchema },
+    responses: { 200: accessTokenCreatedSchema },
     errors: [403, 404],
     handler: async (c, { params }) =>
       createAccessToken(c.get('db'), actorFor(c, params.id), params.id, nowOf(c)),

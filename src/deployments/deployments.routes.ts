@@ -101,7 +101,7 @@ export const buildDeploymentsRoutes = routes(
     tags,
     operationId: 'createDeployment',
     body: createDeploymentBody,
-    responses: { 201: deploymentCreatedSchema },
+    responses: { 200: deploymentCreatedSchema },
     errors: [403],
     handler: async (c, { body }) => {
       requireAccountWide(accountPrincipal(c));

@@ -117,7 +117,7 @@ function createRoute(place: Place, kind: CatalogueKind, doc: OperationDoc) {
     ...head(place, doc),
     params: place.tenant ? tenantParams : noParams,
     body: createBodies[kind],
-    responses: { 201: itemSchemas[kind] },
+    responses: { 200: itemSchemas[kind] },
     errors: [403, 409],
     handler: async (c, { params, body }) =>
       service.createItem(c.get('db'), kind, writableCatalogueOf(c, params), body, now(c)),

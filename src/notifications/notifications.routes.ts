@@ -51,7 +51,7 @@ export const notificationsRoutes = routes(
     operationId: 'createNotification',
     params: deploymentParams,
     body: createNotificationBody,
-    responses: { 201: notificationSchema },
+    responses: { 200: notificationSchema },
     errors: [403, 404],
     handler: async (c, { params, body }) => {
       const scope = notificationScope(c, params.deploymentId);

@@ -24,7 +24,7 @@ export const foldersRoutes = routes(
     tags,
     params: deploymentParams,
     body: createFolderBody,
-    responses: { 201: folderSchema },
+    responses: { 200: folderSchema },
     errors: [404],
     handler: async (c, { params, body }) => {
       const rec = await createFolder(c.get('db'), scopeOf(c, params.deploymentId), body, nowOf(c));

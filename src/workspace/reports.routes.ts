@@ -24,7 +24,7 @@ export const reportsRoutes = routes(
     tags,
     params: deploymentParams,
     body: createReportBody,
-    responses: { 201: reportSchema },
+    responses: { 200: reportSchema },
     errors: [404, 429],
     handler: async (c, { params, body }) => {
       const rec = await createReport(c.get('db'), scopeOf(c, params.deploymentId), body, nowOf(c));

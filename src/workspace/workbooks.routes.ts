@@ -31,7 +31,7 @@ export const workbooksRoutes = routes(
     tags,
     params: deploymentParams,
     body: createWorkbookBody,
-    responses: { 201: workspaceItemSchema },
+    responses: { 200: workspaceItemSchema },
     errors: [404, 409, 429],
     handler: async (c, { params, body }) => {
       const rec = await createWorkbook(c.get('db'), scopeOf(c, params.deploymentId), body, nowOf(c));

@@ -18,7 +18,7 @@ describe('embed-tenant groups (E10–E13)', () => {
       auth: acme.key,
       body: { name: 'Analysts', description: 'Read-only analysts' },
     });
-    expect(created.status, JSON.stringify(created.body)).toBe(201);
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
     expect(created.body).toEqual({
       id: expect.any(Number),
       name: 'Analysts',
@@ -79,7 +79,7 @@ describe('embed-tenant groups (E10–E13)', () => {
     const { acme } = world;
     expect(
       (await api('POST', groups('tenant-aaa'), { auth: acme.admin, body: { name: 'Ops' } })).status,
-    ).toBe(201);
+    ).toBe(200);
     expectError(
       await api('POST', groups('tenant-aaa'), { auth: acme.admin, body: { name: 'Ops' } }),
       409,
@@ -87,9 +87,9 @@ describe('embed-tenant groups (E10–E13)', () => {
     );
     expect(
       (await api('POST', groups('tenant-bbb'), { auth: acme.admin, body: { name: 'Ops' } })).status,
-    ).toBe(201);
+    ).toBe(200);
     expect((await api('POST', '/api/v1/groups', { auth: acme.admin, body: { name: 'Ops' } })).status).toBe(
-      201,
+      200,
     );
     const other = await api('POST', groups('tenant-aaa'), { auth: acme.admin, body: { name: 'Dev' } });
     expectError(

@@ -9,7 +9,7 @@ export async function publishDashboard(account: SeededAccount, deploymentId = ac
     auth: account.admin,
     body: { name: 'Revenue' },
   });
-  expect(workbook.status, JSON.stringify(workbook.body)).toBe(201);
+  expect(workbook.status, JSON.stringify(workbook.body)).toBe(200);
   const draft = await api(
     'PUT',
     `/api/v1/deployments/${deploymentId}/workbooks/${workbook.body.id}/dashboard`,

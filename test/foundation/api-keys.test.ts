@@ -12,7 +12,7 @@ beforeAll(async () => {
 describe('POST /api/v1/api-keys', () => {
   it('creates an unscoped key shown once and stored hashed', async () => {
     const res = await api('POST', '/api/v1/api-keys', { auth: world.acme.admin, body: { name: 'backend' } });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: 'backend', deploymentIds: null });
     expect(res.body.key).toMatch(/^eb_ak_[A-Za-z0-9_-]{43}$/);
     const row = await env.DB.prepare('SELECT key_hash, account_id FROM api_keys WHERE id = ?')
@@ -27,7 +27,7 @@ describe('POST /api/v1/api-keys', () => {
       auth: world.acme.admin,
       body: { name: 's', deploymentIds: [d2, d1, d2] },
     });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(200);
     expect(res.body.deploymentIds).toEqual([d1, d2].sort((a, b) => a - b));
   });
 
@@ -61,7 +61,7 @@ describe('POST /api/v1/api-keys', () => {
     const body = { name: 'x' };
     expectError(await api('POST', '/api/v1/api-keys', { auth: world.acme.member, body }), 403, 'FORBIDDEN');
     const byKey = await api('POST', '/api/v1/api-keys', { auth: world.acme.key, body });
-    expect(byKey.status).toBe(201);
+    expect(byKey.status).toBe(200);
     const stored = await env.DB.prepare('SELECT account_id FROM api_keys WHERE id = ?')
       .bind(byKey.body.id)
       .first();

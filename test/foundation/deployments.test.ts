@@ -14,7 +14,7 @@ const create = (body: unknown, auth: { bearer: string } | { apiKey: string } | n
 describe('POST /build/api/v1/deployments (E4)', () => {
   it('creates the deployment, its starter project and its queued first build in one write', async () => {
     const res = await create({ name: 'Sales Analytics!' }, world.acme.admin);
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['creationStep', 'deploymentUrl', 'id', 'name']);
     expect(res.body).toMatchObject({ name: 'Sales Analytics!', creationStep: 'project' });
     expect(res.body.deploymentUrl).toMatch(/^https:\/\/sales-analytics-[a-z0-9]{6}\.edgeboard\.app$/);
@@ -54,7 +54,7 @@ describe('POST /build/api/v1/deployments (E4)', () => {
       },
       world.acme.admin,
     );
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(200);
     expect(res.body.creationStep).toBe('databases');
     const got = await api('GET', `/api/v1/deployments/${res.body.id}`, { auth: world.acme.member });
     expect(got.body).toMatchObject({
@@ -98,7 +98,7 @@ describe('POST /build/api/v1/deployments (E4)', () => {
   it('is for admins and unscoped API keys', async () => {
     expectError(await create({ name: 'x' }, world.acme.member), 403, 'FORBIDDEN');
     const byKey = await create({ name: 'x' }, world.acme.key);
-    expect(byKey.status).toBe(201);
+    expect(byKey.status).toBe(200);
     const row = await env.DB.prepare('SELECT account_id, created_by FROM deployments WHERE id = ?')
       .bind(byKey.body.id)
       .first();

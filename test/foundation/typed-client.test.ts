@@ -27,7 +27,7 @@ describe('hc<AppType>', () => {
       param: { deploymentId },
       json: { name: 'Typed' },
     });
-    expect(created.status).toBe(201);
+    expect(created.status).toBe(200);
     const folder = await created.json();
     // `folder` is typed from the route's response schema: a typo here fails the type check.
     expect(folder.name).toBe('Typed');

@@ -39,21 +39,21 @@ export async function seedAccount(overrides: Record<string, unknown> = {}): Prom
   const deployments: number[] = [];
   for (const name of ['Production', 'Staging']) {
     const d = await api('POST', '/build/api/v1/deployments', { auth: admin, body: { name } });
-    expect(d.status, JSON.stringify(d.body)).toBe(201);
+    expect(d.status, JSON.stringify(d.body)).toBe(200);
     deployments.push(d.body.id);
   }
   const user = await api('POST', '/api/v1/users', {
     auth: admin,
     body: { email: `member${counter}@example.com`, username: `member${counter}` },
   });
-  expect(user.status, JSON.stringify(user.body)).toBe(201);
+  expect(user.status, JSON.stringify(user.body)).toBe(200);
   const token = await api('POST', `/api/v1/users/${user.body.id}/access-tokens`, { auth: admin });
-  expect(token.status).toBe(201);
+  expect(token.status).toBe(200);
   const scoped = await api('POST', '/api/v1/api-keys', {
     auth: admin,
     body: { name: 'scoped', deploymentIds: [deployments[0]] },
   });
-  expect(scoped.status, JSON.stringify(scoped.body)).toBe(201);
+  expect(scoped.status, JSON.stringify(scoped.body)).toBe(200);
   return {
     accountId: created.body.account.id,
     adminUserId: created.body.user.id,

@@ -39,7 +39,7 @@ async function notification(recipients: unknown[], body: Record<string, unknown>
     auth: acme.admin,
     body: { dashboardId: dashboard.id, scheduleType: 'DAILY', hour: 7, minute: 0, ...body },
   });
-  expect(res.status).toBe(201);
+  expect(res.status).toBe(200);
   const url = `${base}/${res.body.id}`;
   const added = await api('POST', `${url}/recipients`, { auth: acme.admin, body: { recipients } });
   expect(added.status, JSON.stringify(added.body)).toBe(200);

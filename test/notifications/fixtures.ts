@@ -13,7 +13,7 @@ export async function seedDashboard(
 ): Promise<{ id: number; publicId: string; workbookId: number }> {
   const base = `/api/v1/deployments/${deploymentId}/workbooks`;
   const workbook = await api('POST', base, { auth: account.admin, body: { name: title } });
-  expect(workbook.status, JSON.stringify(workbook.body)).toBe(201);
+  expect(workbook.status, JSON.stringify(workbook.body)).toBe(200);
   const draft = await api('PUT', `${base}/${workbook.body.id}/dashboard`, {
     auth: account.admin,
     body: {

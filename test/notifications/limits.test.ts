@@ -34,7 +34,7 @@ async function notification(recipients: unknown[] = []) {
     auth: acme.admin,
     body: { dashboardId: dashboard.id, scheduleType: 'DAILY', hour: 7, minute: 0 },
   });
-  expect(res.status).toBe(201);
+  expect(res.status).toBe(200);
   const url = `${base}/${res.body.id}`;
   if (recipients.length > 0) {
     const added = await api('POST', `${url}/recipients`, { auth: acme.admin, body: { recipients } });

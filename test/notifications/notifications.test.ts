@@ -39,7 +39,7 @@ describe('POST /api/v1/deployments/{d}/notifications', () => {
   it('creates a DAILY notification with the defaults, its cron, its description and its next run', async () => {
     at(NOW);
     const res = await create({ scheduleType: 'DAILY', hour: 9, minute: 30 });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({
       deploymentId: world.acme.deployments[0],
       dashboardId: dashboard.id,
@@ -82,7 +82,7 @@ describe('POST /api/v1/deployments/{d}/notifications', () => {
   ])('creates %j with cron %s', async (schedule, cron, next) => {
     at(NOW);
     const res = await create(schedule);
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.cronExpression).toBe(cron);
     expect(res.body.nextRunAt).toBe(next);
     expect(res.body.humanReadableSchedule).toMatch(/\(UTC\)$/);
@@ -106,7 +106,7 @@ describe('POST /api/v1/deployments/{d}/notifications', () => {
         timeGrains: [{ grain: 'week', member: 'orders.created_at' }],
       },
     });
-    expect(res.status, JSON.stringify(res.body)).toBe(201);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body).toMatchObject({
       dashboardId: dashboard.id,
       timezone: 'Europe/Berlin',
@@ -129,7 +129,7 @@ describe('POST /api/v1/deployments/{d}/notifications', () => {
 
   it('stores no next run while the schedule is off', async () => {
     const res = await create({ scheduleType: 'HOURLY', minute: 0, isEnabled: false });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(200);
     expect(res.body.nextRunAt).toBeNull();
     expect((await storedRow(res.body.id))?.next_run_at).toBeNull();
   });

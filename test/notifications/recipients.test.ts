@@ -20,7 +20,7 @@ async function notificationOf(account: SeededAccount) {
     auth: account.admin,
     body: { dashboardId: dashboard.id, scheduleType: 'DAILY', hour: 8, minute: 0 },
   });
-  expect(res.status).toBe(201);
+  expect(res.status).toBe(200);
   return `${base}/${res.body.id}`;
 }
 

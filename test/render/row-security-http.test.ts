@@ -31,14 +31,14 @@ beforeAll(async () => {
     auth,
     body: { name: 'region', type: 'string_array' },
   });
-  expect(attribute.status, JSON.stringify(attribute.body)).toBe(201);
+  expect(attribute.status, JSON.stringify(attribute.body)).toBe(200);
   const workbook = await api('POST', `/api/v1/deployments/${d}/workbooks`, { auth, body: { name: 'Sales' } });
   workbookId = workbook.body.id;
   const report = await api('POST', `/api/v1/deployments/${d}/reports`, {
     auth,
     body: { name: 'By region', workbookId, spec },
   });
-  expect(report.status, JSON.stringify(report.body)).toBe(201);
+  expect(report.status, JSON.stringify(report.body)).toBe(200);
   const draft = await api('PUT', `/api/v1/deployments/${d}/workbooks/${workbookId}/dashboard`, {
     auth,
     body: {

@@ -8,7 +8,7 @@ export const base = (deploymentId: number) => `/api/v1/deployments/${deploymentI
 type Auth = { bearer: string };
 
 async function created(res: { status: number; body: any }): Promise<any> {
-  expect(res.status, JSON.stringify(res.body)).toBe(201);
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body;
 }
 

@@ -41,7 +41,7 @@ describe('POST /reports', () => {
       auth: acme.member,
       body: { name: 'Revenue', workbookId: wb.id, folderId: f.id, ...full },
     });
-    expect(res.status).toBe(201);
+    expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       type: 'REPORT',
       name: 'Revenue',
