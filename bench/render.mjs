@@ -134,6 +134,7 @@ export default async function render(ctx) {
       name: 'GET /embed/dashboard/{publicId} (viewer page, 20 widgets)',
       method: 'GET',
       path: `/embed/dashboard/${board.publicId}?session=${encodeURIComponent(session.sessionId)}`,
+      floor: 'kv+d1',
     },
   ];
 }
