@@ -219,7 +219,8 @@ async function sampleCost(url, scenario) {
 }
 
 const pad = (s, n) => String(s).padEnd(n);
-const num = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '-');
+const num = (n, d = 0) =>
+  n === Number.POSITIVE_INFINITY ? 'none done' : Number.isFinite(n) ? n.toFixed(d) : '-';
 const median = (xs) => {
   const sorted = [...xs].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
@@ -278,19 +279,27 @@ async function interleaved(url, floorUrl, scenario) {
   const p99 = [];
   let non2xx = 0;
   for (let round = 0; round < ROUNDS; round++) {
-    const a = await autocannonRun(url, scenario, scenario.duration ?? DURATION);
-    const b = await autocannonRun(
-      floorUrl,
-      { method: 'GET', path: floor.path },
-      scenario.duration ?? DURATION,
-    );
+    const duration = scenario.duration ?? DURATION;
+    const connections = scenario.connections ?? CONNECTIONS;
+    const a = await autocannonRun(url, scenario, duration, connections);
+    const b = await autocannonRun(floorUrl, { method: 'GET', path: floor.path }, duration, connections);
     ratios.push(a.requests.average / b.requests.average);
     rps.push(a.requests.average);
-    p50.push(a.latency.p50);
-    p99.push(a.latency.p99);
+    // A round in which no request finished has no latency: it reads as "slower than the round".
+    if (a.requests.total > 0) {
+      p50.push(a.latency.p50);
+      p99.push(a.latency.p99);
+    }
     non2xx += a.non2xx;
   }
-  return { rps: median(rps), p50: median(p50), p99: median(p99), ratio: median(ratios), floor, non2xx };
+  return {
+    rps: median(rps),
+    p50: p50.length > 0 ? median(p50) : Number.POSITIVE_INFINITY,
+    p99: p99.length > 0 ? median(p99) : Number.POSITIVE_INFINITY,
+    ratio: median(ratios),
+    floor,
+    non2xx,
+  };
 }
 
 async function main() {
