@@ -369,7 +369,7 @@ async function main() {
       'non-2xx',
       'bytes',
     ];
-    const widths = [66, 8, 8, 8, 17, 9, 5, 5, 10, 8, 8];
+    const widths = [76, 8, 8, 8, 17, 9, 5, 5, 10, 8, 8];
     console.log(header.map((h, i) => pad(h, widths[i])).join(''));
     for (const [name, r, c] of rows) {
       console.log(
@@ -400,7 +400,7 @@ async function main() {
         const { metric, goal } = s.compare;
         const ratio = mine.result[metric] / other.result[metric];
         console.log(
-          `  ${pad(s.name, 66)} ${metric} ${num(mine.result[metric], 1)} ms vs ${num(other.result[metric], 1)} ms (${s.compare.with}): ` +
+          `  ${pad(s.name, 76)} ${metric} ${num(mine.result[metric], 1)} ms vs ${num(other.result[metric], 1)} ms (${s.compare.with}): ` +
             `${num(ratio, 2)}x, goal <= ${goal}x ${ratio <= goal ? 'MET' : 'NOT MET'}; rows read ${mine.cost.rowsRead} vs ${other.cost.rowsRead}`,
         );
       }
@@ -414,7 +414,7 @@ async function main() {
       const geoHeader = { 'x-bench-geo': `${GEO.primary},${GEO.replica},${GEO.kv}` };
       console.log(
         ['scenario', 'p50 ms', 'p99 ms', 'req/s', 'prim', 'repl', 'goal']
-          .map((h, i) => pad(h, [66, 8, 8, 8, 5, 5, 30][i]))
+          .map((h, i) => pad(h, [76, 8, 8, 8, 5, 5, 30][i]))
           .join(''),
       );
       for (const s of geo) {
@@ -434,7 +434,7 @@ async function main() {
             c.replica ?? '?',
             verdict,
           ]
-            .map((v, i) => pad(v, [66, 8, 8, 8, 5, 5, 30][i]))
+            .map((v, i) => pad(v, [76, 8, 8, 8, 5, 5, 30][i]))
             .join(''),
         );
       }
