@@ -50,16 +50,20 @@ export default async function embedding(ctx) {
   };
   const body = (externalId) => JSON.stringify({ deploymentId, externalId, ...state });
 
-  // Returning users: minted once here with the very state the scenario sends again.
+  // Returning users: minted once here with the very state the scenario sends again; the
+  // "changed" users (c-*) are others, so changing them leaves the unchanged ones unchanged for
+  // every later run (the geography model runs the scenarios again).
   const RETURNING = 200;
-  for (let i = 0; i < RETURNING; i++) {
-    await must(
-      api('POST', '/api/v1/embed/generate-session', {
-        auth: { apiKey: keys[i % KEYS] },
-        body: JSON.parse(body(`r-${i}`)),
-      }),
-      'returning user',
-    );
+  for (const prefix of ['r', 'c']) {
+    for (let i = 0; i < RETURNING; i++) {
+      await must(
+        api('POST', '/api/v1/embed/generate-session', {
+          auth: { apiKey: keys[i % KEYS] },
+          body: JSON.parse(body(`${prefix}-${i}`)),
+        }),
+        'returning user',
+      );
+    }
   }
 
   // The dashboard a browser loads, embedding allowed, and a session for it.
@@ -125,7 +129,7 @@ export default async function embedding(ctx) {
   // A returning user whose profile changed since the last mint: one write per request.
   const changedRequest = (req) => {
     n += 1;
-    const payload = JSON.parse(body(`r-${n % RETURNING}`));
+    const payload = JSON.parse(body(`c-${n % RETURNING}`));
     payload.userProfile = { ...payload.userProfile, displayName: `Bench User ${run}-${n}` };
     return {
       ...req,
