@@ -4,7 +4,7 @@
 // seeds data, and drives each scenario over loopback with autocannon. It prints figures; it
 // asserts nothing. Scenarios live in bench/*.mjs (see bench/README.md).
 import { execFileSync } from 'node:child_process';
-import { readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
@@ -18,9 +18,21 @@ const flag = (name, fallback) => {
   const i = argv.indexOf(name);
   return i >= 0 ? argv[i + 1] : fallback;
 };
-const DURATION = Number(flag('--duration', 5));
+const QUICK = argv.includes('--quick');
+/** Seconds of each round of a scenario (and of its floor), and rounds per scenario. */
+const DURATION = Number(flag('--duration', QUICK ? 1 : 2));
+const ROUNDS = Number(flag('--rounds', QUICK ? 2 : 3));
 const CONNECTIONS = Number(flag('--connections', 32));
 const ONLY = flag('--only', undefined);
+/** The geography model: delays per primary round trip, replica round trip and KV read (ms). */
+const GEO = {
+  primary: Number(flag('--geo-primary', 120)),
+  replica: Number(flag('--geo-replica', 8)),
+  kv: Number(flag('--geo-kv', 2)),
+};
+const GEO_CONNECTIONS = 4;
+const GEO_DURATION = Number(flag('--geo-duration', QUICK ? 3 : 6));
+const NO_GEO = argv.includes('--no-geo');
 const OPERATOR_TOKEN = 'bench-operator-token';
 
 function bundle() {
@@ -42,6 +54,8 @@ function bundle() {
   );
 }
 
+const ENTRY = 'bench-geo-entry.js';
+
 /** Every file of the bundle as a module, typed by its extension. */
 function bundledModules() {
   const type = (file) =>
@@ -52,9 +66,10 @@ function bundledModules() {
         : file.endsWith('.map')
           ? null
           : 'Data';
+  copyFileSync(path.join(root, 'bench', 'geo-entry.js'), path.join(outDir, ENTRY));
   const files = readdirSync(outDir, { recursive: true }).map(String);
-  // The entry module must come first.
-  files.sort((a, b) => (a === 'index.js' ? -1 : b === 'index.js' ? 1 : a.localeCompare(b)));
+  // The entry module must come first: the bench's own, which wraps index.js (see geo-entry.js).
+  files.sort((a, b) => (a === ENTRY ? -1 : b === ENTRY ? 1 : a.localeCompare(b)));
   return files
     .filter((f) => type(f) !== null && !statSync(path.join(outDir, f)).isDirectory())
     .map((f) => ({ type: type(f), path: path.join(outDir, f) }));
@@ -157,23 +172,27 @@ async function seedWorld(api) {
   };
 }
 
-function autocannonRun(url, scenario, duration) {
+function autocannonRun(url, scenario, duration, connections = CONNECTIONS, extraHeaders = {}) {
   return new Promise((resolve, reject) => {
     const request = {
       method: scenario.method,
       path: scenario.path,
-      headers: scenario.headers ?? {},
+      headers: { ...(scenario.headers ?? {}), ...extraHeaders },
       body: scenario.body,
     };
-    if (scenario.setupRequest) request.setupRequest = scenario.setupRequest;
-    autocannon(
-      { url, connections: CONNECTIONS, duration, requests: [request], timeout: 30 },
-      (err, result) => (err ? reject(err) : resolve(result)),
+    if (scenario.setupRequest) {
+      request.setupRequest = (req) => {
+        const next = scenario.setupRequest(req) ?? req;
+        return { ...next, headers: { ...next.headers, ...extraHeaders } };
+      };
+    }
+    autocannon({ url, connections, duration, requests: [request], timeout: 30 }, (err, result) =>
+      err ? reject(err) : resolve(result),
     );
   });
 }
 
-/** D1 statements and round trips of one request of the scenario, from the metrics headers. */
+/** What one request of the scenario costs in D1, from the metrics headers (see src/core/db.ts). */
 async function sampleCost(url, scenario) {
   let req = {
     method: scenario.method,
@@ -184,119 +203,47 @@ async function sampleCost(url, scenario) {
   if (scenario.setupRequest) req = scenario.setupRequest(req) ?? req;
   const res = await fetch(`${url}${req.path}`, { method: req.method, headers: req.headers, body: req.body });
   const bytes = (await res.arrayBuffer()).byteLength;
+  const h = (name) => res.headers.get(`x-d1-${name}`) ?? '?';
+  const unmetered = Number(h('unmetered'));
   return {
     status: res.status,
     bytes,
-    queries: res.headers.get('x-d1-queries') ?? '?',
-    roundTrips: res.headers.get('x-d1-round-trips') ?? '?',
+    queries: h('queries'),
+    roundTrips: h('round-trips'),
+    primary: h('primary-round-trips'),
+    replica: h('replica-round-trips'),
+    // Statements D1 answered without metadata (joins read with raw()): a lower bound then.
+    rowsRead: `${h('rows-read')}${unmetered > 0 ? `+${unmetered}?` : ''}`,
+    rowsWritten: h('rows-written'),
   };
 }
 
 const pad = (s, n) => String(s).padEnd(n);
-const num = (n, d = 0) => (Number.isFinite(n) ? n.toFixed(d) : '-');
-
-async function main() {
-  console.log('Bundling the Worker (wrangler deploy --dry-run)…');
-  bundle();
-  const { mf, url } = await startWorker();
-  try {
-    const d1 = await mf.getD1Database('DB');
-    await migrate(d1);
-    const api = makeApi(url);
-    const world = await seedWorld(api);
-    const ctx = { api, d1, world, url, mf, operatorToken: OPERATOR_TOKEN };
-
-    const scenarios = [];
-    const files = readdirSync(path.join(root, 'bench'))
-      .filter((f) => f.endsWith('.mjs'))
-      .sort();
-    for (const file of files) {
-      const mod = await import(pathToFileURL(path.join(root, 'bench', file)).href);
-      const list = await mod.default(ctx);
-      for (const s of list) scenarios.push({ ...s, group: file.replace(/\.mjs$/, '') });
-    }
-    const selected = ONLY ? scenarios.filter((s) => s.name.includes(ONLY) || s.group === ONLY) : scenarios;
-
-    console.log(
-      `\nMeasured path: workerd via Miniflare at ${url} (no wrangler dev proxy), ${CONNECTIONS} connections, ${DURATION}s per scenario.\n`,
-    );
-    const baseline = await autocannonRun(url, { method: 'GET', path: '/healthz' }, DURATION);
-    const baseRps = baseline.requests.average;
-    const rows = [
-      [
-        'GET /healthz (baseline)',
-        baseRps,
-        baseline.latency.p50,
-        baseline.latency.p99,
-        1,
-        0,
-        0,
-        baseline.non2xx,
-        '-',
-      ],
-    ];
-    const notes = [];
-    for (const scenario of selected) {
-      if (scenario.run) {
-        const lines = await scenario.run(ctx);
-        notes.push(`${scenario.name}:`, ...lines.map((l) => `  ${l}`));
-        continue;
-      }
-      const cost = await sampleCost(url, scenario);
-      if (cost.status >= 400) notes.push(`${scenario.name}: sample request answered ${cost.status}`);
-      const result = await autocannonRun(url, scenario, scenario.duration ?? DURATION);
-      rows.push([
-        scenario.name,
-        result.requests.average,
-        result.latency.p50,
-        result.latency.p99,
-        result.requests.average / baseRps,
-        cost.queries,
-        cost.roundTrips,
-        result.non2xx,
-        cost.bytes,
-      ]);
-    }
-    const header = [
-      'scenario',
-      'req/s',
-      'p50 ms',
-      'p99 ms',
-      'vs healthz',
-      'D1 queries',
-      'D1 round trips',
-      'non-2xx',
-      'bytes',
-    ];
-    const widths = [58, 9, 8, 8, 11, 11, 15, 8, 8];
-    console.log(header.map((h, i) => pad(h, widths[i])).join(''));
-    for (const r of rows) {
-      console.log(
-        [r[0], num(r[1]), num(r[2], 1), num(r[3], 1), num(r[4], 2), r[5], r[6], r[7], r[8]]
-          .map((v, i) => pad(v, widths[i]))
-          .join(''),
-      );
-    }
-    if (notes.length > 0) console.log(`\n${notes.join('\n')}`);
-  } finally {
-    await mf.dispose();
-  }
-  if (!ONLY || ONLY === 'floor') await platformFloor();
-}
+const num = (n, d = 0) =>
+  n === Number.POSITIVE_INFINITY ? 'none done' : Number.isFinite(n) ? n.toFixed(d) : '-';
+const median = (xs) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
 
 /**
- * What local storage costs by itself: a trivial Worker answering at once, after one KV read,
- * after one D1 `SELECT 1`, and after both at the same time, in the same emulator. Read the
- * scenarios' "vs healthz" against these: a route cannot beat the floor of the storage it needs.
+ * The floors a route is measured against: a trivial Worker in the same emulator answering
+ * after the same kinds of storage calls. `kv`: one KV read; `d1`: one D1 round trip (SELECT 1);
+ * `kv+d1`: one KV read, then one D1 round trip.
  */
-async function platformFloor() {
+const FLOORS = {
+  none: { path: '/', what: 'answering at once' },
+  kv: { path: '/kv', what: 'one KV read' },
+  d1: { path: '/d1', what: 'one D1 round trip' },
+  'kv+d1': { path: '/both', what: 'one KV read + one D1 round trip' },
+};
+
+async function startFloor() {
   const script = `export default { async fetch(req, env) {
     const p = new URL(req.url).pathname;
-    const kv = () => env.KV.get('k');
-    const d1 = () => env.DB.prepare('SELECT 1 AS x').first();
-    if (p === '/kv') await kv();
-    else if (p === '/d1') await d1();
-    else if (p === '/both') await Promise.all([kv(), d1()]);
+    if (p === '/kv' || p === '/both') await env.KV.get('k');
+    if (p === '/d1' || p === '/both') await env.DB.prepare('SELECT 1 AS x').first();
     return new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } });
   } };`;
   const mf = new Miniflare(
@@ -316,24 +263,201 @@ async function platformFloor() {
       host: '127.0.0.1',
     }),
   );
+  const url = (await mf.ready).toString().replace(/\/$/, '');
+  return { mf, url };
+}
+
+/**
+ * A scenario and its floor, interleaved: A B A B … for ROUNDS rounds of DURATION seconds each,
+ * so both see the same machine load. The ratio is the median of the per-round ratios.
+ */
+async function interleaved(url, floorUrl, scenario) {
+  const floor = FLOORS[scenario.floor ?? 'd1'];
+  const ratios = [];
+  const rps = [];
+  const p50 = [];
+  const p99 = [];
+  let non2xx = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    const duration = scenario.duration ?? DURATION;
+    const connections = scenario.connections ?? CONNECTIONS;
+    const a = await autocannonRun(url, scenario, duration, connections);
+    const b = await autocannonRun(floorUrl, { method: 'GET', path: floor.path }, duration, connections);
+    ratios.push(a.requests.average / b.requests.average);
+    rps.push(a.requests.average);
+    // A round in which no request finished has no latency: it reads as "slower than the round".
+    if (a.requests.total > 0) {
+      p50.push(a.latency.p50);
+      p99.push(a.latency.p99);
+    }
+    non2xx += a.non2xx;
+  }
+  return {
+    rps: median(rps),
+    p50: p50.length > 0 ? median(p50) : Number.POSITIVE_INFINITY,
+    p99: p99.length > 0 ? median(p99) : Number.POSITIVE_INFINITY,
+    ratio: median(ratios),
+    floor,
+    non2xx,
+  };
+}
+
+async function main() {
+  console.log('Bundling the Worker (wrangler deploy --dry-run)…');
+  bundle();
+  const { mf, url } = await startWorker();
+  const floor = await startFloor();
+  const started = Date.now();
   try {
-    const url = (await mf.ready).toString().replace(/\/$/, '');
-    const base = (await autocannonRun(url, { method: 'GET', path: '/' }, DURATION)).requests.average;
+    const d1 = await mf.getD1Database('DB');
+    await migrate(d1);
+    const api = makeApi(url);
+    const world = await seedWorld(api);
+    const ctx = { api, d1, world, url, mf, operatorToken: OPERATOR_TOKEN, quick: QUICK };
+
+    const scenarios = [];
+    const files = readdirSync(path.join(root, 'bench'))
+      .filter((f) => f.endsWith('.mjs'))
+      .sort();
+    for (const file of files) {
+      const group = file.replace(/\.mjs$/, '');
+      // `--only <file>` loads (and seeds) that file alone; `--only <scenario>` loads every file.
+      const groups = files.map((f) => f.replace(/\.mjs$/, ''));
+      if (ONLY === 'floor' || (groups.includes(ONLY) && ONLY !== group)) continue;
+      const mod = await import(pathToFileURL(path.join(root, 'bench', file)).href);
+      const list = await mod.default(ctx);
+      for (const s of list) scenarios.push({ ...s, group });
+    }
+    const selected = ONLY ? scenarios.filter((s) => s.name.includes(ONLY) || s.group === ONLY) : scenarios;
+
     console.log(
-      `\nPlatform floor (a trivial Worker in the same emulator; ${num(base)} req/s answering at once):`,
+      `\nMeasured path: workerd via Miniflare at ${url} (no wrangler dev proxy), ${CONNECTIONS} connections, ` +
+        `${ROUNDS} rounds of ${DURATION}s per scenario, each round followed by a round of its platform floor.\n`,
     );
-    for (const [path, what] of [
-      ['/kv', 'one KV read'],
-      ['/d1', 'one D1 round trip (SELECT 1)'],
-      ['/both', 'one KV read and one D1 round trip, side by side'],
-    ]) {
-      const rps = (await autocannonRun(url, { method: 'GET', path }, DURATION)).requests.average;
+    const rows = [];
+    const byName = new Map();
+    const notes = [];
+    const baseline = await interleaved(url, floor.url, {
+      name: 'GET /healthz (baseline)',
+      method: 'GET',
+      path: '/healthz',
+      floor: 'none',
+    });
+    rows.push(['GET /healthz (baseline)', baseline, { primary: 0, replica: 0, rowsRead: 0, roundTrips: 0 }]);
+    for (const scenario of selected) {
+      if (scenario.run) {
+        const lines = await scenario.run(ctx);
+        notes.push(`${scenario.name}:`, ...lines.map((l) => `  ${l}`));
+        continue;
+      }
+      const cost = await sampleCost(url, scenario);
+      if (cost.status >= 400) notes.push(`${scenario.name}: sample request answered ${cost.status}`);
+      const result = await interleaved(url, floor.url, scenario);
+      rows.push([scenario.name, result, cost]);
+      byName.set(scenario.name, { scenario, result, cost });
+    }
+    const header = [
+      'scenario',
+      'req/s',
+      'p50 ms',
+      'p99 ms',
+      'floor',
+      'vs floor',
+      'prim',
+      'repl',
+      'rows read',
+      'non-2xx',
+      'bytes',
+    ];
+    const widths = [76, 8, 8, 8, 17, 9, 5, 5, 10, 8, 8];
+    console.log(header.map((h, i) => pad(h, widths[i])).join(''));
+    for (const [name, r, c] of rows) {
       console.log(
-        `  ${pad(what, 50)} ${pad(num(rps), 7)} req/s  ${num(rps / base, 2)} of the trivial Worker`,
+        [
+          name,
+          num(r.rps),
+          num(r.p50, 1),
+          num(r.p99, 1),
+          r.floor.path === '/' ? 'trivial' : r.floor.path.slice(1).replace('both', 'kv+d1'),
+          num(r.ratio, 2),
+          c.primary,
+          c.replica,
+          c.rowsRead,
+          r.non2xx,
+          c.bytes ?? '-',
+        ]
+          .map((v, i) => pad(v, widths[i]))
+          .join(''),
       );
     }
+    const comparisons = selected.filter((s) => s.compare && byName.has(s.name));
+    if (comparisons.length > 0) {
+      console.log('\nComparisons (goals of issue 10):');
+      for (const s of comparisons) {
+        const mine = byName.get(s.name);
+        const other = byName.get(s.compare.with);
+        if (!other) continue;
+        const { metric, goal } = s.compare;
+        const ratio = mine.result[metric] / other.result[metric];
+        console.log(
+          `  ${pad(s.name, 76)} ${metric} ${num(mine.result[metric], 1)} ms vs ${num(other.result[metric], 1)} ms (${s.compare.with}): ` +
+            `${num(ratio, 2)}x, goal <= ${goal}x ${ratio <= goal ? 'MET' : 'NOT MET'}; rows read ${mine.cost.rowsRead} vs ${other.cost.rowsRead}`,
+        );
+      }
+    }
+    const geo = selected.filter((s) => s.geo && !s.run);
+    if (geo.length > 0 && !NO_GEO) {
+      console.log(
+        `\nGeography model (a viewer far from the primary): +${GEO.primary} ms per primary round trip, ` +
+          `+${GEO.replica} ms per replica round trip, +${GEO.kv} ms per KV read; ${GEO_CONNECTIONS} connections, ${GEO_DURATION}s each.`,
+      );
+      const geoHeader = { 'x-bench-geo': `${GEO.primary},${GEO.replica},${GEO.kv}` };
+      console.log(
+        ['scenario', 'p50 ms', 'p99 ms', 'req/s', 'prim', 'repl', 'goal']
+          .map((h, i) => pad(h, [76, 8, 8, 8, 5, 5, 30][i]))
+          .join(''),
+      );
+      for (const s of geo) {
+        const r = await autocannonRun(url, s, GEO_DURATION, GEO_CONNECTIONS, geoHeader);
+        const c = byName.get(s.name)?.cost ?? {};
+        const goal = typeof s.geo === 'object' ? s.geo : {};
+        const limit = goal.p50 === 'primary' ? GEO.primary + 40 : goal.p50;
+        const verdict =
+          limit === undefined ? '' : `p50 <= ${limit} ms ${r.latency.p50 <= limit ? 'MET' : 'NOT MET'}`;
+        console.log(
+          [
+            s.geoName ?? s.name,
+            num(r.latency.p50, 1),
+            num(r.latency.p99, 1),
+            num(r.requests.average),
+            c.primary ?? '?',
+            c.replica ?? '?',
+            verdict,
+          ]
+            .map((v, i) => pad(v, [76, 8, 8, 8, 5, 5, 30][i]))
+            .join(''),
+        );
+      }
+    }
+    if (notes.length > 0) console.log(`\n${notes.join('\n')}`);
+    if (!ONLY || ONLY === 'floor') await printFloors(floor.url);
+    console.log(`\nBench time (after bundling): ${num((Date.now() - started) / 1000)} s`);
   } finally {
     await mf.dispose();
+    await floor.mf.dispose();
+  }
+}
+
+/** The floors on their own, for reference: what local storage costs by itself. */
+async function printFloors(floorUrl) {
+  const base = (await autocannonRun(floorUrl, { method: 'GET', path: '/' }, DURATION)).requests.average;
+  console.log(
+    `\nPlatform floor (a trivial Worker in the same emulator; ${num(base)} req/s answering at once):`,
+  );
+  for (const key of ['kv', 'd1', 'kv+d1']) {
+    const { path: p, what } = FLOORS[key];
+    const rps = (await autocannonRun(floorUrl, { method: 'GET', path: p }, DURATION)).requests.average;
+    console.log(`  ${pad(what, 50)} ${pad(num(rps), 7)} req/s  ${num(rps / base, 2)} of the trivial Worker`);
   }
 }
 

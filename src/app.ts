@@ -6,7 +6,7 @@ import { apiKeysRoutes } from './accounts/api-keys.routes';
 import { usersRoutes } from './accounts/users.routes';
 import { currentClock } from './core/clock';
 import { randomId } from './core/crypto';
-import { countedD1, createDb, type QueryCounter } from './core/db';
+import { countedD1, createDb, newD1Metrics, type QueryCounter } from './core/db';
 import { CORE_DECISIONS } from './core/decisions';
 import { docsRoutes } from './core/docs';
 import { ApiError, errorBody, retryAfterOf, toApiError } from './core/errors';
@@ -45,7 +45,9 @@ export function createApp() {
     const given = c.req.header('x-request-id');
     const requestId = given && REQUEST_ID.test(given) ? given : randomId(12);
     c.set('requestId', requestId);
-    const queries: QueryCounter = { queries: 0, roundTrips: 0 };
+    const exposeMetrics = c.env.EXPOSE_DB_METRICS === '1';
+    // Rows and replica figures only when they are exposed: metering reads changes how they run.
+    const queries: QueryCounter = exposeMetrics ? newD1Metrics() : { queries: 0, roundTrips: 0 };
     const d1 = countedD1(c.env.DB, queries);
     c.set('queries', queries);
     c.set('d1', d1);
@@ -53,9 +55,14 @@ export function createApp() {
     c.set('clock', currentClock());
     await next();
     c.header('x-request-id', requestId);
-    if (c.env.EXPOSE_DB_METRICS === '1') {
+    if (exposeMetrics) {
       c.header('x-d1-queries', String(queries.queries));
       c.header('x-d1-round-trips', String(queries.roundTrips));
+      c.header('x-d1-primary-round-trips', String(queries.primaryRoundTrips));
+      c.header('x-d1-replica-round-trips', String(queries.replicaRoundTrips));
+      c.header('x-d1-rows-read', String(queries.rowsRead));
+      c.header('x-d1-rows-written', String(queries.rowsWritten));
+      c.header('x-d1-unmetered', String(queries.unmetered));
     }
   });
 

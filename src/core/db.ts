@@ -7,31 +7,240 @@ import type { Db } from './env';
 export interface QueryCounter {
   queries: number;
   roundTrips: number;
+  /**
+   * The finer figures below are kept only when the counter carries them (see `newD1Metrics`),
+   * so callers that only want queries and round trips pass `{ queries: 0, roundTrips: 0 }`.
+   *
+   * Where a round trip goes: through the plain binding or `withSession('first-primary')` it is
+   * a PRIMARY round trip. Through `withSession('first-unconstrained')` or a session resumed
+   * from a bookmark it is a REPLICA round trip, unless it writes (a replica forwards writes to
+   * the primary). The rule follows what the code asks for, not `meta.served_by_primary`: the
+   * local emulator has no replicas and answers `true` to everything.
+   */
+  primaryRoundTrips?: number;
+  replicaRoundTrips?: number;
+  /**
+   * From D1's result metadata (`meta.rows_read` / `meta.rows_written`), batches included.
+   * `raw()` and `first()` answer rows without metadata (drizzle runs selects with `raw()`):
+   * with these figures on, the wrapper runs them through `all()` instead (see `meteredRead`);
+   * the ones it cannot (joins) are counted in `unmetered`, their rows missing from the sums.
+   */
+  rowsRead?: number;
+  rowsWritten?: number;
+  unmetered?: number;
+}
+
+/** A counter that keeps every figure: primary/replica round trips and rows read/written. */
+export function newD1Metrics(): Required<QueryCounter> {
+  return {
+    queries: 0,
+    roundTrips: 0,
+    primaryRoundTrips: 0,
+    replicaRoundTrips: 0,
+    rowsRead: 0,
+    rowsWritten: 0,
+    unmetered: 0,
+  };
+}
+
+/**
+ * Production D1 refuses what the local emulator lets through. The wrapper refuses it first, in
+ * every environment: the checks are a length comparison per statement and per bound value
+ * (a UTF-8 byte count only for strings long enough to be near the limit), cheap enough to keep
+ * on in production, where they turn D1's opaque refusal into an error naming the limit.
+ */
+export const D1_LIMITS = {
+  /** Bound parameters per statement. */
+  maxBoundParameters: 100,
+  /** Bytes of SQL text per statement. */
+  maxStatementBytes: 100_000,
+  /** Bytes per bound string or blob value (and so per stored row). */
+  maxValueBytes: 1_000_000,
+} as const;
+
+/** A statement production D1 would refuse: a programming error, answered 500 and logged. */
+export class D1LimitError extends Error {
+  constructor(message: string) {
+    super(`D1 limit exceeded: ${message}`);
+    this.name = 'D1LimitError';
+  }
+}
+
+const encoder = new TextEncoder();
+
+function utf8Bytes(text: string): number {
+  // A UTF-16 code unit is at most 3 UTF-8 bytes: short strings need no encoding to be safe.
+  if (text.length * 3 <= D1_LIMITS.maxValueBytes && text.length * 3 <= D1_LIMITS.maxStatementBytes) {
+    return text.length;
+  }
+  return encoder.encode(text).byteLength;
+}
+
+function checkSql(sql: string): void {
+  if (sql.length * 3 > D1_LIMITS.maxStatementBytes) {
+    const bytes = utf8Bytes(sql);
+    if (bytes > D1_LIMITS.maxStatementBytes) {
+      throw new D1LimitError(
+        `SQL statement is ${bytes} bytes, over the ${D1_LIMITS.maxStatementBytes}-byte statement length limit (${sql.slice(0, 80)}…)`,
+      );
+    }
+  }
+}
+
+function checkParams(sql: string, params: unknown[]): void {
+  if (params.length > D1_LIMITS.maxBoundParameters) {
+    throw new D1LimitError(
+      `${params.length} bound parameters, over the ${D1_LIMITS.maxBoundParameters}-parameter limit per statement (${sql.slice(0, 80)}…)`,
+    );
+  }
+  params.forEach((value, i) => {
+    let bytes = 0;
+    if (typeof value === 'string') {
+      if (value.length * 3 <= D1_LIMITS.maxValueBytes) return;
+      bytes = encoder.encode(value).byteLength;
+    } else if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) {
+      bytes = value.byteLength;
+    } else return;
+    if (bytes > D1_LIMITS.maxValueBytes) {
+      throw new D1LimitError(
+        `bound value ${i + 1} is ${bytes} bytes, over the ${D1_LIMITS.maxValueBytes}-byte limit per string or blob value and per row (${sql.slice(0, 80)}…)`,
+      );
+    }
+  });
+}
+
+/** One executed statement: its SQL and bound values, as recorded by `recordStatements`. */
+export interface LoggedStatement {
+  sql: string;
+  params: unknown[];
+}
+
+// Only tests turn this on (query-plan test): production never records statements.
+let statementLog: LoggedStatement[] | null = null;
+
+/**
+ * Starts recording every statement run through any counted binding in this isolate, and
+ * returns the list being filled. `stopRecording()` ends it.
+ */
+export function recordStatements(): LoggedStatement[] {
+  statementLog = [];
+  return statementLog;
+}
+
+/** Ends `recordStatements`. */
+export function stopRecording(): void {
+  statementLog = null;
+}
+
+type Route = 'primary' | 'replica';
+
+const READ_ONLY = /^\s*(select|with|explain|pragma|values)\b/i;
+const WRITES = /\b(insert|update|delete|replace)\b/i;
+
+function isWrite(sql: string): boolean {
+  return !READ_ONLY.test(sql) || WRITES.test(sql);
+}
+
+interface Results {
+  meta?: { rows_read?: number; rows_written?: number };
+}
+
+function tally(counter: QueryCounter, route: Route, sqls: string[], results: Results[]): void {
+  counter.queries += sqls.length;
+  counter.roundTrips += 1;
+  if (counter.rowsRead === undefined) return;
+  let rowsRead = 0;
+  let rowsWritten = 0;
+  let unmetered = 0;
+  for (const r of results) {
+    if (typeof r?.meta?.rows_read !== 'number') unmetered += 1;
+    rowsRead += r?.meta?.rows_read ?? 0;
+    rowsWritten += r?.meta?.rows_written ?? 0;
+  }
+  counter.rowsRead = (counter.rowsRead ?? 0) + rowsRead;
+  counter.rowsWritten = (counter.rowsWritten ?? 0) + rowsWritten;
+  counter.unmetered = (counter.unmetered ?? 0) + unmetered;
+  if (route === 'primary' || sqls.some(isWrite))
+    counter.primaryRoundTrips = (counter.primaryRoundTrips ?? 0) + 1;
+  else counter.replicaRoundTrips = (counter.replicaRoundTrips ?? 0) + 1;
 }
 
 const RUNNERS = new Set(['first', 'all', 'run', 'raw']);
 
 // Batched statements must reach D1 as the runtime's own objects, not proxies.
 const UNWRAP = Symbol('unwrap');
+const SQL_TEXT = Symbol('sql');
+const PARAMS = Symbol('params');
 
 function unwrap(stmt: D1PreparedStatement): D1PreparedStatement {
   return (stmt as unknown as Record<symbol, D1PreparedStatement>)[UNWRAP] ?? stmt;
 }
 
-function countStatement(stmt: D1PreparedStatement, counter: QueryCounter): D1PreparedStatement {
+function described(stmt: D1PreparedStatement): LoggedStatement {
+  const s = stmt as unknown as Record<symbol, unknown>;
+  return { sql: (s[SQL_TEXT] as string) ?? '', params: (s[PARAMS] as unknown[]) ?? [] };
+}
+
+const JOIN = /\bjoin\b/i;
+
+/**
+ * `first()` and `raw()` through `all()`, which carries D1's metadata: `first` is exactly the
+ * first row of `all` (D1 runs the whole statement either way). `raw` maps each row's values
+ * in column order, as drizzle maps batch results; a join may repeat a column name, which a
+ * row object cannot hold, so joins keep `raw` and stay unmetered.
+ */
+async function meteredRead(
+  stmt: D1PreparedStatement,
+  prop: string,
+  args: unknown[],
+  sql: string,
+): Promise<{ value: unknown; result: Results } | null> {
+  if (prop === 'first') {
+    const result = await stmt.all<Record<string, unknown>>();
+    const row = result.results[0] ?? null;
+    const column = args[0] as string | undefined;
+    return { value: column === undefined || row === null ? row : (row[column] ?? null), result };
+  }
+  if (prop === 'raw' && args.length === 0 && !JOIN.test(sql)) {
+    const result = await stmt.all<Record<string, unknown>>();
+    return { value: result.results.map((row) => Object.values(row)), result };
+  }
+  return null;
+}
+
+function countStatement(
+  stmt: D1PreparedStatement,
+  counter: QueryCounter,
+  route: Route,
+  sql: string,
+  params: unknown[],
+): D1PreparedStatement {
   return new Proxy(stmt, {
     get(target, prop) {
       if (prop === UNWRAP) return target;
+      if (prop === SQL_TEXT) return sql;
+      if (prop === PARAMS) return params;
       const value = Reflect.get(target, prop, target);
       if (typeof value !== 'function') return value;
       if (prop === 'bind') {
-        return (...args: unknown[]) => countStatement(value.apply(target, args), counter);
+        return (...args: unknown[]) => {
+          checkParams(sql, args);
+          return countStatement(value.apply(target, args), counter, route, sql, args);
+        };
       }
       if (typeof prop === 'string' && RUNNERS.has(prop)) {
-        return (...args: unknown[]) => {
-          counter.queries += 1;
-          counter.roundTrips += 1;
-          return value.apply(target, args);
+        return async (...args: unknown[]) => {
+          statementLog?.push({ sql, params });
+          if (counter.rowsRead !== undefined && prop !== 'all' && prop !== 'run') {
+            const metered = await meteredRead(target, prop, args, sql);
+            if (metered) {
+              tally(counter, route, [sql], [metered.result]);
+              return metered.value;
+            }
+          }
+          const result = await value.apply(target, args);
+          tally(counter, route, [sql], [prop === 'all' || prop === 'run' ? (result as Results) : {}]);
+          return result;
         };
       }
       return value.bind(target);
@@ -39,41 +248,62 @@ function countStatement(stmt: D1PreparedStatement, counter: QueryCounter): D1Pre
   });
 }
 
-function countDatabase<T extends D1Database | D1DatabaseSession>(db: T, counter: QueryCounter): T {
+function countDatabase<T extends D1Database | D1DatabaseSession>(
+  db: T,
+  counter: QueryCounter,
+  route: Route,
+): T {
   return new Proxy(db, {
     get(target, prop) {
       const value = Reflect.get(target, prop, target);
       if (typeof value !== 'function') return value;
       if (prop === 'prepare') {
         return (query: string) => {
-          return countStatement(value.call(target, query) as D1PreparedStatement, counter);
+          checkSql(query);
+          return countStatement(value.call(target, query) as D1PreparedStatement, counter, route, query, []);
         };
       }
       if (prop === 'batch') {
-        return (stmts: D1PreparedStatement[]) => {
-          counter.queries += stmts.length;
-          counter.roundTrips += 1;
-          return value.call(target, stmts.map(unwrap));
+        return async (stmts: D1PreparedStatement[]) => {
+          const logged = stmts.map(described);
+          if (statementLog) statementLog.push(...logged);
+          const results = await value.call(target, stmts.map(unwrap));
+          tally(
+            counter,
+            route,
+            logged.map((s) => s.sql),
+            results as Results[],
+          );
+          return results;
         };
       }
       if (prop === 'exec') {
-        return (query: string) => {
-          counter.queries += 1;
-          counter.roundTrips += 1;
-          return value.call(target, query);
+        return async (query: string) => {
+          checkSql(query);
+          const result = await value.call(target, query);
+          tally(counter, route, [query], [{}]);
+          return result;
         };
       }
       if (prop === 'withSession') {
-        return (constraint?: string) => countDatabase(value.call(target, constraint), counter);
+        return (constraint?: string) =>
+          countDatabase(
+            value.call(target, constraint),
+            counter,
+            constraint === undefined || constraint === 'first-primary' ? 'primary' : 'replica',
+          );
       }
       return value.bind(target);
     },
   });
 }
 
-/** The D1 binding wrapped so every statement and round trip lands in `counter`. */
+/**
+ * The D1 binding wrapped so every statement and round trip lands in `counter`, and every
+ * statement is checked against production D1's limits (`D1_LIMITS`; a `D1LimitError` otherwise).
+ */
 export function countedD1(db: D1Database, counter: QueryCounter): D1Database {
-  return countDatabase(db, counter);
+  return countDatabase(db, counter, 'primary');
 }
 
 /** Drizzle over a (counted) D1 binding. snake_case columns, camelCase in TypeScript. */

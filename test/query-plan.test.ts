@@ -1,0 +1,329 @@
+// Every statement of the hot and scheduled paths, captured while the requests run through
+// HTTP (and the cron and queue handlers), is explained with its bound parameters; a full scan
+// of a tenant table fails the test and prints the statement. Cost must not grow with the
+// account or with the whole database (issue 10).
+import { env } from 'cloudflare:test';
+import { afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { setClockForTests } from '../src/core/clock';
+import { type LoggedStatement, recordStatements, stopRecording } from '../src/core/db';
+import { setDeliveryPortsForTests } from '../src/notifications/delivery';
+import { publishDashboard, setEmbed } from './embedding/fixtures';
+import { type SeededAccount, seedAccount } from './helpers/harness';
+import { api } from './helpers/http';
+import { consume, recordingPorts, tick } from './notifications/ports';
+
+/**
+ * Tables a scan of which is fine, each with why. Everything else in sqlite_master is a tenant
+ * table. CTEs, json_each and subquery temp tables are not in sqlite_master, so never flagged.
+ */
+const SCANNABLE: Record<string, string> = {
+  d1_migrations: 'the migration journal: a few rows, never read by the Worker',
+  sqlite_sequence: 'SQLite bookkeeping, one row per AUTOINCREMENT table',
+  _cf_KV: 'D1 internal',
+  _cf_METADATA: 'D1 internal',
+};
+
+interface Offence {
+  sql: string;
+  params: unknown[];
+  plan: string[];
+}
+
+let tables: Set<string>;
+
+async function tenantTables(): Promise<Set<string>> {
+  const { results } = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all<{
+    name: string;
+  }>();
+  return new Set(results.map((r) => r.name).filter((n) => !(n in SCANNABLE) && !n.startsWith('sqlite_')));
+}
+
+/** The full scans of tenant tables in one statement's plan, or null when it has none. */
+async function offence(statement: LoggedStatement): Promise<Offence | null> {
+  if (!/^\s*(select|with|insert|update|delete|replace)\b/i.test(statement.sql)) return null;
+  const { plan, scans } = await scansOf(statement.sql, statement.params);
+  return scans.length > 0 ? { sql: statement.sql, params: statement.params, plan } : null;
+}
+
+/** Plan details of `sql` that scan a tenant table without an index. */
+async function scansOf(sql: string, params: unknown[]): Promise<{ plan: string[]; scans: string[] }> {
+  const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
+    .bind(...params)
+    .all<{ detail: string }>();
+  const plan = results.map((r) => r.detail);
+  const scans = plan.filter((detail) => {
+    const match = /^SCAN (\S+)/.exec(detail);
+    if (!match || /USING (COVERING )?INDEX/.test(detail)) return false;
+    return tables.has(match[1] as string);
+  });
+  return { plan, scans };
+}
+
+/**
+ * What a DELETE does that its own plan does not show: SQLite looks up every child row of each
+ * deleted row (foreign keys are enforced on D1) and cascades into the children's children.
+ * Each lookup is explained as `SELECT 1 FROM child WHERE fk = ?`.
+ */
+async function cascadeOffences(sql: string): Promise<Offence[]> {
+  const target = /^\s*delete\s+from\s+["`]?(\w+)/i.exec(sql)?.[1];
+  if (!target) return [];
+  const found: Offence[] = [];
+  const visited = new Set<string>();
+  const walk = async (parent: string, path: string): Promise<void> => {
+    if (visited.has(parent)) return;
+    visited.add(parent);
+    for (const child of tables) {
+      const { results } = await env.DB.prepare(
+        'SELECT "table", "from", on_delete FROM pragma_foreign_key_list(?)',
+      )
+        .bind(child)
+        .all<{ table: string; from: string; on_delete: string }>();
+      for (const fk of results.filter((r) => r.table === parent)) {
+        const lookup = `SELECT 1 FROM "${child}" WHERE "${fk.from}" = ?`;
+        const { plan, scans } = await scansOf(lookup, [null]);
+        if (scans.length > 0) {
+          found.push({
+            sql: `${lookup}  -- foreign-key lookup of ${path} → ${child}.${fk.from}`,
+            params: [],
+            plan,
+          });
+        }
+        if (fk.on_delete === 'CASCADE') await walk(child, `${path} → ${child}`);
+      }
+    }
+  };
+  await walk(target, `DELETE FROM ${target}`);
+  return found;
+}
+
+/** Runs `work` with every statement recorded; answers the offences of the distinct statements. */
+async function offencesOf(name: string, work: () => Promise<unknown>): Promise<Offence[]> {
+  const log = recordStatements();
+  try {
+    await work();
+  } finally {
+    stopRecording();
+  }
+  expect(log.length, `${name} ran no statement: is the statement log wired?`).toBeGreaterThan(0);
+  const seen = new Set<string>();
+  const found: Offence[] = [];
+  for (const statement of log) {
+    if (seen.has(statement.sql)) continue;
+    seen.add(statement.sql);
+    const o = await offence(statement);
+    if (o) found.push(o);
+    found.push(...(await cascadeOffences(statement.sql)));
+  }
+  if (found.length > 0) {
+    const text = found
+      .map(
+        (o, i) =>
+          `  [${i + 1}] ${o.sql}\n      params: ${JSON.stringify(o.params).slice(0, 200)}\n      plan: ${o.plan.join(' | ')}`,
+      )
+      .join('\n');
+    console.log(`FULL SCAN in "${name}" (${found.length} statement(s)):\n${text}`);
+  }
+  return found;
+}
+
+const summary = (found: Offence[]) =>
+  found.map((o) => `${o.plan.filter((d) => d.startsWith('SCAN')).join(', ')} :: ${o.sql}`);
+
+let acme: SeededAccount;
+let deploymentId: number;
+let board: { id: number; publicId: string };
+let sessionId: string;
+let notificationUrl: string;
+let rec: ReturnType<typeof recordingPorts>;
+
+const mintBody = (externalId: string) => ({
+  deploymentId,
+  externalId,
+  groups: ['sales', 'support'],
+  userAttributes: [{ name: 'region', value: 'eu' }],
+  userProfile: { displayName: 'Ada' },
+  securityContext: { org: 1 },
+});
+
+async function ok(res: Promise<{ status: number; body: unknown }>, status = 200) {
+  const r = await res;
+  expect(r.status, JSON.stringify(r.body)).toBe(status);
+  return r.body as any;
+}
+
+beforeAll(async () => {
+  tables = await tenantTables();
+  acme = await seedAccount();
+  // A second account makes a scan over all accounts visible as such (rows of both exist).
+  await seedAccount();
+  deploymentId = acme.deployments[0];
+  for (const name of ['sales', 'support'])
+    await ok(api('POST', '/api/v1/groups', { auth: acme.admin, body: { name } }), 201);
+  await ok(
+    api('POST', '/api/v1/user-attributes', { auth: acme.admin, body: { name: 'region', type: 'string' } }),
+    201,
+  );
+  board = await publishDashboard(acme);
+  await setEmbed(acme, board.publicId, { allowEmbed: true });
+  sessionId = (
+    await ok(api('POST', '/api/v1/embed/generate-session', { auth: acme.key, body: mintBody('returning') }))
+  ).sessionId;
+  for (const name of ['Revenue north', 'Revenue south', 'Costs']) {
+    await ok(
+      api('POST', `/api/v1/deployments/${deploymentId}/workbooks`, { auth: acme.admin, body: { name } }),
+      201,
+    );
+  }
+  const created = await ok(
+    api('POST', `/api/v1/deployments/${deploymentId}/notifications`, {
+      auth: acme.admin,
+      body: { dashboardId: board.id, scheduleType: 'DAILY', hour: 7, minute: 0 },
+    }),
+    201,
+  );
+  notificationUrl = `/api/v1/deployments/${deploymentId}/notifications/${created.id}`;
+  await ok(
+    api('POST', `${notificationUrl}/recipients`, {
+      auth: acme.admin,
+      body: { recipients: [{ userId: acme.adminUserId }, { email: 'someone@example.com', type: 'USER' }] },
+    }),
+  );
+});
+
+afterEach(() => {
+  stopRecording();
+  setClockForTests(undefined);
+  setDeliveryPortsForTests(undefined);
+});
+
+describe('no full scan of a tenant table on the hot paths', () => {
+  it('generate-session, new external user', async () => {
+    const found = await offencesOf('generate-session new user', () =>
+      ok(
+        api('POST', '/api/v1/embed/generate-session', {
+          auth: acme.key,
+          body: mintBody(`new-${Date.now()}`),
+        }),
+      ),
+    );
+    expect(summary(found)).toEqual([]);
+  });
+
+  it('generate-session, returning user', async () => {
+    const found = await offencesOf('generate-session returning user', () =>
+      ok(api('POST', '/api/v1/embed/generate-session', { auth: acme.key, body: mintBody('returning') })),
+    );
+    expect(summary(found)).toEqual([]);
+  });
+
+  it('embed dashboard load', async () => {
+    const found = await offencesOf('embed dashboard load', () =>
+      ok(api('GET', `/api/v1/embed/dashboard/${board.publicId}`, { auth: { session: sessionId } })),
+    );
+    expect(summary(found)).toEqual([]);
+  });
+
+  it('viewer page', async () => {
+    const found = await offencesOf('viewer page', async () => {
+      const res = await api(
+        'GET',
+        `/embed/dashboard/${board.publicId}?session=${encodeURIComponent(sessionId)}`,
+      );
+      expect(res.status).toBe(200);
+    });
+    expect(summary(found)).toEqual([]);
+  });
+
+  it('E7 workspace list, first page', async () => {
+    const found = await offencesOf('E7 first page', () =>
+      ok(
+        api('GET', `/api/v1/deployments/${deploymentId}/workspace?first=50&orderByField=updated_at`, {
+          auth: acme.member,
+        }),
+      ),
+    );
+    expect(summary(found)).toEqual([]);
+  });
+
+  it('E7 workspace search', async () => {
+    const found = await offencesOf('E7 search', () =>
+      ok(api('GET', `/api/v1/deployments/${deploymentId}/workspace?search=revenue`, { auth: acme.member })),
+    );
+    expect(summary(found)).toEqual([]);
+  });
+
+  it('publish', async () => {
+    const found = await offencesOf('publish', () =>
+      ok(
+        api('POST', `/api/v1/deployments/${deploymentId}/workbooks/${board.id}/publish`, {
+          auth: acme.admin,
+          body: {},
+        }),
+      ),
+    );
+    expect(summary(found)).toEqual([]);
+  });
+});
+
+describe('no full scan of a tenant table on the scheduled paths', () => {
+  it('the cron tick (with a notification due)', async () => {
+    rec = recordingPorts();
+    setDeliveryPortsForTests(rec.ports);
+    await env.DB.prepare('UPDATE notifications SET next_run_at = ? WHERE id = ?')
+      .bind('2026-05-01T07:00:00.000Z', Number(notificationUrl.split('/').pop()))
+      .run();
+    const found = await offencesOf('cron tick', () => tick('2026-05-01T07:00:30.000Z'));
+    expect(rec.queued.length).toBeGreaterThan(0);
+    expect(summary(found)).toEqual([]);
+  });
+
+  it('the notifications consumer', async () => {
+    rec = recordingPorts();
+    setDeliveryPortsForTests(rec.ports);
+    const run = await ok(api('POST', `${notificationUrl}/run`, { auth: acme.admin }), 202);
+    const found = await offencesOf('notifications consumer', () => consume([run.id]));
+    expect(rec.emails.length).toBeGreaterThan(0);
+    expect(summary(found)).toEqual([]);
+  });
+});
+
+describe('no full scan of a tenant table on cascading deletes', () => {
+  it('deleting a recipient', async () => {
+    const recipient = await env.DB.prepare('SELECT id FROM notification_recipients WHERE notification_id = ?')
+      .bind(Number(notificationUrl.split('/').pop()))
+      .first<{ id: number }>();
+    const recipientId = recipient?.id;
+    expect(recipientId).toBeDefined();
+    const found = await offencesOf('delete a recipient', () =>
+      ok(api('DELETE', `${notificationUrl}/recipients/${recipientId}`, { auth: acme.admin })),
+    );
+    expect(summary(found)).toEqual([]);
+  });
+
+  it('deleting a workbook', async () => {
+    const found = await offencesOf('delete a workbook', async () => {
+      const res = await api('DELETE', `/api/v1/deployments/${deploymentId}/workbooks/${board.id}`, {
+        auth: acme.admin,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBeLessThan(300);
+    });
+    expect(summary(found)).toEqual([]);
+  });
+});
+
+describe('every foreign-key child column is served by an index', () => {
+  it('a lookup of child rows by their parent (what a cascade or a key check does) is not a scan', async () => {
+    const unindexed: string[] = [];
+    for (const child of tables) {
+      const { results } = await env.DB.prepare('SELECT "table", "from" FROM pragma_foreign_key_list(?)')
+        .bind(child)
+        .all<{ table: string; from: string }>();
+      for (const fk of results) {
+        const { scans } = await scansOf(`SELECT 1 FROM "${child}" WHERE "${fk.from}" = ?`, [null]);
+        if (scans.length > 0) unindexed.push(`${child}.${fk.from} → ${fk.table}`);
+      }
+    }
+    if (unindexed.length > 0) console.log(`UNINDEXED foreign keys:\n  ${unindexed.join('\n  ')}`);
+    expect(unindexed).toEqual([]);
+  });
+});
