@@ -90,7 +90,7 @@ export default async function workspace(ctx) {
     auth: world.member,
     body: { name: 'Bench dashboard' },
   });
-  if (created.status !== 201) throw new Error(`workspace bench: ${JSON.stringify(created.body)}`);
+  if (created.status !== 200) throw new Error(`workspace bench: ${JSON.stringify(created.body)}`);
   const member = { authorization: `Bearer ${world.member.bearer}` };
   // A search that walks 100,000 items takes seconds: few connections and long rounds.
   const slow = { connections: 4, duration: ctx.quick ? 3 : 6 };

@@ -54,6 +54,9 @@ async function scansOf(sql: string, params: unknown[]): Promise<{ plan: string[]
   const scans = plan.filter((detail) => {
     const match = /^SCAN (\S+)/.exec(detail);
     if (!match || /USING (COVERING )?INDEX/.test(detail)) return false;
+    // A virtual table answering a constraint through its own index (FTS5: `INDEX 0:M…` is a
+    // MATCH) reads only the matching rows; an FTS5 table scanned without one (`INDEX 0:`) does not.
+    if (/VIRTUAL TABLE INDEX \d+:\S*M/.test(detail)) return false;
     return tables.has(match[1] as string);
   });
   return { plan, scans };
@@ -158,10 +161,10 @@ beforeAll(async () => {
   await seedAccount();
   deploymentId = acme.deployments[0];
   for (const name of ['sales', 'support'])
-    await ok(api('POST', '/api/v1/groups', { auth: acme.admin, body: { name } }), 201);
+    await ok(api('POST', '/api/v1/groups', { auth: acme.admin, body: { name } }), 200);
   await ok(
     api('POST', '/api/v1/user-attributes', { auth: acme.admin, body: { name: 'region', type: 'string' } }),
-    201,
+    200,
   );
   board = await publishDashboard(acme);
   await setEmbed(acme, board.publicId, { allowEmbed: true });
@@ -171,7 +174,7 @@ beforeAll(async () => {
   for (const name of ['Revenue north', 'Revenue south', 'Costs']) {
     await ok(
       api('POST', `/api/v1/deployments/${deploymentId}/workbooks`, { auth: acme.admin, body: { name } }),
-      201,
+      200,
     );
   }
   const created = await ok(
@@ -179,7 +182,7 @@ beforeAll(async () => {
       auth: acme.admin,
       body: { dashboardId: board.id, scheduleType: 'DAILY', hour: 7, minute: 0 },
     }),
-    201,
+    200,
   );
   notificationUrl = `/api/v1/deployments/${deploymentId}/notifications/${created.id}`;
   await ok(

@@ -145,9 +145,21 @@ interface Results {
   meta?: { rows_read?: number; rows_written?: number };
 }
 
-function tally(counter: QueryCounter, route: Route, sqls: string[], results: Results[]): void {
+/**
+ * One round trip leaves: counted before it is awaited, so a statement or batch that fails
+ * (a guard aborting its batch) is still counted as the round trip it cost.
+ */
+function countTrip(counter: QueryCounter, route: Route, sqls: string[]): void {
   counter.queries += sqls.length;
   counter.roundTrips += 1;
+  if (counter.rowsRead === undefined) return;
+  if (route === 'primary' || sqls.some(isWrite))
+    counter.primaryRoundTrips = (counter.primaryRoundTrips ?? 0) + 1;
+  else counter.replicaRoundTrips = (counter.replicaRoundTrips ?? 0) + 1;
+}
+
+/** What a round trip that came back read and wrote, from D1's result metadata. */
+function countRows(counter: QueryCounter, results: Results[]): void {
   if (counter.rowsRead === undefined) return;
   let rowsRead = 0;
   let rowsWritten = 0;
@@ -160,9 +172,6 @@ function tally(counter: QueryCounter, route: Route, sqls: string[], results: Res
   counter.rowsRead = (counter.rowsRead ?? 0) + rowsRead;
   counter.rowsWritten = (counter.rowsWritten ?? 0) + rowsWritten;
   counter.unmetered = (counter.unmetered ?? 0) + unmetered;
-  if (route === 'primary' || sqls.some(isWrite))
-    counter.primaryRoundTrips = (counter.primaryRoundTrips ?? 0) + 1;
-  else counter.replicaRoundTrips = (counter.replicaRoundTrips ?? 0) + 1;
 }
 
 const RUNNERS = new Set(['first', 'all', 'run', 'raw']);
@@ -231,15 +240,16 @@ function countStatement(
       if (typeof prop === 'string' && RUNNERS.has(prop)) {
         return async (...args: unknown[]) => {
           statementLog?.push({ sql, params });
+          countTrip(counter, route, [sql]);
           if (counter.rowsRead !== undefined && prop !== 'all' && prop !== 'run') {
             const metered = await meteredRead(target, prop, args, sql);
             if (metered) {
-              tally(counter, route, [sql], [metered.result]);
+              countRows(counter, [metered.result]);
               return metered.value;
             }
           }
           const result = await value.apply(target, args);
-          tally(counter, route, [sql], [prop === 'all' || prop === 'run' ? (result as Results) : {}]);
+          countRows(counter, [prop === 'all' || prop === 'run' ? (result as Results) : {}]);
           return result;
         };
       }
@@ -267,21 +277,22 @@ function countDatabase<T extends D1Database | D1DatabaseSession>(
         return async (stmts: D1PreparedStatement[]) => {
           const logged = stmts.map(described);
           if (statementLog) statementLog.push(...logged);
-          const results = await value.call(target, stmts.map(unwrap));
-          tally(
+          countTrip(
             counter,
             route,
             logged.map((s) => s.sql),
-            results as Results[],
           );
+          const results = await value.call(target, stmts.map(unwrap));
+          countRows(counter, results as Results[]);
           return results;
         };
       }
       if (prop === 'exec') {
         return async (query: string) => {
           checkSql(query);
+          countTrip(counter, route, [query]);
           const result = await value.call(target, query);
-          tally(counter, route, [query], [{}]);
+          countRows(counter, [{}]);
           return result;
         };
       }
