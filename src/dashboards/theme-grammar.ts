@@ -7,8 +7,8 @@ import * as v from 'valibot';
  */
 
 const NUMBER = String.raw`[+-]?(?:\d+\.?\d*|\.\d+)`;
-const PERCENT_OR_NUMBER = String.raw`${NUMBER}%?`;
-const ANGLE = String.raw`${NUMBER}(?:deg|rad|grad|turn)?`;
+const PERCENT_OR_NUMBER = `${NUMBER}%?`;
+const ANGLE = `${NUMBER}(?:deg|rad|grad|turn)?`;
 const SEP = String.raw`\s*[,\s/]\s*`;
 
 const color = new RegExp(
