@@ -122,7 +122,8 @@ export default async function notifications(ctx) {
         });
         await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
         try {
-          const hook = `http://127.0.0.1:${server.address().port}/hook`;
+          ctx.outbound.chatTarget = `http://127.0.0.1:${server.address().port}`;
+          const hook = `https://${ctx.outbound.chatHost}/hook`;
           const patched = await ctx.api('PATCH', `/admin/v1/accounts/${world.accountId}`, {
             auth: { bearer: ctx.operatorToken },
             body: { chatWebhookUrl: hook },
@@ -159,9 +160,10 @@ export default async function notifications(ctx) {
             .bind(range.from, range.to)
             .all();
           const batches = [];
-          for (let i = 0; i < runs.length; i += 10) {
+          // One message per batch, as the consumer is configured (max_batch_size = 1 in wrangler.toml).
+          for (let i = 0; i < runs.length; i += 1) {
             batches.push(
-              runs.slice(i, i + 10).map((r) => ({
+              runs.slice(i, i + 1).map((r) => ({
                 id: `bench-${r.id}`,
                 timestamp: new Date(),
                 attempts: 1,
@@ -170,9 +172,23 @@ export default async function notifications(ctx) {
             );
           }
           const t0 = performance.now();
-          // Two batches at a time, as two consumer invocations would run.
-          for (let i = 0; i < batches.length; i += 2) {
-            await Promise.all(batches.slice(i, i + 2).map((b) => worker.queue('edgeboard-notifications', b)));
+          // Four batches at a time, as four consumer invocations would run.
+          for (let i = 0; i < batches.length; i += 4) {
+            await Promise.all(batches.slice(i, i + 4).map((b) => worker.queue('edgeboard-notifications', b)));
+          }
+          // An invocation sends a bounded number of deliveries and continues the rest through the
+          // queue (Miniflare's consumer picks those up): wait until every run is finished.
+          const finished = () =>
+            d1
+              .prepare(
+                `SELECT count(*) AS n FROM notification_runs WHERE notification_id BETWEEN ? AND ?
+                 AND status IN ('delivered', 'partially_failed', 'failed')`,
+              )
+              .bind(range.from, range.to)
+              .first();
+          const deadline = Date.now() + 120_000;
+          while ((await finished()).n < runs.length && Date.now() < deadline) {
+            await new Promise((resolve) => setTimeout(resolve, 100));
           }
           const elapsed = ms(t0);
           const sent = await d1
@@ -193,6 +209,7 @@ export default async function notifications(ctx) {
             `${elapsed.toFixed(0)} ms: ${((sent.n / elapsed) * 1000).toFixed(0)} deliveries/s, ${((runs.length / elapsed) * 1000).toFixed(1)} runs/s`,
           ];
         } finally {
+          ctx.outbound.chatTarget = null;
           await new Promise((resolve) => server.close(resolve));
         }
       },

@@ -75,6 +75,25 @@ function bundledModules() {
     .map((f) => ({ type: type(f), path: path.join(outDir, f) }));
 }
 
+/**
+ * Where the Worker's outbound fetches go: nowhere, except the chat host a scenario points at a
+ * local server (webhook URLs must be https to a public host, so the Worker is given one and
+ * this routes it to loopback).
+ */
+const outbound = { chatHost: 'chat.bench.example.com', chatTarget: null };
+
+async function routeOutbound(request) {
+  const url = new URL(request.url);
+  if (url.hostname !== outbound.chatHost || !outbound.chatTarget) {
+    return new Response(`the bench sends nothing to ${url.hostname}`, { status: 599 });
+  }
+  return fetch(`${outbound.chatTarget}${url.pathname}`, {
+    method: request.method,
+    headers: request.headers,
+    body: await request.arrayBuffer(),
+  });
+}
+
 async function startWorker() {
   const { workerOptions } = unstable_getMiniflareWorkerOptions(path.join(root, 'wrangler.toml'));
   const { modulesRules: _rules, ...options } = workerOptions;
@@ -83,6 +102,7 @@ async function startWorker() {
     name: 'edgeboard',
     modulesRoot: outDir,
     modules: bundledModules(),
+    outboundService: routeOutbound,
     bindings: {
       ...workerOptions.bindings,
       ADMIN_TOKEN: OPERATOR_TOKEN,
@@ -313,7 +333,7 @@ async function main() {
     await migrate(d1);
     const api = makeApi(url);
     const world = await seedWorld(api);
-    const ctx = { api, d1, world, url, mf, operatorToken: OPERATOR_TOKEN, quick: QUICK };
+    const ctx = { api, d1, world, url, mf, outbound, operatorToken: OPERATOR_TOKEN, quick: QUICK };
 
     const scenarios = [];
     const files = readdirSync(path.join(root, 'bench'))
