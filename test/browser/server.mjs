@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CHROMIUM = '/usr/bin/chromium';
 
-/** Debian's chromium (browser downloads do not work here); installed with apt-get when missing. */
+/** Debian's chromium, so the test needs no browser download; installed with apt-get when missing. */
 export function ensureChromium() {
   if (existsSync(CHROMIUM)) return;
   const asRoot = process.getuid?.() === 0;
