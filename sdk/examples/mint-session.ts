@@ -1,42 +1,23 @@
 /**
  * Server-side quick start: the customer's backend mints an edgeboard embed session for the user
  * signed in to its site, and answers the host page's `fetchSession` (the embed SDK) with it. The
- * API key never leaves the backend. Web-standard only (fetch, Request, Response), so it runs on
- * Cloudflare Workers, Node 18+, Deno and Bun. Types follow the OpenAPI document
- * (`GET /api/v1/openapi.json`, operation `generateSession`); test/docs/mint-session.test.ts keeps
- * them in step with the server's own schema.
+ * API key never leaves the backend. The call goes through `hc<AppType>` from `hono/client`:
+ * `AppType` (src/app.ts) is the type of edgeboard's whole API, so the request body and the answer
+ * are typed by the server's own route definitions (a type-only import: no edgeboard code runs in
+ * your backend, only `hono/client` and fetch). Runs on Cloudflare Workers, Node 18+, Deno and Bun;
+ * test/docs/mint-session.test.ts drives it against the Worker.
  */
+import { hc, type InferRequestType, type InferResponseType } from 'hono/client';
+import type { AppType } from '../../src/app';
 
-/** The body of `POST /api/v1/embed/generate-session` (E9). */
-export interface GenerateSessionRequest {
-  deploymentId: number;
-  /** Your id for the user: lowercase, trimmed. Exactly one of externalId or internalId. */
-  externalId?: string;
-  /** A username of your edgeboard account (no profile, groups or attributes then). */
-  internalId?: string;
-  email?: string;
-  userProfile?: { displayName?: string | null; picture?: string | null };
-  embedTenantName?: string;
-  creatorMode?: boolean;
-  groups?: string[];
-  userAttributes?: { name: string; value: string | number | string[] | number[] | null }[];
-  userAttributeDefinitions?: {
-    name: string;
-    type: 'string' | 'number' | 'string_array' | 'number_array';
-    displayName?: string;
-    defaultValue?: string;
-    description?: string;
-  }[];
-  groupDefinitions?: { name: string; description?: string }[];
-  securityContext?: Record<string, unknown> | null;
-  settings?: { showDashboardChat?: boolean };
-}
+/** The typed client's generate-session endpoint, for the types below. */
+type GenerateSession = ReturnType<typeof hc<AppType>>['api']['v1']['embed']['generate-session']['$post'];
+
+/** The body of `POST /api/v1/embed/generate-session` (E9), as the server declares it. */
+export type GenerateSessionRequest = InferRequestType<GenerateSession>['json'];
 
 /** Its answer, which is also what the embed SDK's `fetchSession` resolves to. */
-export interface EmbedSession {
-  sessionId: string;
-  expiresAt: string;
-}
+export type EmbedSession = InferResponseType<GenerateSession, 200>;
 
 /** edgeboard's error envelope (`details` only on validation errors). */
 export interface ApiErrorBody {
@@ -71,17 +52,16 @@ export async function mintEmbedSession(
   config: EdgeboardConfig,
   user: Omit<GenerateSessionRequest, 'deploymentId'>,
 ): Promise<EmbedSession> {
-  const request: GenerateSessionRequest = { deploymentId: config.deploymentId, ...user };
-  const res = await (config.fetch ?? fetch)(
-    `${config.baseUrl.replace(/\/+$/, '')}/api/v1/embed/generate-session`,
-    {
-      method: 'POST',
-      headers: { authorization: `Api-Key ${config.apiKey}`, 'content-type': 'application/json' },
-      body: JSON.stringify(request),
-    },
-  );
-  if (!res.ok) throw new EdgeboardError(res.status, (await res.json()) as ApiErrorBody);
-  return (await res.json()) as EmbedSession;
+  const client = hc<AppType>(config.baseUrl.replace(/\/+$/, ''), {
+    headers: { authorization: `Api-Key ${config.apiKey}` },
+    fetch: config.fetch,
+  });
+  const res = await client.api.v1.embed['generate-session'].$post({
+    json: { deploymentId: config.deploymentId, ...user },
+  });
+  // Refusals are the error envelope, which the route's typed answers do not list.
+  if (!res.ok) throw new EdgeboardError(res.status, (await res.json()) as unknown as ApiErrorBody);
+  return res.json();
 }
 
 /** Who is signed in to your site, as your own session layer knows it. */

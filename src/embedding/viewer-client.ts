@@ -9,6 +9,11 @@
 // Authorization header of that fetch and is never written anywhere. A page opened with
 // `#session=<id>` (a fragment never reaches a server, so no request log can hold it) loads the
 // same way, and drops the fragment from its address.
+//
+// For a host that sizes the frame to the dashboard (the embed SDK), the page posts
+// {type: "edgeboard:resize", height} whenever the height of #eb-root (the dashboard or its notice)
+// changes, and {type: "edgeboard:error", code} when it shows an error other than expiry: at boot,
+// or when a renewal fails.
 import type { ViewerBoot, ViewerContent } from './viewer.boot';
 
 function element<T extends HTMLElement>(id: string): T {
@@ -23,11 +28,18 @@ const content = element('eb-content');
 const notice = element('eb-notice');
 const sheet = element<HTMLStyleElement>('eb-dashboard-style');
 const framed = window.parent !== null && window.parent !== window;
+/** The code of a renewal that got no answer from the API (network down, a proxy's page). */
+const UNREACHABLE = 'UNAVAILABLE';
 let timers: ReturnType<typeof setTimeout>[] = [];
 let generation = 0;
 
-function post(type: string): void {
-  if (framed) window.parent.postMessage({ type }, '*');
+function post(type: string, fields: Record<string, unknown> = {}): void {
+  if (framed) window.parent.postMessage({ ...fields, type }, '*');
+}
+
+/** Expiry has its own message and a renewal answers it; every other refusal is an error. */
+function fail(code: string): void {
+  post('edgeboard:error', { code });
 }
 
 function clearTimers(): void {
@@ -112,6 +124,7 @@ async function renew(sessionId: string, done = 'edgeboard:session-renewed'): Pro
       const kind = (body.code && boot.codes[body.code]) || 'unavailable';
       show(kind);
       if (kind === 'expired') post('edgeboard:session-expired');
+      else fail(body.code ?? UNREACHABLE);
       return;
     }
     sheet.textContent = body.css;
@@ -125,11 +138,28 @@ async function renew(sessionId: string, done = 'edgeboard:session-renewed'): Pro
     schedule(body.expiresInMs);
     post(done);
   } catch {
+    // No answer, or one that is not the API's JSON: nothing says which code, so the page's own.
     if (mine === generation) {
       clearTimers();
       show('unavailable');
+      fail(UNREACHABLE);
     }
   }
+}
+
+/**
+ * The rendered height of the dashboard (or its notice), not of the body: the body is at least the
+ * frame's height, so it could never tell a host to shrink the frame. Posted only when it changes.
+ */
+function reportHeight(): void {
+  if (!framed || typeof ResizeObserver === 'undefined') return;
+  let last = -1;
+  new ResizeObserver(() => {
+    const height = Math.ceil(root.getBoundingClientRect().height);
+    if (height === last) return;
+    last = height;
+    post('edgeboard:resize', { height });
+  }).observe(root);
 }
 
 window.addEventListener('message', (event: MessageEvent) => {
@@ -141,6 +171,7 @@ window.addEventListener('message', (event: MessageEvent) => {
   void renew(sessionId);
 });
 
+reportHeight();
 avatars();
 chat();
 const hash = /^#(?:.*&)?session=([^&]+)/.exec(location.hash);
@@ -153,4 +184,6 @@ if (hash?.[1]) {
   post('edgeboard:ready');
 } else if (boot.state === 'expired') {
   post('edgeboard:session-expired');
+} else if (boot.state !== 'ready') {
+  fail(boot.code ?? UNREACHABLE);
 }

@@ -6,6 +6,8 @@
 export interface ViewerBoot {
   /** `ready` when the dashboard is shown, else the notice on screen. */
   state: string;
+  /** The API error code of that notice (posted as `edgeboard:error`), null when ready. */
+  code: string | null;
   /** Milliseconds until the session expires (null: no dashboard shown). */
   expiresInMs: number | null;
   /** Where a renewal fetches the dashboard markup for a new session. */

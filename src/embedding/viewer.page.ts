@@ -6,41 +6,57 @@ import type { RenderInput } from '../render/render.types';
 import type { ViewerBoot } from './viewer.boot';
 import { VIEWER_CLIENT_JS } from './viewer-client.bundle';
 
-/** What a person reads when the dashboard cannot be shown. */
+/**
+ * What a person reads when the dashboard cannot be shown, and the API error code the page posts to
+ * its parent for it (`edgeboard:error`; the error the API answers for the same refusal).
+ */
 export const NOTICES = {
   expired: {
+    code: 'SESSION_EXPIRED',
     status: 401,
     title: 'This session has expired',
     message:
       'For your security the dashboard closed when its session ended. The page you came from can open it again.',
   },
   revoked: {
+    code: 'SESSION_REVOKED',
     status: 401,
     title: 'Access to this dashboard was withdrawn',
     message: 'The session of this page was revoked. Sign in again on the site you came from.',
   },
   invalid: {
+    code: 'SESSION_INVALID',
     status: 401,
     title: 'This dashboard link is not valid',
     message:
       'The link is incomplete or was not issued for this dashboard. Open the dashboard again from the site you came from.',
   },
   disabled: {
+    code: 'EMBED_DISABLED',
     status: 403,
     title: 'Embedding is turned off for this dashboard',
     message: 'Its owner has not allowed it to be shown inside other sites. Ask them to enable embedding.',
   },
   not_found: {
+    code: 'NOT_FOUND',
     status: 404,
     title: 'Dashboard not found',
     message: 'There is no published dashboard at this address, or it is not available to your session.',
   },
   unavailable: {
+    code: 'INTERNAL',
     status: 500,
     title: 'The dashboard could not be shown',
     message: 'Something went wrong on our side. Please try again in a moment.',
   },
 } as const;
+
+/**
+ * The page's own rules. The host may size the frame to #eb-root's height (edgeboard:resize), so
+ * the root contains its children's margins (flow-root), and the notice's margin is fixed rather
+ * than a share of the frame's height, which would grow with every resize the host makes.
+ */
+const VIEWER_PAGE_CSS = '\n#eb-root{display:flow-root}\n.eb-notice{margin:48px auto}';
 
 export type NoticeKind = keyof typeof NOTICES;
 
@@ -93,6 +109,7 @@ function documentHtml(
 ): Page {
   const boot: ViewerBoot = {
     state: parts.notice ?? 'ready',
+    code: parts.notice ? NOTICES[parts.notice].code : null,
     expiresInMs: parts.expiresInMs,
     contentUrl: `/embed/dashboard/${encodeURIComponent(options.publicId)}/content`,
     allowedOrigins: options.allowedOrigins,
@@ -110,7 +127,7 @@ function documentHtml(
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${text(parts.title)}</title>
-<style nonce="${nonce}">${raw(DASHBOARD_BASE_CSS)}</style>
+<style nonce="${nonce}">${raw(DASHBOARD_BASE_CSS)}${raw(VIEWER_PAGE_CSS)}</style>
 <style nonce="${nonce}" id="eb-dashboard-style">${raw(parts.css)}</style>
 </head>
 <body>

@@ -32,8 +32,8 @@ function seedExports(output) {
 
 /**
  * The customer's site: `/` embeds with the SDK (served from sdk/dist at `/sdk/`), `/session` is its
- * backend minting a session with the API key, `/stub/embed/dashboard/*` a stand-in viewer that
- * posts a height (the viewer itself does not post one yet).
+ * backend minting a session with the API key (`?revoke=1`: one revoked before it is handed out),
+ * `/stub/embed/dashboard/*` a stand-in viewer that posts a fixed height.
  */
 async function startHost() {
   const port = await freePort();
@@ -52,6 +52,12 @@ async function startHost() {
         },
       });
       minted.push(session.sessionId);
+      if (url.searchParams.get('revoke') === '1') {
+        await call(env.BASE_URL, 'POST', '/api/v1/embed/session/revoke', {
+          auth: `Api-Key ${env.API_KEY}`,
+          body: { sessionId: session.sessionId },
+        });
+      }
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(session));
     } else if (url.pathname.startsWith('/stub/embed/dashboard/')) {
       res.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><body>stub<script>
@@ -61,12 +67,14 @@ setTimeout(() => parent.postMessage({ type: 'edgeboard:resize', height: 1234 }, 
     } else if (url.pathname === '/') {
       const base = url.searchParams.get('base') ?? env.BASE_URL;
       const fail = url.searchParams.get('fail') === '1';
+      const sessionUrl = url.searchParams.get('revoked') === '1' ? '/session?revoke=1' : '/session';
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html>
 <html><head><meta charset="utf-8"><title>Customer site</title></head><body style="margin:0">
 <div id="board"></div>
 <script type="module">
 import { embedDashboard } from '/sdk/index.js';
 window.events = [];
+window.heights = [];
 window.fetches = 0;
 window.embed = embedDashboard({
   container: document.getElementById('board'),
@@ -75,10 +83,14 @@ window.embed = embedDashboard({
   fetchSession: async () => {
     window.fetches += 1;
     if (${fail}) throw new Error('backend down');
-    return (await fetch('/session', { method: 'POST' })).json();
+    return (await fetch(${JSON.stringify(sessionUrl)}, { method: 'POST' })).json();
   },
   theme: { border: '1px solid #ddd' },
-  onEvent: (e) => window.events.push(e.type === 'error' ? 'error: ' + e.error.message : e.type),
+  // Heights apart: the real viewer posts one whenever the dashboard's height changes.
+  onEvent: (e) =>
+    e.type === 'resize'
+      ? window.heights.push(e.height)
+      : window.events.push(e.type === 'error' ? 'error: ' + e.error.message : e.type),
 });
 </script></body></html>`);
     } else {
@@ -182,7 +194,7 @@ test('loads the dashboard, renews its session without reloading, then destroys e
 test('sizes the frame to the height the viewer posts', async () => {
   const page = await context.newPage();
   await page.goto(`${host.url}/?${new URLSearchParams({ base: `${host.url}/stub` })}`);
-  await waitFor(async () => (await events(page)).includes('resize'), 'resize');
+  await waitFor(async () => (await page.evaluate(() => window.heights)).includes(1234), 'resize');
   assert.equal(await page.evaluate(() => window.embed.iframe.style.height), '1234px');
   // The content box is the dashboard's height; the theme's border comes on top of it.
   assert.equal(await page.evaluate(() => window.embed.iframe.clientHeight), 1234);
@@ -195,5 +207,60 @@ test('reports a session the backend cannot give as an error, and frames nothing'
   await waitFor(async () => (await events(page)).length > 0, 'an event');
   assert.deepEqual(await events(page), ['error: backend down']);
   assert.equal(await page.locator('#board iframe').count(), 0);
+  await page.close();
+});
+
+/** The viewer's dashboard root, measured inside the frame. */
+const rootHeight = (frame) =>
+  frame.evaluate(() => Math.ceil(document.getElementById('eb-root').getBoundingClientRect().height));
+
+test('follows the real viewer’s height: the frame fits the dashboard at every width', async () => {
+  const page = await context.newPage();
+  await page.setViewportSize({ width: 1300, height: 900 });
+  await page.goto(`${host.url}/`);
+  await waitFor(async () => (await events(page)).includes('loaded'), 'loaded');
+  const frame = page.frames().find((f) => f.url().includes('/embed/dashboard/'));
+  const wide = await rootHeight(frame);
+  await waitFor(async () => (await page.evaluate(() => window.heights.at(-1))) === wide, 'the wide height');
+  // Not the SDK's 600 px default: the seed's dashboard is two rows of widgets.
+  assert.notEqual(wide, 600);
+  assert.equal(await page.evaluate(() => window.embed.iframe.style.height), `${wide}px`);
+  // The frame shows the whole dashboard without a scroll bar inside it.
+  assert.equal(await frame.evaluate(() => document.documentElement.scrollHeight), wide);
+
+  // Narrower: the dashboard stacks its widgets, grows, and the frame follows.
+  await page.setViewportSize({ width: 420, height: 900 });
+  await waitFor(async () => (await rootHeight(frame)) > wide, 'the narrow layout');
+  const narrow = await rootHeight(frame);
+  await waitFor(
+    async () => (await page.evaluate(() => window.heights.at(-1))) === narrow,
+    'the narrow height',
+  );
+  assert.equal(await page.evaluate(() => window.embed.iframe.clientHeight), narrow);
+  assert.equal(await frame.evaluate(() => document.documentElement.scrollHeight), narrow);
+  // Only changes are posted: never the same height twice in a row.
+  const heights = await page.evaluate(() => window.heights);
+  assert.ok(
+    heights.every((h, i) => i === 0 || h !== heights[i - 1]),
+    `heights ${heights}`,
+  );
+  assert.deepEqual(await events(page), ['loaded']);
+  await page.close();
+});
+
+test('reports a revoked session as an error with its code', async () => {
+  const page = await context.newPage();
+  await page.goto(`${host.url}/?revoked=1`);
+  await waitFor(async () => (await events(page)).length > 0, 'an event');
+  assert.deepEqual(await events(page), ['error: The dashboard could not be shown: SESSION_REVOKED']);
+  const viewer = page.frameLocator('#board iframe');
+  assert.equal(await viewer.locator('#eb-notice h1').textContent(), 'Access to this dashboard was withdrawn');
+  // The frame still fits what it shows: the notice.
+  const frame = page.frames().find((f) => f.url().includes('/embed/dashboard/'));
+  const height = await rootHeight(frame);
+  await waitFor(
+    async () => (await page.evaluate(() => window.heights.at(-1))) === height,
+    'the notice height',
+  );
   await page.close();
 });

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CHROMIUM = '/usr/bin/chromium';
 
-/** Debian's chromium (browser downloads do not work here); installed with apt-get when missing. */
+/** Debian's chromium, so the test needs no browser download; installed with apt-get when missing. */
 export function ensureChromium() {
   if (existsSync(CHROMIUM)) return;
   const asRoot = process.getuid?.() === 0;
@@ -189,7 +189,9 @@ export async function seed(base, adminToken, { allowedEmbedOrigins = null } = {}
     minted.push(sessionId);
     return sessionId;
   };
-  return { publicId: published.publicId, config, mint, minted, setAllowedOrigins };
+  const revoke = (sessionId) =>
+    call(base, 'POST', '/api/v1/embed/session/revoke', { auth: apiKey, body: { sessionId } });
+  return { publicId: published.publicId, config, mint, minted, revoke, setAllowedOrigins };
 }
 
 /**
@@ -233,6 +235,9 @@ function hostPage({ apiUrl, publicId, session, width, autoRenew, inFragment }) {
 const frame = document.getElementById('edgeboard');
 const viewerOrigin = ${JSON.stringify(new URL(apiUrl).origin)};
 window.messages = [];
+// Heights and error codes apart, so the message sequence reads as the renewal protocol.
+window.heights = [];
+window.errors = [];
 window.autoRenew = ${autoRenew};
 window.renew = async () => {
   const { sessionId } = await (await fetch('/session')).json();
@@ -240,6 +245,8 @@ window.renew = async () => {
 };
 window.addEventListener('message', (event) => {
   if (event.source !== frame.contentWindow || event.origin !== viewerOrigin) return;
+  if (event.data.type === 'edgeboard:resize') return void window.heights.push(event.data.height);
+  if (event.data.type === 'edgeboard:error') window.errors.push(event.data.code);
   window.messages.push(event.data.type);
   if (window.autoRenew && (event.data.type === 'edgeboard:session-expiring' || event.data.type === 'edgeboard:session-expired')) {
     window.renew();

@@ -238,6 +238,25 @@ test('a session given in the URL fragment loads the dashboard and leaves the add
   await page.close();
 });
 
+test('a revoked session shows its page and posts edgeboard:error with its code, and its height', async () => {
+  const session = await world.mint({ displayName: 'Ada Lovelace' });
+  await world.revoke(session);
+  const page = await openHost({ session });
+  const frame = viewer(page);
+  const notice = frame.locator('#eb-notice h1');
+  await notice.waitFor();
+  assert.equal(await notice.textContent(), 'Access to this dashboard was withdrawn');
+  await waitFor(async () => (await page.evaluate(() => window.errors.length)) > 0, 'edgeboard:error');
+  assert.deepEqual(await page.evaluate(() => window.errors), ['SESSION_REVOKED']);
+  assert.ok(!(await messages(page)).includes('edgeboard:ready'));
+  // The notice's own height (the root element's), not the frame's 900 px.
+  const root = await frame.locator('#eb-root').evaluate((el) => Math.ceil(el.getBoundingClientRect().height));
+  await waitFor(async () => (await page.evaluate(() => window.heights.at(-1))) === root, 'the height');
+  assert.ok(root > 100 && root < 900, `notice height ${root}`);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
 test('only the origins the account allows may frame the viewer (CSP frame-ancestors)', async () => {
   const strict = await seed(server.url, ADMIN_TOKEN, { allowedEmbedOrigins: ['https://app.example.com'] });
   const open = async () => {

@@ -15,7 +15,9 @@ import { publishDashboard } from '../embedding/fixtures';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 
-// Compile-time: the snippet's request is exactly what the server accepts, its answer what it sends.
+// Compile-time: the types the snippet derives through hc<AppType> are the route's valibot schemas
+// (its request exactly what the server accepts, its answer what it sends), so a change in how
+// AppType is built, or a route that stops declaring its body, shows here.
 type ServerInput = v.InferInput<typeof generateSessionBody>;
 const toServer = (r: GenerateSessionRequest): ServerInput => r;
 // The server types securityContext's input as unknown (it checks for a plain object at run time);

@@ -102,6 +102,7 @@ describe('GET /embed/dashboard/{publicId}', () => {
     const boot = bootOf(html);
     expect(boot).toMatchObject({
       state: 'ready',
+      code: null,
       expiresInMs: TTL * 1000,
       contentUrl: `/embed/dashboard/${board.publicId}/content`,
       allowedOrigins: null,
@@ -214,6 +215,8 @@ describe('viewer error pages', () => {
     expect(res.status).toBe(401);
     expect(res.html).toContain('<h1>Access to this dashboard was withdrawn</h1>');
     expect(bootOf(res.html).state).toBe('revoked');
+    // What the page posts to its parent (edgeboard:error): the API's code for the same refusal.
+    expect(bootOf(res.html).code).toBe('SESSION_REVOKED');
   });
 
   it('says embedding is off (403) while allowEmbed is false', async () => {
@@ -235,6 +238,7 @@ describe('viewer error pages', () => {
       const res = await page(publicId, session);
       expect(res.status, publicId).toBe(404);
       expect(res.html).toContain('<h1>Dashboard not found</h1>');
+      expect(bootOf(res.html).code).toBe('NOT_FOUND');
       expectPageHeaders(res, '*');
     }
     const elsewhere = await seedBusinessReview(acme, { deploymentId: acme.deployments[1] });
