@@ -11,4 +11,5 @@ export const DASHBOARDS_DECISIONS = [
   'Free-form JSON limits (depth/bytes): dashboard config 24/512 KiB, settings 12/32 KiB, widget config 12/32 KiB, widget style 6/8 KiB, report meta 12/32 KiB, columnFormats 8/32 KiB; report spec and sqlQuery ≤ 200,000 bytes each; at most 100 app files.',
   'A write that would take the account past its stored-bytes quota (per plan, operator-adjustable) is a 429 `QUOTA_EXCEEDED` and stores nothing; deletes always go through.',
   'A PublishedDashboard answers `fromSharedWorkspace` and `useBoardDashboards` as false (no shared workspaces or boards exist in this service).',
+  "`GET|PUT …/workbooks/{id}/embed-access` (admins) map Cube's EmbedAccessResponse onto the published dashboard's two flags: `allowEmbed`, and `allEmbedUsers` as `{enabled, action: read|none, groupId: null}`; `tenants` is always empty and a per-tenant `embedTenantName` target is a 400, because edgeboard shares a dashboard with all embed users or none.",
 ];

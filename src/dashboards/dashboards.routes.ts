@@ -18,6 +18,8 @@ import {
   publishDashboard,
   updateDashboard,
 } from './dashboards.service';
+import { embedAccessSchema, updateEmbedAccessBody } from './embed-access.schemas';
+import { getEmbedAccess, updateEmbedAccess } from './embed-access.service';
 
 const tags = ['Dashboards'];
 
@@ -113,5 +115,40 @@ export const dashboardsRoutes = routes(
     errors: [404],
     handler: async (c, { params }) =>
       getVersion(c.get('db'), scopeOf(c, params.deploymentId), params.id, params.versionNumber),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/:id/embed-access',
+    auth: 'admin',
+    summary: 'Get who may load the workbook’s published dashboard embedded',
+    description:
+      'Cube’s EmbedAccessResponse from edgeboard’s two flags: `allowEmbed`, and `allEmbedUsers` ' +
+      '(`enabled`, `action` read|none, `groupId` always null). `tenants` is always empty: edgeboard ' +
+      'has no per-tenant shares. A workbook never published answers both flags false.',
+    tags,
+    operationId: 'getEmbedAccess',
+    params: workbookParams,
+    responses: { 200: embedAccessSchema },
+    errors: [403, 404],
+    handler: async (c, { params }) => getEmbedAccess(c.get('db'), scopeOf(c, params.deploymentId), params.id),
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/:id/embed-access',
+    auth: 'admin',
+    summary: 'Change who may load the workbook’s published dashboard embedded',
+    description:
+      'Cube’s UpdateEmbedAccessInput: `allEmbedUsers: true` with `action` `read` shares the dashboard ' +
+      'with every embed user, `none` unshares it; `allowEmbed` sets the embedding flag (alone or with ' +
+      'the former). Nothing to change is a 400, as is a workbook without a published dashboard. ' +
+      '`embedTenantName` is a 400: edgeboard has no per-tenant shares (deliberate difference).',
+    tags,
+    operationId: 'updateEmbedAccess',
+    params: workbookParams,
+    body: updateEmbedAccessBody,
+    responses: { 200: embedAccessSchema },
+    errors: [403, 404],
+    handler: async (c, { params, body }) =>
+      updateEmbedAccess(c.get('db'), scopeOf(c, params.deploymentId), params.id, body, nowOf(c)),
   }),
 );

@@ -207,3 +207,79 @@ describe('publishDashboard — POST …/workbooks/{workbookId}/publish', () => {
     expect(count?.n).toBe(0);
   });
 });
+
+describe('getEmbedAccess / updateEmbedAccess — …/workbooks/{workbookId}/embed-access', () => {
+  const ACCESS: Record<string, CubeType> = {
+    allowEmbed: 'boolean',
+    allEmbedUsers: 'object',
+    tenants: 'array',
+  };
+  const ALL: Record<string, CubeType> = { enabled: 'boolean', action: ['read', 'none'] };
+
+  it('answers EmbedAccessResponse and changes allowEmbed and the all-embed-users share', async () => {
+    const wb = await api('POST', base, { auth: key, body: { name: 'Embed access' } });
+    const url = `${base}/${wb.body.id}/embed-access`;
+    const before = await api('GET', url, { auth: key });
+    expect(before.status).toBe(200);
+    expectCube(before.body, ACCESS);
+    expectCube(before.body.allEmbedUsers, ALL);
+    expect(before.body).toEqual({
+      allowEmbed: false,
+      allEmbedUsers: { enabled: false, action: 'none', groupId: null },
+      tenants: [],
+    });
+    expectError(await api('PUT', url, { auth: key, body: { allowEmbed: true } }), 400, 'BAD_REQUEST');
+
+    await api('POST', `${base}/${wb.body.id}/publish`, {
+      auth: key,
+      body: { workbookId: wb.body.id, config: cubeConfig(true) },
+    });
+    const shared = await api('PUT', url, {
+      auth: key,
+      body: { allEmbedUsers: true, action: 'read', allowEmbed: true, embedTenantName: null },
+    });
+    expect(shared.status, JSON.stringify(shared.body)).toBe(200);
+    expect(shared.body).toEqual({
+      allowEmbed: true,
+      allEmbedUsers: { enabled: true, action: 'read', groupId: null },
+      tenants: [],
+    });
+    const row = await env.DB.prepare(
+      'SELECT allow_embed, all_embed_users FROM published_dashboards WHERE workbook_id = ?',
+    )
+      .bind(wb.body.id)
+      .first<{ allow_embed: number; all_embed_users: number }>();
+    expect(row).toEqual({ allow_embed: 1, all_embed_users: 1 });
+    const unshared = await api('PUT', url, { auth: key, body: { allEmbedUsers: true, action: 'none' } });
+    expect(unshared.body).toMatchObject({
+      allowEmbed: true,
+      allEmbedUsers: { enabled: false, action: 'none' },
+    });
+    expect((await api('GET', url, { auth: key })).body).toEqual(unshared.body);
+  });
+
+  it.each([
+    [{}, '(body)'],
+    [{ action: 'read' }, 'allEmbedUsers'],
+    [{ allEmbedUsers: true }, 'action'],
+    [{ allEmbedUsers: true, action: 'write' }, 'action'],
+    [{ embedTenantName: 'tenant-one', action: 'read' }, 'embedTenantName'],
+  ])('refuses %j naming %s', async (body, path) => {
+    const wb = await api('POST', base, { auth: key, body: { name: 'Embed access refusals' } });
+    await api('POST', `${base}/${wb.body.id}/publish`, { auth: key, body: { config: cubeConfig(true) } });
+    const res = await api('PUT', `${base}/${wb.body.id}/embed-access`, { auth: key, body });
+    expectError(res, 400, 'VALIDATION_FAILED');
+    expect(res.body.details[0].path).toBe(path);
+  });
+
+  it('is for admins: a member is a 403, another deployment’s workbook a 404', async () => {
+    const wb = await api('POST', base, { auth: key, body: { name: 'Embed access guard' } });
+    expectError(
+      await api('GET', `${base}/${wb.body.id}/embed-access`, { auth: acme.member }),
+      403,
+      'FORBIDDEN',
+    );
+    const otherBase = `/api/v1/deployments/${acme.deployments[1]}/workbooks`;
+    expectError(await api('GET', `${otherBase}/${wb.body.id}/embed-access`, { auth: key }), 404, 'NOT_FOUND');
+  });
+});
