@@ -134,17 +134,30 @@ export async function publish(
   // What is published: the config of the request, else the stored draft. A draft stored before
   // the JSON limits existed may be too deep for SQLite's JSON functions: it is refused (400)
   // rather than failing the publish.
+  // A sent config is bound once (it may be 512 KiB); its title and description are read here.
   const given = input.config != null ? JSON.stringify(input.config) : null;
-  const source = (w: string) => (given === null ? sql.raw(`${w}.dashboard_draft`) : sql`${given}`);
+  const fromDraft = (key: string) =>
+    sql.raw(`CASE WHEN json_valid(w.dashboard_draft) THEN w.dashboard_draft ->> '$.${key}' END`);
+  const configTitle = given === null ? fromDraft('title') : sql`${input.config?.title ?? null}`;
+  const configDescription =
+    given === null ? fromDraft('description') : sql`${input.config?.description ?? null}`;
   const dashboardId = input.dashboardId ?? null;
   const check = sql`SELECT *, (deployment_ok AND found AND has_draft AND draft_valid AND dashboard_ok) AS ok
     FROM (SELECT
       ${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
       EXISTS (SELECT 1 FROM workbooks WHERE item_id = ${workbookId} AND deployment_id = ${scope.deploymentId}) AS found,
-      EXISTS (SELECT 1 FROM workbooks w WHERE w.item_id = ${workbookId} AND w.deployment_id = ${scope.deploymentId}
-        AND ${source('w')} IS NOT NULL) AS has_draft,
-      coalesce((SELECT json_valid(${source('w')}) FROM workbooks w WHERE w.item_id = ${workbookId}
-        AND w.deployment_id = ${scope.deploymentId}), 0) AS draft_valid,
+      ${
+        given !== null
+          ? sql`1`
+          : sql`EXISTS (SELECT 1 FROM workbooks WHERE item_id = ${workbookId}
+        AND deployment_id = ${scope.deploymentId} AND dashboard_draft IS NOT NULL)`
+      } AS has_draft,
+      ${
+        given !== null
+          ? sql`1`
+          : sql`coalesce((SELECT json_valid(dashboard_draft) FROM workbooks
+        WHERE item_id = ${workbookId} AND deployment_id = ${scope.deploymentId}), 0)`
+      } AS draft_valid,
       (${dashboardId} IS NULL OR EXISTS (SELECT 1 FROM published_dashboards
         WHERE id = ${dashboardId} AND workbook_id = ${workbookId})) AS dashboard_ok)`;
   const guard = sql`(SELECT ok FROM (${check})) = 1`;
@@ -158,8 +171,8 @@ export async function publish(
     sql`INSERT INTO published_dashboards (deployment_id, workbook_id, public_id, title, description,
         allow_embed, restrict_data_download, version_number, created_by, created_at, updated_at)
       SELECT ${scope.deploymentId}, ${workbookId}, ${publicId},
-        ${titleGiven ? sql`${input.title ?? null}` : sql`coalesce(CASE WHEN json_valid(${source('w')}) THEN ${source('w')} ->> '$.title' END, i.name)`},
-        ${descriptionGiven ? sql`${input.description ?? null}` : sql`CASE WHEN json_valid(${source('w')}) THEN ${source('w')} ->> '$.description' END`},
+        ${titleGiven ? sql`${input.title ?? null}` : sql`coalesce(${configTitle}, i.name)`},
+        ${descriptionGiven ? sql`${input.description ?? null}` : configDescription},
         ${input.allowEmbed ? 1 : 0}, ${input.restrictDataDownload ? 1 : 0}, 1, ${scope.userId}, ${now}, ${now}
       FROM workbooks w JOIN workspace_items i ON i.id = w.item_id
       WHERE w.item_id = ${workbookId} AND ${guard}
@@ -171,7 +184,8 @@ export async function publish(
         restrict_data_download = ${restrictGiven ? sql`excluded.restrict_data_download` : sql`restrict_data_download`},
         updated_at = excluded.updated_at`,
     sql`INSERT INTO dashboard_versions (published_dashboard_id, version_number, config, created_by, created_at)
-      SELECT pd.id, pd.version_number, ${source('w')}, ${scope.userId}, ${now}
+      SELECT pd.id, pd.version_number, ${given === null ? sql.raw('w.dashboard_draft') : sql`${given}`},
+        ${scope.userId}, ${now}
       FROM published_dashboards pd JOIN workbooks w ON w.item_id = pd.workbook_id
       WHERE pd.workbook_id = ${workbookId} AND ${guard}`,
     sql`UPDATE published_dashboards SET current_version_id = (SELECT dv.id FROM dashboard_versions dv
