@@ -8,13 +8,49 @@ import { embedUsers } from './embedding';
 export const NOTIFICATION_FORMATS = ['png', 'pdf'] as const;
 export type NotificationFormat = (typeof NOTIFICATION_FORMATS)[number];
 
+/** Cube's DashboardFilterOperator. */
+export const FILTER_OPERATORS = [
+  'equals',
+  'not_equals',
+  'greater_than',
+  'greater_than_or_equal',
+  'less_than',
+  'less_than_or_equal',
+  'contains',
+  'not_contains',
+  'starts_with',
+  'not_starts_with',
+  'ends_with',
+  'not_ends_with',
+  'is_null',
+  'is_not_null',
+  'is_empty',
+  'is_not_empty',
+  'between',
+  'custom',
+] as const;
+export type FilterOperator = (typeof FILTER_OPERATORS)[number];
+
+/** A filter value as Cube sends it: a scalar, or a list (`between` takes `[start, end]`). */
+export type FilterValue = string | number | boolean | (string | number | boolean | null)[];
+
 export interface NotificationFilter {
   member: string;
-  value?: string | null;
+  operator?: FilterOperator | null;
+  value?: FilterValue | null;
   caseSensitive?: boolean | null;
   startInclusive?: boolean | null;
   endInclusive?: boolean | null;
 }
+
+/** Cube's DashboardMemberSwitcher: which member a switcher shows. */
+export interface MemberSwitcher {
+  member: string;
+  selected: string;
+}
+
+/** A user attribute of an embed recipient, as Cube's UserAttributeInput carries it. */
+export type RecipientAttributeValue = string | number | boolean | string[] | number[] | null;
 
 export interface TimeGrain {
   grain: string;
@@ -51,6 +87,9 @@ export const notifications = sqliteTable(
     notificationEnabled: integer({ mode: 'boolean' }).notNull(),
     filters: text({ mode: 'json' }).$type<NotificationFilter[]>().notNull(),
     timeGrains: text({ mode: 'json' }).$type<TimeGrain[]>().notNull(),
+    memberSwitchers: text({ mode: 'json' }).$type<MemberSwitcher[]>().notNull().default([]),
+    /** Cube's flag, stored and answered: edgeboard has no AI summary, so it changes no delivery. */
+    notificationAiSummary: integer({ mode: 'boolean' }).notNull().default(false),
     nextRunAt: text(),
     createdBy: integer().references(() => users.id, { onDelete: 'set null' }),
     createdAt: text().notNull(),
@@ -91,7 +130,7 @@ export const notificationRecipients = sqliteTable(
     channelId: text(),
     channelName: text(),
     groups: text({ mode: 'json' }).$type<string[]>(),
-    userAttributes: text({ mode: 'json' }).$type<{ name: string; value: string }[]>(),
+    userAttributes: text({ mode: 'json' }).$type<{ name: string; value: RecipientAttributeValue }[]>(),
     /** JSON text as given, so an unchanged context compares equal without parsing. */
     securityContext: text(),
     createdAt: text().notNull(),

@@ -52,6 +52,11 @@ ALTER TABLE `accounts` ADD `external_user_count` integer DEFAULT 0 NOT NULL;--> 
 ALTER TABLE `accounts` ADD `stored_bytes` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE `accounts` ADD `stored_bytes_limit` integer DEFAULT 1073741824 NOT NULL;--> statement-breakpoint
 ALTER TABLE `accounts` ADD `session_rate_limit` integer DEFAULT 1200 NOT NULL;--> statement-breakpoint
+ALTER TABLE `notifications` ADD `member_switchers` text DEFAULT '[]' NOT NULL;--> statement-breakpoint
+ALTER TABLE `notifications` ADD `notification_ai_summary` integer DEFAULT false NOT NULL;--> statement-breakpoint
+CREATE INDEX `notifications_account_idx` ON `notifications` (`account_id`,`deployment_id`,`id`);--> statement-breakpoint
+CREATE INDEX `notifications_dashboard_fk_idx` ON `notifications` (`dashboard_id`);--> statement-breakpoint
+CREATE INDEX `notifications_created_by_idx` ON `notifications` (`created_by`);--> statement-breakpoint
 ALTER TABLE `workspace_items` ADD `name_grams` text DEFAULT '' NOT NULL;--> statement-breakpoint
 CREATE INDEX `workspace_items_created_by_idx` ON `workspace_items` (`created_by`);--> statement-breakpoint
 CREATE INDEX `workspace_items_updated_by_idx` ON `workspace_items` (`updated_by`);--> statement-breakpoint
@@ -67,9 +72,6 @@ CREATE INDEX `notification_deliveries_recipient_idx` ON `notification_deliveries
 CREATE INDEX `notification_recipients_user_idx` ON `notification_recipients` (`user_id`);--> statement-breakpoint
 CREATE INDEX `notification_recipients_embed_user_idx` ON `notification_recipients` (`embed_user_id`);--> statement-breakpoint
 CREATE UNIQUE INDEX `notification_runs_manual_inflight_uq` ON `notification_runs` (`notification_id`) WHERE "trigger" = 'manual' AND "status" IN ('queued', 'running');--> statement-breakpoint
-CREATE INDEX `notifications_account_idx` ON `notifications` (`account_id`,`deployment_id`,`id`);--> statement-breakpoint
-CREATE INDEX `notifications_dashboard_fk_idx` ON `notifications` (`dashboard_id`);--> statement-breakpoint
-CREATE INDEX `notifications_created_by_idx` ON `notifications` (`created_by`);--> statement-breakpoint
 CREATE INDEX `workspace_views_deployment_idx` ON `workspace_views` (`deployment_id`);--> statement-breakpoint
 CREATE TABLE `__new_embed_write_guards` (
 	`reason` text NOT NULL,

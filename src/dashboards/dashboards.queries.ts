@@ -29,7 +29,7 @@ export const reportSnapshotsJson = (versionAlias: string): SQL =>
  */
 export const publishedJson = (pd = 'pd', dv = 'dv'): SQL =>
   sql`CASE WHEN ${sql.raw(dv)}.id IS NULL THEN NULL ELSE json_object(
-    'id', ${sql.raw(pd)}.id, 'deploymentId', ${sql.raw(pd)}.deployment_id,
+    'id', ${sql.raw(pd)}.id, 'status', 'published', 'deploymentId', ${sql.raw(pd)}.deployment_id,
     'workbookId', ${sql.raw(pd)}.workbook_id, 'versionId', ${sql.raw(dv)}.id,
     'versionNumber', ${sql.raw(dv)}.version_number, 'publicId', ${sql.raw(pd)}.public_id,
     'allowEmbed', ${bool(`${pd}.allow_embed`)}, 'allEmbedUsers', ${bool(`${pd}.all_embed_users`)},

@@ -103,6 +103,8 @@ export interface PublishCheck {
   /** The workbook is one of the caller's deployment. */
   workbookFound: boolean;
   hasDraft: boolean;
+  /** `dashboardId` is absent or names this workbook's published dashboard. */
+  dashboardFound: boolean;
   /** The stored draft is JSON SQLite can read (within its depth limit). */
   draftValid: boolean;
 }
@@ -111,6 +113,7 @@ const toPublishCheck = (row: Raw | undefined): PublishCheck => ({
   ok: row?.ok === 1,
   workbookFound: row?.deployment_ok === 1 && row?.found === 1,
   hasDraft: row?.has_draft === 1,
+  dashboardFound: row?.dashboard_ok === 1,
   draftValid: row?.draft_valid === 1,
 });
 
@@ -128,38 +131,61 @@ export async function publish(
   publicId: string,
   now: string,
 ): Promise<{ check: PublishCheck; published: PublishedDashboardRecord | null }> {
-  // A draft stored before the JSON limits existed may be too deep for SQLite's JSON functions:
-  // it is refused (400) rather than failing the publish.
-  const check = sql`SELECT *, (deployment_ok AND found AND has_draft AND draft_valid) AS ok FROM (SELECT
+  // What is published: the config of the request, else the stored draft. A draft stored before
+  // the JSON limits existed may be too deep for SQLite's JSON functions: it is refused (400)
+  // rather than failing the publish.
+  // A sent config is bound once (it may be 512 KiB); its title and description are read here.
+  const given = input.config != null ? JSON.stringify(input.config) : null;
+  const fromDraft = (key: string) =>
+    sql.raw(`CASE WHEN json_valid(w.dashboard_draft) THEN w.dashboard_draft ->> '$.${key}' END`);
+  const configTitle = given === null ? fromDraft('title') : sql`${input.config?.title ?? null}`;
+  const configDescription =
+    given === null ? fromDraft('description') : sql`${input.config?.description ?? null}`;
+  const dashboardId = input.dashboardId ?? null;
+  const check = sql`SELECT *, (deployment_ok AND found AND has_draft AND draft_valid AND dashboard_ok) AS ok
+    FROM (SELECT
       ${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
       EXISTS (SELECT 1 FROM workbooks WHERE item_id = ${workbookId} AND deployment_id = ${scope.deploymentId}) AS found,
-      EXISTS (SELECT 1 FROM workbooks WHERE item_id = ${workbookId} AND deployment_id = ${scope.deploymentId}
-        AND dashboard_draft IS NOT NULL) AS has_draft,
-      coalesce((SELECT json_valid(dashboard_draft) FROM workbooks WHERE item_id = ${workbookId}
-        AND deployment_id = ${scope.deploymentId}), 0) AS draft_valid)`;
+      ${
+        given !== null
+          ? sql`1`
+          : sql`EXISTS (SELECT 1 FROM workbooks WHERE item_id = ${workbookId}
+        AND deployment_id = ${scope.deploymentId} AND dashboard_draft IS NOT NULL)`
+      } AS has_draft,
+      ${
+        given !== null
+          ? sql`1`
+          : sql`coalesce((SELECT json_valid(dashboard_draft) FROM workbooks
+        WHERE item_id = ${workbookId} AND deployment_id = ${scope.deploymentId}), 0)`
+      } AS draft_valid,
+      (${dashboardId} IS NULL OR EXISTS (SELECT 1 FROM published_dashboards
+        WHERE id = ${dashboardId} AND workbook_id = ${workbookId})) AS dashboard_ok)`;
   const guard = sql`(SELECT ok FROM (${check})) = 1`;
   const titleGiven = input.title !== undefined;
   const descriptionGiven = input.description !== undefined;
-  const restrictGiven = input.restrictDataDownload !== undefined;
+  const restrictGiven = input.restrictDataDownload != null;
+  const allowEmbedGiven = input.allowEmbed != null;
   const results = await runBatch<Raw>(db, [
     check,
-    // A first publish takes its title from the draft, else the workbook's name.
+    // A first publish takes its title from the published config, else the workbook's name.
     sql`INSERT INTO published_dashboards (deployment_id, workbook_id, public_id, title, description,
-        restrict_data_download, version_number, created_by, created_at, updated_at)
+        allow_embed, restrict_data_download, version_number, created_by, created_at, updated_at)
       SELECT ${scope.deploymentId}, ${workbookId}, ${publicId},
-        ${titleGiven ? sql`${input.title ?? null}` : sql`coalesce(CASE WHEN json_valid(w.dashboard_draft) THEN w.dashboard_draft ->> '$.title' END, i.name)`},
-        ${descriptionGiven ? sql`${input.description ?? null}` : sql`CASE WHEN json_valid(w.dashboard_draft) THEN w.dashboard_draft ->> '$.description' END`},
-        ${input.restrictDataDownload ? 1 : 0}, 1, ${scope.userId}, ${now}, ${now}
+        ${titleGiven ? sql`${input.title ?? null}` : sql`coalesce(${configTitle}, i.name)`},
+        ${descriptionGiven ? sql`${input.description ?? null}` : configDescription},
+        ${input.allowEmbed ? 1 : 0}, ${input.restrictDataDownload ? 1 : 0}, 1, ${scope.userId}, ${now}, ${now}
       FROM workbooks w JOIN workspace_items i ON i.id = w.item_id
       WHERE w.item_id = ${workbookId} AND ${guard}
       ON CONFLICT (workbook_id) DO UPDATE SET
         version_number = version_number + 1,
         title = ${titleGiven ? sql`excluded.title` : sql`title`},
         description = ${descriptionGiven ? sql`excluded.description` : sql`description`},
+        allow_embed = ${allowEmbedGiven ? sql`excluded.allow_embed` : sql`allow_embed`},
         restrict_data_download = ${restrictGiven ? sql`excluded.restrict_data_download` : sql`restrict_data_download`},
         updated_at = excluded.updated_at`,
     sql`INSERT INTO dashboard_versions (published_dashboard_id, version_number, config, created_by, created_at)
-      SELECT pd.id, pd.version_number, w.dashboard_draft, ${scope.userId}, ${now}
+      SELECT pd.id, pd.version_number, ${given === null ? sql.raw('w.dashboard_draft') : sql`${given}`},
+        ${scope.userId}, ${now}
       FROM published_dashboards pd JOIN workbooks w ON w.item_id = pd.workbook_id
       WHERE pd.workbook_id = ${workbookId} AND ${guard}`,
     sql`UPDATE published_dashboards SET current_version_id = (SELECT dv.id FROM dashboard_versions dv
@@ -203,6 +229,7 @@ export interface VersionSummaryRecord {
   publicId: string;
   versionNumber: number;
   isCurrent: boolean;
+  status: 'published' | 'archived';
   createdBy: number | null;
   createdAt: string;
 }
@@ -221,6 +248,7 @@ function toVersionSummary(row: Raw): VersionSummaryRecord {
     publicId: String(row.public_id),
     versionNumber: Number(row.version_number),
     isCurrent: row.id === row.current_version_id,
+    status: row.id === row.current_version_id ? 'published' : 'archived',
     createdBy: row.created_by == null ? null : Number(row.created_by),
     createdAt: String(row.created_at),
   };

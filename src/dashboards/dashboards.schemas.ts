@@ -25,7 +25,20 @@ import {
 export { MAX_WIDGETS };
 
 export const DASHBOARD_KINDS = ['CLASSIC', 'APP'] as const;
-export const WIDGET_TYPES = ['CHART', 'TEXT', 'FILTER', 'AI', 'TABS_CONTAINER', 'TIME_GRAIN'] as const;
+/** Cube's widget types, plus `TABS_CONTAINER` (edgeboard's, kept for stored dashboards). */
+export const WIDGET_TYPES = [
+  'CHART',
+  'TEXT',
+  'FILTER',
+  'AI',
+  'TABS_CONTAINER',
+  'TIME_GRAIN',
+  'FIELD',
+  'PARENT',
+  'SPACER',
+  'DIVIDER',
+  'CONTAINER',
+] as const;
 export const BREAKPOINTS = ['lg', 'md', 'sm', 'xs', 'xxs'] as const;
 
 /** Grid coordinates are bounded so no stored dashboard can ask a renderer for an absurd canvas. */
@@ -51,8 +64,20 @@ export const widgetPosition = obj({
   h: int(1, MAX_GRID),
 });
 
-export const dashboardWidget = obj({
-  id: v.pipe(v.string(), v.minLength(1, 'Must not be empty'), v.maxLength(255)),
+export type DashboardWidget = {
+  id: string;
+  type: (typeof WIDGET_TYPES)[number];
+  position: v.InferOutput<typeof widgetPosition>;
+  config?: Record<string, unknown> | null;
+  style?: Record<string, unknown> | null;
+  responsiveLayouts?: Partial<
+    Record<(typeof BREAKPOINTS)[number], v.InferOutput<typeof widgetPosition> | null>
+  > | null;
+};
+
+const widgetId = v.pipe(v.string(), v.minLength(1, 'Must not be empty'), v.maxLength(255));
+
+const widgetEntries = {
   type: v.picklist(WIDGET_TYPES),
   position: widgetPosition,
   config: v.nullish(boundedObject(WIDGET_CONFIG_LIMITS)),
@@ -64,7 +89,13 @@ export const dashboardWidget = obj({
       },
     ),
   ),
-});
+};
+
+/** A stored (and answered) widget: it always has its id. */
+export const dashboardWidget = obj({ id: widgetId, ...widgetEntries });
+
+/** A widget as a request sends it (Cube's DashboardWidgetDraftInput): `id` may be left out. */
+export const dashboardWidgetInput = obj({ id: v.nullish(widgetId), ...widgetEntries });
 
 // ---- DashboardLayout ----
 
@@ -157,14 +188,34 @@ export const dashboardApp = obj({
 
 // ---- DashboardConfigInput ----
 
+type WidgetInput = v.InferOutput<typeof dashboardWidgetInput>;
+
+/**
+ * The id a widget sent without one gets on save: `<type>-<n>`, the smallest n not taken in the
+ * dashboard. Derived from the widgets themselves, so the same request always yields the same ids.
+ */
+export function assignWidgetIds(widgets: readonly WidgetInput[]): DashboardWidget[] {
+  const taken = new Set(widgets.flatMap((w) => (w.id ? [w.id] : [])));
+  return widgets.map(({ id, ...rest }) => {
+    if (id) return { id, ...rest };
+    const stem = rest.type.toLowerCase().replace(/_/g, '-');
+    let n = 1;
+    while (taken.has(`${stem}-${n}`)) n++;
+    const fresh = `${stem}-${n}`;
+    taken.add(fresh);
+    return { id: fresh, ...rest };
+  });
+}
+
 const widgetList = v.pipe(
-  v.array(dashboardWidget),
+  v.array(dashboardWidgetInput),
   v.maxLength(MAX_WIDGETS, `At most ${MAX_WIDGETS} widgets`),
   // Ids name widgets in layouts and renders: a duplicate is reported at the second occurrence.
   v.rawCheck(({ dataset, addIssue }) => {
     if (!dataset.typed) return;
     const seen = new Set<string>();
     dataset.value.forEach((widget, index) => {
+      if (!widget.id) return;
       if (seen.has(widget.id)) {
         addIssue({
           message: `Duplicate widget id "${widget.id}"`,
@@ -183,6 +234,7 @@ const widgetList = v.pipe(
       seen.add(widget.id);
     });
   }),
+  v.transform((widgets: WidgetInput[]): DashboardWidget[] => assignWidgetIds(widgets)),
 );
 
 /** The whole config is bounded too: its parts' limits add up to more than a row should hold. */
@@ -214,7 +266,6 @@ export const dashboardConfigSchema = v.object({
 });
 
 export type DashboardConfig = v.InferOutput<typeof dashboardConfigInput>;
-export type DashboardWidget = v.InferOutput<typeof dashboardWidget>;
 export type DashboardWidgetPosition = v.InferOutput<typeof widgetPosition>;
 export type DashboardLayout = v.InferOutput<typeof dashboardLayout>;
 export type DashboardTheme = v.InferOutput<typeof dashboardTheme>;
@@ -280,18 +331,30 @@ export const dashboardStateSchema = v.object({
   dashboardPublished: v.nullable(dashboardConfigSchema),
 });
 
+/**
+ * Cube's PublishDashboardInput. `workbookId` is required by Cube; edgeboard also takes a publish
+ * without it (the path names the workbook) but refuses one naming another workbook.
+ */
 export const publishBody = v.optional(
   obj({
+    workbookId: v.optional(v.number()),
+    dashboardId: v.nullish(v.number()),
+    allowEmbed: v.nullish(v.boolean()),
+    config: v.nullish(dashboardConfigInput),
     title: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(500)))),
     description: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(10_000)))),
-    restrictDataDownload: v.optional(v.boolean()),
+    restrictDataDownload: v.nullish(v.boolean()),
   }),
 );
 
 export type PublishInput = NonNullable<v.InferOutput<typeof publishBody>>;
 
+/** Cube's DashboardDtoStatus: the current version is `published`, earlier ones `archived`. */
+export const DASHBOARD_STATUSES = ['draft', 'published', 'archived'] as const;
+
 export const publishedDashboardSchema = v.object({
   id: v.number(),
+  status: v.picklist(DASHBOARD_STATUSES),
   deploymentId: v.number(),
   workbookId: v.number(),
   versionId: v.number(),
@@ -319,6 +382,8 @@ const versionSummaryEntries = {
   publicId: v.string(),
   versionNumber: v.number(),
   isCurrent: v.boolean(),
+  /** `published` for the current version, `archived` for earlier ones. */
+  status: v.picklist(DASHBOARD_STATUSES),
   publishedAt: v.string(),
   publishedBy: v.nullable(v.number()),
   createdBy: v.nullable(v.number()),

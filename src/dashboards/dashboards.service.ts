@@ -43,15 +43,22 @@ export async function publishDashboard(
   input: PublishInput,
   now: string,
 ) {
+  if (input.workbookId !== undefined && input.workbookId !== workbookId) {
+    throw badRequest('`workbookId` must be the workbook of the path', [
+      { path: 'workbookId', message: `Expected ${workbookId}` },
+    ]);
+  }
   // 16 random bytes: a 128-bit, URL-safe id; it is only used when this is the first publish.
   const { check, published } = await withStorageQuota(
     repo.publish(db, scope, workbookId, input, randomId(16), now),
   );
   if (!check.workbookFound) throw notFound('Workbook');
+  if (!check.dashboardFound) throw notFound('Dashboard');
   if (!check.hasDraft) {
-    throw badRequest('The workbook has no dashboard draft to publish (save one with PUT …/dashboard)', [
-      { path: 'dashboardDraft', message: 'No draft' },
-    ]);
+    throw badRequest(
+      'The workbook has no dashboard draft to publish (save one with PUT …/dashboard, or send `config`)',
+      [{ path: 'dashboardDraft', message: 'No draft' }],
+    );
   }
   if (!check.draftValid) {
     throw badRequest(

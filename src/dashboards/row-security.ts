@@ -71,10 +71,18 @@ export function restrictSnapshots(
 
 /**
  * E15's `[{name, value}]` attributes of a recipient, by name. null (not an embed recipient)
- * stays null: such recipients are not viewers and see every row.
+ * stays null: such recipients are not viewers and see every row. A null value is no value (its
+ * rows stay hidden); a boolean compares as its text.
  */
 export function attributesByName(
-  list: readonly { name: string; value: string }[] | null,
+  list:
+    | readonly { name: string; value: string | number | boolean | readonly (string | number)[] | null }[]
+    | null,
 ): ViewerAttributes | null {
-  return list ? Object.fromEntries(list.map((a) => [a.name, a.value])) : null;
+  if (!list) return null;
+  return Object.fromEntries(
+    list.flatMap((a) =>
+      a.value === null ? [] : [[a.name, typeof a.value === 'boolean' ? String(a.value) : a.value]],
+    ),
+  );
 }

@@ -1,4 +1,9 @@
-import type { NotificationFilter, NotificationFormat, TimeGrain } from '../../schema/notifications';
+import type {
+  NotificationFilter,
+  NotificationFormat,
+  RecipientAttributeValue,
+  TimeGrain,
+} from '../../schema/notifications';
 import type { PublishedDashboardRecord } from '../dashboards/dashboards.repository';
 import { attributesByName, restrictSnapshots } from '../dashboards/row-security';
 import type { Bindings, NotificationMessage } from '../env';
@@ -19,7 +24,7 @@ export interface RenderedFile {
 export interface RenderScope {
   key: string;
   groups: string[] | null;
-  userAttributes: { name: string; value: string }[] | null;
+  userAttributes: { name: string; value: RecipientAttributeValue }[] | null;
   securityContext: Record<string, unknown> | null;
 }
 

@@ -1,6 +1,6 @@
 /** Decisions about notifications (E15, E16, contract §7), recorded in the OpenAPI document. */
 export const NOTIFICATIONS_DECISIONS = [
-  'Notification endpoints take an admin Bearer token (contract §2); an API key is a 401, a member a 403.',
+  'Notification endpoints take an admin Bearer token or an API key (as `Bearer` or `Api-Key`); a member is a 403.',
   'A schedule field that does not apply to the schedule type (e.g. `dayOfWeek` on DAILY) is a 400 when given; on E16, stored fields the new type does not use are dropped.',
   "A CUSTOM `customCron` is a standard 5-field expression (numbers, `*`, ranges, steps, lists, JAN–DEC, SUN–SAT, 7 = Sunday); when both day fields are restricted either may match, as in cron. A day a month lacks is skipped (the last-day rule is MONTHLY's); an expression that never fires is a 400.",
   '`timezone` must be an IANA zone name (its canonical spelling is stored); UTC offsets such as `+02:00` are refused because they have no daylight-saving rules.',
@@ -8,6 +8,12 @@ export const NOTIFICATIONS_DECISIONS = [
   '`nextRunAt` is null while `isEnabled` is false. E16 recomputes it from now when the schedule or `isEnabled` changes; an edit of anything else keeps it, so a due slot is not lost. Re-enabling never replays slots missed while disabled.',
   '`GET …/schedule` answers `{cronExpression, humanReadableSchedule, timezone, isEnabled, nextRuns: [{utc, local}]}`; `count` defaults to 10; `local` is ISO 8601 with the offset in force.',
   '`timeGrains[].grain` is one of second, minute, hour, day, week, month, quarter, year; filter flags (`caseSensitive`, `startInclusive`, `endInclusive`) are booleans.',
+  "Cube's nullable fields: `null` means not set (the default on create, the stored value on update), on notifications and on recipients.",
+  '`notificationAiSummary` (default false) is stored and answered but has no effect: edgeboard has no AI summary. `memberSwitchers` (≤ 50, `{member, selected}`) are stored, answered and replaced as a set, but the renderer has no member switchers, so they do not change the delivered file.',
+  "Filters take Cube's `operator` enum and a `value` that is a string (≤ 4096 characters), a number, a boolean or a list of ≤ 100 of them (or nulls); `between` takes exactly `[start, end]`, and `is_null`, `is_not_null`, `is_empty`, `is_not_empty` take no value.",
+  "The notification list takes Cube's recipient filters: `recipientUserId`, `recipientEmail` (the address, or the account's user with it) or `recipientEmbedTenantName` with `recipientExternalId` (together); at most one of them (400). Lists stay ordered by id ascending (Cube: newest first).",
+  "An EMBED_USER recipient is delivered to its `email`, else to an email-shaped `externalId` (stored lower-cased, as addresses compare case-insensitively; other externalIds must be lowercase), else the request is a 400 before any write. Attribute values are Cube's: a string ≤ 4096, a number, a boolean, a list of ≤ 100 strings or numbers, or null (no value: rows it restricts stay hidden). Unlike Cube, SLACK recipients are accepted and delivered through the chat webhook.",
+  "`DELETE …/recipients` takes Cube's body (1–1000 `{type, id, embedTenantName}`: `id` the user id, embed user id — `embedTenantName` required — or channel id; a string id also names a USER by email or an EMBED_USER by externalId), skips entries not subscribed and answers `{id, deleted: true, removedCount}`.",
   'A `dashboardId`/`dashboardPublicId` that names no published dashboard of the deployment is a 404 naming the field.',
   'The notification list is ordered by id and takes `dashboardId` or `dashboardPublicId` as filters.',
   "E15: an `email` that belongs to a user of the account is that user (the same recipient as its `userId`); any other address is an email recipient. With `externalId`, `email` is not a second identity but the embed user's delivery address; an embed recipient without an address (given or on record) is a 400.",

@@ -34,6 +34,12 @@ export const MAX_FILTERS = 100;
 export const MAX_FILTER_VALUE = 4096;
 /** `timeGrains` of one notification. */
 export const MAX_TIME_GRAINS = 50;
+/** `memberSwitchers` per notification. */
+export const MAX_MEMBER_SWITCHERS = 50;
+/** Items of a list filter value (and of a list user-attribute value). */
+export const MAX_FILTER_VALUE_ITEMS = 100;
+/** Entries of one `DELETE …/recipients` request (Cube's 1–1000). */
+export const MAX_REMOVE_RECIPIENTS = 1000;
 /** Member names (`cube.member`) in filters and time grains. */
 export const MAX_MEMBER_NAME = 255;
 /** An embed recipient's `securityContext`: depth and bytes of its JSON. */

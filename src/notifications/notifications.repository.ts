@@ -72,6 +72,10 @@ export async function findNotification(
 export interface ListFilter {
   dashboardId?: number;
   dashboardPublicId?: string;
+  /** Identity keys of recipients (see notification_recipients.recipient_key): one must be subscribed. */
+  recipientKeys?: string[];
+  /** A recipient by email: the address itself, or the account's user with that address. */
+  recipientEmail?: string;
 }
 
 /** One round trip: the deployment check and the page (keyset on id). */
@@ -87,6 +91,14 @@ export async function listNotifications(
   if (filter.dashboardId !== undefined) conditions.push(sql`n.dashboard_id = ${filter.dashboardId}`);
   if (filter.dashboardPublicId !== undefined)
     conditions.push(sql`pd.public_id = ${filter.dashboardPublicId}`);
+  if (filter.recipientKeys !== undefined || filter.recipientEmail !== undefined) {
+    const email = filter.recipientEmail?.toLowerCase() ?? null;
+    // Served by the recipients' (notification_id, recipient_key) index, one probe per key.
+    conditions.push(sql`EXISTS (SELECT 1 FROM notification_recipients r WHERE r.notification_id = n.id
+      AND r.recipient_key IN (SELECT value FROM json_each(${JSON.stringify(filter.recipientKeys ?? [])})
+        UNION ALL SELECT 'email:' || ${email} WHERE ${email} IS NOT NULL
+        UNION ALL SELECT 'user:' || id FROM users WHERE account_id = ${accountId} AND lower(email) = ${email}))`);
+  }
   if (afterId !== null) conditions.push(sql`n.id > ${afterId}`);
   const [deployment, page] = await runBatch(db, [
     sql`SELECT 1 AS found FROM deployments WHERE id = ${deploymentId} AND account_id = ${accountId}`,

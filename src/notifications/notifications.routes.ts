@@ -7,7 +7,11 @@ import { deletedSchema } from '../core/validation';
 import type { AppEnv } from '../env';
 import { defineRoute, routes } from '../http/route';
 import { deliveryPorts } from './delivery';
-import { MAX_RECIPIENTS_PER_NOTIFICATION, RUN_DELIVERIES_PREVIEW } from './notifications.limits';
+import {
+  MAX_RECIPIENTS_PER_NOTIFICATION,
+  MAX_REMOVE_RECIPIENTS,
+  RUN_DELIVERIES_PREVIEW,
+} from './notifications.limits';
 import {
   addRecipientsBody,
   addRecipientsResultSchema,
@@ -19,11 +23,14 @@ import {
   notificationSchema,
   recipientParams,
   recipientSchema,
+  removeRecipientsBody,
+  removeRecipientsResultSchema,
   runParams,
   runSchema,
   scheduleQuery,
   scheduleSchema,
   updateNotificationBody,
+  withoutNulls,
 } from './notifications.schemas';
 import * as service from './notifications.service';
 import * as recipients from './recipients.service';
@@ -55,15 +62,24 @@ export const notificationsRoutes = routes(
     errors: [403, 404],
     handler: async (c, { params, body }) => {
       const scope = notificationScope(c, params.deploymentId);
-      return service.createNotification(scope, userPrincipal(c).userId, body);
+      return service.createNotification(scope, userPrincipal(c).userId, {
+        ...withoutNulls(body),
+        scheduleType: body.scheduleType,
+      });
     },
   }),
   defineRoute({
     method: 'get',
     path: '/',
     auth: 'admin',
-    summary: 'List the notifications of a deployment (optionally of one dashboard)',
+    summary: 'List the notifications of a deployment (optionally of one dashboard or recipient)',
+    description:
+      'Cube’s filters: `dashboardId` or `dashboardPublicId`; one recipient as `recipientUserId`, ' +
+      '`recipientEmail` (an address, or the account’s user with it) or `recipientEmbedTenantName` with ' +
+      '`recipientExternalId` (both or neither) — the recipient filters are mutually exclusive (400). ' +
+      'Ordered by id ascending (Cube: newest first), `first` ≤ 100.',
     tags,
+    operationId: 'getNotifications',
     params: deploymentParams,
     query: listNotificationsQuery,
     responses: { 200: pageSchema(notificationSchema) },
@@ -71,7 +87,7 @@ export const notificationsRoutes = routes(
     handler: async (c, { params, query }) =>
       service.listNotifications(
         notificationScope(c, params.deploymentId),
-        { dashboardId: query.dashboardId, dashboardPublicId: query.dashboardPublicId },
+        service.listFilterOf(query),
         pageRequest(query, 'notifications', 1),
       ),
   }),
@@ -81,6 +97,7 @@ export const notificationsRoutes = routes(
     auth: 'admin',
     summary: 'Get a notification',
     tags,
+    operationId: 'getNotification',
     params: notificationParams,
     responses: { 200: notificationSchema },
     errors: [403, 404],
@@ -101,7 +118,11 @@ export const notificationsRoutes = routes(
     responses: { 200: notificationSchema },
     errors: [403, 404],
     handler: async (c, { params, body }) =>
-      service.updateNotification(notificationScope(c, params.deploymentId), params.id, body ?? {}),
+      service.updateNotification(
+        notificationScope(c, params.deploymentId),
+        params.id,
+        withoutNulls(body ?? {}),
+      ),
   }),
   defineRoute({
     method: 'delete',
@@ -109,6 +130,7 @@ export const notificationsRoutes = routes(
     auth: 'admin',
     summary: 'Delete a notification with its recipients and runs',
     tags,
+    operationId: 'deleteNotification',
     params: notificationParams,
     responses: { 200: deletedSchema },
     errors: [403, 404],
@@ -135,20 +157,26 @@ export const notificationsRoutes = routes(
     summary: 'Add notification recipients (E15)',
     description: `Each recipient is identified by exactly one of \`userId\`, \`email\`, \`externalId\` (with \`embedTenantName\`, default \`default\`) or \`channelId\`. Repeating a request changes nothing; the answer sorts every recipient into created, updated or unchanged. A notification has at most ${MAX_RECIPIENTS_PER_NOTIFICATION} recipients (and a request names at most as many): a request that would pass that is a 409 and writes nothing. New external users past \`externalUserLimit\` are a 429 with \`Retry-After: ${QUOTA_RETRY_AFTER_SECONDS}\`.`,
     tags,
-    operationId: 'addNotificationRecipients',
+    operationId: 'addRecipients',
     params: notificationParams,
     body: addRecipientsBody,
     responses: { 200: addRecipientsResultSchema },
     errors: [403, 404, 409, 429],
     handler: async (c, { params, body }) =>
-      recipients.addRecipients(notificationScope(c, params.deploymentId), params.id, body.recipients),
+      recipients.addRecipients(
+        notificationScope(c, params.deploymentId),
+        params.id,
+        body.recipients.map(withoutNulls),
+      ),
   }),
   defineRoute({
     method: 'get',
     path: '/:id/recipients',
     auth: 'admin',
     summary: 'List the recipients of a notification',
+    description: 'Ordered by id ascending (Cube: newest first), `first` ≤ 100.',
     tags,
+    operationId: 'getRecipients',
     params: notificationParams,
     query: pageQuery,
     responses: { 200: pageSchema(recipientSchema) },
@@ -159,6 +187,21 @@ export const notificationsRoutes = routes(
         params.id,
         pageRequest(query, 'recipients', 1),
       ),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/:id/recipients',
+    auth: 'admin',
+    summary: 'Remove recipients from a notification, named as Cube names them',
+    description: `Cube's RemoveNotificationRecipientsInput: 1–${MAX_REMOVE_RECIPIENTS} entries \`{type, id, embedTenantName}\`. \`id\` is the user id (USER), the embed user id (EMBED_USER, with \`embedTenantName\`, required) or the channel id (SLACK) — not the recipient's own \`id\` (that is \`DELETE …/recipients/{recipientId}\`). A string \`id\` also names a USER recipient by email and an EMBED_USER by externalId. Idempotent: entries not subscribed are skipped; \`removedCount\` says how many were removed.`,
+    tags,
+    operationId: 'removeRecipients',
+    params: notificationParams,
+    body: removeRecipientsBody,
+    responses: { 200: removeRecipientsResultSchema },
+    errors: [403, 404],
+    handler: async (c, { params, body }) =>
+      recipients.removeRecipients(notificationScope(c, params.deploymentId), params.id, body.recipients),
   }),
   defineRoute({
     method: 'delete',

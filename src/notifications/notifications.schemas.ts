@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import {
   DELIVERY_STATUSES,
+  FILTER_OPERATORS,
   NOTIFICATION_FORMATS,
   RECIPIENT_TYPES,
   RUN_STATUSES,
@@ -11,11 +12,14 @@ import { boundedObject, idNumber, idString, nonEmptyString, obj } from '../core/
 import { tenantName } from '../embedding/embedding.schemas';
 import {
   MAX_FILTER_VALUE,
+  MAX_FILTER_VALUE_ITEMS,
   MAX_FILTERS,
   MAX_MEMBER_NAME,
+  MAX_MEMBER_SWITCHERS,
   MAX_RECIPIENT_ATTRIBUTES,
   MAX_RECIPIENT_GROUPS,
   MAX_RECIPIENTS_PER_NOTIFICATION,
+  MAX_REMOVE_RECIPIENTS,
   MAX_TIME_GRAINS,
   SECURITY_CONTEXT_LIMITS,
 } from './notifications.limits';
@@ -32,32 +36,74 @@ const timezone = v.pipe(
   v.check((s) => resolveTimeZone(s) !== null, 'Expected an IANA time zone name such as Europe/Berlin'),
 );
 
-const filterInput = obj({
-  member: nonEmptyString(MAX_MEMBER_NAME),
-  value: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(MAX_FILTER_VALUE)))),
-  caseSensitive: v.optional(v.nullable(v.boolean())),
-  startInclusive: v.optional(v.nullable(v.boolean())),
-  endInclusive: v.optional(v.nullable(v.boolean())),
-});
+const filterScalar = v.union([
+  v.pipe(v.string(), v.maxLength(MAX_FILTER_VALUE)),
+  v.pipe(v.number(), v.finite()),
+  v.boolean(),
+]);
+
+/** Cube's `string | number | boolean | array`: a list holds scalars (or nulls), bounded. */
+const filterValue = v.union([
+  filterScalar,
+  v.pipe(
+    v.array(v.nullable(filterScalar)),
+    v.maxLength(MAX_FILTER_VALUE_ITEMS, `At most ${MAX_FILTER_VALUE_ITEMS} values`),
+  ),
+]);
+
+/** Operators that test the member alone: a value with them means nothing. */
+const VALUELESS = new Set(['is_null', 'is_not_null', 'is_empty', 'is_not_empty']);
+
+const filterInput = v.pipe(
+  obj({
+    member: nonEmptyString(MAX_MEMBER_NAME),
+    operator: v.nullish(v.picklist(FILTER_OPERATORS)),
+    value: v.nullish(filterValue),
+    caseSensitive: v.nullish(v.boolean()),
+    startInclusive: v.nullish(v.boolean()),
+    endInclusive: v.nullish(v.boolean()),
+  }),
+  v.forward(
+    v.check(
+      (f) => f.operator !== 'between' || (Array.isArray(f.value) && f.value.length === 2),
+      '`between` takes [start, end]',
+    ),
+    ['value'],
+  ),
+  v.forward(
+    v.check(
+      (f) => !f.operator || !VALUELESS.has(f.operator) || f.value == null,
+      'No value with this operator',
+    ),
+    ['value'],
+  ),
+);
 
 const timeGrainInput = obj({ grain: v.picklist(TIME_GRAINS), member: nonEmptyString(MAX_MEMBER_NAME) });
 
+const memberSwitcherInput = obj({
+  member: nonEmptyString(MAX_MEMBER_NAME),
+  selected: nonEmptyString(MAX_MEMBER_NAME),
+});
+
 /** Every field of E16; creation takes the same ones (contract §7). */
 const notificationFields = {
-  dashboardId: v.optional(idNumber),
-  dashboardPublicId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
-  scheduleType: v.optional(v.picklist(SCHEDULE_TYPES)),
-  minute: v.optional(int(0, 59)),
-  hour: v.optional(int(0, 23)),
-  dayOfWeek: v.optional(int(0, 6)),
-  dayOfMonth: v.optional(int(1, 31)),
-  customCron: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1, 'Must not be empty'), v.maxLength(100))),
-  timezone: v.optional(timezone),
-  notificationFormat: v.optional(v.picklist(NOTIFICATION_FORMATS)),
-  isEnabled: v.optional(v.boolean()),
-  notificationEnabled: v.optional(v.boolean()),
-  filters: v.optional(v.pipe(v.array(filterInput), v.maxLength(MAX_FILTERS))),
-  timeGrains: v.optional(v.pipe(v.array(timeGrainInput), v.maxLength(MAX_TIME_GRAINS))),
+  dashboardId: v.nullish(idNumber),
+  dashboardPublicId: v.nullish(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
+  scheduleType: v.nullish(v.picklist(SCHEDULE_TYPES)),
+  minute: v.nullish(int(0, 59)),
+  hour: v.nullish(int(0, 23)),
+  dayOfWeek: v.nullish(int(0, 6)),
+  dayOfMonth: v.nullish(int(1, 31)),
+  customCron: v.nullish(v.pipe(v.string(), v.trim(), v.minLength(1, 'Must not be empty'), v.maxLength(100))),
+  timezone: v.nullish(timezone),
+  notificationFormat: v.nullish(v.picklist(NOTIFICATION_FORMATS)),
+  isEnabled: v.nullish(v.boolean()),
+  notificationEnabled: v.nullish(v.boolean()),
+  notificationAiSummary: v.nullish(v.boolean()),
+  filters: v.nullish(v.pipe(v.array(filterInput), v.maxLength(MAX_FILTERS))),
+  timeGrains: v.nullish(v.pipe(v.array(timeGrainInput), v.maxLength(MAX_TIME_GRAINS))),
+  memberSwitchers: v.nullish(v.pipe(v.array(memberSwitcherInput), v.maxLength(MAX_MEMBER_SWITCHERS))),
 };
 
 export const createNotificationBody = obj({
@@ -66,8 +112,17 @@ export const createNotificationBody = obj({
 });
 export const updateNotificationBody = obj(notificationFields);
 
-export type CreateNotificationInput = v.InferOutput<typeof createNotificationBody>;
-export type UpdateNotificationInput = v.InferOutput<typeof updateNotificationBody>;
+/** A body with its nulls read as "not set" (Cube's meaning for every nullable field here). */
+type NotSet<T> = { [K in keyof T]?: Exclude<T[K], null> };
+export type CreateNotificationInput = NotSet<v.InferOutput<typeof createNotificationBody>> & {
+  scheduleType: v.InferOutput<typeof createNotificationBody>['scheduleType'];
+};
+export type UpdateNotificationInput = NotSet<v.InferOutput<typeof updateNotificationBody>>;
+
+/** Drops the null fields of a body: Cube's null means the field is not set. */
+export function withoutNulls<T extends object>(body: T): NotSet<T> {
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null)) as NotSet<T>;
+}
 
 export const deploymentParams = v.object({ deploymentId: idString });
 export const notificationParams = v.object({ deploymentId: idString, id: idString });
@@ -78,6 +133,10 @@ export const listNotificationsQuery = obj({
   ...pageQueryEntries,
   dashboardId: v.optional(idString),
   dashboardPublicId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
+  recipientUserId: v.optional(idString),
+  recipientEmail: v.optional(v.pipe(v.string(), v.trim(), v.minLength(1), v.maxLength(254))),
+  recipientEmbedTenantName: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(255))),
+  recipientExternalId: v.optional(v.pipe(v.string(), v.minLength(1), v.maxLength(255))),
 });
 
 export const scheduleQuery = obj({
@@ -94,7 +153,8 @@ export const scheduleQuery = obj({
 
 const filterSchema = v.object({
   member: v.string(),
-  value: v.nullable(v.string()),
+  operator: v.nullable(v.picklist(FILTER_OPERATORS)),
+  value: v.nullable(filterValue),
   caseSensitive: v.nullable(v.boolean()),
   startInclusive: v.nullable(v.boolean()),
   endInclusive: v.nullable(v.boolean()),
@@ -117,8 +177,10 @@ export const notificationSchema = v.object({
   isEnabled: v.boolean(),
   notificationEnabled: v.boolean(),
   notificationFormat: v.picklist(NOTIFICATION_FORMATS),
+  notificationAiSummary: v.boolean(),
   filters: v.array(filterSchema),
   timeGrains: v.array(v.object({ grain: v.string(), member: v.string() })),
+  memberSwitchers: v.array(v.object({ member: v.string(), selected: v.string() })),
   nextRunAt: v.nullable(v.string()),
   createdBy: v.nullable(v.number()),
   createdAt: v.string(),
@@ -138,31 +200,48 @@ export const scheduleSchema = v.object({
 
 const RECIPIENT_IDENTITIES = ['userId', 'email', 'externalId', 'channelId'] as const;
 
+/** Cube's UserAttributeInput value: a scalar, a list of strings or of numbers, or null. */
+const attributeInputValue = v.nullable(
+  v.union([
+    v.pipe(v.string(), v.maxLength(4096)),
+    v.pipe(v.number(), v.finite()),
+    v.boolean(),
+    v.pipe(v.array(v.pipe(v.string(), v.maxLength(4096))), v.maxLength(MAX_FILTER_VALUE_ITEMS)),
+    v.pipe(v.array(v.pipe(v.number(), v.finite())), v.maxLength(MAX_FILTER_VALUE_ITEMS)),
+  ]),
+);
+
 const recipientInput = obj({
-  type: v.optional(v.picklist(RECIPIENT_TYPES)),
-  userId: v.optional(idNumber),
-  email: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(254), v.email('Expected an email address'))),
-  externalId: v.optional(
+  type: v.nullish(v.picklist(RECIPIENT_TYPES)),
+  userId: v.nullish(idNumber),
+  email: v.nullish(v.pipe(v.string(), v.trim(), v.maxLength(254), v.email('Expected an email address'))),
+  externalId: v.nullish(
     v.pipe(
       v.string(),
       v.minLength(1, 'Must not be empty'),
       v.maxLength(255),
-      v.check((s) => s === s.trim().toLowerCase(), 'Must be lowercase and trimmed'),
+      v.check((s) => s === s.trim(), 'Must be trimmed'),
+      // An email-shaped id is an address (case-insensitive): it names the lowercase embed user.
+      v.transform((s) => (EMAIL_SHAPED.test(s) ? s.toLowerCase() : s)),
+      v.check((s) => s === s.toLowerCase(), 'Must be lowercase (unless it is an email address)'),
     ),
   ),
-  embedTenantName: v.optional(tenantName),
-  groups: v.optional(v.pipe(v.array(nonEmptyString(100)), v.maxLength(MAX_RECIPIENT_GROUPS))),
-  userAttributes: v.optional(
+  embedTenantName: v.nullish(tenantName),
+  groups: v.nullish(v.pipe(v.array(nonEmptyString(100)), v.maxLength(MAX_RECIPIENT_GROUPS))),
+  userAttributes: v.nullish(
     v.pipe(
-      v.array(obj({ name: nonEmptyString(100), value: v.pipe(v.string(), v.maxLength(4096)) })),
+      v.array(obj({ name: nonEmptyString(100), value: v.optional(attributeInputValue, null) })),
       v.maxLength(MAX_RECIPIENT_ATTRIBUTES),
     ),
   ),
-  securityContext: v.optional(boundedObject(SECURITY_CONTEXT_LIMITS)),
-  channelId: v.optional(nonEmptyString(255)),
-  channelName: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(255))),
+  securityContext: v.nullish(boundedObject(SECURITY_CONTEXT_LIMITS)),
+  channelId: v.nullish(nonEmptyString(255)),
+  channelName: v.nullish(v.pipe(v.string(), v.trim(), v.maxLength(255))),
 });
-export type RecipientInput = v.InferOutput<typeof recipientInput>;
+export type RecipientInput = NotSet<v.InferOutput<typeof recipientInput>>;
+
+/** An address an `externalId` may be (Cube delivers to such an id when the user has no email). */
+export const EMAIL_SHAPED = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 
 export const addRecipientsBody = obj({
   recipients: v.pipe(
@@ -186,7 +265,7 @@ export const recipientSchema = v.object({
   externalId: v.nullable(v.string()),
   embedTenantName: v.nullable(v.string()),
   groups: v.nullable(v.array(v.string())),
-  userAttributes: v.nullable(v.array(v.object({ name: v.string(), value: v.string() }))),
+  userAttributes: v.nullable(v.array(v.object({ name: v.string(), value: attributeInputValue }))),
   securityContext: v.nullable(v.record(v.string(), v.unknown())),
   channelId: v.nullable(v.string()),
   channelName: v.nullable(v.string()),
@@ -194,6 +273,35 @@ export const recipientSchema = v.object({
   updatedAt: v.string(),
 });
 export type RecipientView = v.InferOutput<typeof recipientSchema>;
+
+/** Cube's RemoveNotificationRecipientInput: `id` is the user id, embed user id or channel id. */
+const removeRecipientInput = v.pipe(
+  obj({
+    type: v.picklist(RECIPIENT_TYPES),
+    id: v.union([idNumber, v.pipe(v.string(), v.minLength(1), v.maxLength(255))]),
+    embedTenantName: v.nullish(tenantName),
+  }),
+  v.forward(
+    v.check((r) => r.type !== 'EMBED_USER' || r.embedTenantName != null, 'Required for EMBED_USER'),
+    ['embedTenantName'],
+  ),
+);
+
+export const removeRecipientsBody = obj({
+  recipients: v.pipe(
+    v.array(removeRecipientInput),
+    v.minLength(1, 'At least 1 recipient'),
+    v.maxLength(MAX_REMOVE_RECIPIENTS, `At most ${MAX_REMOVE_RECIPIENTS} recipients per request`),
+  ),
+});
+export type RemoveRecipientInput = v.InferOutput<typeof removeRecipientInput>;
+
+export const removeRecipientsResultSchema = v.object({
+  id: v.number(),
+  deleted: v.literal(true),
+  /** How many of the notification's recipients the request removed (0: none was subscribed). */
+  removedCount: v.number(),
+});
 
 export const addRecipientsResultSchema = v.object({
   createdRecipients: v.array(recipientSchema),

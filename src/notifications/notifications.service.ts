@@ -6,10 +6,11 @@ import { afterId, toPage } from '../core/pagination';
 import type { Db } from '../env';
 import { CronError, compileSchedule, nextRunAfter, nextRuns } from './cron-expression';
 import * as repo from './notifications.repository';
-import type {
-  CreateNotificationInput,
-  NotificationView,
-  UpdateNotificationInput,
+import {
+  type CreateNotificationInput,
+  EMAIL_SHAPED,
+  type NotificationView,
+  type UpdateNotificationInput,
 } from './notifications.schemas';
 import {
   cronExpressionOf,
@@ -105,6 +106,7 @@ const sameSchedule = (a: Schedule, b: Schedule) =>
 function normalizeFilters(filters: NotificationFilter[]): Required<NotificationFilter>[] {
   return filters.map((f) => ({
     member: f.member,
+    operator: f.operator ?? null,
     value: f.value ?? null,
     caseSensitive: f.caseSensitive ?? null,
     startInclusive: f.startInclusive ?? null,
@@ -130,8 +132,10 @@ export function presentNotification(row: repo.NotificationRow): NotificationView
     isEnabled: row.isEnabled,
     notificationEnabled: row.notificationEnabled,
     notificationFormat: row.notificationFormat,
+    notificationAiSummary: row.notificationAiSummary,
     filters: normalizeFilters(row.filters),
     timeGrains: row.timeGrains,
+    memberSwitchers: row.memberSwitchers,
     nextRunAt: row.nextRunAt,
     createdBy: row.createdBy,
     createdAt: row.createdAt,
@@ -182,8 +186,10 @@ export async function createNotification(
       notificationFormat: input.notificationFormat ?? 'png',
       isEnabled,
       notificationEnabled: input.notificationEnabled ?? true,
+      notificationAiSummary: input.notificationAiSummary ?? false,
       filters: input.filters ?? [],
       timeGrains: input.timeGrains ?? [],
+      memberSwitchers: input.memberSwitchers ?? [],
       nextRunAt: nextRunAt(schedule, isEnabled, scope.now),
       createdBy: userId,
       createdAt: now,
@@ -202,6 +208,48 @@ async function getNotificationRow(scope: NotificationScope, id: number): Promise
 
 export async function getNotification(scope: NotificationScope, id: number): Promise<NotificationView> {
   return presentNotification(await getNotificationRow(scope, id));
+}
+
+/** The list filter of Cube's query: the recipient filters are exclusive, the embed pair goes together. */
+export function listFilterOf(query: {
+  dashboardId?: number;
+  dashboardPublicId?: string;
+  recipientUserId?: number;
+  recipientEmail?: string;
+  recipientEmbedTenantName?: string;
+  recipientExternalId?: string;
+}): repo.ListFilter {
+  const embedGiven = [query.recipientEmbedTenantName, query.recipientExternalId].filter(
+    (x) => x !== undefined,
+  ).length;
+  if (embedGiven === 1) {
+    const path = query.recipientExternalId === undefined ? 'recipientExternalId' : 'recipientEmbedTenantName';
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      'Give recipientEmbedTenantName and recipientExternalId together',
+      [{ path, message: 'Required with the other' }],
+    );
+  }
+  const recipientFilters = [query.recipientUserId, query.recipientEmail, embedGiven ? 1 : undefined].filter(
+    (x) => x !== undefined,
+  ).length;
+  if (recipientFilters > 1) {
+    throw new ApiError('VALIDATION_FAILED', 'Give at most one recipient filter', [
+      { path: 'recipientUserId', message: 'Recipient filters are mutually exclusive' },
+    ]);
+  }
+  const externalId = query.recipientExternalId ?? '';
+  const filter: repo.ListFilter = {
+    dashboardId: query.dashboardId,
+    dashboardPublicId: query.dashboardPublicId,
+  };
+  if (query.recipientUserId !== undefined) filter.recipientKeys = [`user:${query.recipientUserId}`];
+  if (query.recipientEmail !== undefined) filter.recipientEmail = query.recipientEmail;
+  if (embedGiven) {
+    const id = EMAIL_SHAPED.test(externalId) ? externalId.toLowerCase() : externalId;
+    filter.recipientKeys = [`embed:${query.recipientEmbedTenantName}/${id}`];
+  }
+  return filter;
 }
 
 export async function listNotifications(
@@ -246,8 +294,12 @@ export async function updateNotification(
     ...(input.notificationFormat !== undefined ? { notificationFormat: input.notificationFormat } : {}),
     isEnabled,
     ...(input.notificationEnabled !== undefined ? { notificationEnabled: input.notificationEnabled } : {}),
+    ...(input.notificationAiSummary !== undefined
+      ? { notificationAiSummary: input.notificationAiSummary }
+      : {}),
     ...(input.filters !== undefined ? { filters: input.filters } : {}),
     ...(input.timeGrains !== undefined ? { timeGrains: input.timeGrains } : {}),
+    ...(input.memberSwitchers !== undefined ? { memberSwitchers: input.memberSwitchers } : {}),
     ...(rescheduled ? { nextRunAt: nextRunAt(schedule, isEnabled, scope.now) } : {}),
     updatedAt: scope.now.toISOString(),
   });

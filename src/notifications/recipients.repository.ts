@@ -1,7 +1,11 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { users as usersTable } from '../../schema/accounts';
 import { embedUsers as embedUsersTable } from '../../schema/embedding';
-import { notificationRecipients, type RecipientType } from '../../schema/notifications';
+import {
+  notificationRecipients,
+  type RecipientAttributeValue,
+  type RecipientType,
+} from '../../schema/notifications';
 import { mapRow, runBatch } from '../core/db';
 import { externalUserQuotaGuard } from '../embedding/embed-sessions.repository';
 import type { Db } from '../env';
@@ -20,7 +24,7 @@ export interface RecipientRow {
   externalId: string | null;
   embedTenantName: string | null;
   groups: string[] | null;
-  userAttributes: { name: string; value: string }[] | null;
+  userAttributes: { name: string; value: RecipientAttributeValue }[] | null;
   /** JSON text as stored. */
   securityContext: string | null;
   channelId: string | null;
@@ -116,8 +120,9 @@ export async function readRecipientState(
       AND (r.recipient_key IN (SELECT value FROM json_each(${JSON.stringify(q.keys)}))
         OR r.recipient_key IN (SELECT 'user:' || id FROM users WHERE account_id = ${accountId}
           AND lower(email) IN (SELECT value FROM json_each(${JSON.stringify(q.emails)}))))`,
-    sql`SELECT (SELECT count(*) FROM embed_users WHERE account_id = ${accountId}) AS count,
-      external_user_limit AS "limit" FROM accounts WHERE id = ${accountId}`,
+    // The counter triggers keep on embed_users: one row read, whatever the account's size.
+    sql`SELECT external_user_count AS count, external_user_limit AS "limit" FROM accounts
+      WHERE id = ${accountId}`,
   ]);
   const quotaRow = rowsOf(quota)[0] ?? {};
   return {
@@ -271,4 +276,34 @@ export async function deleteRecipient(
   const rows = await db.all(sql`DELETE FROM notification_recipients WHERE id = ${recipientId}
     AND notification_id IN (${notificationOf(accountId, deploymentId, notificationId)}) RETURNING id`);
   return rows.length > 0;
+}
+
+/**
+ * Removes the recipients named by identity key, or by embed user id within a tenant, in ONE
+ * batch: the notification check, then both deletes (each served by an index of the recipients).
+ */
+export async function removeRecipients(
+  db: Db,
+  accountId: number,
+  deploymentId: number,
+  notificationId: number,
+  keys: string[],
+  embedUsers: { id: number; tenant: string }[],
+): Promise<{ notificationFound: boolean; removed: number }> {
+  const owned = sql`notification_id = ${notificationId}
+    AND EXISTS (${notificationOf(accountId, deploymentId, notificationId)})`;
+  const [found, byKey, byEmbedUser] = await runBatch(db, [
+    notificationOf(accountId, deploymentId, notificationId),
+    sql`DELETE FROM notification_recipients WHERE ${owned}
+      AND recipient_key IN (SELECT value FROM json_each(${JSON.stringify(keys)})) RETURNING id`,
+    sql`DELETE FROM notification_recipients WHERE ${owned}
+      AND embed_user_id IN (SELECT u.id FROM json_each(${JSON.stringify(embedUsers)}) j
+        JOIN embed_users u ON u.id = j.value ->> 'id'
+        JOIN embed_tenants t ON t.id = u.tenant_id AND t.name = j.value ->> 'tenant'
+        WHERE t.account_id = ${accountId}) RETURNING id`,
+  ]);
+  return {
+    notificationFound: rowsOf(found).length > 0,
+    removed: rowsOf(byKey).length + rowsOf(byEmbedUser).length,
+  };
 }

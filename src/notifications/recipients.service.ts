@@ -9,7 +9,12 @@ import {
 import { afterId, type PageRequest, toPage } from '../core/pagination';
 import { DEFAULT_TENANT } from '../embedding/embedding.schemas';
 import { MAX_RECIPIENTS_PER_NOTIFICATION } from './notifications.limits';
-import type { RecipientInput, RecipientView } from './notifications.schemas';
+import {
+  EMAIL_SHAPED,
+  type RecipientInput,
+  type RecipientView,
+  type RemoveRecipientInput,
+} from './notifications.schemas';
 import type { NotificationScope } from './notifications.service';
 import * as repo from './recipients.repository';
 
@@ -194,7 +199,8 @@ export async function addRecipients(
       w.key = `embed:${n.tenant}/${n.externalId}`;
       w.tenant = n.tenant;
       w.externalId = n.externalId;
-      w.email = item.email?.toLowerCase() ?? null;
+      // Cube delivers to an email-shaped externalId when the recipient gives no address.
+      w.email = item.email?.toLowerCase() ?? (EMAIL_SHAPED.test(n.externalId) ? n.externalId : null);
       w.groups = item.groups === undefined ? null : sortedJson([...new Set(item.groups)], (g) => g);
       w.userAttributes = sortedJson(item.userAttributes, (a) => a.name);
       w.securityContext = item.securityContext === undefined ? null : JSON.stringify(item.securityContext);
@@ -300,4 +306,40 @@ export async function deleteRecipient(scope: NotificationScope, notificationId: 
   );
   if (!deleted) throw notFound('Recipient');
   return { id: recipientId, deleted: true as const };
+}
+
+/**
+ * Cube's `DELETE …/recipients`: each entry names a subscriber the way Cube does (`id` the user id,
+ * the embed user id within `embedTenantName`, or the channel id), not edgeboard's recipient row
+ * id. A string `id` also names a USER by email or an EMBED_USER by externalId. Idempotent: an
+ * entry that is not subscribed is skipped.
+ */
+export async function removeRecipients(
+  scope: NotificationScope,
+  notificationId: number,
+  items: RemoveRecipientInput[],
+) {
+  const keys: string[] = [];
+  const embedUserIds: { id: number; tenant: string }[] = [];
+  for (const item of items) {
+    const id = String(item.id);
+    const numeric = /^[1-9]\d{0,15}$/.test(id);
+    if (item.type === 'USER') keys.push(numeric ? `user:${id}` : `email:${id.toLowerCase()}`);
+    else if (item.type === 'SLACK') keys.push(`channel:${id}`);
+    else {
+      const tenant = item.embedTenantName as string;
+      if (numeric) embedUserIds.push({ id: Number(id), tenant });
+      else keys.push(`embed:${tenant}/${EMAIL_SHAPED.test(id) ? id.toLowerCase() : id}`);
+    }
+  }
+  const result = await repo.removeRecipients(
+    scope.db,
+    scope.accountId,
+    scope.deploymentId,
+    notificationId,
+    keys,
+    embedUserIds,
+  );
+  if (!result.notificationFound) throw notFound('Notification');
+  return { id: notificationId, deleted: true as const, removedCount: result.removed };
 }

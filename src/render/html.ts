@@ -51,7 +51,8 @@ function themeCss(theme: ResolvedTheme): string {
     `.eb-widget--control{background:${bg(c.background)};border:${borderCss(c.border)};border-radius:${px(c.border.radius)};padding:${px(c.padding)}}`,
     `.eb-widget--control .eb-widget-title{${titleCss(c.title)}}`,
     `.eb-text{color:${toCss(w.text.color)};font-family:${font(w.text.fontFamily)}}`,
-    `.eb-caption{color:${toCss(w.text.secondary)}}`,
+    `.eb-caption,.eb-field-label{color:${toCss(w.text.secondary)}}`,
+    `.eb-divider{border-color:${toCss(w.border.color)};border-width:${px(Math.max(1, w.border.width))}}`,
     `.eb-control-value{border-color:${toCss(c.border.color)};color:${toCss(w.text.color)}}`,
     `.eb-tab--active{color:${toCss(theme.primary)};border-color:${toCss(theme.primary)}}`,
     `.eb-chat{background:${toCss(theme.primary)}}`,
@@ -105,6 +106,12 @@ function widgetBody(widget: LaidOutWidget, theme: ResolvedTheme): string {
       return `<div class="eb-control" data-control="${content.control}"><div class="eb-control-value" role="status" aria-label="${escapeMarkup(content.label)}"><span>${escapeMarkup(content.value)}</span><span class="eb-chevron" aria-hidden="true"></span></div></div>`;
     case 'chart':
       return chartSvg(widget, theme);
+    case 'field':
+      return `<div class="eb-field">${content.label ? `<span class="eb-field-label">${escapeMarkup(content.label)}</span>` : ''}<span class="eb-field-value">${escapeMarkup(content.value)}</span></div>`;
+    case 'divider':
+      return '<hr class="eb-divider">';
+    case 'spacer':
+      return '';
     case 'frame': {
       const tabs = content.tabs.length
         ? `<div class="eb-tabs" role="tablist">${content.tabs
@@ -185,6 +192,12 @@ body{min-height:100vh;-webkit-font-smoothing:antialiased}
 .eb-control-value span:first-child{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .eb-chevron{width:7px;height:7px;border-right:1.5px solid currentColor;border-bottom:1.5px solid currentColor;transform:rotate(45deg) translateY(-2px);opacity:.6;flex:none}
 .eb-caption{margin:auto;font-size:12px;text-align:center}
+.eb-widget.eb-widget--spacer,.eb-widget.eb-widget--divider{background:none;border:0;padding:0}
+.eb-widget--divider .eb-widget-body{justify-content:center}
+.eb-divider{width:100%;margin:0;border-style:solid none none}
+.eb-field{display:flex;flex-direction:column;gap:4px;min-width:0}
+.eb-field-label{font-size:12px;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
+.eb-field-value{font-size:20px;font-weight:700;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .eb-tabs{display:flex;gap:18px;border-bottom:1px solid rgba(0,0,0,.1);font-size:12px;margin-bottom:6px}
 .eb-tab{padding-bottom:4px;border-bottom:2px solid transparent;opacity:.8}
 .eb-tab--active{font-weight:700;opacity:1}

@@ -255,6 +255,22 @@ function contentOf(
     }
     case 'AI':
       return { content: { kind: 'frame', caption: 'AI assistant', tabs: [] }, fallbackTitle: null };
+    case 'CONTAINER':
+    case 'PARENT': {
+      const label = cleanText(config.label ?? config.name ?? '', 500) || null;
+      return { content: { kind: 'frame', caption: '', tabs: [] }, fallbackTitle: label };
+    }
+    case 'FIELD': {
+      const label = cleanText(config.label ?? config.name ?? config.member ?? config.field ?? '', 200);
+      const value =
+        currentValue(tables.filters, id, config, ['member', 'field'], ['value', 'text', 'defaultValue']) ??
+        '–';
+      return { content: { kind: 'field', label, value }, fallbackTitle: null };
+    }
+    case 'DIVIDER':
+      return { content: { kind: 'divider' }, fallbackTitle: null };
+    case 'SPACER':
+      return { content: { kind: 'spacer' }, fallbackTitle: null };
     default:
       return { content: { kind: 'frame', caption: '', tabs: [] }, fallbackTitle: null };
   }
@@ -270,7 +286,9 @@ export function widgetContents(input: RenderInput) {
     const id = typeof w.id === 'string' ? w.id : String(index);
     const type = typeof w.type === 'string' ? w.type : 'CHART';
     const { content, fallbackTitle } = contentOf(type, id, config, input, tables);
-    const title = cleanText(config.title, 500) || fallbackTitle;
+    // A spacer or a divider has no heading: it draws nothing, or only its rule.
+    const untitled = content.kind === 'spacer' || content.kind === 'divider';
+    const title = untitled ? null : cleanText(config.title, 500) || fallbackTitle;
     return { index, id, type, title, content };
   });
 }

@@ -114,8 +114,14 @@ export type WidgetContent =
   | { kind: 'text'; text: string }
   | { kind: 'control'; control: 'filter' | 'timeGrain'; label: string; value: string }
   | { kind: 'chart'; chart: ChartSpec }
-  /** A titled frame: a chart without data, an AI widget, a tabs container. */
-  | { kind: 'frame'; caption: string; tabs: string[] };
+  /** A titled frame: a chart without data, an AI widget, a (tabs) container or parent. */
+  | { kind: 'frame'; caption: string; tabs: string[] }
+  /** A FIELD: its label over its value. */
+  | { kind: 'field'; label: string; value: string }
+  /** A DIVIDER: a rule across the box (down it when the box is taller than wide). */
+  | { kind: 'divider' }
+  /** A SPACER: takes its place on the grid and draws nothing. */
+  | { kind: 'spacer' };
 
 export interface LaidOutWidget {
   /** Position in the config's `widgets` array (stable ids for the HTML). */

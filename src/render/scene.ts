@@ -97,11 +97,47 @@ export function widgetBoxes(
   return { inner, body: { x: inner.x, y: top, w: inner.w, h: inner.y + inner.h - top }, titled };
 }
 
+/** A DIVIDER's rule: across the middle of its box, or down it when the box is taller than wide. */
+function dividerLine(rect: Rect): { x1: number; y1: number; x2: number; y2: number } {
+  const { x, y, w, h } = rect;
+  return h > w
+    ? { x1: x + w / 2, y1: y, x2: x + w / 2, y2: y + h }
+    : { x1: x, y1: y + h / 2, x2: x + w, y2: y + h / 2 };
+}
+
+function fieldBody(nodes: SceneNode[], widget: LaidOutWidget, box: Rect, theme: ResolvedTheme) {
+  if (widget.content.kind !== 'field') return;
+  const { label, value } = widget.content;
+  let top = box.y;
+  if (label && box.h >= 14) {
+    push(nodes, text(box.x, top + 12, label, 12, theme.widget.text.secondary, { maxWidth: box.w }));
+    top += 18;
+  }
+  const size = Math.max(12, Math.min(24, box.y + box.h - top - 4));
+  if (box.y + box.h - top >= 12) {
+    push(
+      nodes,
+      text(box.x, top + size * 0.9, value, size, theme.widget.text.color, { bold: true, maxWidth: box.w }),
+    );
+  }
+}
+
 function widgetBlock(widget: LaidOutWidget, theme: ResolvedTheme): SceneBlock {
   const nodes: SceneNode[] = [];
+  const { x, y, w, h } = widget.rect;
+  if (widget.content.kind === 'spacer') return { top: y, bottom: y + h, nodes };
+  if (widget.content.kind === 'divider') {
+    const line = dividerLine(widget.rect);
+    nodes.push({
+      kind: 'path',
+      d: `M${r2(line.x1)} ${r2(line.y1)}L${r2(line.x2)} ${r2(line.y2)}`,
+      stroke: theme.widget.border.color,
+      strokeWidth: Math.max(1, theme.widget.border.width),
+    });
+    return { top: y, bottom: y + h, nodes };
+  }
   const isControl = widget.content.kind === 'control';
   const look = isControl ? theme.control : theme.widget;
-  const { x, y, w, h } = widget.rect;
   const border = look.border;
   const bordered = border.style !== 'none' && border.width > 0;
   nodes.push({
@@ -143,6 +179,7 @@ function widgetBlock(widget: LaidOutWidget, theme: ResolvedTheme): SceneBlock {
       });
     } else if (content.kind === 'control') controlBody(nodes, widget, body, theme);
     else if (content.kind === 'chart') nodes.push(...chartNodes(content.chart, body, theme));
+    else if (content.kind === 'field') fieldBody(nodes, widget, body, theme);
     else frameBody(nodes, widget, body, theme);
   }
   return { top: y, bottom: y + h, nodes };

@@ -257,6 +257,29 @@ describe('POST …/notifications/{id}/recipients (E15)', () => {
     expect(fits.body.unchangedRecipients).toHaveLength(1);
   });
 
+  it('reads the account’s external-user counter, not a count of its embed users', async () => {
+    const small = await seedAccount({ externalUserLimit: 2 });
+    const url = await notificationOf(small);
+    const embed = (id: string) => ({ externalId: id, email: `${id}@example.com` });
+    const two = await api('POST', `${url}/recipients`, {
+      auth: small.admin,
+      body: { recipients: [embed('c-1'), embed('c-2')] },
+    });
+    expect(two.status).toBe(200);
+    // The counter (kept by triggers) decides: with it reset, a third user fits although two exist.
+    await env.DB.prepare('UPDATE accounts SET external_user_count = 0 WHERE id = ?')
+      .bind(small.accountId)
+      .run();
+    const third = await api('POST', `${url}/recipients`, {
+      auth: small.admin,
+      body: { recipients: [embed('c-3')] },
+    });
+    expect(third.status, JSON.stringify(third.body)).toBe(200);
+    expect(await count('SELECT external_user_count AS n FROM accounts WHERE id = ?', small.accountId)).toBe(
+      1,
+    );
+  });
+
   it('guards the notification: another account 404, member 403, no credential 401', async () => {
     const url = await notificationOf(world.acme);
     const body = { recipients: [{ email: 'x@example.com' }] };

@@ -98,6 +98,38 @@ describe('PUT /workbooks/{id}/dashboard (E1)', () => {
     expect(item.body).toMatchObject({ dashboardDraft: complete, updatedAt: '2032-01-01T00:00:00.000Z' });
   });
 
+  it('accepts Cube’s FIELD, PARENT, SPACER, DIVIDER and CONTAINER widgets, and gives id-less widgets ids', async () => {
+    const wb = await workbook(acme.member, d);
+    const at = (y: number) => ({ x: 0, y, w: 4, h: 1 });
+    const widgets = [
+      { type: 'FIELD', position: at(0), config: { label: 'Region', value: 'EMEA' } },
+      { id: null, type: 'PARENT', position: at(1), config: { title: 'Group' } },
+      { type: 'SPACER', position: at(2) },
+      { id: 'divider-1', type: 'DIVIDER', position: at(3) },
+      { type: 'DIVIDER', position: at(4) },
+      { type: 'CONTAINER', position: at(5), config: { title: 'Box' } },
+      { type: 'TIME_GRAIN', position: at(6) },
+    ];
+    const res = await put(wb.id, { dashboardDraft: { widgets } });
+    expect(res.status).toBe(200);
+    const ids = res.body.dashboardDraft.widgets.map((w: { id: string }) => w.id);
+    expect(ids).toEqual([
+      'field-1',
+      'parent-1',
+      'spacer-1',
+      'divider-1',
+      'divider-2',
+      'container-1',
+      'time-grain-1',
+    ]);
+    expect((await storedDraft(wb.id)).widgets.map((w: { id: string }) => w.id)).toEqual(ids);
+    // The same request yields the same ids; a resent draft keeps them.
+    const again = await put(wb.id, { dashboardDraft: { widgets } });
+    expect(again.body.dashboardDraft.widgets.map((w: { id: string }) => w.id)).toEqual(ids);
+    const resent = await put(wb.id, { dashboardDraft: res.body.dashboardDraft });
+    expect(resent.body).toEqual(res.body);
+  });
+
   it('accepts null for every property and an empty config', async () => {
     const wb = await workbook(acme.member, d);
     const nulls = {
@@ -153,7 +185,6 @@ describe('PUT /workbooks/{id}/dashboard (E1)', () => {
     [{ settings: [] }, 'dashboardDraft.settings'],
     [{ settings: 'x' }, 'dashboardDraft.settings'],
     [{ widgets: {} }, 'dashboardDraft.widgets'],
-    [{ widgets: [{ type: 'CHART', position }] }, 'dashboardDraft.widgets.0.id'],
     [{ widgets: [widget({ id: '' })] }, 'dashboardDraft.widgets.0.id'],
     [{ widgets: [widget({ id: 7 })] }, 'dashboardDraft.widgets.0.id'],
     [{ widgets: [widget({ type: undefined })] }, 'dashboardDraft.widgets.0.type'],

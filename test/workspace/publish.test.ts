@@ -193,7 +193,15 @@ describe('POST /workbooks/{id}/publish', () => {
     [{ title: 't'.repeat(501) }, 'title'],
     [{ description: 1 }, 'description'],
     [{ restrictDataDownload: 'yes' }, 'restrictDataDownload'],
-    [{ allowEmbed: true }, 'allowEmbed'],
+    [{ allowEmbed: 'yes' }, 'allowEmbed'],
+    [{ workbookId: '1' }, 'workbookId'],
+    [{ dashboardId: 'x' }, 'dashboardId'],
+    [{ config: [] }, 'config'],
+    [
+      { config: { widgets: [{ type: 'MAP', position: { x: 0, y: 0, w: 1, h: 1 } }] } },
+      'config.widgets.0.type',
+    ],
+    [{ unknownField: 1 }, 'unknownField'],
     [[], '(body)'],
   ])('rejects %j naming %s', async (body, field) => {
     const { wb } = await publishable();
@@ -212,6 +220,70 @@ describe('POST /workbooks/{id}/publish', () => {
       expectError(await versions(id), 404, 'NOT_FOUND');
     }
     expect(await count('SELECT 1 FROM published_dashboards WHERE workbook_id = ?', foreign.id)).toBe(0);
+  });
+});
+
+describe('publishing with Cube’s PublishDashboardInput', () => {
+  it('answers status published; earlier versions read as archived', async () => {
+    const { wb } = await publishable();
+    const v1 = await publish(wb.id, { workbookId: wb.id });
+    expect(v1.status).toBe(200);
+    expect(v1.body.status).toBe('published');
+    await publish(wb.id);
+    const list = await versions(wb.id);
+    expect(list.body.items.map((v: { status: string }) => v.status)).toEqual(['published', 'archived']);
+    expect((await version(wb.id, 1)).body.status).toBe('archived');
+    const item = await api('GET', `${base(d)}/workbooks/${wb.id}`, { auth: acme.member });
+    expect(item.body.publishedDashboard.status).toBe('published');
+  });
+
+  it('publishes the config it is sent, leaving the draft alone, and sets allowEmbed', async () => {
+    const wb = await workbook(acme.member, d, { name: 'Sent' });
+    const config = {
+      ...draft(1),
+      title: 'From the request',
+      widgets: [{ type: 'DIVIDER', position: { x: 0, y: 0, w: 12, h: 1 } }],
+    };
+    const res = await publish(wb.id, {
+      workbookId: wb.id,
+      allowEmbed: true,
+      config,
+      dashboardId: null,
+      title: null,
+      description: null,
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ allowEmbed: true, title: null, status: 'published', versionNumber: 1 });
+    expect(res.body.config.widgets).toEqual([{ ...config.widgets[0], id: 'divider-1' }]);
+    expect(await count('SELECT 1 FROM workbooks WHERE item_id = ? AND dashboard_draft IS NULL', wb.id)).toBe(
+      1,
+    );
+    expect(
+      await count('SELECT 1 FROM published_dashboards WHERE workbook_id = ? AND allow_embed = 1', wb.id),
+    ).toBe(1);
+    // Omitted (or null) allowEmbed keeps it; the first publish's title came from the request.
+    const again = await publish(wb.id, {
+      workbookId: wb.id,
+      config,
+      allowEmbed: null,
+      dashboardId: res.body.id,
+    });
+    expect(again.body).toMatchObject({ allowEmbed: true, versionNumber: 2, id: res.body.id });
+    const off = await publish(wb.id, { config, allowEmbed: false });
+    expect(off.body.allowEmbed).toBe(false);
+    const titled = await workbook(acme.member, d, { name: 'Named' });
+    expect((await publish(titled.id, { workbookId: titled.id, config })).body.title).toBe('From the request');
+  });
+
+  it('refuses another workbook’s id (400) and a dashboardId that is not this workbook’s (404), storing nothing', async () => {
+    const { wb } = await publishable();
+    const other = await publishable('Other');
+    const mismatch = await publish(wb.id, { workbookId: other.wb.id });
+    expectError(mismatch, 400, 'BAD_REQUEST');
+    expect(mismatch.body.details[0].path).toBe('workbookId');
+    const theirs = (await publish(other.wb.id)).body;
+    expectError(await publish(wb.id, { workbookId: wb.id, dashboardId: theirs.id }), 404, 'NOT_FOUND');
+    expect(await count('SELECT 1 FROM published_dashboards WHERE workbook_id = ?', wb.id)).toBe(0);
   });
 });
 
@@ -243,6 +315,7 @@ describe('GET /workbooks/{id}/dashboard/versions', () => {
         publicId: v1.publicId,
         versionNumber: 1,
         isCurrent: true,
+        status: 'published',
         publishedAt: v1.updatedAt,
         publishedBy: acme.memberUserId,
         createdAt: v1.updatedAt,

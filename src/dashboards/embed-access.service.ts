@@ -1,0 +1,77 @@
+import type { DeploymentScope } from '../auth/deployment-scope';
+import { ApiError, badRequest, notFound } from '../core/errors';
+import type { Db } from '../env';
+import * as repo from './embed-access.repository';
+import type { EmbedAccess, UpdateEmbedAccessInput } from './embed-access.schemas';
+
+/** Cube's EmbedAccessResponse from edgeboard's two flags: there are no per-tenant shares. */
+function present(flags: repo.EmbedFlags): EmbedAccess {
+  return {
+    allowEmbed: flags.allowEmbed,
+    allEmbedUsers: {
+      enabled: flags.allEmbedUsers,
+      action: flags.allEmbedUsers ? 'read' : 'none',
+      groupId: null,
+    },
+    tenants: [],
+  };
+}
+
+export async function getEmbedAccess(db: Db, scope: DeploymentScope, workbookId: number) {
+  const flags = await repo.findEmbedFlags(db, scope, workbookId);
+  if (!flags) throw notFound('Workbook');
+  return present(flags);
+}
+
+/**
+ * Cube's updateEmbedAccess: `allEmbedUsers: true` with `action` shares (read) or unshares (none)
+ * the dashboard with every embed user; `allowEmbed` sets the embedding flag. A per-tenant target
+ * is refused: edgeboard shares with all embed users or none.
+ */
+export async function updateEmbedAccess(
+  db: Db,
+  scope: DeploymentScope,
+  workbookId: number,
+  input: UpdateEmbedAccessInput,
+  now: string,
+) {
+  if (input.embedTenantName != null) {
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      'Per-tenant embed access is not supported: share with all embed users',
+      [{ path: 'embedTenantName', message: 'Not supported' }],
+    );
+  }
+  const targetsAll = input.allEmbedUsers === true;
+  if (targetsAll !== (input.action != null)) {
+    throw new ApiError('VALIDATION_FAILED', 'Send `action` together with `allEmbedUsers: true`', [
+      { path: targetsAll ? 'action' : 'allEmbedUsers', message: 'Required with the other' },
+    ]);
+  }
+  if (!targetsAll && input.allowEmbed == null) {
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      'Nothing to change: send allowEmbed, or allEmbedUsers with action',
+      [{ path: '(body)', message: 'No change' }],
+    );
+  }
+  const current = await repo.findEmbedFlags(db, scope, workbookId);
+  if (!current) throw notFound('Workbook');
+  if (!current.published) {
+    throw badRequest('The workbook has no published dashboard (publish it first)', [
+      { path: 'allowEmbed', message: 'Not published' },
+    ]);
+  }
+  const updated = await repo.updateEmbedFlags(
+    db,
+    scope,
+    workbookId,
+    {
+      ...(input.allowEmbed != null ? { allowEmbed: input.allowEmbed } : {}),
+      ...(targetsAll ? { allEmbedUsers: input.action === 'read' } : {}),
+    },
+    now,
+  );
+  if (!updated) throw notFound('Workbook');
+  return present(updated);
+}
