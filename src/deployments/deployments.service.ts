@@ -5,11 +5,14 @@ import { slugify } from '../core/text';
 import type { BuildMessage, Db } from '../env';
 import * as repo from './deployments.repository';
 import {
-  CLOUD_PROVIDERS,
   type CloudProvider,
   type CreateDeploymentInput,
+  type DeploymentSettings,
   type deploymentSchema,
+  MAX_COUNTED_DEPLOYMENTS,
   REGIONS,
+  RELEASE_CHANNELS,
+  type UpdateDeploymentInput,
 } from './deployments.schemas';
 
 const SLUG_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
@@ -17,6 +20,16 @@ const SLUG_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 function slugSuffix(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(6));
   return [...bytes].map((b) => SLUG_ALPHABET[b % SLUG_ALPHABET.length]).join('');
+}
+
+/** A region must be one `GET /api/v1/regions` lists for the provider. */
+function checkRegion(cloudProvider: CloudProvider, region: string): void {
+  const regions = REGIONS[cloudProvider];
+  if (!regions.includes(region)) {
+    throw badRequest(`Region ${region} is not offered for ${cloudProvider}`, [
+      { path: 'region', message: `Expected one of ${regions.join(', ')} (GET /api/v1/regions)` },
+    ]);
+  }
 }
 
 /** The empty starter project every deployment begins with. */
@@ -47,13 +60,8 @@ export async function createDeployment(
   input: CreateDeploymentInput,
 ) {
   const cloudProvider = input.cloudProvider ?? 'hosted';
-  const regions = REGIONS[cloudProvider];
-  const region = input.region ?? (regions[0] as string);
-  if (!regions.includes(region)) {
-    throw badRequest(`Region ${region} is not offered for ${cloudProvider}`, [
-      { path: 'region', message: `Expected one of ${regions.join(', ')} (GET /api/v1/regions)` },
-    ]);
-  }
+  const region = input.region ?? (REGIONS[cloudProvider][0] as string);
+  checkRegion(cloudProvider, region);
   const base = slugify(input.name) || 'deployment';
   const slug = `${base}-${slugSuffix()}`;
   const { deployment, buildId } = await repo.insertDeploymentWithBuild(
@@ -82,12 +90,12 @@ export async function createDeployment(
     // The build row is committed as queued; the cron sweep re-enqueues stranded builds.
     console.error(JSON.stringify({ event: 'build_enqueue_failed', buildId, error: String(err) }));
   }
-  return {
-    id: deployment.id,
-    name: deployment.name,
-    deploymentUrl: deployment.deploymentUrl,
-    creationStep: deployment.creationStep,
-  };
+  return presentCube(deployment);
+}
+
+/** Cube's `Deployment`: the four fields create, advance and reset answer. */
+export function presentCube(d: repo.DeploymentRow) {
+  return { id: d.id, name: d.name, deploymentUrl: d.deploymentUrl, creationStep: d.creationStep };
 }
 
 export function presentDeployment(
@@ -125,29 +133,213 @@ export async function listDeployments(
   db: Db,
   accountId: number,
   deploymentIds: number[] | null,
-  query: { first?: number; after?: string },
+  query: { first?: number; after?: string; offset?: number; limit?: number; creationStep?: string[] },
 ) {
-  const request = pageRequest(query, 'deployments', 1);
-  const rows = await repo.listDeployments(db, accountId, deploymentIds, afterId(request), request.limit);
-  return toPage(rows, request, 'deployments', (d) => [d.id], presentDeployment);
+  const request = pageRequest({ first: query.first ?? query.limit, after: query.after }, 'deployments', 1);
+  const offset = query.offset ?? 0;
+  const filter = { deploymentIds, creationSteps: query.creationStep ?? null };
+  // `limit=0` (Cube's legacy paging) asks for the count alone.
+  const [rows, total] = await Promise.all([
+    request.limit === 0
+      ? Promise.resolve([])
+      : repo.listDeployments(db, accountId, filter, {
+          afterId: afterId(request),
+          limit: request.limit,
+          offset,
+        }),
+    repo.countDeployments(db, accountId, filter, MAX_COUNTED_DEPLOYMENTS),
+  ]);
+  const page = toPage(rows, request, 'deployments', (d) => [d.id], presentDeployment);
+  const pageInfo = { ...page.pageInfo, hasPreviousPage: page.pageInfo.hasPreviousPage || offset > 0 };
+  return {
+    items: page.items,
+    data: page.items,
+    pagination: { total, offset, limit: request.limit },
+    pageInfo,
+  };
 }
+
+/** The branch every edgeboard deployment has, and the mode its builds run in. */
+export const BRANCH = 'main';
+const BUILD_MODE = 'production';
 
 /** The latest build of a deployment: every deployment is created with its first build, in one batch. */
-export async function getBuildStatus(db: Db, accountId: number, id: number) {
-  const build = (await getDeployment(db, accountId, id)).latestBuild;
+export async function getBuildStatus(db: Db, accountId: number, id: number, branchName?: string) {
+  const deployment = await getDeployment(db, accountId, id);
+  if (branchName !== undefined && branchName !== BRANCH) {
+    throw new ApiError(
+      'NOT_FOUND',
+      `Branch ${branchName} not found: edgeboard deployments have one branch, ${BRANCH}`,
+    );
+  }
+  const build = deployment.latestBuild;
   if (!build) throw new Error(`deployment ${id} has no build`);
-  return { status: build.status, buildId: build.buildId, errorText: build.errorText };
+  return {
+    deploymentId: deployment.id,
+    branchName: BRANCH,
+    mode: BUILD_MODE,
+    status: build.status,
+    buildJobId: build.buildId,
+    buildId: build.buildId,
+    deploymentStatus: null,
+    errorText: build.errorText,
+    filesHash: null,
+    lastHash: null,
+    updatedAt: build.updatedAt,
+  };
 }
 
-/** The regions of one provider, or of all of them. */
-export function listRegions(cloudProvider?: CloudProvider) {
-  const providers = cloudProvider ? [cloudProvider] : CLOUD_PROVIDERS;
+// ---- Cube's settings, creation steps and deletion ----
+
+/** The one runtime version every edgeboard deployment runs (`GET …/versions`). */
+export const RUNTIME_VERSION = '1.0.0';
+
+/** Settings edgeboard stores for Cube without acting on them (the `settings` JSON column). */
+const STORED_SETTINGS = [
+  'cspsConfig',
+  'customDomain',
+  'defaultLaunchpadViewGroup',
+  'deployBranchMergeAllowed',
+  'deployBranchName',
+  'deployBranchReadOnly',
+  'deployProjectRoot',
+  'launchpadTabs',
+  'releaseChannel',
+  'releaseChannelVersion',
+  'releaseChannelVersionHold',
+  'template',
+] as const;
+
+/** Cube's `DeploymentSettings` of a deployment: stored values, else edgeboard's fixed ones. */
+export function presentSettings(d: repo.DeploymentRow): DeploymentSettings {
+  const s = (d.settings ?? {}) as Record<string, unknown>;
+  const pick = <T>(key: string, fallback: T): T => (s[key] ?? fallback) as T;
   return {
-    items: providers.map((p) => ({
-      cloudProvider: p,
-      regions: [...REGIONS[p]],
-      defaultRegion: REGIONS[p][0] as string,
+    id: d.id,
+    name: d.name,
+    template: pick('template', 'single'),
+    cloudProvider: d.cloudProvider === 'hosted' ? 'cubecloud' : d.cloudProvider,
+    creationStep: d.creationStep,
+    deploymentUrl: d.deploymentUrl,
+    releaseChannel: pick('releaseChannel', 'latest'),
+    deployBranchName: pick('deployBranchName', BRANCH),
+    deployBranchReadOnly: pick('deployBranchReadOnly', false),
+    deployBranchMergeAllowed: pick('deployBranchMergeAllowed', false),
+    deployProjectRoot: pick('deployProjectRoot', '/'),
+    isCubeSqlEnabled: false,
+    isSupportPreAggregations: false,
+    autoDomain: new URL(d.deploymentUrl).host,
+    creationMethod: d.creationMethod === 'hosted' ? 'cubecloud' : d.creationMethod,
+    cspsConfig: pick('cspsConfig', null),
+    cubeImageCloud: null,
+    cubeImageVersion: RUNTIME_VERSION,
+    customDomain: pick('customDomain', null),
+    defaultLaunchpadViewGroup: pick('defaultLaunchpadViewGroup', null),
+    deployMode: d.deployMode,
+    isCold: false,
+    isManaged: d.isManaged,
+    launchpadTabs: pick('launchpadTabs', null),
+    region: d.region,
+    releaseChannelVersion: pick('releaseChannelVersion', RUNTIME_VERSION),
+    releaseChannelVersionHold: pick('releaseChannelVersionHold', false),
+    repoType: null,
+    targetPlatform: d.targetPlatform,
+    templateVariables: pick('templateVariables', null),
+  };
+}
+
+/**
+ * Cube's update: null or absent fields stay; `templateVariables` merges key by key into the
+ * stored ones; a changed provider or region must still name a region the provider offers.
+ */
+export async function updateDeployment(
+  db: Db,
+  accountId: number,
+  id: number,
+  input: UpdateDeploymentInput,
+  now: string,
+): Promise<DeploymentSettings> {
+  const current = await getDeployment(db, accountId, id);
+  if (input.releaseChannelVersion != null && input.releaseChannelVersion !== RUNTIME_VERSION) {
+    throw badRequest(`Version ${input.releaseChannelVersion} is not available`, [
+      { path: 'releaseChannelVersion', message: `Expected ${RUNTIME_VERSION} (GET …/versions)` },
+    ]);
+  }
+  const cloudProvider = input.cloudProvider ?? current.cloudProvider;
+  const region =
+    input.region ??
+    (input.cloudProvider != null && !REGIONS[cloudProvider].includes(current.region)
+      ? (REGIONS[cloudProvider][0] as string)
+      : current.region);
+  checkRegion(cloudProvider, region);
+  const settings: Record<string, unknown> = { ...(current.settings ?? {}) };
+  for (const key of STORED_SETTINGS) {
+    if (input[key] != null) settings[key] = input[key];
+  }
+  if (input.templateVariables != null) {
+    settings.templateVariables = {
+      ...((settings.templateVariables as Record<string, unknown> | undefined) ?? {}),
+      ...input.templateVariables,
+    };
+  }
+  const updated = await repo.updateDeployment(db, accountId, id, {
+    name: input.name ?? current.name,
+    cloudProvider,
+    region,
+    creationMethod: input.creationMethod ?? current.creationMethod,
+    deployMode: input.deployMode ?? current.deployMode,
+    settings: Object.keys(settings).length > 0 ? settings : null,
+    updatedAt: now,
+  });
+  if (!updated) throw new ApiError('NOT_FOUND', 'Deployment not found');
+  return presentSettings(updated);
+}
+
+/** Moves the creation wizard to `creationStep` (advance) or back to its start (reset). */
+export async function setCreationStep(
+  db: Db,
+  accountId: number,
+  id: number,
+  creationStep: repo.DeploymentRow['creationStep'],
+  now: string,
+) {
+  const updated = await repo.updateDeployment(db, accountId, id, { creationStep, updatedAt: now });
+  if (!updated) throw new ApiError('NOT_FOUND', 'Deployment not found');
+  return presentCube(updated);
+}
+
+export async function deleteDeployment(db: Db, accountId: number, id: number) {
+  const deleted = await repo.deleteDeployment(db, accountId, id);
+  if (deleted === null) throw new ApiError('NOT_FOUND', 'Deployment not found');
+  return { success: true as const, id: deleted, deleted: true as const };
+}
+
+/**
+ * Cube's runtime versions: edgeboard runs one, the same in both channels; the current one is
+ * that of the channel the deployment's settings name.
+ */
+export function listVersions(d: repo.DeploymentRow) {
+  const channel = presentSettings(d).releaseChannel;
+  const version = {
+    releaseChannelVersion: RUNTIME_VERSION,
+    version: RUNTIME_VERSION,
+    isLatestInChannel: true,
+  };
+  return {
+    items: RELEASE_CHANNELS.map((releaseChannel) => ({
+      ...version,
+      releaseChannel,
+      isCurrent: releaseChannel === channel,
     })),
+    pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null },
+  };
+}
+
+/** Cube's pods and logs: edgeboard runs no pods for a deployment, so there are none to list. */
+export function emptyRuntimeList() {
+  return {
+    items: [],
+    pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null },
   };
 }
 
