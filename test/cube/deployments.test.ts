@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { REGIONS } from '../../src/deployments/deployments.schemas';
 import { expectError, seedAccount, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
 
@@ -144,6 +145,14 @@ describe('GET /api/v1/regions (listRegions)', () => {
       auth: key,
     });
     expect(next.body.items).toEqual(res.body.items.slice(2, 4));
+  });
+
+  it('lists exactly the regions a create takes, per provider', async () => {
+    for (const provider of ['hosted', 'aws', 'gcp'] as const) {
+      const res = await api('GET', `/api/v1/regions?cloudProvider=${provider}`, { auth: key });
+      expect(res.body.items.map((r: { name: string }) => r.name)).toEqual(REGIONS[provider]);
+      expect(res.body.items.filter((r: { isDefault: boolean }) => r.isDefault)).toHaveLength(1);
+    }
   });
 
   it('lists names a create takes for their provider', async () => {
