@@ -87,6 +87,18 @@ describe("X12: Cube's operation ids", () => {
   });
 });
 
+describe('operation ids', () => {
+  it('are unique across the document (SDK generators need one method name each)', async () => {
+    const doc = (await api('GET', '/api/v1/openapi.json')).body;
+    const ids = Object.values(doc.paths as Record<string, Record<string, { operationId?: string }>>)
+      .flatMap((item) => Object.values(item).map((op) => op.operationId))
+      .filter((id): id is string => typeof id === 'string');
+    expect(ids.length).toBeGreaterThan(20);
+    expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
+    expect(doc.paths['/api/v1/users'].get.operationId).toBe('listUsers');
+  });
+});
+
 describe("the account's chat webhook URL, checked when written", () => {
   const patch = (chatWebhookUrl: unknown) =>
     api('PATCH', `/admin/v1/accounts/${world.acme.accountId}`, { auth: OPERATOR, body: { chatWebhookUrl } });
