@@ -31,18 +31,20 @@ import {
 } from './deployments.schemas';
 import {
   createDeployment,
-  deleteDeployment,
-  emptyRuntimeList,
   getBuildStatus,
   getDeployment,
   listDeployments,
-  listVersions,
   presentDeployment,
+} from './deployments.service';
+import { listRegions } from './regions';
+import {
+  deleteDeployment,
+  emptyRuntimeList,
+  listVersions,
   presentSettings,
   setCreationStep,
   updateDeployment,
-} from './deployments.service';
-import { listRegions } from './regions';
+} from './settings.service';
 
 const tags = ['Deployments'];
 
