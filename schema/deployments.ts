@@ -34,6 +34,11 @@ export const deployments = sqliteTable(
     creationStep: text({ enum: CREATION_STEPS }).notNull(),
     creationMethod: text({ enum: CREATION_METHODS }).notNull(),
     deployMode: text({ enum: DEPLOY_MODES }).notNull(),
+    /**
+     * Cube's deployment settings edgeboard stores and answers but does not act on (branch,
+     * release channel, template, storage config…): a bounded JSON object, null until first set.
+     */
+    settings: text({ mode: 'json' }).$type<Record<string, unknown> | null>(),
     createdBy: integer().references(() => users.id, { onDelete: 'set null' }),
     createdAt: text().notNull(),
     updatedAt: text().notNull(),

@@ -69,10 +69,12 @@ describe('the app core', () => {
       ['apiKeyAuth', 'bearerAuth', 'operatorAuth', 'sessionAuth', 'sessionQuery'].sort(),
     );
     const create = res.body.paths['/build/api/v1/deployments'].post;
+    // Issue 12: `cubecloud` (Cube's name of hosted) is accepted too.
     expect(create.requestBody.content['application/json'].schema.properties.cloudProvider.enum).toEqual([
       'hosted',
       'aws',
       'gcp',
+      'cubecloud',
     ]);
     expect(create.responses['200']).toBeDefined();
     expect(create.responses['401'].$ref).toBe('#/components/responses/Error401');

@@ -52,6 +52,8 @@ ALTER TABLE `accounts` ADD `external_user_count` integer DEFAULT 0 NOT NULL;--> 
 ALTER TABLE `accounts` ADD `stored_bytes` integer DEFAULT 0 NOT NULL;--> statement-breakpoint
 ALTER TABLE `accounts` ADD `stored_bytes_limit` integer DEFAULT 1073741824 NOT NULL;--> statement-breakpoint
 ALTER TABLE `accounts` ADD `session_rate_limit` integer DEFAULT 1200 NOT NULL;--> statement-breakpoint
+ALTER TABLE `deployments` ADD `settings` text;--> statement-breakpoint
+CREATE INDEX `deployments_created_by_idx` ON `deployments` (`created_by`);--> statement-breakpoint
 ALTER TABLE `notifications` ADD `member_switchers` text DEFAULT '[]' NOT NULL;--> statement-breakpoint
 ALTER TABLE `notifications` ADD `notification_ai_summary` integer DEFAULT false NOT NULL;--> statement-breakpoint
 CREATE INDEX `notifications_account_idx` ON `notifications` (`account_id`,`deployment_id`,`id`);--> statement-breakpoint
@@ -66,7 +68,6 @@ CREATE INDEX `dashboard_versions_created_by_idx` ON `dashboard_versions` (`creat
 CREATE INDEX `published_dashboards_created_by_idx` ON `published_dashboards` (`created_by`);--> statement-breakpoint
 CREATE INDEX `builds_queued_idx` ON `builds` (`created_at`) WHERE status = 'queued';--> statement-breakpoint
 CREATE INDEX `builds_building_idx` ON `builds` (`started_at`) WHERE status = 'building';--> statement-breakpoint
-CREATE INDEX `deployments_created_by_idx` ON `deployments` (`created_by`);--> statement-breakpoint
 CREATE INDEX `embed_session_revocations_account_idx` ON `embed_session_revocations` (`account_id`);--> statement-breakpoint
 CREATE INDEX `notification_deliveries_recipient_idx` ON `notification_deliveries` (`recipient_id`);--> statement-breakpoint
 CREATE INDEX `notification_recipients_user_idx` ON `notification_recipients` (`user_id`);--> statement-breakpoint
@@ -214,3 +215,18 @@ UPDATE accounts SET stored_bytes =
     WHERE d.account_id = accounts.id), 0)
   + coalesce((SELECT sum(coalesce(length(CAST(sc.title AS BLOB)), 0) + coalesce(length(CAST(sc.description AS BLOB)), 0) + coalesce(length(CAST(sc.spec AS BLOB)), 0) + coalesce(length(CAST(sc.sql_query AS BLOB)), 0) + coalesce(length(CAST(sc.meta AS BLOB)), 0) + coalesce(length(CAST(sc.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(sc.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(sc.preferences AS BLOB)), 0) + coalesce(length(CAST(sc.name AS BLOB)), 0)) FROM snapshot_contents sc JOIN deployments d ON d.id = sc.deployment_id
     WHERE d.account_id = accounts.id), 0);
+
+--> statement-breakpoint
+-- custom:p2-deploy
+-- Deleting a deployment releases its stored bytes (issue 12). Its rows go by cascade after the
+-- deployment row, when the per-table triggers can no longer find the account: this trigger runs
+-- first, while the deployment is still there, and subtracts everything the deployment stores
+-- (the backfill formula of 0001 restricted to one deployment).
+CREATE TRIGGER deployments_stored_bytes_delete BEFORE DELETE ON deployments BEGIN
+  UPDATE accounts SET stored_bytes = max(0, stored_bytes
+      - coalesce((SELECT sum(coalesce(length(CAST(w.meta AS BLOB)), 0) + coalesce(length(CAST(w.calculated_fields AS BLOB)), 0) + coalesce(length(CAST(w.dashboard_draft AS BLOB)), 0)) FROM workbooks w WHERE w.deployment_id = old.id), 0)
+      - coalesce((SELECT sum(coalesce(length(CAST(r.title AS BLOB)), 0) + coalesce(length(CAST(r.description AS BLOB)), 0) + coalesce(length(CAST(r.spec AS BLOB)), 0) + coalesce(length(CAST(r.sql_query AS BLOB)), 0) + coalesce(length(CAST(r.meta AS BLOB)), 0) + coalesce(length(CAST(r.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(r.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(r.preferences AS BLOB)), 0)) FROM reports r JOIN workspace_items i ON i.id = r.item_id WHERE i.deployment_id = old.id), 0)
+      - coalesce((SELECT sum(coalesce(length(CAST(dv.config AS BLOB)), 0)) FROM dashboard_versions dv JOIN published_dashboards pd ON pd.id = dv.published_dashboard_id WHERE pd.deployment_id = old.id), 0)
+      - coalesce((SELECT sum(coalesce(length(CAST(sc.title AS BLOB)), 0) + coalesce(length(CAST(sc.description AS BLOB)), 0) + coalesce(length(CAST(sc.spec AS BLOB)), 0) + coalesce(length(CAST(sc.sql_query AS BLOB)), 0) + coalesce(length(CAST(sc.meta AS BLOB)), 0) + coalesce(length(CAST(sc.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(sc.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(sc.preferences AS BLOB)), 0) + coalesce(length(CAST(sc.name AS BLOB)), 0)) FROM snapshot_contents sc WHERE sc.deployment_id = old.id), 0))
+    WHERE id = old.account_id;
+END;

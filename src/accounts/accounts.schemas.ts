@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { ACCOUNT_PLANS, USER_ROLES } from '../../schema/accounts';
 import { httpUrl, idNumber, nonEmptyString, obj } from '../core/validation';
+import { webhookUrlProblem } from '../core/webhook-url';
 
 const origin = v.pipe(
   v.string(),
@@ -15,7 +16,20 @@ const accountSettings = {
   embedSessionTtlSeconds: v.optional(v.pipe(v.number(), v.integer(), v.minValue(60), v.maxValue(86400))),
   showDashboardChat: v.optional(v.boolean()),
   allowedEmbedOrigins: v.optional(v.nullable(v.pipe(v.array(origin), v.maxLength(50)))),
-  chatWebhookUrl: v.optional(v.nullable(httpUrl)),
+  chatWebhookUrl: v.optional(
+    v.nullable(
+      v.pipe(
+        httpUrl,
+        v.rawCheck(({ dataset, addIssue }) => {
+          const problem = dataset.typed ? webhookUrlProblem(dataset.value) : null;
+          if (problem) addIssue({ message: problem });
+        }),
+        v.description(
+          'An https URL of a public host (not loopback, private, link-local or a single-label name).',
+        ),
+      ),
+    ),
+  ),
   storedBytesLimit: v.optional(
     v.pipe(
       v.number(),

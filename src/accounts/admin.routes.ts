@@ -16,6 +16,7 @@ export const accountsAdminRoutes = routes(
   defineRoute({
     method: 'post',
     path: '/',
+    operationId: 'createAccount',
     auth: 'operator',
     summary: 'Provision an account with its admin user, an access token and an API key',
     description:
@@ -29,6 +30,7 @@ export const accountsAdminRoutes = routes(
   defineRoute({
     method: 'get',
     path: '/:id',
+    operationId: 'getAccount',
     auth: 'operator',
     summary: 'Get an account',
     tags,
@@ -40,6 +42,7 @@ export const accountsAdminRoutes = routes(
   defineRoute({
     method: 'patch',
     path: '/:id',
+    operationId: 'updateAccount',
     auth: 'operator',
     summary: 'Change an account',
     description:

@@ -22,6 +22,7 @@ export const apiKeysRoutes = routes(
   defineRoute({
     method: 'post',
     path: '/',
+    operationId: 'createApiKey',
     auth: 'admin',
     summary: 'Create an API key, optionally scoped to deployments (the key is shown once)',
     description:
@@ -35,6 +36,7 @@ export const apiKeysRoutes = routes(
   defineRoute({
     method: 'get',
     path: '/',
+    operationId: 'listApiKeys',
     auth: 'admin',
     summary: 'List API keys (no secrets)',
     tags,
@@ -46,6 +48,7 @@ export const apiKeysRoutes = routes(
   defineRoute({
     method: 'delete',
     path: '/:id',
+    operationId: 'deleteApiKey',
     auth: 'admin',
     summary: 'Delete an API key (it stops working at once)',
     tags,

@@ -40,6 +40,7 @@ export const usersRoutes = routes(
   defineRoute({
     method: 'post',
     path: '/',
+    operationId: 'createUser',
     auth: 'user',
     summary: 'Create a user',
     description:
@@ -53,6 +54,7 @@ export const usersRoutes = routes(
   defineRoute({
     method: 'get',
     path: '/',
+    operationId: 'listUsers',
     auth: 'user',
     summary: 'List users',
     tags,
@@ -64,6 +66,7 @@ export const usersRoutes = routes(
   defineRoute({
     method: 'get',
     path: '/:id',
+    operationId: 'getUser',
     auth: 'user',
     summary: 'Get a user',
     tags,
@@ -75,6 +78,7 @@ export const usersRoutes = routes(
   defineRoute({
     method: 'post',
     path: '/:id/access-tokens',
+    operationId: 'createAccessToken',
     auth: 'user',
     summary: 'Issue an access token for a user (the token is shown once)',
     tags,
@@ -87,6 +91,7 @@ export const usersRoutes = routes(
   defineRoute({
     method: 'get',
     path: '/:id/access-tokens',
+    operationId: 'listAccessTokens',
     auth: 'user',
     summary: "List a user's access tokens (no secrets)",
     tags,
@@ -100,6 +105,7 @@ export const usersRoutes = routes(
   defineRoute({
     method: 'delete',
     path: '/:id/access-tokens/:tokenId',
+    operationId: 'deleteAccessToken',
     auth: 'user',
     summary: 'Revoke an access token (it stops working at once)',
     tags,

@@ -90,13 +90,18 @@ export function documentation(decisions: readonly string[]) {
         bearerAuth: {
           type: 'http',
           scheme: 'bearer',
-          description: 'A user access token: `Authorization: Bearer eb_at_…`',
+          description:
+            'Cube’s one scheme, for tokens and keys alike: a user access token (`Authorization: Bearer eb_at_…`) ' +
+            'or an account API key (`Authorization: Bearer eb_ak_…`, acting as the account’s first admin within ' +
+            'its deployment scope). The prefix tells them apart.',
         },
         apiKeyAuth: {
           type: 'apiKey',
           in: 'header',
           name: 'Authorization',
-          description: 'An account API key: `Authorization: Api-Key eb_ak_…`',
+          description:
+            'An account API key in edgeboard’s own scheme, `Authorization: Api-Key eb_ak_…` (the same key ' +
+            'works as `Bearer`).',
         },
         operatorAuth: {
           type: 'http',

@@ -5,5 +5,10 @@ export const DEPLOYMENTS_DECISIONS = [
   'The deployment slug is the name made URL-safe plus a random 6-character suffix; it is unique worldwide.',
   'The starter project is `edgeboard.json` plus `model/README.md`; a build checks the config and that every file is a model file under the models folder.',
   'A build whose queue message was lost (still queued after a minute, or building for over ten minutes) is re-enqueued by the per-minute cron; the consumer claims a build once, so redeliveries build nothing twice.',
-  "`GET /api/v1/regions` lists each provider's regions; `region` defaults to the first.",
+  "`GET /api/v1/regions` answers Cube's `RegionResponse`, one item per provider and region, with a stable integer `id`; `region` takes the `name`, and defaults to the provider's first (`isDefault`).",
+  '`cubecloud` is Cube’s name of edgeboard’s own hosting (`hosted` in the spec): both are accepted for `cloudProvider` and `creationMethod`, and stored as `hosted`. edgeboard’s own answers (the deployment record, the regions’ `provider`) say `hosted`; Cube’s `DeploymentSettings`, whose enumerations have no `hosted`, says `cubecloud`.',
+  '`GET /api/v1/deployments` also answers Cube’s legacy `data` (the items again) and `pagination {total, offset, limit}`. `total` is a bounded count of the matching deployments (at most 1000, read through the account index): it never counts an unbounded table on a request. `offset` goes up to 1000 (OFFSET reads what it skips); `limit` is `first`.',
+  'Deleting a deployment (`DELETE /api/v1/deployments/{id}`) is account-wide like creating one (a scoped key gets 403 KEY_SCOPE); it cascades to everything the deployment holds and releases its stored bytes in the same statement. It answers Cube’s `{success: true}` beside the contract’s `{id, deleted: true}`.',
+  'Cube settings edgeboard has no runtime for (branch, release channel, template, CSPS storage, custom domain, launchpad) are stored by `PUT /api/v1/deployments/{id}` and answered by `GET …/settings`, without effect. edgeboard runs one runtime version (`GET …/versions`), no pods and no runtime logs (both lists are empty); `POST …/token` is not served (no Cube runtime API to issue tokens for).',
+  'Build status: one branch, `main` (another `branchName` is a 404); `mode` is `production`; `buildJobId` and `buildId` carry the same build id.',
 ];

@@ -39,6 +39,8 @@ export interface LatestBuild {
   buildId: number;
   status: BuildStatus;
   errorText: string | null;
+  /** When the build last changed: finished, else started, else queued. */
+  updatedAt: string;
 }
 
 type DeploymentWithBuild = DeploymentRow & { latestBuild: LatestBuild | null };
@@ -50,6 +52,9 @@ type DeploymentBuildRow = Record<string, unknown> & {
   build_id: number | null;
   build_status: BuildStatus | null;
   build_error: string | null;
+  build_created_at: string | null;
+  build_started_at: string | null;
+  build_finished_at: string | null;
 };
 
 /** The one mapper of a deployment-with-latest-build row. */
@@ -57,7 +62,12 @@ function withBuild(row: DeploymentBuildRow): DeploymentWithBuild {
   const latestBuild =
     row.build_id === null || row.build_status === null
       ? null
-      : { buildId: row.build_id, status: row.build_status, errorText: row.build_error };
+      : {
+          buildId: row.build_id,
+          status: row.build_status,
+          errorText: row.build_error,
+          updatedAt: row.build_finished_at ?? row.build_started_at ?? row.build_created_at ?? '',
+        };
   return { ...mapRow(deployments, row), latestBuild };
 }
 
@@ -68,29 +78,84 @@ export async function findDeployment(
   id: number,
 ): Promise<DeploymentWithBuild | null> {
   const rows = await db.all<DeploymentBuildRow>(sql`
-    SELECT d.*, b.id AS build_id, b.status AS build_status, b.error_text AS build_error
+    SELECT d.*, b.id AS build_id, b.status AS build_status, b.error_text AS build_error,
+      b.created_at AS build_created_at, b.started_at AS build_started_at, b.finished_at AS build_finished_at
     FROM deployments d ${latestBuildJoin} WHERE d.id = ${id} AND d.account_id = ${accountId}`);
   return rows[0] ? withBuild(rows[0]) : null;
 }
 
-/** A page of the account's deployments; `deploymentIds` (a scoped key's) narrows it. */
+/** Which of the account's deployments a list reads: a scoped key's ids, and the steps asked for. */
+export interface DeploymentFilter {
+  deploymentIds: number[] | null;
+  creationSteps: readonly string[] | null;
+}
+
+function filterSql(accountId: number, filter: DeploymentFilter) {
+  const scope =
+    filter.deploymentIds === null
+      ? sql``
+      : sql`AND d.id IN (SELECT value FROM json_each(${JSON.stringify(filter.deploymentIds)}))`;
+  const steps =
+    filter.creationSteps === null
+      ? sql``
+      : sql`AND d.creation_step IN (SELECT value FROM json_each(${JSON.stringify(filter.creationSteps)}))`;
+  return sql`d.account_id = ${accountId} ${scope} ${steps}`;
+}
+
+/** A page of the account's deployments after `afterId`, skipping `offset` rows (Cube's legacy paging). */
 export async function listDeployments(
   db: Db,
   accountId: number,
-  deploymentIds: number[] | null,
-  afterId: number | null,
-  limit: number,
+  filter: DeploymentFilter,
+  page: { afterId: number | null; limit: number; offset: number },
 ) {
-  const scope =
-    deploymentIds === null
-      ? sql``
-      : sql`AND d.id IN (SELECT value FROM json_each(${JSON.stringify(deploymentIds)}))`;
   const rows = await db.all<DeploymentBuildRow>(sql`
-    SELECT d.*, b.id AS build_id, b.status AS build_status, b.error_text AS build_error
+    SELECT d.*, b.id AS build_id, b.status AS build_status, b.error_text AS build_error,
+      b.created_at AS build_created_at, b.started_at AS build_started_at, b.finished_at AS build_finished_at
     FROM deployments d ${latestBuildJoin}
-    WHERE d.account_id = ${accountId} ${scope} ${afterId === null ? sql`` : sql`AND d.id > ${afterId}`}
-    ORDER BY d.id ASC LIMIT ${limit + 1}`);
+    WHERE ${filterSql(accountId, filter)} ${page.afterId === null ? sql`` : sql`AND d.id > ${page.afterId}`}
+    ORDER BY d.id ASC LIMIT ${page.limit + 1} OFFSET ${page.offset}`);
   return rows.map(withBuild);
+}
+
+/** How many deployments match, counting at most `cap` (served by the account index, never a scan). */
+export async function countDeployments(
+  db: Db,
+  accountId: number,
+  filter: DeploymentFilter,
+  cap: number,
+): Promise<number> {
+  const rows = await db.all<{ n: number }>(sql`
+    SELECT count(*) AS n FROM (SELECT 1 FROM deployments d WHERE ${filterSql(accountId, filter)} LIMIT ${cap})`);
+  return rows[0]?.n ?? 0;
+}
+
+/** Changes the columns given (of this account's deployment only); null when there is none. */
+export async function updateDeployment(
+  db: Db,
+  accountId: number,
+  id: number,
+  values: Partial<Omit<NewDeployment, 'accountId' | 'slug' | 'createdAt' | 'createdBy'>>,
+): Promise<DeploymentRow | null> {
+  const [row] = await db
+    .update(deployments)
+    .set(values)
+    .where(and(eq(deployments.id, id), eq(deployments.accountId, accountId)))
+    .returning();
+  return row ?? null;
+}
+
+/**
+ * Deletes the deployment; its project, builds, workspace, dashboards and notifications go by
+ * cascade in the same statement, and a trigger releases the bytes they stored (see the
+ * migration's custom block). Null when the account has no such deployment.
+ */
+export async function deleteDeployment(db: Db, accountId: number, id: number): Promise<number | null> {
+  const [row] = await db
+    .delete(deployments)
+    .where(and(eq(deployments.id, id), eq(deployments.accountId, accountId)))
+    .returning({ id: deployments.id });
+  return row?.id ?? null;
 }
 
 // ---- Builds (the consumer's side) ----

@@ -5,10 +5,10 @@ import { slugify } from '../core/text';
 import type { BuildMessage, Db } from '../env';
 import * as repo from './deployments.repository';
 import {
-  CLOUD_PROVIDERS,
   type CloudProvider,
   type CreateDeploymentInput,
   type deploymentSchema,
+  MAX_COUNTED_DEPLOYMENTS,
   REGIONS,
 } from './deployments.schemas';
 
@@ -17,6 +17,16 @@ const SLUG_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 function slugSuffix(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(6));
   return [...bytes].map((b) => SLUG_ALPHABET[b % SLUG_ALPHABET.length]).join('');
+}
+
+/** A region must be one `GET /api/v1/regions` lists for the provider. */
+export function checkRegion(cloudProvider: CloudProvider, region: string): void {
+  const regions = REGIONS[cloudProvider];
+  if (!regions.includes(region)) {
+    throw badRequest(`Region ${region} is not offered for ${cloudProvider}`, [
+      { path: 'region', message: `Expected one of ${regions.join(', ')} (GET /api/v1/regions)` },
+    ]);
+  }
 }
 
 /** The empty starter project every deployment begins with. */
@@ -47,13 +57,8 @@ export async function createDeployment(
   input: CreateDeploymentInput,
 ) {
   const cloudProvider = input.cloudProvider ?? 'hosted';
-  const regions = REGIONS[cloudProvider];
-  const region = input.region ?? (regions[0] as string);
-  if (!regions.includes(region)) {
-    throw badRequest(`Region ${region} is not offered for ${cloudProvider}`, [
-      { path: 'region', message: `Expected one of ${regions.join(', ')} (GET /api/v1/regions)` },
-    ]);
-  }
+  const region = input.region ?? (REGIONS[cloudProvider][0] as string);
+  checkRegion(cloudProvider, region);
   const base = slugify(input.name) || 'deployment';
   const slug = `${base}-${slugSuffix()}`;
   const { deployment, buildId } = await repo.insertDeploymentWithBuild(
@@ -82,12 +87,12 @@ export async function createDeployment(
     // The build row is committed as queued; the cron sweep re-enqueues stranded builds.
     console.error(JSON.stringify({ event: 'build_enqueue_failed', buildId, error: String(err) }));
   }
-  return {
-    id: deployment.id,
-    name: deployment.name,
-    deploymentUrl: deployment.deploymentUrl,
-    creationStep: deployment.creationStep,
-  };
+  return presentCube(deployment);
+}
+
+/** Cube's `Deployment`: the four fields create, advance and reset answer. */
+export function presentCube(d: repo.DeploymentRow) {
+  return { id: d.id, name: d.name, deploymentUrl: d.deploymentUrl, creationStep: d.creationStep };
 }
 
 export function presentDeployment(
@@ -125,29 +130,59 @@ export async function listDeployments(
   db: Db,
   accountId: number,
   deploymentIds: number[] | null,
-  query: { first?: number; after?: string },
+  query: { first?: number; after?: string; offset?: number; limit?: number; creationStep?: string[] },
 ) {
-  const request = pageRequest(query, 'deployments', 1);
-  const rows = await repo.listDeployments(db, accountId, deploymentIds, afterId(request), request.limit);
-  return toPage(rows, request, 'deployments', (d) => [d.id], presentDeployment);
+  const request = pageRequest({ first: query.first ?? query.limit, after: query.after }, 'deployments', 1);
+  const offset = query.offset ?? 0;
+  const filter = { deploymentIds, creationSteps: query.creationStep ?? null };
+  // `limit=0` (Cube's legacy paging) asks for the count alone.
+  const [rows, total] = await Promise.all([
+    request.limit === 0
+      ? Promise.resolve([])
+      : repo.listDeployments(db, accountId, filter, {
+          afterId: afterId(request),
+          limit: request.limit,
+          offset,
+        }),
+    repo.countDeployments(db, accountId, filter, MAX_COUNTED_DEPLOYMENTS),
+  ]);
+  const page = toPage(rows, request, 'deployments', (d) => [d.id], presentDeployment);
+  const pageInfo = { ...page.pageInfo, hasPreviousPage: page.pageInfo.hasPreviousPage || offset > 0 };
+  return {
+    items: page.items,
+    data: page.items,
+    pagination: { total, offset, limit: request.limit },
+    pageInfo,
+  };
 }
+
+/** The branch every edgeboard deployment has, and the mode its builds run in. */
+export const BRANCH = 'main';
+const BUILD_MODE = 'production';
 
 /** The latest build of a deployment: every deployment is created with its first build, in one batch. */
-export async function getBuildStatus(db: Db, accountId: number, id: number) {
-  const build = (await getDeployment(db, accountId, id)).latestBuild;
+export async function getBuildStatus(db: Db, accountId: number, id: number, branchName?: string) {
+  const deployment = await getDeployment(db, accountId, id);
+  if (branchName !== undefined && branchName !== BRANCH) {
+    throw new ApiError(
+      'NOT_FOUND',
+      `Branch ${branchName} not found: edgeboard deployments have one branch, ${BRANCH}`,
+    );
+  }
+  const build = deployment.latestBuild;
   if (!build) throw new Error(`deployment ${id} has no build`);
-  return { status: build.status, buildId: build.buildId, errorText: build.errorText };
-}
-
-/** The regions of one provider, or of all of them. */
-export function listRegions(cloudProvider?: CloudProvider) {
-  const providers = cloudProvider ? [cloudProvider] : CLOUD_PROVIDERS;
   return {
-    items: providers.map((p) => ({
-      cloudProvider: p,
-      regions: [...REGIONS[p]],
-      defaultRegion: REGIONS[p][0] as string,
-    })),
+    deploymentId: deployment.id,
+    branchName: BRANCH,
+    mode: BUILD_MODE,
+    status: build.status,
+    buildJobId: build.buildId,
+    buildId: build.buildId,
+    deploymentStatus: null,
+    errorText: build.errorText,
+    filesHash: null,
+    lastHash: null,
+    updatedAt: build.updatedAt,
   };
 }
 

@@ -194,6 +194,10 @@ type UnionToIntersection<U> = (U extends unknown ? (x: U) => void : never) exten
 
 type NoPart = Record<never, never>;
 
+type QueryOf<Q extends MaybeSchema> = {
+  [K in keyof In<Q>]: In<Q>[K] extends string | undefined ? In<Q>[K] : string | string[];
+};
+
 // Read from the route's properties, not by inferring RouteDefinition's parameters: the handler's
 // types are too intricate for TypeScript to infer them back, and a failed inference typed the
 // whole router as `never`.
@@ -209,9 +213,10 @@ type SchemaOfRoute<M extends Method, Path extends string, P, Q, B, R extends Res
     ([Q] extends [never]
       ? NoPart
       : [Q] extends [v.GenericSchema]
-        ? {
-            query: { [K in keyof In<Q>]: In<Q>[K] extends string | undefined ? In<Q>[K] : string | string[] };
-          }
+        ? // A query whose parameters are all optional may be left out, so adding one breaks no caller.
+          NoPart extends In<Q>
+          ? { query?: QueryOf<Q> }
+          : { query: QueryOf<Q> }
         : NoPart) &
     ([B] extends [never] ? NoPart : [B] extends [v.GenericSchema] ? { json: In<B> } : NoPart),
   TypedResponse<JsonBodies<R>[FirstStatus<R>], FirstStatus<R>, 'json'>

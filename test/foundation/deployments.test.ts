@@ -1,5 +1,6 @@
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { REGIONS } from '../../src/deployments/deployments.schemas';
 import { expectError, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
 
@@ -159,13 +160,14 @@ describe('reading deployments', () => {
     expectError(await api('GET', `/api/v1/deployments/${id}`, { auth: world.acme.key }), 404, 'NOT_FOUND');
   });
 
+  // Issue 12: Cube's RegionResponse decides the shape: one item per region (it was one per provider).
   it('lists regions per provider', async () => {
     const res = await api('GET', '/api/v1/regions?cloudProvider=aws', { auth: world.acme.member });
     expect(res.status).toBe(200);
-    expect(res.body.items).toHaveLength(1);
-    expect(res.body.items[0]).toMatchObject({ cloudProvider: 'aws', defaultRegion: 'us-east-1' });
+    expect(res.body.items.map((r: { name: string }) => r.name)).toEqual(REGIONS.aws);
+    expect(res.body.items[0]).toMatchObject({ provider: 'aws', name: 'us-east-1', isDefault: true });
     const all = await api('GET', '/api/v1/regions', { auth: world.acme.member });
-    expect(all.body.items.map((p: { cloudProvider: string }) => p.cloudProvider)).toEqual([
+    expect([...new Set(all.body.items.map((r: { provider: string }) => r.provider))]).toEqual([
       'hosted',
       'aws',
       'gcp',

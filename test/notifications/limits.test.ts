@@ -282,8 +282,11 @@ describe('the chat webhook URL at delivery', () => {
         auth: OPERATOR,
         body: { chatWebhookUrl: webhook },
       });
-      // Refused on write (400) once accounts validate it; refused at delivery either way.
-      if (patched.status !== 200) continue;
+      // Refused on write (400); a URL stored before that rule must still be refused at delivery.
+      expect(patched.status).toBe(400);
+      await env.DB.prepare('UPDATE accounts SET chat_webhook_url = ? WHERE id = ?')
+        .bind(webhook, account.accountId)
+        .run();
       const accountDashboard = await seedDashboard(account, 'Hook');
       const accountBase = `/api/v1/deployments/${account.deployments[0]}/notifications`;
       const created = await api('POST', accountBase, {
@@ -309,7 +312,6 @@ describe('the chat webhook URL at delivery', () => {
       expect(await runStatus(run.id)).toBe('failed');
       delivered += 1;
     }
-    // Until account writes refuse these URLs, every one reaches the delivery check.
-    expect(delivered).toBeGreaterThan(0);
+    expect(delivered).toBe(3);
   });
 });

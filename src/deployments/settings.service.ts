@@ -1,0 +1,167 @@
+import { ApiError, badRequest } from '../core/errors';
+import type { Db } from '../env';
+import * as repo from './deployments.repository';
+import {
+  type DeploymentSettings,
+  REGIONS,
+  RELEASE_CHANNELS,
+  type UpdateDeploymentInput,
+} from './deployments.schemas';
+import { BRANCH, checkRegion, getDeployment, presentCube } from './deployments.service';
+
+/**
+ * Cube's side of a deployment that edgeboard has no runtime for: settings (stored, answered,
+ * without effect), the creation wizard's step, deletion, runtime versions, pods and logs.
+ */
+
+/** The one runtime version every edgeboard deployment runs (`GET …/versions`). */
+export const RUNTIME_VERSION = '1.0.0';
+
+/** Settings edgeboard stores for Cube without acting on them (the `settings` JSON column). */
+const STORED_SETTINGS = [
+  'cspsConfig',
+  'customDomain',
+  'defaultLaunchpadViewGroup',
+  'deployBranchMergeAllowed',
+  'deployBranchName',
+  'deployBranchReadOnly',
+  'deployProjectRoot',
+  'launchpadTabs',
+  'releaseChannel',
+  'releaseChannelVersion',
+  'releaseChannelVersionHold',
+  'template',
+] as const;
+
+/** Cube's `DeploymentSettings` of a deployment: stored values, else edgeboard's fixed ones. */
+export function presentSettings(d: repo.DeploymentRow): DeploymentSettings {
+  const s = (d.settings ?? {}) as Record<string, unknown>;
+  const pick = <T>(key: string, fallback: T): T => (s[key] ?? fallback) as T;
+  return {
+    id: d.id,
+    name: d.name,
+    template: pick('template', 'single'),
+    cloudProvider: d.cloudProvider === 'hosted' ? 'cubecloud' : d.cloudProvider,
+    creationStep: d.creationStep,
+    deploymentUrl: d.deploymentUrl,
+    releaseChannel: pick('releaseChannel', 'latest'),
+    deployBranchName: pick('deployBranchName', BRANCH),
+    deployBranchReadOnly: pick('deployBranchReadOnly', false),
+    deployBranchMergeAllowed: pick('deployBranchMergeAllowed', false),
+    deployProjectRoot: pick('deployProjectRoot', '/'),
+    isCubeSqlEnabled: false,
+    isSupportPreAggregations: false,
+    autoDomain: new URL(d.deploymentUrl).host,
+    creationMethod: d.creationMethod === 'hosted' ? 'cubecloud' : d.creationMethod,
+    cspsConfig: pick('cspsConfig', null),
+    cubeImageCloud: null,
+    cubeImageVersion: RUNTIME_VERSION,
+    customDomain: pick('customDomain', null),
+    defaultLaunchpadViewGroup: pick('defaultLaunchpadViewGroup', null),
+    deployMode: d.deployMode,
+    isCold: false,
+    isManaged: d.isManaged,
+    launchpadTabs: pick('launchpadTabs', null),
+    region: d.region,
+    releaseChannelVersion: pick('releaseChannelVersion', RUNTIME_VERSION),
+    releaseChannelVersionHold: pick('releaseChannelVersionHold', false),
+    repoType: null,
+    targetPlatform: d.targetPlatform,
+    templateVariables: pick('templateVariables', null),
+  };
+}
+
+/**
+ * Cube's update: null or absent fields stay; `templateVariables` merges key by key into the
+ * stored ones; a changed provider or region must still name a region the provider offers.
+ */
+export async function updateDeployment(
+  db: Db,
+  accountId: number,
+  id: number,
+  input: UpdateDeploymentInput,
+  now: string,
+): Promise<DeploymentSettings> {
+  const current = await getDeployment(db, accountId, id);
+  if (input.releaseChannelVersion != null && input.releaseChannelVersion !== RUNTIME_VERSION) {
+    throw badRequest(`Version ${input.releaseChannelVersion} is not available`, [
+      { path: 'releaseChannelVersion', message: `Expected ${RUNTIME_VERSION} (GET …/versions)` },
+    ]);
+  }
+  const cloudProvider = input.cloudProvider ?? current.cloudProvider;
+  const region =
+    input.region ??
+    (input.cloudProvider != null && !REGIONS[cloudProvider].includes(current.region)
+      ? (REGIONS[cloudProvider][0] as string)
+      : current.region);
+  checkRegion(cloudProvider, region);
+  const settings: Record<string, unknown> = { ...(current.settings ?? {}) };
+  for (const key of STORED_SETTINGS) {
+    if (input[key] != null) settings[key] = input[key];
+  }
+  if (input.templateVariables != null) {
+    settings.templateVariables = {
+      ...((settings.templateVariables as Record<string, unknown> | undefined) ?? {}),
+      ...input.templateVariables,
+    };
+  }
+  const updated = await repo.updateDeployment(db, accountId, id, {
+    name: input.name ?? current.name,
+    cloudProvider,
+    region,
+    creationMethod: input.creationMethod ?? current.creationMethod,
+    deployMode: input.deployMode ?? current.deployMode,
+    settings: Object.keys(settings).length > 0 ? settings : null,
+    updatedAt: now,
+  });
+  if (!updated) throw new ApiError('NOT_FOUND', 'Deployment not found');
+  return presentSettings(updated);
+}
+
+/** Moves the creation wizard to `creationStep` (advance) or back to its start (reset). */
+export async function setCreationStep(
+  db: Db,
+  accountId: number,
+  id: number,
+  creationStep: repo.DeploymentRow['creationStep'],
+  now: string,
+) {
+  const updated = await repo.updateDeployment(db, accountId, id, { creationStep, updatedAt: now });
+  if (!updated) throw new ApiError('NOT_FOUND', 'Deployment not found');
+  return presentCube(updated);
+}
+
+export async function deleteDeployment(db: Db, accountId: number, id: number) {
+  const deleted = await repo.deleteDeployment(db, accountId, id);
+  if (deleted === null) throw new ApiError('NOT_FOUND', 'Deployment not found');
+  return { success: true as const, id: deleted, deleted: true as const };
+}
+
+/**
+ * Cube's runtime versions: edgeboard runs one, the same in both channels; the current one is
+ * that of the channel the deployment's settings name.
+ */
+export function listVersions(d: repo.DeploymentRow) {
+  const channel = presentSettings(d).releaseChannel;
+  const version = {
+    releaseChannelVersion: RUNTIME_VERSION,
+    version: RUNTIME_VERSION,
+    isLatestInChannel: true,
+  };
+  return {
+    items: RELEASE_CHANNELS.map((releaseChannel) => ({
+      ...version,
+      releaseChannel,
+      isCurrent: releaseChannel === channel,
+    })),
+    pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null },
+  };
+}
+
+/** Cube's pods and logs: edgeboard runs no pods for a deployment, so there are none to list. */
+export function emptyRuntimeList() {
+  return {
+    items: [],
+    pageInfo: { hasNextPage: false, hasPreviousPage: false, startCursor: null, endCursor: null },
+  };
+}
