@@ -11,25 +11,50 @@
 export interface GenerateSessionRequest {
   deploymentId: number;
   /** Your id for the user: lowercase, trimmed. Exactly one of externalId or internalId. */
-  externalId?: string;
+  externalId?: string | null;
   /** A username of your edgeboard account (no profile, groups or attributes then). */
-  internalId?: string;
-  email?: string;
-  userProfile?: { displayName?: string | null; picture?: string | null };
-  embedTenantName?: string;
-  creatorMode?: boolean;
-  groups?: string[];
-  userAttributes?: { name: string; value: string | number | string[] | number[] | null }[];
-  userAttributeDefinitions?: {
-    name: string;
-    type: 'string' | 'number' | 'string_array' | 'number_array';
-    displayName?: string;
-    defaultValue?: string;
-    description?: string;
-  }[];
-  groupDefinitions?: { name: string; description?: string }[];
+  internalId?: string | null;
+  email?: string | null;
+  userProfile?: { displayName?: string | null; picture?: string | null } | null;
+  embedTenantName?: string | null;
+  embedTenantProfile?: { displayName?: string | null } | null;
+  embedTheme?: Record<string, unknown> | null;
+  creatorMode?: boolean | null;
+  /** The user is not stored (not counted against the external-user limit). */
+  isEphemeral?: boolean | null;
+  /** The only dashboard the session may load. */
+  publicDashboardId?: string | null;
+  branchName?: string | null;
+  roles?: string[] | null;
+  groups?: string[] | null;
+  tenantGroups?: string[] | null;
+  userAttributes?: { name: string; value?: string | number | boolean | string[] | number[] | null }[] | null;
+  userAttributeDefinitions?:
+    | {
+        name: string;
+        type: 'string' | 'number' | 'boolean' | 'string_array' | 'number_array';
+        displayName?: string | null;
+        defaultValue?: string | null;
+        description?: string | null;
+      }[]
+    | null;
+  groupDefinitions?: { name: string; description?: string | null }[] | null;
+  tenantGroupDefinitions?: { name: string; description?: string | null }[] | null;
   securityContext?: Record<string, unknown> | null;
-  settings?: { showDashboardChat?: boolean };
+  settings?: {
+    allowAi?: boolean | null;
+    allowChatWorkspaceAuthoring?: boolean | null;
+    /** BCP 47; the viewer formats numbers and dates in it. */
+    locale?: string | null;
+    showAiWidgets?: boolean | null;
+    showDashboardChat?: boolean | null;
+    showDashboardSettings?: boolean | null;
+    showGroupByCube?: boolean | null;
+    showMemberNames?: boolean | null;
+    showWorkbookChat?: boolean | null;
+    showWorkbookShare?: boolean | null;
+    timezone?: string | null;
+  } | null;
 }
 
 /** Its answer, which is also what the embed SDK's `fetchSession` resolves to. */

@@ -55,11 +55,41 @@ async function judge(
     ]);
   }
   const plan = planMint(read, input, account.id);
-  if (input.externalId !== undefined && !read.externalUser) {
+  if (input.externalId !== undefined && !read.externalUser && input.isEphemeral !== true) {
     if ((read.head?.externalUserCount ?? 0) >= account.externalUserLimit)
       throw quotaExceeded(account.externalUserLimit);
   }
   return { read, account, plan };
+}
+
+/** A BCP 47 tag in canonical form, or undefined when it does not parse (Cube: falls back, never fails). */
+export function canonicalLocale(tag: string): string | undefined {
+  try {
+    return Intl.getCanonicalLocales(tag)[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** An IANA time zone the runtime knows, or undefined (Cube: a bad value falls back, never fails). */
+export function knownTimeZone(zone: string): string | undefined {
+  try {
+    return new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The settings a session carries: what the request set, locale and time zone only when valid. */
+function sessionSettings(given: GenerateSessionInput['settings']): SessionSettings {
+  if (!given) return {};
+  const { locale, timezone, ...flags } = given;
+  const settings: SessionSettings = { ...flags };
+  const tag = locale === undefined ? undefined : canonicalLocale(locale);
+  if (tag) settings.locale = tag;
+  const zone = timezone === undefined ? undefined : knownTimeZone(timezone);
+  if (zone) settings.timezone = zone;
+  return settings;
 }
 
 /** The answer for a write batch one of the SQL guards aborted. */
@@ -103,7 +133,8 @@ export async function generateSession(
     deploymentId: input.deploymentId,
     tenantName,
     creatorMode,
-    externalId: input.externalId,
+    // An ephemeral user is never read nor stored: the session starts from this request alone.
+    externalId: input.isEphemeral === true ? undefined : input.externalId,
     internalId: input.internalId,
     groupNames: unique([...(input.groups ?? []), ...(input.groupDefinitions ?? []).map((d) => d.name)]),
     attributeNames: unique([
@@ -133,7 +164,7 @@ export async function generateSession(
     );
     if (outcome.ok) {
       tenantId = outcome.tenantId;
-      if (input.externalId !== undefined) userId = outcome.userId;
+      if (input.externalId !== undefined && input.isEphemeral !== true) userId = outcome.userId;
       break;
     }
     if (outcome.reason !== 'stale_read' || attempt > 0) {
@@ -146,10 +177,9 @@ export async function generateSession(
   const { account, plan } = verdict;
 
   const issuedAt = Math.floor(now.getTime() / 1000);
-  const settings: SessionSettings =
-    input.settings?.showDashboardChat === undefined
-      ? {}
-      : { showDashboardChat: input.settings.showDashboardChat };
+  const ephemeral = input.isEphemeral === true;
+  if (ephemeral) userId = 0;
+  const settings = sessionSettings(input.settings);
   const claims: SessionClaims = {
     sessionId: randomId(16),
     accountId: account.id,
@@ -158,6 +188,8 @@ export async function generateSession(
     tenant: { id: tenantId as number, name: tenantName },
     creatorMode,
     settings,
+    ...(input.publicDashboardId !== undefined && { publicDashboardId: input.publicDashboardId }),
+    ...(ephemeral && { ephemeral }),
     issuedAt,
     expiresAt: issuedAt + account.embedSessionTtlSeconds,
   };
