@@ -60,6 +60,11 @@ export async function updateGroup(
   input: { name?: string; description?: string },
   now: string,
 ) {
+  if (input.name === undefined && input.description === undefined) {
+    const group = await repo.findGroup(db, catalogue, id);
+    if (!group) throw notFound('Group');
+    return group;
+  }
   const outcome = await repo.updateGroup(db, catalogue, id, input, now);
   if (outcome.kind === 'not_found') throw notFound('Group');
   if (outcome.kind === 'conflict')
@@ -100,13 +105,110 @@ export async function deleteItem(db: Db, kind: CatalogueKind, catalogue: Catalog
   return { id, deleted: true as const };
 }
 
-export async function listTenants(db: Db, accountId: number, request: PageRequest) {
-  const rows = await repo.listTenants(db, accountId, afterId(request), request.limit);
+export async function getGroup(db: Db, catalogue: Catalogue, id: number) {
+  const group = await repo.findGroup(db, catalogue, id);
+  if (!group) throw notFound('Group');
+  return group;
+}
+
+export async function updateAttribute(
+  db: Db,
+  catalogue: Catalogue,
+  id: number,
+  input: Parameters<typeof repo.updateAttribute>[3],
+  now: string,
+) {
+  const attribute = await repo.updateAttribute(db, catalogue, id, input, now);
+  if (!attribute) throw notFound('User attribute');
+  return attribute;
+}
+
+/** Cube's UserAttributesListResponse: the page, the same items as `data` (legacy), the total `count`. */
+export async function listAttributes(
+  db: Db,
+  catalogue: Catalogue,
+  filter: repo.AttributeFilter,
+  request: PageRequest,
+) {
+  const { tenantFound, rows, count } = await repo.listAttributes(
+    db,
+    catalogue,
+    filter,
+    afterId(request),
+    request.limit,
+  );
+  if (!tenantFound) throw tenantNotFound();
+  const page = toPage(
+    rows,
+    request,
+    cursorOf('attributes'),
+    (item) => [item.id],
+    (item) => item,
+  );
+  return { ...page, data: page.items, count };
+}
+
+export async function listTenantsMatching(
+  db: Db,
+  accountId: number,
+  search: string | undefined,
+  request: PageRequest,
+) {
+  const rows = await repo.listTenantsMatching(db, accountId, search, afterId(request), request.limit);
   return toPage(
     rows,
     request,
     'embed-tenants',
     (t) => [t.id],
     (t) => t,
+  );
+}
+
+/** Idempotent, as in Cube: an unknown tenant answers `deleted: false`. */
+export async function deleteTenant(db: Db, accountId: number, name: string, now: string) {
+  const id = await repo.deleteTenant(db, accountId, name, now);
+  return { name, deleted: id !== null };
+}
+
+export async function listGroupMembers(db: Db, catalogue: Catalogue, groupId: number, request: PageRequest) {
+  const { groupFound, rows } = await repo.listGroupMembers(
+    db,
+    catalogue,
+    groupId,
+    afterId(request),
+    request.limit,
+  );
+  if (!groupFound) throw notFound('Group');
+  return toPage(
+    rows,
+    request,
+    'embed-group-members',
+    (u) => [u.id],
+    (u) => u,
+  );
+}
+
+export async function listTenantUsers(
+  db: Db,
+  accountId: number,
+  tenant: string,
+  search: string | undefined,
+  request: PageRequest,
+) {
+  const { tenantFound, rows } = await repo.listTenantUsers(
+    db,
+    accountId,
+    tenant,
+    search,
+    afterId(request),
+    request.limit,
+  );
+  if (!tenantFound) throw tenantNotFound();
+  return toPage(
+    rows,
+    request,
+    'embed-tenant-users',
+    (u) => [u.id],
+    (u) => u,
   );
 }

@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import { publishedJson } from '../dashboards/dashboards.queries';
 import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
 import type { Db } from '../env';
+import { tenantRevocationKey } from './embed-sessions.repository';
 
 export interface EmbedDashboardRow {
   /** The account's toggle, the default of a session's showDashboardChat. */
@@ -30,7 +31,8 @@ export async function findEmbedDashboard(
   // Each catalogue holds at most ATTRIBUTES_PER_CATALOGUE names; the LIMITs keep the read bounded anyway.
   const rows = await db.all<EmbedDashboardRawRow>(sql`
     SELECT a.show_dashboard_chat, ${publishedJson()} AS published,
-      EXISTS (SELECT 1 FROM embed_session_revocations r WHERE r.session_id = ${claims.sessionId}) AS revoked,
+      EXISTS (SELECT 1 FROM embed_session_revocations r
+        WHERE r.session_id IN (${claims.sessionId}, ${tenantRevocationKey(claims.tenant.id)})) AS revoked,
       (SELECT json_group_array(name) FROM (
         SELECT name FROM (SELECT name FROM embed_attributes WHERE account_id = a.id AND tenant_id IS NULL LIMIT 200)
         UNION ALL

@@ -397,8 +397,15 @@ export function toRebuiltUser(kind: 'external' | 'internal', row: unknown): Rebu
     : { kind, user: toInternalUser(row as InternalUserRow) };
 }
 
-export const revocationStatement = (sessionId: string): SQL =>
-  sql`SELECT session_id FROM embed_session_revocations WHERE session_id = ${sessionId}`;
+/**
+ * Deleting an embed tenant revokes every session of it with one record under this key, kept as
+ * long as the account's longest session lives; each load checks it beside the session's own.
+ */
+export const tenantRevocationKey = (tenantId: number): string => `tenant:${tenantId}`;
+
+export const revocationStatement = (sessionId: string, tenantId: number): SQL =>
+  sql`SELECT session_id FROM embed_session_revocations
+    WHERE session_id IN (${sessionId}, ${tenantRevocationKey(tenantId)})`;
 
 /** true when this call recorded the revocation, false when it was already recorded. */
 export async function insertRevocation(

@@ -93,7 +93,7 @@ export async function rebuildSession(ctx: EmbedContext, claims: SessionClaims): 
       creatorMode: claims.creatorMode,
       user: claims.user,
     }),
-    repo.revocationStatement(claims.sessionId),
+    repo.revocationStatement(claims.sessionId, claims.tenant.id),
   ]);
   if ((revocation?.results.length ?? 0) > 0) throw sessionRevoked();
   const rebuilt = repo.toRebuiltUser(claims.user.kind, userResult?.results[0]);
@@ -169,7 +169,7 @@ export async function exchangeSession(ctx: EmbedContext, sessionId: string): Pro
   const claims = await verifySession(ctx.env, sessionId, now);
   // The replica, like every load: a revocation reaches it within its replication lag.
   const db = createDb(ctx.d1.withSession('first-unconstrained'));
-  const [revocation] = await runBatch(db, [repo.revocationStatement(claims.sessionId)]);
+  const [revocation] = await runBatch(db, [repo.revocationStatement(claims.sessionId, claims.tenant.id)]);
   if ((revocation?.results.length ?? 0) > 0) throw sessionRevoked();
   const issuedAt = Math.floor(now.getTime() / 1000);
   const token = await signSession(

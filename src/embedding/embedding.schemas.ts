@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { ATTRIBUTE_TYPES } from '../../schema/embedding';
 import { type JsonLimits, jsonBounds } from '../core/json';
+import { pageQueryEntries } from '../core/pagination';
 import { boundedObject, httpUrl, idNumber, idString, nonEmptyString, obj } from '../core/validation';
 
 /** Contract §6: lowercase, 5–36 characters, a letter first, a letter or digit last. */
@@ -257,11 +258,15 @@ export const effectiveSettingsSchema = v.object({
 
 // ---- Catalogues (account-wide and per tenant) ----
 
-export const createGroupBody = obj({ name: catalogueName, description: v.optional(description) });
-export const updateGroupBody = v.pipe(
-  obj({ name: v.optional(catalogueName), description: v.optional(description) }),
-  v.check((b) => b.name !== undefined || b.description !== undefined, 'Send name, description or both'),
-);
+/** Cube's nulls in a create or update: the field is not sent. */
+export const withoutNulls = <T extends object>(o: T): { [K in keyof T]: Exclude<T[K], null> } =>
+  Object.fromEntries(Object.entries(o).filter(([, value]) => value !== null)) as {
+    [K in keyof T]: Exclude<T[K], null>;
+  };
+
+export const createGroupBody = obj({ name: catalogueName, description: nullish(description) });
+/** Cube sends no name (group names are immutable there) and may send nothing: an empty body changes nothing. */
+export const updateGroupBody = obj({ name: v.optional(catalogueName), description: nullish(description) });
 export const groupSchema = v.object({
   id: v.number(),
   name: v.string(),
@@ -273,9 +278,21 @@ export type EmbedGroup = v.InferOutput<typeof groupSchema>;
 export const createAttributeBody = obj({
   name: catalogueName,
   type: v.picklist(ATTRIBUTE_TYPES),
-  displayName: v.optional(v.pipe(v.string(), v.maxLength(255))),
-  defaultValue: v.optional(defaultValue),
-  description: v.optional(description),
+  displayName: nullish(v.pipe(v.string(), v.maxLength(255))),
+  defaultValue: nullish(defaultValue),
+  description: nullish(description),
+});
+/** Cube's UserAttributeUpdateInput: name and type never change; null clears a field, omitted keeps it. */
+export const updateAttributeBody = obj({
+  displayName: nullish(v.pipe(v.string(), v.maxLength(255))),
+  defaultValue: nullish(defaultValue),
+  description: nullish(description),
+});
+/** Cube's filters of the attribute list (`name`: a case-insensitive substring). */
+export const attributeListQuery = obj({
+  ...pageQueryEntries,
+  name: v.optional(v.pipe(v.string(), v.maxLength(100))),
+  type: v.optional(v.picklist(ATTRIBUTE_TYPES)),
 });
 export const attributeSchema = v.object({
   id: v.number(),
@@ -288,7 +305,35 @@ export const attributeSchema = v.object({
 });
 export type EmbedAttribute = v.InferOutput<typeof attributeSchema>;
 
-export const tenantSchema = v.object({ id: v.number(), name: v.string(), createdAt: v.string() });
+export const tenantSchema = v.object({
+  id: v.number(),
+  name: v.string(),
+  createdAt: v.string(),
+  /** External users stored in the tenant (ephemeral ones are not). */
+  userCount: v.number(),
+  /** Cube's tenant display name: edgeboard stores none, always null. */
+  displayName: v.nullable(v.string()),
+});
+export const tenantListQuery = obj({
+  ...pageQueryEntries,
+  search: v.optional(v.pipe(v.string(), v.maxLength(100))),
+});
+export const tenantDeletedSchema = v.object({ name: v.string(), deleted: v.boolean() });
+
+/** Cube's EmbedUser: `username` and `externalId` are the externalId, `firstName` the display name. */
+export const embedUserSchema = v.object({
+  id: v.number(),
+  username: v.string(),
+  externalId: v.string(),
+  email: v.nullable(v.string()),
+  firstName: v.nullable(v.string()),
+  createdAt: v.string(),
+  lastLogin: v.null(),
+});
+export const userListQuery = obj({
+  ...pageQueryEntries,
+  search: v.optional(v.pipe(v.string(), v.maxLength(255))),
+});
 
 export const tenantParams = v.object({ embedTenantName: tenantName });
 export const tenantItemParams = v.object({ embedTenantName: tenantName, id: idString });
