@@ -1,3 +1,4 @@
+import { requireAccountWide } from '../auth/auth.middleware';
 import type { AccountPrincipal } from '../auth/principal';
 import { ApiError, conflict, notFound } from '../core/errors';
 import { afterId, type PageRequest, toPage } from '../core/pagination';
@@ -17,12 +18,7 @@ const tenantNotFound = () => notFound('Embed tenant');
  * KEY_SCOPE. Tenant catalogues are not deployment-bound and stay open to every key.
  */
 export function requireCatalogueWrite(principal: AccountPrincipal, catalogue: Catalogue): void {
-  if (catalogue.tenant === null && principal.kind === 'apiKey' && principal.deploymentIds !== null) {
-    throw new ApiError(
-      'KEY_SCOPE',
-      'This API key is scoped to deployments; account-wide groups and user attributes need an account-wide key',
-    );
-  }
+  if (catalogue.tenant === null) requireAccountWide(principal);
 }
 
 /** A catalogue at ATTRIBUTES_PER_CATALOGUE: a session carries at most that many attribute values. */

@@ -3,7 +3,7 @@ import type { AccountPrincipal } from '../auth/principal';
 import type { Clock } from '../core/clock';
 import { createDb, runBatch } from '../core/db';
 import { ApiError } from '../core/errors';
-import type { Bindings } from '../env';
+import type { Bindings, Db } from '../env';
 import * as repo from './embed-sessions.repository';
 import type { InternalUser, StoredUserState } from './embedding.rows';
 import { deleteSession, putSession, type SessionPayload, type SessionUser } from './session-store';
@@ -178,4 +178,12 @@ export async function exchangeSession(ctx: EmbedContext, sessionId: string): Pro
     'token',
   );
   return { token };
+}
+
+/**
+ * The cron's purge: revocation records (of sessions and of deleted tenants) outlive nothing
+ * once the sessions they name have expired. Answers how many it dropped.
+ */
+export function purgeExpiredRevocations(db: Db, now: Date): Promise<number> {
+  return repo.purgeExpiredRevocations(db, now.toISOString());
 }

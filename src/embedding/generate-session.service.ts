@@ -8,6 +8,7 @@ import * as repo from './embed-sessions.repository';
 import { type EmbedContext, putSessionQuietly, toPayload } from './embed-sessions.service';
 import { DEFAULT_TENANT, type GenerateSessionInput } from './embedding.schemas';
 import { authorize, checkRequest, type MintPlan, planMint, unique } from './mint-plan';
+import { learnRateLimit, RATE_LIMIT_RETRY_AFTER_SECONDS, rateLimitKey } from './session-rate-limit';
 import type { SessionUser } from './session-store';
 import { type SessionClaims, type SessionSettings, signSession } from './session-token';
 
@@ -19,8 +20,7 @@ export function setSessionRateLimiterForTests(limiter: RateLimit | undefined): v
   limiterOverride = limiter;
 }
 
-/** The period of SESSION_RATE_LIMITER (wrangler.toml): a refused mint may retry after it. */
-export const RATE_LIMIT_RETRY_AFTER_SECONDS = 10;
+export { RATE_LIMIT_RETRY_AFTER_SECONDS } from './session-rate-limit';
 
 const quotaExceeded = (limit: number) =>
   tooManyRequests(
@@ -118,7 +118,7 @@ export async function generateSession(
   checkRequest(input);
   const keyHash = await sha256Hex(apiKey);
   const limiter = limiterOverride ?? ctx.env.SESSION_RATE_LIMITER;
-  if (!(await limiter.limit({ key: keyHash })).success) {
+  if (!(await limiter.limit({ key: rateLimitKey(keyHash, ctx.clock.now().getTime()) })).success) {
     throw tooManyRequests(
       'RATE_LIMITED',
       'Too many sessions minted with this API key; retry in a few seconds',
@@ -154,6 +154,7 @@ export async function generateSession(
     throw error;
   });
   const now = ctx.clock.now();
+  if (verdict.read.head) learnRateLimit(keyHash, verdict.read.head.sessionRateLimit, now.getTime());
   let tenantId = verdict.read.head?.tenantId ?? null;
   let userId = verdict.read.externalUser?.id ?? verdict.read.internalUser?.id ?? null;
   for (let attempt = 0; verdict.plan.writes; attempt++) {
