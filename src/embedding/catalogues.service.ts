@@ -1,6 +1,6 @@
 import { requireAccountWide } from '../auth/auth.middleware';
 import type { AccountPrincipal } from '../auth/principal';
-import { ApiError, conflict, notFound } from '../core/errors';
+import { conflict, notFound } from '../core/errors';
 import { afterId, type PageRequest, toPage } from '../core/pagination';
 import type { Db } from '../env';
 import type { Catalogue, CatalogueItem, CatalogueKind } from './catalogues.repository';
