@@ -364,3 +364,52 @@ export async function listTenantUsers(
   ]);
   return { tenantFound: (found?.results.length ?? 0) > 0, rows: (users?.results ?? []).map(toEmbedUser) };
 }
+
+/** Who a member change names: embed user ids and externalIds of the tenant. */
+export interface MemberRefs {
+  embedUserIds: number[];
+  externalIds: string[];
+}
+
+/**
+ * The tenant users `refs` name, each with whether it is a member of the group, and whether the
+ * group is in this tenant's catalogue: one round trip. The id lists travel as JSON (one bind
+ * each), so 1,000 members stay within D1's bound parameters.
+ */
+export async function readMembers(db: Db, catalogue: Catalogue, groupId: number, refs: MemberRefs) {
+  const [group, users] = await runBatch<EmbedUserRow & { member: number }>(db, [
+    sql`SELECT c.id FROM embed_groups c WHERE c.id = ${groupId} AND ${inCatalogue(catalogue, 'c')}`,
+    sql`SELECT u.id, u.external_id, u.email, u.display_name, u.created_at,
+        EXISTS (SELECT 1 FROM embed_memberships m WHERE m.user_id = u.id AND m.group_id = ${groupId}) AS member
+      FROM embed_users u
+      WHERE u.tenant_id = ${tenantIdValue(catalogue)}
+        AND (u.id IN (SELECT value FROM json_each(${JSON.stringify(refs.embedUserIds)}))
+          OR u.external_id IN (SELECT value FROM json_each(${JSON.stringify(refs.externalIds)})))`,
+  ]);
+  return {
+    groupFound: (group?.results.length ?? 0) > 0,
+    users: (users?.results ?? []).map((row) => ({ ...toEmbedUser(row), member: row.member === 1 })),
+  };
+}
+
+/** Adds or removes memberships of users of the group's own tenant (ids already resolved). */
+export async function changeMembers(
+  db: Db,
+  catalogue: Catalogue,
+  groupId: number,
+  userIds: number[],
+  change: 'add' | 'remove',
+): Promise<void> {
+  const ids = JSON.stringify(userIds);
+  await db.run(
+    change === 'add'
+      ? sql`INSERT INTO embed_memberships (user_id, group_id)
+          SELECT u.id, c.id FROM embed_groups c JOIN embed_users u ON u.tenant_id = c.tenant_id
+          WHERE c.id = ${groupId} AND ${inCatalogue(catalogue, 'c')}
+            AND u.id IN (SELECT value FROM json_each(${ids}))
+          ON CONFLICT DO NOTHING`
+      : sql`DELETE FROM embed_memberships
+          WHERE group_id = (SELECT c.id FROM embed_groups c WHERE c.id = ${groupId} AND ${inCatalogue(catalogue, 'c')})
+            AND user_id IN (SELECT value FROM json_each(${ids}))`,
+  );
+}

@@ -15,8 +15,12 @@ import {
   createAttributeBody,
   createGroupBody,
   embedUserSchema,
+  groupMembersBody,
   groupSchema,
+  MEMBERS_PER_REQUEST,
   MINT_LIMITS,
+  membersAddedSchema,
+  membersRemovedSchema,
   tenantDeletedSchema,
   tenantItemParams,
   tenantListQuery,
@@ -112,6 +116,7 @@ function groupRoutes(
           pageRequest(query, 'embed-group-members', 1),
         ),
     }),
+    ...(place.tenant ? memberRoutes(place) : []),
     defineRoute({
       method: 'patch',
       ...head(place, docs.update, itemPath(place)),
@@ -129,6 +134,71 @@ function groupRoutes(
         ),
     }),
     deleteRoute(place, 'groups', docs.delete),
+  ];
+}
+
+/** Cube's addGroupMembers and removeGroupMembers (tenant groups only: members are the tenant's users). */
+function memberRoutes(place: Place) {
+  const path = `${itemPath(place)}/users`;
+  const refs = (members: { embedUserId?: number | null; externalId?: string | null }[]) =>
+    members.map((m) => withoutNulls(m));
+  return [
+    defineRoute({
+      method: 'post',
+      ...head(
+        place,
+        {
+          summary: 'Add members to an embed group',
+          description:
+            `1–${MEMBERS_PER_REQUEST} members, each by exactly one of embedUserId or externalId (trimmed, lowercased). ` +
+            'Adds, never replaces; idempotent. Unknown users are a 404 naming them (Cube provisions an unknown ' +
+            'externalId; in edgeboard generate-session does).',
+          operationId: 'addGroupMembers',
+        },
+        path,
+      ),
+      params: tenantItemParams,
+      body: groupMembersBody,
+      responses: { 200: membersAddedSchema },
+      errors: [403, 404],
+      handler: async (c, { params, body }) => {
+        const answer = await service.changeGroupMembers(
+          c.get('db'),
+          catalogueOf(c, params),
+          params.id,
+          refs(body.members),
+          'add',
+        );
+        return answer as v.InferOutput<typeof membersAddedSchema>;
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      ...head(
+        place,
+        {
+          summary: 'Remove members from an embed group',
+          description:
+            'Removing a non-member is a no-op; answers how many memberships were removed (Cube `{}`).',
+          operationId: 'removeGroupMembers',
+        },
+        path,
+      ),
+      params: tenantItemParams,
+      body: groupMembersBody,
+      responses: { 200: membersRemovedSchema },
+      errors: [403, 404],
+      handler: async (c, { params, body }) => {
+        const answer = await service.changeGroupMembers(
+          c.get('db'),
+          catalogueOf(c, params),
+          params.id,
+          refs(body.members),
+          'remove',
+        );
+        return answer as v.InferOutput<typeof membersRemovedSchema>;
+      },
+    }),
   ];
 }
 

@@ -1,6 +1,6 @@
 import { requireAccountWide } from '../auth/auth.middleware';
 import type { AccountPrincipal } from '../auth/principal';
-import { conflict, notFound } from '../core/errors';
+import { ApiError, conflict, notFound } from '../core/errors';
 import { afterId, type PageRequest, toPage } from '../core/pagination';
 import type { Db } from '../env';
 import type { Catalogue, CatalogueItem, CatalogueKind } from './catalogues.repository';
@@ -207,4 +207,52 @@ export async function listTenantUsers(
     (u) => [u.id],
     (u) => u,
   );
+}
+
+/** Cube's EmbedGroupMembersInput entries: exactly one of embedUserId or externalId each. */
+export type MemberRef = { embedUserId?: number; externalId?: string };
+
+/**
+ * Cube's addGroupMembers / removeGroupMembers on a tenant group. Adds never replace and are
+ * idempotent (`addedMembers` vs `unchangedMembers`); removing a non-member is a no-op. Unknown
+ * users are a 404 naming them (edgeboard does not provision users here: generate-session does).
+ */
+export async function changeGroupMembers(
+  db: Db,
+  catalogue: Catalogue,
+  groupId: number,
+  members: MemberRef[],
+  change: 'add' | 'remove',
+) {
+  const refs = {
+    embedUserIds: members.flatMap((m) => (m.embedUserId === undefined ? [] : [m.embedUserId])),
+    externalIds: members.flatMap((m) => (m.externalId === undefined ? [] : [m.externalId])),
+  };
+  const { groupFound, users } = await repo.readMembers(db, catalogue, groupId, refs);
+  if (!groupFound) throw notFound('Group');
+  const byId = new Set(users.map((u) => u.id));
+  const byExternal = new Set(users.map((u) => u.externalId));
+  const unknown = members.flatMap((m, i) =>
+    (m.embedUserId !== undefined && !byId.has(m.embedUserId)) ||
+    (m.externalId !== undefined && !byExternal.has(m.externalId))
+      ? [{ path: `members.${i}`, message: 'No such embed user in this tenant' }]
+      : [],
+  );
+  if (unknown.length > 0) throw new ApiError('NOT_FOUND', 'Embed users not found', unknown);
+  const toChange = users.filter((u) => (change === 'add' ? !u.member : u.member));
+  if (toChange.length > 0)
+    await repo.changeMembers(
+      db,
+      catalogue,
+      groupId,
+      toChange.map((u) => u.id),
+      change,
+    );
+  const present = ({ member: _member, ...user }: (typeof users)[number]) => user;
+  return change === 'add'
+    ? {
+        addedMembers: toChange.map(present),
+        unchangedMembers: users.filter((u) => u.member).map(present),
+      }
+    : { removed: toChange.length };
 }

@@ -337,3 +337,26 @@ export const userListQuery = obj({
 
 export const tenantParams = v.object({ embedTenantName: tenantName });
 export const tenantItemParams = v.object({ embedTenantName: tenantName, id: idString });
+
+/** Most members one add or remove names (Cube: 1–1000). */
+export const MEMBERS_PER_REQUEST = 1000;
+
+const memberRef = v.pipe(
+  obj({
+    embedUserId: nullish(idNumber),
+    // Cube trims and lowercases externalIds on this route.
+    externalId: nullish(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.minLength(1), v.maxLength(255))),
+  }),
+  v.check(
+    (m) => (m.embedUserId == null) !== (m.externalId == null),
+    'Send exactly one of embedUserId or externalId',
+  ),
+);
+export const groupMembersBody = obj({
+  members: v.pipe(v.array(memberRef), v.minLength(1), v.maxLength(MEMBERS_PER_REQUEST)),
+});
+export const membersAddedSchema = v.object({
+  addedMembers: v.array(embedUserSchema),
+  unchangedMembers: v.array(embedUserSchema),
+});
+export const membersRemovedSchema = v.object({ removed: v.number() });

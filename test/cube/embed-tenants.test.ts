@@ -111,6 +111,48 @@ describe('groups of a tenant (getGroups, createGroup, getGroup, updateGroup, get
   });
 });
 
+describe('group members (addGroupMembers, removeGroupMembers)', () => {
+  it('adds idempotently by externalId or embedUserId, removes, and refuses unknown users', async () => {
+    const base = `/api/v1/embed-tenants/${TENANT}/groups`;
+    const group = await api('POST', base, { auth: key(), body: { name: 'members-group' } });
+    const users = await api('GET', `/api/v1/embed-tenants/${TENANT}/users`, { auth: key() });
+    const bob = users.body.items.find((u: any) => u.externalId === 'bob@example.com');
+    const path = `${base}/${group.body.id}/users`;
+    const added = await api('POST', path, {
+      auth: key(),
+      body: { members: [{ externalId: ' ANN@example.com ', embedUserId: null }, { embedUserId: bob.id }] },
+    });
+    expect(added.status, JSON.stringify(added.body)).toBe(200);
+    expect(added.body.addedMembers).toHaveLength(2);
+    added.body.addedMembers.forEach(expectEmbedUser);
+    expect(added.body.unchangedMembers).toEqual([]);
+    const again = await api('POST', path, { auth: key(), body: { members: [{ embedUserId: bob.id }] } });
+    expect(again.body).toEqual({
+      addedMembers: [],
+      unchangedMembers: [expect.objectContaining({ id: bob.id })],
+    });
+    expect((await api('GET', `${base}/${group.body.id}`, { auth: key() })).body.userCount).toBe(2);
+
+    expectError(await api('POST', path, { auth: key(), body: { members: [{ externalId: 'nobody' }] } }), 404);
+    expectError(await api('POST', path, { auth: key(), body: { members: [] } }), 400);
+    expectError(
+      await api('POST', path, { auth: key(), body: { members: [{ externalId: 'x', embedUserId: 1 }] } }),
+      400,
+    );
+    expectError(
+      await api('POST', `${base}/999999/users`, { auth: key(), body: { members: [{ embedUserId: 1 }] } }),
+      404,
+    );
+
+    const removed = await api('DELETE', path, { auth: key(), body: { members: [{ embedUserId: bob.id }] } });
+    expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+    expect(removed.body).toEqual({ removed: 1 });
+    const noop = await api('DELETE', path, { auth: key(), body: { members: [{ embedUserId: bob.id }] } });
+    expect(noop.body).toEqual({ removed: 0 });
+    expect((await api('GET', `${base}/${group.body.id}`, { auth: key() })).body.userCount).toBe(1);
+  });
+});
+
 describe('GET /api/v1/embed-tenants/{name}/users (listEmbedUsers)', () => {
   it('lists and searches the tenant users', async () => {
     const res = await api('GET', `/api/v1/embed-tenants/${TENANT}/users?search=ANN`, { auth: key() });
