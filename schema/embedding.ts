@@ -44,7 +44,7 @@ export const embedGroups = sqliteTable(
   ],
 );
 
-export const ATTRIBUTE_TYPES = ['string', 'number', 'string_array', 'number_array'] as const;
+export const ATTRIBUTE_TYPES = ['string', 'number', 'boolean', 'string_array', 'number_array'] as const;
 export type AttributeType = (typeof ATTRIBUTE_TYPES)[number];
 
 /** User-attribute definitions of both catalogues, scoped like embed_groups. `type` never changes. */

@@ -2,7 +2,7 @@ import { createApp } from './app';
 import { countedD1, createDb } from './core/db';
 import { consumeBuilds } from './deployments/deployments.consumer';
 import { sweepStrandedBuilds } from './deployments/deployments.service';
-import { purgeExpiredRevocations } from './embedding/embed-sessions.repository';
+import { purgeExpiredRevocations } from './embedding/embed-sessions.service';
 import type { Bindings, BuildMessage } from './env';
 import {
   consumeNotificationDeadLetters,
@@ -25,7 +25,7 @@ export default {
     const jobs = await Promise.allSettled([
       sweepStrandedBuilds(db, env.BUILDS_QUEUE, now),
       notificationsTick(env, now),
-      purgeExpiredRevocations(db, now.toISOString()),
+      purgeExpiredRevocations(db, now),
     ]);
     const failed = jobs.find((j) => j.status === 'rejected');
     if (failed) throw failed.reason;

@@ -188,10 +188,228 @@ export async function deleteItem(
   return rows.length > 0;
 }
 
-export async function listTenants(db: Db, accountId: number, afterId: number | null, limit: number) {
-  const rows = await db.all<TenantRow>(sql`
-    SELECT id, name, created_at FROM embed_tenants
-    WHERE account_id = ${accountId} ${afterId === null ? sql`` : sql`AND id > ${afterId}`}
-    ORDER BY id LIMIT ${limit + 1}`);
-  return rows.map(toTenant);
+/** One group of a catalogue with its member count; null when there is none with this id there. */
+export async function findGroup(db: Db, catalogue: Catalogue, id: number): Promise<EmbedGroup | null> {
+  const rows = await db.all<GroupRow>(
+    sql`SELECT ${groupColumns} FROM embed_groups c WHERE c.id = ${id} AND ${inCatalogue(catalogue, 'c')}`,
+  );
+  return rows[0] ? toGroup(rows[0]) : null;
+}
+
+/**
+ * Cube's PUT of a user attribute: displayName, defaultValue, description (name and type never
+ * change). Omitted keeps a field, null clears it. null when there is no such attribute.
+ */
+export async function updateAttribute(
+  db: Db,
+  catalogue: Catalogue,
+  id: number,
+  input: { displayName?: string | null; defaultValue?: string | null; description?: string | null },
+  now: string,
+): Promise<EmbedAttribute | null> {
+  const column = (given: string | null | undefined, name: string) =>
+    given === undefined ? sql.raw(name) : sql`${given}`;
+  const rows = await db.all<AttributeRow>(sql`
+    UPDATE embed_attributes AS c SET
+      display_name = ${column(input.displayName, 'display_name')},
+      default_value = ${column(input.defaultValue, 'default_value')},
+      description = ${column(input.description, 'description')},
+      updated_at = ${now}
+    WHERE c.id = ${id} AND ${inCatalogue(catalogue, 'c')}
+    RETURNING ${attributeColumns}`);
+  return rows[0] ? toAttribute(rows[0]) : null;
+}
+
+/** Cube's filters of the attribute list: a substring of the name, the type. */
+export interface AttributeFilter {
+  name?: string;
+  type?: AttributeType;
+}
+
+/**
+ * A page of one catalogue's attributes matching `filter`, and how many match in all (Cube's
+ * `count`). A catalogue holds at most ATTRIBUTES_PER_CATALOGUE, so the count reads few rows.
+ */
+export async function listAttributes(
+  db: Db,
+  catalogue: Catalogue,
+  filter: AttributeFilter,
+  afterId: number | null,
+  limit: number,
+): Promise<{ tenantFound: boolean; rows: EmbedAttribute[]; count: number }> {
+  const matches = sql`${inCatalogue(catalogue, 'c')}
+    ${filter.name === undefined ? sql`` : sql`AND instr(lower(c.name), lower(${filter.name})) > 0`}
+    ${filter.type === undefined ? sql`` : sql`AND c.type = ${filter.type}`}`;
+  const results = await runBatch<AttributeRow & { n: number }>(db, [
+    ...tenantExists(catalogue),
+    sql`SELECT ${attributeColumns} FROM embed_attributes c
+      WHERE ${matches} ${afterId === null ? sql`` : sql`AND c.id > ${afterId}`}
+      ORDER BY c.id LIMIT ${limit + 1}`,
+    sql`SELECT count(*) AS n FROM embed_attributes c WHERE ${matches}`,
+  ]);
+  return {
+    tenantFound: catalogue.tenant === null || (results[0]?.results.length ?? 0) > 0,
+    rows: (results.at(-2)?.results ?? []).map(toAttribute),
+    count: results.at(-1)?.results[0]?.n ?? 0,
+  };
+}
+
+export async function listTenantsMatching(
+  db: Db,
+  accountId: number,
+  search: string | undefined,
+  afterId: number | null,
+  limit: number,
+) {
+  const rows = await db.all<TenantRow & { user_count: number }>(sql`
+    SELECT t.id, t.name, t.created_at,
+      (SELECT count(*) FROM embed_users u WHERE u.tenant_id = t.id) AS user_count
+    FROM embed_tenants t
+    WHERE t.account_id = ${accountId}
+      ${search === undefined ? sql`` : sql`AND instr(t.name, lower(${search})) > 0`}
+      ${afterId === null ? sql`` : sql`AND t.id > ${afterId}`}
+    ORDER BY t.id LIMIT ${limit + 1}`);
+  return rows.map((row) => ({ ...toTenant(row), userCount: row.user_count, displayName: null }));
+}
+
+/**
+ * Deletes a tenant with everything in it (users, groups, attributes, values and memberships
+ * cascade) and, in the same batch, records the revocation of all its sessions until the
+ * longest of them would have expired. null when the account has no such tenant.
+ */
+export async function deleteTenant(
+  db: Db,
+  accountId: number,
+  name: string,
+  now: string,
+): Promise<number | null> {
+  const tenant = tenantIdOf(accountId, name);
+  const [revocation, deleted] = await runBatch<{ id: number }>(db, [
+    sql`INSERT INTO embed_session_revocations (session_id, account_id, expires_at, revoked_at)
+      SELECT 'tenant:' || t.id, t.account_id,
+        strftime('%Y-%m-%dT%H:%M:%fZ', ${now}, '+' || a.embed_session_ttl_seconds || ' seconds'), ${now}
+      FROM embed_tenants t JOIN accounts a ON a.id = t.account_id
+      WHERE t.id = ${tenant}
+      ON CONFLICT DO NOTHING`,
+    sql`DELETE FROM embed_tenants WHERE account_id = ${accountId} AND name = ${name} RETURNING id`,
+  ]);
+  void revocation;
+  return deleted?.results[0]?.id ?? null;
+}
+
+/** Cube's EmbedUser as a row gives it. */
+export interface EmbedUserRow {
+  id: number;
+  external_id: string;
+  email: string | null;
+  display_name: string | null;
+  created_at: string;
+}
+
+export const toEmbedUser = (row: EmbedUserRow) => ({
+  id: row.id,
+  username: row.external_id,
+  externalId: row.external_id,
+  email: row.email,
+  firstName: row.display_name,
+  createdAt: row.created_at,
+  lastLogin: null,
+});
+
+/**
+ * A page of a group's members, newest user first (memberships carry no date), and whether the
+ * group exists in the catalogue: one round trip, served by the membership index.
+ */
+export async function listGroupMembers(
+  db: Db,
+  catalogue: Catalogue,
+  groupId: number,
+  beforeId: number | null,
+  limit: number,
+) {
+  const [group, members] = await runBatch<EmbedUserRow>(db, [
+    sql`SELECT c.id FROM embed_groups c WHERE c.id = ${groupId} AND ${inCatalogue(catalogue, 'c')}`,
+    sql`SELECT u.id, u.external_id, u.email, u.display_name, u.created_at
+      FROM embed_memberships m JOIN embed_users u ON u.id = m.user_id
+      WHERE m.group_id = ${groupId} AND u.account_id = ${catalogue.accountId}
+        ${beforeId === null ? sql`` : sql`AND m.user_id < ${beforeId}`}
+      ORDER BY m.user_id DESC LIMIT ${limit + 1}`,
+  ]);
+  return {
+    groupFound: (group?.results.length ?? 0) > 0,
+    rows: (members?.results ?? []).map(toEmbedUser),
+  };
+}
+
+/** A page of a tenant's users ordered by id, optionally matching a substring of email or externalId. */
+export async function listTenantUsers(
+  db: Db,
+  accountId: number,
+  tenant: string,
+  search: string | undefined,
+  afterId: number | null,
+  limit: number,
+) {
+  const [found, users] = await runBatch<EmbedUserRow>(db, [
+    sql`SELECT id FROM embed_tenants WHERE account_id = ${accountId} AND name = ${tenant}`,
+    sql`SELECT u.id, u.external_id, u.email, u.display_name, u.created_at FROM embed_users u
+      WHERE u.tenant_id = ${tenantIdOf(accountId, tenant)}
+        ${
+          search === undefined
+            ? sql``
+            : sql`AND (instr(u.external_id, lower(${search})) > 0 OR instr(lower(coalesce(u.email, '')), lower(${search})) > 0)`
+        }
+        ${afterId === null ? sql`` : sql`AND u.id > ${afterId}`}
+      ORDER BY u.id LIMIT ${limit + 1}`,
+  ]);
+  return { tenantFound: (found?.results.length ?? 0) > 0, rows: (users?.results ?? []).map(toEmbedUser) };
+}
+
+/** Who a member change names: embed user ids and externalIds of the tenant. */
+export interface MemberRefs {
+  embedUserIds: number[];
+  externalIds: string[];
+}
+
+/**
+ * The tenant users `refs` name, each with whether it is a member of the group, and whether the
+ * group is in this tenant's catalogue: one round trip. The id lists travel as JSON (one bind
+ * each), so 1,000 members stay within D1's bound parameters.
+ */
+export async function readMembers(db: Db, catalogue: Catalogue, groupId: number, refs: MemberRefs) {
+  const [group, users] = await runBatch<EmbedUserRow & { member: number }>(db, [
+    sql`SELECT c.id FROM embed_groups c WHERE c.id = ${groupId} AND ${inCatalogue(catalogue, 'c')}`,
+    sql`SELECT u.id, u.external_id, u.email, u.display_name, u.created_at,
+        EXISTS (SELECT 1 FROM embed_memberships m WHERE m.user_id = u.id AND m.group_id = ${groupId}) AS member
+      FROM embed_users u
+      WHERE u.tenant_id = ${tenantIdValue(catalogue)}
+        AND (u.id IN (SELECT value FROM json_each(${JSON.stringify(refs.embedUserIds)}))
+          OR u.external_id IN (SELECT value FROM json_each(${JSON.stringify(refs.externalIds)})))`,
+  ]);
+  return {
+    groupFound: (group?.results.length ?? 0) > 0,
+    users: (users?.results ?? []).map((row) => ({ ...toEmbedUser(row), member: row.member === 1 })),
+  };
+}
+
+/** Adds or removes memberships of users of the group's own tenant (ids already resolved). */
+export async function changeMembers(
+  db: Db,
+  catalogue: Catalogue,
+  groupId: number,
+  userIds: number[],
+  change: 'add' | 'remove',
+): Promise<void> {
+  const ids = JSON.stringify(userIds);
+  await db.run(
+    change === 'add'
+      ? sql`INSERT INTO embed_memberships (user_id, group_id)
+          SELECT u.id, c.id FROM embed_groups c JOIN embed_users u ON u.tenant_id = c.tenant_id
+          WHERE c.id = ${groupId} AND ${inCatalogue(catalogue, 'c')}
+            AND u.id IN (SELECT value FROM json_each(${ids}))
+          ON CONFLICT DO NOTHING`
+      : sql`DELETE FROM embed_memberships
+          WHERE group_id = (SELECT c.id FROM embed_groups c WHERE c.id = ${groupId} AND ${inCatalogue(catalogue, 'c')})
+            AND user_id IN (SELECT value FROM json_each(${ids}))`,
+  );
 }

@@ -10,15 +10,26 @@ import type { Catalogue, CatalogueKind } from './catalogues.repository';
 import * as service from './catalogues.service';
 import {
   ATTRIBUTES_PER_CATALOGUE,
+  attributeListQuery,
   attributeSchema,
   createAttributeBody,
   createGroupBody,
+  embedUserSchema,
+  groupMembersBody,
   groupSchema,
+  MEMBERS_PER_REQUEST,
   MINT_LIMITS,
+  membersAddedSchema,
+  membersRemovedSchema,
+  tenantDeletedSchema,
   tenantItemParams,
+  tenantListQuery,
   tenantParams,
   tenantSchema,
+  updateAttributeBody,
   updateGroupBody,
+  userListQuery,
+  withoutNulls,
 } from './embedding.schemas';
 
 /**
@@ -74,13 +85,38 @@ const itemPath = (place: Place) => `${place.path === '/' ? '' : place.path}/:id`
 const now = (c: Context<AppEnv>) => isoNow(c.get('clock'));
 
 /** The groups of one catalogue: create, list, update, delete. */
-function groupRoutes(place: Place, docs: Record<'create' | 'list' | 'update' | 'delete', OperationDoc>) {
-  const _params = place.tenant ? tenantParams : noParams;
+function groupRoutes(
+  place: Place,
+  docs: Record<'create' | 'list' | 'get' | 'members' | 'update' | 'delete', OperationDoc>,
+) {
   const itemParams = place.tenant ? tenantItemParams : idParams;
-  const _tenant404 = place.tenant ? [404] : [];
   return [
     createRoute(place, 'groups', docs.create),
     listRoute(place, 'groups', docs.list),
+    defineRoute({
+      method: 'get',
+      ...head(place, docs.get, itemPath(place)),
+      params: itemParams,
+      responses: { 200: groupSchema },
+      errors: [403, 404],
+      handler: async (c, { params }) => service.getGroup(c.get('db'), catalogueOf(c, params), params.id),
+    }),
+    defineRoute({
+      method: 'get',
+      ...head(place, docs.members, `${itemPath(place)}/users`),
+      params: itemParams,
+      query: pageQuery,
+      responses: { 200: pageSchema(embedUserSchema) },
+      errors: [403, 404],
+      handler: async (c, { params, query }) =>
+        service.listGroupMembers(
+          c.get('db'),
+          catalogueOf(c, params),
+          params.id,
+          pageRequest(query, 'embed-group-members', 1),
+        ),
+    }),
+    ...(place.tenant ? memberRoutes(place) : []),
     defineRoute({
       method: 'patch',
       ...head(place, docs.update, itemPath(place)),
@@ -89,20 +125,125 @@ function groupRoutes(place: Place, docs: Record<'create' | 'list' | 'update' | '
       responses: { 200: groupSchema },
       errors: [403, 404, 409],
       handler: async (c, { params, body }) =>
-        service.updateGroup(c.get('db'), writableCatalogueOf(c, params), params.id, body, now(c)),
+        service.updateGroup(
+          c.get('db'),
+          writableCatalogueOf(c, params),
+          params.id,
+          withoutNulls(body),
+          now(c),
+        ),
     }),
     deleteRoute(place, 'groups', docs.delete),
+  ];
+}
+
+/** Cube's addGroupMembers and removeGroupMembers (tenant groups only: members are the tenant's users). */
+function memberRoutes(place: Place) {
+  const path = `${itemPath(place)}/users`;
+  const refs = (members: { embedUserId?: number | null; externalId?: string | null }[]) =>
+    members.map((m) => withoutNulls(m));
+  return [
+    defineRoute({
+      method: 'post',
+      ...head(
+        place,
+        {
+          summary: 'Add members to an embed group',
+          description:
+            `1–${MEMBERS_PER_REQUEST} members, each by exactly one of embedUserId or externalId (trimmed, lowercased). ` +
+            'Adds, never replaces; idempotent. Unknown users are a 404 naming them (Cube provisions an unknown ' +
+            'externalId; in edgeboard generate-session does).',
+          operationId: 'addGroupMembers',
+        },
+        path,
+      ),
+      params: tenantItemParams,
+      body: groupMembersBody,
+      responses: { 200: membersAddedSchema },
+      errors: [403, 404],
+      handler: async (c, { params, body }) => {
+        const answer = await service.changeGroupMembers(
+          c.get('db'),
+          catalogueOf(c, params),
+          params.id,
+          refs(body.members),
+          'add',
+        );
+        return answer as v.InferOutput<typeof membersAddedSchema>;
+      },
+    }),
+    defineRoute({
+      method: 'delete',
+      ...head(
+        place,
+        {
+          summary: 'Remove members from an embed group',
+          description:
+            'Removing a non-member is a no-op; answers how many memberships were removed (Cube `{}`).',
+          operationId: 'removeGroupMembers',
+        },
+        path,
+      ),
+      params: tenantItemParams,
+      body: groupMembersBody,
+      responses: { 200: membersRemovedSchema },
+      errors: [403, 404],
+      handler: async (c, { params, body }) => {
+        const answer = await service.changeGroupMembers(
+          c.get('db'),
+          catalogueOf(c, params),
+          params.id,
+          refs(body.members),
+          'remove',
+        );
+        return answer as v.InferOutput<typeof membersRemovedSchema>;
+      },
+    }),
   ];
 }
 
 /** The user attributes of one catalogue: list and delete, plus create where the spec has it. */
 function attributeRoutes(
   place: Place,
-  docs: { create?: OperationDoc; list: OperationDoc; delete: OperationDoc },
+  docs: { create?: OperationDoc; update?: OperationDoc; list: OperationDoc; delete: OperationDoc },
 ) {
   return [
     ...(docs.create ? [createRoute(place, 'attributes', docs.create)] : []),
-    listRoute(place, 'attributes', docs.list),
+    defineRoute({
+      method: 'get',
+      ...head(place, docs.list),
+      params: place.tenant ? tenantParams : noParams,
+      query: attributeListQuery,
+      responses: {
+        200: v.object({
+          ...pageSchema(attributeSchema).entries,
+          data: v.array(attributeSchema),
+          count: v.number(),
+        }),
+      },
+      errors: place.tenant ? [403, 404] : [403],
+      handler: async (c, { params, query }) =>
+        service.listAttributes(
+          c.get('db'),
+          catalogueOf(c, params),
+          { name: query.name, type: query.type },
+          pageRequest(query, service.cursorOf('attributes'), 1),
+        ),
+    }),
+    ...(docs.update
+      ? [
+          defineRoute({
+            method: 'put',
+            ...head(place, docs.update, itemPath(place)),
+            params: place.tenant ? tenantItemParams : idParams,
+            body: updateAttributeBody,
+            responses: { 200: attributeSchema },
+            errors: [403, 404],
+            handler: async (c, { params, body }) =>
+              service.updateAttribute(c.get('db'), writableCatalogueOf(c, params), params.id, body, now(c)),
+          }),
+        ]
+      : []),
     deleteRoute(place, 'attributes', docs.delete),
   ];
 }
@@ -120,7 +261,7 @@ function createRoute(place: Place, kind: CatalogueKind, doc: OperationDoc) {
     responses: { 200: itemSchemas[kind] },
     errors: [403, 409],
     handler: async (c, { params, body }) =>
-      service.createItem(c.get('db'), kind, writableCatalogueOf(c, params), body, now(c)),
+      service.createItem(c.get('db'), kind, writableCatalogueOf(c, params), withoutNulls(body), now(c)),
   });
 }
 
@@ -169,6 +310,8 @@ export const groupsRoutes = routes(
         'A deployment-scoped API key gets 403 KEY_SCOPE on every write to the account-wide catalogue.',
     },
     list: { summary: 'List account-wide groups' },
+    get: { summary: 'Get an account-wide group with its member count' },
+    members: { summary: 'List the members of an account-wide group (newest user first)' },
     update: { summary: 'Rename or describe an account-wide group' },
     delete: { summary: 'Delete an account-wide group and its memberships' },
   }),
@@ -181,7 +324,18 @@ export const userAttributesRoutes = routes(
       summary: 'Define an account-wide user attribute',
       description: `A catalogue holds at most ${ATTRIBUTES_PER_CATALOGUE} user attributes (409 past it); \`defaultValue\` ≤ ${MINT_LIMITS.defaultValue} characters. A deployment-scoped API key gets 403 KEY_SCOPE.`,
     },
-    list: { summary: 'List account-wide user attributes' },
+    list: {
+      summary: 'List account-wide user attributes',
+      description:
+        "Cube's filters: `name` (a case-insensitive substring of the name) and `type`. The answer carries " +
+        "Cube's legacy `data` (the same items) and `count` (all matches, ignoring pagination).",
+      operationId: 'getUserAttributes',
+    },
+    update: {
+      summary: 'Update an account-wide user attribute (displayName, defaultValue, description)',
+      description: 'Name and type never change. Omitted keeps a field; null clears it.',
+      operationId: 'updateUserAttribute',
+    },
     delete: { summary: 'Delete an account-wide user attribute and every stored value of it' },
   }),
 );
@@ -193,15 +347,60 @@ export const embedTenantsRoutes = routes(
     path: '/',
     auth,
     summary: 'List embed tenants',
+    description:
+      '`search`: a case-insensitive substring of the name. `userCount` counts the stored external users ' +
+      '(ephemeral ones are never stored). `displayName` is always null (edgeboard stores no tenant profile).',
     tags: tenantTags,
-    query: pageQuery,
+    operationId: 'listEmbedTenants',
+    query: tenantListQuery,
     responses: { 200: pageSchema(tenantSchema) },
     errors: [403],
     handler: async (c, { query }) =>
-      service.listTenants(
+      service.listTenantsMatching(
         c.get('db'),
         accountPrincipal(c).account.id,
+        query.search,
         pageRequest(query, 'embed-tenants', 1),
+      ),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/:embedTenantName',
+    auth,
+    summary: 'Delete an embed tenant with its users, groups, memberships, attributes and values',
+    description:
+      'Every live session of the tenant is revoked in the same batch (loads and token exchanges answer 401 ' +
+      'SESSION_REVOKED). Idempotent as in Cube: an unknown tenant answers `deleted: false`. The name must be ' +
+      'canonical (lowercase).',
+    tags: tenantTags,
+    operationId: 'deleteEmbedTenant',
+    params: tenantParams,
+    responses: { 200: tenantDeletedSchema },
+    errors: [403],
+    handler: async (c, { params }) =>
+      service.deleteTenant(c.get('db'), accountPrincipal(c).account.id, params.embedTenantName, now(c)),
+  }),
+  defineRoute({
+    method: 'get',
+    path: '/:embedTenantName/users',
+    auth,
+    summary: "List a tenant's external users",
+    description:
+      '`search`: a substring of the externalId or (case-insensitive) of the email. Ordered by id (Cube: by ' +
+      "email). Bounded by the tenant's users, which externalUserLimit caps.",
+    tags: tenantTags,
+    operationId: 'listEmbedUsers',
+    params: tenantParams,
+    query: userListQuery,
+    responses: { 200: pageSchema(embedUserSchema) },
+    errors: [403, 404],
+    handler: async (c, { params, query }) =>
+      service.listTenantUsers(
+        c.get('db'),
+        accountPrincipal(c).account.id,
+        params.embedTenantName,
+        query.search,
+        pageRequest(query, 'embed-tenant-users', 1),
       ),
   }),
   ...groupRoutes(
@@ -209,14 +408,19 @@ export const embedTenantsRoutes = routes(
     {
       create: {
         summary: 'E10 Create an embed group in a tenant (the tenant is created if new)',
-        operationId: 'createEmbedGroup',
+        operationId: 'createGroup',
       },
-      list: { summary: 'E11 List the embed groups of a tenant', operationId: 'listEmbedGroups' },
+      list: { summary: 'E11 List the embed groups of a tenant', operationId: 'getGroups' },
+      get: { summary: 'Get an embed group of a tenant with its member count', operationId: 'getGroup' },
+      members: {
+        summary: 'List the members of an embed group (newest user first)',
+        operationId: 'getGroupMembers',
+      },
       update: {
         summary: 'E12 Update an embed group (an empty description clears it; omitted keeps it)',
-        operationId: 'updateEmbedGroup',
+        operationId: 'updateGroup',
       },
-      delete: { summary: 'E13 Delete an embed group and its memberships', operationId: 'deleteEmbedGroup' },
+      delete: { summary: 'E13 Delete an embed group and its memberships', operationId: 'deleteGroup' },
     },
   ),
   ...attributeRoutes(

@@ -1,3 +1,4 @@
+import { requireAccountWide } from '../auth/auth.middleware';
 import type { AccountPrincipal } from '../auth/principal';
 import { ApiError, conflict, notFound } from '../core/errors';
 import { afterId, type PageRequest, toPage } from '../core/pagination';
@@ -17,12 +18,7 @@ const tenantNotFound = () => notFound('Embed tenant');
  * KEY_SCOPE. Tenant catalogues are not deployment-bound and stay open to every key.
  */
 export function requireCatalogueWrite(principal: AccountPrincipal, catalogue: Catalogue): void {
-  if (catalogue.tenant === null && principal.kind === 'apiKey' && principal.deploymentIds !== null) {
-    throw new ApiError(
-      'KEY_SCOPE',
-      'This API key is scoped to deployments; account-wide groups and user attributes need an account-wide key',
-    );
-  }
+  if (catalogue.tenant === null) requireAccountWide(principal);
 }
 
 /** A catalogue at ATTRIBUTES_PER_CATALOGUE: a session carries at most that many attribute values. */
@@ -60,6 +56,11 @@ export async function updateGroup(
   input: { name?: string; description?: string },
   now: string,
 ) {
+  if (input.name === undefined && input.description === undefined) {
+    const group = await repo.findGroup(db, catalogue, id);
+    if (!group) throw notFound('Group');
+    return group;
+  }
   const outcome = await repo.updateGroup(db, catalogue, id, input, now);
   if (outcome.kind === 'not_found') throw notFound('Group');
   if (outcome.kind === 'conflict')
@@ -100,8 +101,56 @@ export async function deleteItem(db: Db, kind: CatalogueKind, catalogue: Catalog
   return { id, deleted: true as const };
 }
 
-export async function listTenants(db: Db, accountId: number, request: PageRequest) {
-  const rows = await repo.listTenants(db, accountId, afterId(request), request.limit);
+export async function getGroup(db: Db, catalogue: Catalogue, id: number) {
+  const group = await repo.findGroup(db, catalogue, id);
+  if (!group) throw notFound('Group');
+  return group;
+}
+
+export async function updateAttribute(
+  db: Db,
+  catalogue: Catalogue,
+  id: number,
+  input: Parameters<typeof repo.updateAttribute>[3],
+  now: string,
+) {
+  const attribute = await repo.updateAttribute(db, catalogue, id, input, now);
+  if (!attribute) throw notFound('User attribute');
+  return attribute;
+}
+
+/** Cube's UserAttributesListResponse: the page, the same items as `data` (legacy), the total `count`. */
+export async function listAttributes(
+  db: Db,
+  catalogue: Catalogue,
+  filter: repo.AttributeFilter,
+  request: PageRequest,
+) {
+  const { tenantFound, rows, count } = await repo.listAttributes(
+    db,
+    catalogue,
+    filter,
+    afterId(request),
+    request.limit,
+  );
+  if (!tenantFound) throw tenantNotFound();
+  const page = toPage(
+    rows,
+    request,
+    cursorOf('attributes'),
+    (item) => [item.id],
+    (item) => item,
+  );
+  return { ...page, data: page.items, count };
+}
+
+export async function listTenantsMatching(
+  db: Db,
+  accountId: number,
+  search: string | undefined,
+  request: PageRequest,
+) {
+  const rows = await repo.listTenantsMatching(db, accountId, search, afterId(request), request.limit);
   return toPage(
     rows,
     request,
@@ -109,4 +158,101 @@ export async function listTenants(db: Db, accountId: number, request: PageReques
     (t) => [t.id],
     (t) => t,
   );
+}
+
+/** Idempotent, as in Cube: an unknown tenant answers `deleted: false`. */
+export async function deleteTenant(db: Db, accountId: number, name: string, now: string) {
+  const id = await repo.deleteTenant(db, accountId, name, now);
+  return { name, deleted: id !== null };
+}
+
+export async function listGroupMembers(db: Db, catalogue: Catalogue, groupId: number, request: PageRequest) {
+  const { groupFound, rows } = await repo.listGroupMembers(
+    db,
+    catalogue,
+    groupId,
+    afterId(request),
+    request.limit,
+  );
+  if (!groupFound) throw notFound('Group');
+  return toPage(
+    rows,
+    request,
+    'embed-group-members',
+    (u) => [u.id],
+    (u) => u,
+  );
+}
+
+export async function listTenantUsers(
+  db: Db,
+  accountId: number,
+  tenant: string,
+  search: string | undefined,
+  request: PageRequest,
+) {
+  const { tenantFound, rows } = await repo.listTenantUsers(
+    db,
+    accountId,
+    tenant,
+    search,
+    afterId(request),
+    request.limit,
+  );
+  if (!tenantFound) throw tenantNotFound();
+  return toPage(
+    rows,
+    request,
+    'embed-tenant-users',
+    (u) => [u.id],
+    (u) => u,
+  );
+}
+
+/** Cube's EmbedGroupMembersInput entries: exactly one of embedUserId or externalId each. */
+export type MemberRef = { embedUserId?: number; externalId?: string };
+
+/**
+ * Cube's addGroupMembers / removeGroupMembers on a tenant group. Adds never replace and are
+ * idempotent (`addedMembers` vs `unchangedMembers`); removing a non-member is a no-op. Unknown
+ * users are a 404 naming them (edgeboard does not provision users here: generate-session does).
+ */
+export async function changeGroupMembers(
+  db: Db,
+  catalogue: Catalogue,
+  groupId: number,
+  members: MemberRef[],
+  change: 'add' | 'remove',
+) {
+  const refs = {
+    embedUserIds: members.flatMap((m) => (m.embedUserId === undefined ? [] : [m.embedUserId])),
+    externalIds: members.flatMap((m) => (m.externalId === undefined ? [] : [m.externalId])),
+  };
+  const { groupFound, users } = await repo.readMembers(db, catalogue, groupId, refs);
+  if (!groupFound) throw notFound('Group');
+  const byId = new Set(users.map((u) => u.id));
+  const byExternal = new Set(users.map((u) => u.externalId));
+  const unknown = members.flatMap((m, i) =>
+    (m.embedUserId !== undefined && !byId.has(m.embedUserId)) ||
+    (m.externalId !== undefined && !byExternal.has(m.externalId))
+      ? [{ path: `members.${i}`, message: 'No such embed user in this tenant' }]
+      : [],
+  );
+  if (unknown.length > 0) throw new ApiError('NOT_FOUND', 'Embed users not found', unknown);
+  const toChange = users.filter((u) => (change === 'add' ? !u.member : u.member));
+  if (toChange.length > 0)
+    await repo.changeMembers(
+      db,
+      catalogue,
+      groupId,
+      toChange.map((u) => u.id),
+      change,
+    );
+  const present = ({ member: _member, ...user }: (typeof users)[number]) => user;
+  return change === 'add'
+    ? {
+        addedMembers: toChange.map(present),
+        unchangedMembers: users.filter((u) => u.member).map(present),
+      }
+    : { removed: toChange.length };
 }

@@ -2,11 +2,17 @@ import { sql } from 'drizzle-orm';
 import { publishedJson } from '../dashboards/dashboards.queries';
 import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
 import type { Db } from '../env';
+import { tenantRevocationKey } from './embed-sessions.repository';
 
 export interface EmbedDashboardRow {
   /** The account's toggle, the default of a session's showDashboardChat. */
   showDashboardChat: boolean;
   revoked: boolean;
+  /**
+   * The attribute names of the account's and the session tenant's catalogues (≤ 200 each):
+   * row-level security restricts by them even when the viewer holds no value (fails closed).
+   */
+  catalogueAttributes: string[];
   /** null: no published dashboard with this publicId in the session's deployment. */
   dashboard: PublishedDashboard | null;
 }
@@ -19,12 +25,19 @@ export interface EmbedDashboardRow {
  */
 export async function findEmbedDashboard(
   db: Db,
-  claims: { sessionId: string; accountId: number; deploymentId: number },
+  claims: { sessionId: string; accountId: number; deploymentId: number; tenant: { id: number } },
   publicId: string,
 ): Promise<EmbedDashboardRow | null> {
+  // Each catalogue holds at most ATTRIBUTES_PER_CATALOGUE names; the LIMITs keep the read bounded anyway.
   const rows = await db.all<EmbedDashboardRawRow>(sql`
     SELECT a.show_dashboard_chat, ${publishedJson()} AS published,
-      EXISTS (SELECT 1 FROM embed_session_revocations r WHERE r.session_id = ${claims.sessionId}) AS revoked
+      EXISTS (SELECT 1 FROM embed_session_revocations r
+        WHERE r.session_id IN (${claims.sessionId}, ${tenantRevocationKey(claims.tenant.id)})) AS revoked,
+      (SELECT json_group_array(name) FROM (
+        SELECT name FROM (SELECT name FROM embed_attributes WHERE account_id = a.id AND tenant_id IS NULL LIMIT 200)
+        UNION ALL
+        SELECT name FROM (SELECT name FROM embed_attributes WHERE account_id = a.id AND tenant_id = ${claims.tenant.id} LIMIT 200)
+      )) AS catalogue
     FROM accounts a
       LEFT JOIN published_dashboards pd ON pd.public_id = ${publicId} AND pd.deployment_id = ${claims.deploymentId}
         AND EXISTS (SELECT 1 FROM deployments d WHERE d.id = pd.deployment_id AND d.account_id = a.id)
@@ -37,6 +50,8 @@ export async function findEmbedDashboard(
 interface EmbedDashboardRawRow {
   show_dashboard_chat: number;
   revoked: number;
+  /** JSON array of attribute names. */
+  catalogue: string | null;
   /** `publishedJson()`: the PublishedDashboard as JSON text, built by SQL in its own shape. */
   published: string | null;
 }
@@ -44,6 +59,7 @@ interface EmbedDashboardRawRow {
 const toEmbedDashboardRow = (row: EmbedDashboardRawRow): EmbedDashboardRow => ({
   showDashboardChat: row.show_dashboard_chat === 1,
   revoked: row.revoked === 1,
+  catalogueAttributes: row.catalogue ? (JSON.parse(row.catalogue) as string[]) : [],
   dashboard: row.published === null ? null : JSON.parse(row.published),
 });
 

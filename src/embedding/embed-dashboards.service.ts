@@ -1,12 +1,12 @@
 import { createDb } from '../core/db';
 import { ApiError, notFound } from '../core/errors';
 import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
-import { restrictSnapshots } from '../dashboards/row-security';
+import { restrictSnapshots, type ViewerAttributes } from '../dashboards/row-security';
 import type { Db } from '../env';
 import * as repo from './embed-dashboards.repository';
 import { type EmbedContext, rebuildSession, sessionRevoked } from './embed-sessions.service';
 import { getSession, type SessionPayload, type SessionUser } from './session-store';
-import { invalidSession, type SessionClaims, verifySession } from './session-token';
+import { invalidSession, type SessionClaims, type TokenUse, verifySession } from './session-token';
 
 export interface Viewer {
   displayName: string | null;
@@ -14,10 +14,51 @@ export interface Viewer {
   initials: string;
 }
 
+/** The settings a viewer applies; null: the session did not set it (the viewer's default). */
+export interface EffectiveSettings {
+  showDashboardChat: boolean;
+  locale: string | null;
+  timezone: string | null;
+  allowAi: boolean | null;
+  allowChatWorkspaceAuthoring: boolean | null;
+  showAiWidgets: boolean | null;
+  showDashboardSettings: boolean | null;
+  showGroupByCube: boolean | null;
+  showMemberNames: boolean | null;
+  showWorkbookChat: boolean | null;
+  showWorkbookShare: boolean | null;
+}
+
 export type EmbedDashboardView = PublishedDashboard & {
   viewer: Viewer;
-  settings: { showDashboardChat: boolean };
+  settings: EffectiveSettings;
 };
+
+function effectiveSettings(claims: SessionClaims, accountChat: boolean): EffectiveSettings {
+  const s = claims.settings;
+  return {
+    showDashboardChat: s.showDashboardChat ?? accountChat,
+    locale: s.locale ?? null,
+    timezone: s.timezone ?? null,
+    allowAi: s.allowAi ?? null,
+    allowChatWorkspaceAuthoring: s.allowChatWorkspaceAuthoring ?? null,
+    showAiWidgets: s.showAiWidgets ?? null,
+    showDashboardSettings: s.showDashboardSettings ?? null,
+    showGroupByCube: s.showGroupByCube ?? null,
+    showMemberNames: s.showMemberNames ?? null,
+    showWorkbookChat: s.showWorkbookChat ?? null,
+    showWorkbookShare: s.showWorkbookShare ?? null,
+  };
+}
+
+/** Row-level security compares values as text: a boolean attribute matches the cells true/false. */
+const asViewerAttributes = (attributes: SessionPayload['attributes']): ViewerAttributes =>
+  Object.fromEntries(
+    Object.entries(attributes).map(([name, value]) => [
+      name,
+      typeof value === 'boolean' ? String(value) : value,
+    ]),
+  );
 
 /** Up to two letters for the fallback avatar: first and last word of the name (or of the id). */
 export function initialsOf(user: SessionUser): string {
@@ -44,10 +85,11 @@ const viewerOf = (payload: SessionPayload): Viewer => ({
  */
 export async function loadEmbedDashboard(
   ctx: EmbedContext,
-  sessionId: string,
+  credential: { id: string; use: TokenUse },
   publicId: string,
 ): Promise<EmbedDashboardView> {
-  return loadEmbedDashboardFor(ctx, await verifySession(ctx.env, sessionId, ctx.clock.now()), publicId);
+  const claims = await verifySession(ctx.env, credential.id, ctx.clock.now(), credential.use);
+  return loadEmbedDashboardFor(ctx, claims, publicId);
 }
 
 /** The load for a session whose token the caller has verified already (the viewer page needs its expiry too). */
@@ -56,6 +98,10 @@ export async function loadEmbedDashboardFor(
   claims: SessionClaims,
   publicId: string,
 ): Promise<EmbedDashboardView> {
+  // A session minted for one dashboard (Cube's publicDashboardId) sees no other.
+  if (claims.publicDashboardId !== undefined && claims.publicDashboardId !== publicId) {
+    throw notFound('Dashboard');
+  }
   const replica = createDb(ctx.d1.withSession('first-unconstrained'));
   const [cached, row] = await Promise.all([
     getSession(ctx.env.SESSIONS, claims.sessionId),
@@ -72,9 +118,15 @@ export async function loadEmbedDashboardFor(
   // report rows are those the viewer's attributes allow (row-level security).
   return {
     ...row.dashboard,
-    reportSnapshots: restrictSnapshots(row.dashboard.reportSnapshots, payload.attributes),
+    reportSnapshots: restrictSnapshots(
+      row.dashboard.reportSnapshots,
+      asViewerAttributes(payload.attributes),
+      {
+        restrictedBy: row.catalogueAttributes,
+      },
+    ),
     viewer: viewerOf(payload),
-    settings: { showDashboardChat: claims.settings.showDashboardChat ?? row.showDashboardChat },
+    settings: effectiveSettings(claims, row.showDashboardChat),
   };
 }
 

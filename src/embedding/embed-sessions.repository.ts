@@ -100,7 +100,8 @@ export async function readMintState(db: Db, q: MintQuery): Promise<MintRead> {
 
   const statements: SQL[] = [
     sql`SELECT k.id AS key_id, k.key_hash, k.deployment_ids, a.id AS account_id, a.plan, a.use_creator_mode,
-        a.external_user_limit, a.external_user_count, a.embed_session_ttl_seconds, a.show_dashboard_chat,
+        a.external_user_limit, a.external_user_count, a.session_rate_limit, a.embed_session_ttl_seconds,
+        a.show_dashboard_chat,
         EXISTS (SELECT 1 FROM deployments d WHERE d.id = ${q.deploymentId} AND d.account_id = a.id) AS deployment_found,
         (SELECT id FROM embed_tenants t WHERE t.account_id = a.id AND t.name = ${q.tenantName}) AS tenant_id
       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ${q.keyHash}`,
@@ -397,8 +398,15 @@ export function toRebuiltUser(kind: 'external' | 'internal', row: unknown): Rebu
     : { kind, user: toInternalUser(row as InternalUserRow) };
 }
 
-export const revocationStatement = (sessionId: string): SQL =>
-  sql`SELECT session_id FROM embed_session_revocations WHERE session_id = ${sessionId}`;
+/**
+ * Deleting an embed tenant revokes every session of it with one record under this key, kept as
+ * long as the account's longest session lives; each load checks it beside the session's own.
+ */
+export const tenantRevocationKey = (tenantId: number): string => `tenant:${tenantId}`;
+
+export const revocationStatement = (sessionId: string, tenantId: number): SQL =>
+  sql`SELECT session_id FROM embed_session_revocations
+    WHERE session_id IN (${sessionId}, ${tenantRevocationKey(tenantId)})`;
 
 /** true when this call recorded the revocation, false when it was already recorded. */
 export async function insertRevocation(

@@ -1,17 +1,29 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import * as v from 'valibot';
-import { parseAuthorization, userPrincipal } from '../auth/auth.middleware';
+import {
+  accountPrincipal,
+  apiKeyCredential,
+  parseAuthorization,
+  userPrincipal,
+} from '../auth/auth.middleware';
 import { isoNow } from '../core/clock';
 import { ApiError } from '../core/errors';
 import { publishedDashboardSchema } from '../dashboards/dashboards.schemas';
 import type { AppEnv } from '../env';
 import { defineRoute, routes } from '../http/route';
 import { loadEmbedDashboard, updateEmbedFlags } from './embed-dashboards.service';
-import { type EmbedContext, revokeSession } from './embed-sessions.service';
+import {
+  EMBED_TOKEN_TTL_SECONDS,
+  type EmbedContext,
+  exchangeSession,
+  revokeSession,
+} from './embed-sessions.service';
 import {
   effectiveSettingsSchema,
   embedSwitchSchema,
+  embedTokenSchema,
+  exchangeSessionBody,
   generateSessionBody,
   MINT_LIMITS_TEXT,
   publicIdParams,
@@ -19,10 +31,12 @@ import {
   revokeSessionBody,
   sessionCreatedSchema,
   sessionQuery,
+  settleSessionInput,
   updateEmbedBody,
   viewerSchema,
 } from './embedding.schemas';
 import { generateSession } from './generate-session.service';
+import type { TokenUse } from './session-token';
 
 const tags = ['Signed embedding'];
 
@@ -34,37 +48,33 @@ export const embedContext = <E extends AppEnv>(c: Context<E>): EmbedContext => (
 
 /**
  * generate-session authenticates its key inside its own read batch (one round trip for a
- * returning user, key lookup included), so it only checks the header's shape up front.
+ * returning user, key lookup included), so it only checks the header's shape up front:
+ * `Api-Key <key>` or, as Cube clients send it, `Bearer <key>`.
  */
 const apiKeyHeader = createMiddleware<AppEnv>(async (c, next) => {
-  apiKeyOf(c);
+  apiKeyCredential(c);
   await next();
 });
 
-/** The credential of `Authorization: Api-Key <key>`; any other scheme is a 401. */
-function apiKeyOf(c: Context<AppEnv>): string {
-  const { scheme, credential } = parseAuthorization(c);
-  if (scheme.toLowerCase() !== 'api-key') {
-    throw new ApiError('UNAUTHORIZED', 'This endpoint takes Authorization: Api-Key <…>');
-  }
-  return credential;
-}
-
-/** The session of a browser load: `Authorization: Session <id>` or `?session=<id>`. */
-function sessionOf(c: Context<AppEnv>, query: { session?: string }): string {
+/**
+ * The credential of a browser load: `Authorization: Session <id>`, `?session=<id>`, or (Cube's
+ * way) `Authorization: Bearer <embed token>` from the session/token exchange.
+ */
+function credentialOf(c: Context<AppEnv>, query: { session?: string }): { id: string; use: TokenUse } {
   if (c.req.header('authorization') !== undefined) {
     const { scheme, credential } = parseAuthorization(c);
-    if (scheme.toLowerCase() !== 'session') {
-      throw new ApiError(
-        'UNAUTHORIZED',
-        'This endpoint takes Authorization: Session <sessionId> or ?session=',
-      );
-    }
-    return credential;
+    const kind = scheme.toLowerCase();
+    if (kind === 'session') return { id: credential, use: 'session' };
+    // An access token or API key is no embed token: say which credential this endpoint takes.
+    if (kind === 'bearer' && credential.split('.').length === 3) return { id: credential, use: 'token' };
+    throw new ApiError(
+      'UNAUTHORIZED',
+      'This endpoint takes Authorization: Session <sessionId>, Bearer <embed token> or ?session=',
+    );
   }
   if (!query.session)
     throw new ApiError('UNAUTHORIZED', 'Missing embed session (Authorization: Session <id> or ?session=)');
-  return query.session;
+  return { id: query.session, use: 'session' };
 }
 
 const embedDashboardSchema = v.object({
@@ -89,27 +99,41 @@ export const embedRoutes = routes(
     body: generateSessionBody,
     responses: { 200: sessionCreatedSchema },
     errors: [403, 404, 409, 429],
-    handler: async (c, { body }) => generateSession(embedContext(c), apiKeyOf(c), body),
+    handler: async (c, { body }) =>
+      generateSession(embedContext(c), apiKeyCredential(c), settleSessionInput(body)),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/session/token',
+    auth: 'none',
+    summary: 'Exchange an embed session for an embed token',
+    description:
+      'The sessionId is the credential. Answers a token that loads GET /api/v1/embed/dashboard/{publicId} as ' +
+      `Authorization: Bearer <token> for ${EMBED_TOKEN_TTL_SECONDS / 60} minutes (never past the session's expiry). ` +
+      'Revoking the session revokes its tokens (every load checks). Unlike Cube the exchange is reusable: a ' +
+      'session may be exchanged again until it expires or is revoked. 401 SESSION_INVALID / SESSION_EXPIRED / ' +
+      'SESSION_REVOKED.',
+    tags,
+    operationId: 'postTokenBySessionId',
+    body: exchangeSessionBody,
+    responses: { 200: embedTokenSchema },
+    handler: async (c, { body }) => exchangeSession(embedContext(c), body.sessionId),
   }),
   defineRoute({
     method: 'post',
     path: '/session/revoke',
-    auth: 'apiKey',
+    auth: 'adminOrApiKey',
     summary: 'Revoke an embed session',
     description:
-      'Records the revocation in D1 (checked by every load) and deletes the KV entry. ' +
-      '`revoked` is false when the session was already revoked or has expired.',
+      'Records the revocation in D1 (checked by every load and token exchange) and deletes the KV entry; ' +
+      "the session's exchanged tokens stop working with it. `revoked` is false when the session was already " +
+      'revoked or has expired. An API key (Api-Key or Bearer) or an admin access token.',
     tags,
     operationId: 'revokeSession',
     body: revokeSessionBody,
     responses: { 200: revokedSchema },
     errors: [403, 404],
-    handler: async (c, { body }) => {
-      const principal = c.get('principal');
-      if (principal.kind !== 'apiKey')
-        throw new ApiError('UNAUTHORIZED', 'This endpoint takes Authorization: Api-Key <…>');
-      return revokeSession(embedContext(c), principal, body.sessionId);
-    },
+    handler: async (c, { body }) => revokeSession(embedContext(c), accountPrincipal(c), body.sessionId),
   }),
   defineRoute({
     method: 'patch',
@@ -121,7 +145,7 @@ export const embedRoutes = routes(
       'embed sessions get 403 on the dashboard, except creator-mode sessions and dashboards shared with all ' +
       'embed users.',
     tags,
-    operationId: 'updateEmbedDashboard',
+    operationId: 'updateDashboardEmbedding',
     params: publicIdParams,
     body: updateEmbedBody,
     responses: { 200: embedSwitchSchema },
@@ -146,12 +170,12 @@ export const embedRoutes = routes(
       '401 SESSION_INVALID / SESSION_EXPIRED / SESSION_REVOKED; 403 EMBED_DISABLED; 404 outside the ' +
       "session's deployment.",
     tags,
-    operationId: 'getEmbedDashboard',
+    operationId: 'getDashboard',
     params: publicIdParams,
     query: sessionQuery,
     responses: { 200: embedDashboardSchema },
     errors: [403, 404],
     handler: async (c, { params, query }) =>
-      loadEmbedDashboard(embedContext(c), sessionOf(c, query), params.publicId),
+      loadEmbedDashboard(embedContext(c), credentialOf(c, query), params.publicId),
   }),
 );

@@ -3,11 +3,11 @@ import type { AccountPrincipal } from '../auth/principal';
 import type { Clock } from '../core/clock';
 import { createDb, runBatch } from '../core/db';
 import { ApiError } from '../core/errors';
-import type { Bindings } from '../env';
+import type { Bindings, Db } from '../env';
 import * as repo from './embed-sessions.repository';
 import type { InternalUser, StoredUserState } from './embedding.rows';
 import { deleteSession, putSession, type SessionPayload, type SessionUser } from './session-store';
-import { type SessionClaims, verifySession } from './session-token';
+import { type SessionClaims, signSession, verifySession } from './session-token';
 
 /** What the session services need from a request: the counted D1 binding, the bindings, the clock. */
 export interface EmbedContext {
@@ -79,6 +79,10 @@ const pickProfile = (s: StoredUserState) => ({
 
 /** Rebuilds a session KV does not have (not yet propagated, or evicted) from D1 and its claims. */
 export async function rebuildSession(ctx: EmbedContext, claims: SessionClaims): Promise<SessionPayload> {
+  // An ephemeral user's state lives only in KV (its user was never stored): nothing to rebuild from.
+  if (claims.ephemeral) {
+    throw new ApiError('SESSION_INVALID', 'This ephemeral embed session is not available here yet; retry');
+  }
   // The primary: a user minted seconds ago in another region may not have reached a replica.
   const db = createDb(ctx.d1.withSession('first-primary'));
   const [userResult, revocation] = await runBatch(db, [
@@ -89,7 +93,7 @@ export async function rebuildSession(ctx: EmbedContext, claims: SessionClaims): 
       creatorMode: claims.creatorMode,
       user: claims.user,
     }),
-    repo.revocationStatement(claims.sessionId),
+    repo.revocationStatement(claims.sessionId, claims.tenant.id),
   ]);
   if ((revocation?.results.length ?? 0) > 0) throw sessionRevoked();
   const rebuilt = repo.toRebuiltUser(claims.user.kind, userResult?.results[0]);
@@ -147,4 +151,39 @@ export async function revokeSession(
   // Deleted even when already recorded: a retry after a failed delete must still clear KV.
   await deleteSession(ctx.env.SESSIONS, claims.sessionId);
   return { revoked };
+}
+
+/** How long an exchanged embed token lives (never past its session's expiry). */
+export const EMBED_TOKEN_TTL_SECONDS = 300;
+
+/**
+ * Cube's session/token exchange: the session id (the credential; no other auth) for a short-lived
+ * embed token that loads dashboards as `Authorization: Bearer <token>`. The token is the session's
+ * own claims signed as a token: same session id, so revoking the session revokes every token
+ * (each load checks the revocation as for the session). Reusable, unlike Cube's single-use
+ * exchange: the session id already loads dashboards until it expires (contract §6), so
+ * consuming it here would add a D1 write per exchange and no protection.
+ */
+export async function exchangeSession(ctx: EmbedContext, sessionId: string): Promise<{ token: string }> {
+  const now = ctx.clock.now();
+  const claims = await verifySession(ctx.env, sessionId, now);
+  // The replica, like every load: a revocation reaches it within its replication lag.
+  const db = createDb(ctx.d1.withSession('first-unconstrained'));
+  const [revocation] = await runBatch(db, [repo.revocationStatement(claims.sessionId, claims.tenant.id)]);
+  if ((revocation?.results.length ?? 0) > 0) throw sessionRevoked();
+  const issuedAt = Math.floor(now.getTime() / 1000);
+  const token = await signSession(
+    ctx.env,
+    { ...claims, issuedAt, expiresAt: Math.min(claims.expiresAt, issuedAt + EMBED_TOKEN_TTL_SECONDS) },
+    'token',
+  );
+  return { token };
+}
+
+/**
+ * The cron's purge: revocation records (of sessions and of deleted tenants) outlive nothing
+ * once the sessions they name have expired. Answers how many it dropped.
+ */
+export function purgeExpiredRevocations(db: Db, now: Date): Promise<number> {
+  return repo.purgeExpiredRevocations(db, now.toISOString());
 }

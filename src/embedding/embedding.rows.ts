@@ -135,6 +135,7 @@ export interface KeyAccountRow {
   use_creator_mode: number;
   external_user_limit: number;
   external_user_count: number;
+  session_rate_limit: number;
   embed_session_ttl_seconds: number;
   show_dashboard_chat: number;
   deployment_found: number;
@@ -146,6 +147,8 @@ export interface KeyAccount {
   account: AccountContext;
   /** External users of the account now (the counter, not a count). */
   externalUserCount: number;
+  /** generate-session requests per API key per minute (the account's `sessionRateLimit`). */
+  sessionRateLimit: number;
   deploymentFound: boolean;
   tenantId: number | null;
 }
@@ -165,6 +168,7 @@ export const toKeyAccount = (row: KeyAccountRow): KeyAccount => ({
     showDashboardChat: row.show_dashboard_chat === 1,
   },
   externalUserCount: row.external_user_count,
+  sessionRateLimit: row.session_rate_limit,
   deploymentFound: row.deployment_found === 1,
   tenantId: row.tenant_id,
 });

@@ -1,6 +1,7 @@
 import * as v from 'valibot';
 import { ATTRIBUTE_TYPES } from '../../schema/embedding';
 import { type JsonLimits, jsonBounds } from '../core/json';
+import { pageQueryEntries } from '../core/pagination';
 import { boundedObject, httpUrl, idNumber, idString, nonEmptyString, obj } from '../core/validation';
 
 /** Contract §6: lowercase, 5–36 characters, a letter first, a letter or digit last. */
@@ -56,10 +57,11 @@ export const MINT_LIMITS_TEXT =
 const attributeString = v.pipe(v.string(), v.maxLength(MINT_LIMITS.attributeString));
 const attributeNumber = v.pipe(v.number(), v.finite());
 
-/** A user-attribute value: string, number, array of either, or null (clears it). */
+/** A user-attribute value: string, number, boolean, array of strings or numbers, or null (clears it). */
 export const attributeValue = v.union([
   attributeString,
   attributeNumber,
+  v.boolean(),
   v.pipe(v.array(attributeString), v.maxLength(MINT_LIMITS.attributeArrayItems)),
   v.pipe(v.array(attributeNumber), v.maxLength(MINT_LIMITS.attributeArrayItems)),
   v.null(),
@@ -74,53 +76,142 @@ const externalId = v.pipe(
   v.check((s) => s === s.toLowerCase(), 'Must be lowercase'),
 );
 
-const groupDefinition = obj({ name: catalogueName, description: v.optional(description) });
+/** Cube declares almost every optional field nullable: null means "not sent" unless a field says otherwise. */
+const nullish = <S extends v.GenericSchema>(schema: S) => v.optional(v.nullable(schema));
+
+const groupDefinition = obj({ name: catalogueName, description: nullish(description) });
 
 const defaultValue = v.pipe(v.string(), v.maxLength(MINT_LIMITS.defaultValue));
 
 const attributeDefinition = obj({
   name: catalogueName,
   type: v.picklist(ATTRIBUTE_TYPES),
-  displayName: v.optional(v.pipe(v.string(), v.maxLength(255))),
-  defaultValue: v.optional(defaultValue),
-  description: v.optional(description),
+  displayName: nullish(v.pipe(v.string(), v.maxLength(255))),
+  defaultValue: nullish(defaultValue),
+  description: nullish(description),
 });
+
+const shortText = (max: number) => v.pipe(v.string(), v.maxLength(max));
+
+/**
+ * Cube's EmbedSessionSettings. `locale` (BCP 47) and `timezone` (IANA) that do not parse fall
+ * back to the account's default instead of failing, as in Cube; the AI switches are stored and
+ * returned but have no effect (edgeboard has no AI features).
+ */
+export const sessionSettingsBody = obj({
+  allowAi: nullish(v.boolean()),
+  allowChatWorkspaceAuthoring: nullish(v.boolean()),
+  locale: nullish(shortText(64)),
+  showAiWidgets: nullish(v.boolean()),
+  showDashboardChat: nullish(v.boolean()),
+  showDashboardSettings: nullish(v.boolean()),
+  showGroupByCube: nullish(v.boolean()),
+  showMemberNames: nullish(v.boolean()),
+  showWorkbookChat: nullish(v.boolean()),
+  showWorkbookShare: nullish(v.boolean()),
+  timezone: nullish(shortText(64)),
+});
+
+/** Cube's EmbedTheme: accepted and bounded; the viewer does not apply it (documented). */
+const embedThemeBody = boundedObject({ maxDepth: 4, maxBytes: 4 * 1024 });
 
 export const generateSessionBody = obj({
   deploymentId: idNumber,
-  externalId: v.optional(externalId),
-  internalId: v.optional(v.pipe(v.string(), v.minLength(1, 'Must not be empty'), v.maxLength(64))),
-  email: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(254), v.email('Expected an email address'))),
-  userProfile: v.optional(
+  externalId: nullish(externalId),
+  internalId: nullish(v.pipe(v.string(), v.minLength(1, 'Must not be empty'), v.maxLength(64))),
+  email: nullish(v.pipe(v.string(), v.trim(), v.maxLength(254), v.email('Expected an email address'))),
+  userProfile: nullish(
     obj({
       displayName: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(255)))),
       picture: v.optional(v.nullable(httpUrl)),
     }),
   ),
-  embedTenantName: v.optional(tenantName),
-  creatorMode: v.optional(v.boolean()),
-  userAttributes: v.optional(
+  embedTenantName: nullish(tenantName),
+  embedTenantProfile: nullish(obj({ displayName: nullish(shortText(255)) })),
+  embedTheme: nullish(embedThemeBody),
+  creatorMode: nullish(v.boolean()),
+  isEphemeral: nullish(v.boolean()),
+  publicDashboardId: nullish(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
+  branchName: nullish(shortText(255)),
+  roles: nullish(v.pipe(v.array(shortText(100)), v.maxLength(100))),
+  userAttributes: nullish(
     v.pipe(
-      v.array(obj({ name: catalogueName, value: attributeValue })),
+      v.array(obj({ name: catalogueName, value: v.optional(attributeValue) })),
       v.maxLength(MINT_LIMITS.userAttributesPerRequest),
       jsonBounds(MINT_LIMITS.userAttributes),
     ),
   ),
-  groups: v.optional(v.pipe(v.array(catalogueName), v.maxLength(MINT_LIMITS.groupsPerRequest))),
-  userAttributeDefinitions: v.optional(
+  groups: nullish(v.pipe(v.array(catalogueName), v.maxLength(MINT_LIMITS.groupsPerRequest))),
+  tenantGroups: nullish(v.pipe(v.array(catalogueName), v.maxLength(MINT_LIMITS.groupsPerRequest))),
+  userAttributeDefinitions: nullish(
     v.pipe(v.array(attributeDefinition), v.maxLength(MINT_LIMITS.attributeDefinitionsPerRequest)),
   ),
-  groupDefinitions: v.optional(
+  groupDefinitions: nullish(
+    v.pipe(v.array(groupDefinition), v.maxLength(MINT_LIMITS.groupDefinitionsPerRequest)),
+  ),
+  tenantGroupDefinitions: nullish(
     v.pipe(v.array(groupDefinition), v.maxLength(MINT_LIMITS.groupDefinitionsPerRequest)),
   ),
   securityContext: v.optional(v.nullable(boundedObject(MINT_LIMITS.securityContext))),
-  settings: v.optional(obj({ showDashboardChat: v.optional(v.boolean()) })),
+  settings: nullish(sessionSettingsBody),
 });
-export type GenerateSessionInput = v.InferOutput<typeof generateSessionBody>;
+type RawSessionInput = v.InferOutput<typeof generateSessionBody>;
+
+type Settled<T> = { [K in keyof T]: Exclude<T[K], null> };
+type GroupDef = { name: string; description?: string };
+type AttributeDef = Settled<NonNullable<RawSessionInput['userAttributeDefinitions']>[number]>;
+
+/**
+ * generate-session's body with Cube's nulls read as "not sent" (securityContext and the
+ * userProfile leaves keep null: it clears them), `tenantGroups`/`tenantGroupDefinitions`
+ * merged into `groups`/`groupDefinitions` (a creator-mode session's groups ARE the tenant's).
+ */
+export type GenerateSessionInput = Omit<
+  Settled<RawSessionInput>,
+  | 'securityContext'
+  | 'groupDefinitions'
+  | 'userAttributeDefinitions'
+  | 'userAttributes'
+  | 'settings'
+  | 'tenantGroups'
+  | 'tenantGroupDefinitions'
+> & {
+  securityContext?: Record<string, unknown> | null;
+  groupDefinitions?: GroupDef[];
+  userAttributeDefinitions?: AttributeDef[];
+  userAttributes?: { name: string; value: AttributeValue }[];
+  settings?: Settled<NonNullable<RawSessionInput['settings']>>;
+  /** Whether the request named the tenant catalogue Cube's way (tenantGroups/tenantGroupDefinitions). */
+  tenantFields: boolean;
+};
+
+const settle = <T extends object>(o: T): Settled<T> =>
+  Object.fromEntries(Object.entries(o).filter(([, value]) => value !== null)) as Settled<T>;
+
+/** Reads a validated generate-session body the way Cube means it (see GenerateSessionInput). */
+export function settleSessionInput(raw: RawSessionInput): GenerateSessionInput {
+  const { securityContext, tenantGroups, tenantGroupDefinitions, ...rest } = raw;
+  const top = settle(rest);
+  const groupDefs = [...(top.groupDefinitions ?? []), ...(tenantGroupDefinitions ?? [])].map(settle);
+  const groups =
+    top.groups === undefined && !tenantGroups ? undefined : [...(top.groups ?? []), ...(tenantGroups ?? [])];
+  return {
+    ...top,
+    ...(securityContext !== undefined && { securityContext }),
+    groups,
+    groupDefinitions: top.groupDefinitions === undefined && !tenantGroupDefinitions ? undefined : groupDefs,
+    userAttributeDefinitions: top.userAttributeDefinitions?.map(settle),
+    userAttributes: top.userAttributes?.map((a) => ({ name: a.name, value: a.value ?? null })),
+    settings: top.settings && settle(top.settings),
+    tenantFields: Boolean(tenantGroups || tenantGroupDefinitions),
+  };
+}
 
 export const sessionCreatedSchema = v.object({ sessionId: v.string(), expiresAt: v.string() });
 
 export const revokeSessionBody = obj({ sessionId: v.pipe(v.string(), v.maxLength(4096)) });
+export const exchangeSessionBody = obj({ sessionId: v.pipe(v.string(), v.maxLength(4096)) });
+export const embedTokenSchema = v.object({ token: v.string() });
 export const revokedSchema = v.object({ revoked: v.boolean() });
 
 // ---- E8 and the embed dashboard ----
@@ -147,15 +238,35 @@ export const viewerSchema = v.object({
   picture: v.nullable(v.string()),
   initials: v.string(),
 });
-export const effectiveSettingsSchema = v.object({ showDashboardChat: v.boolean() });
+/**
+ * The session's effective settings as the viewer applies them: `locale` (BCP 47, canonical) and
+ * `timezone` (IANA) are null when the session gave none (the viewer then uses its default).
+ */
+export const effectiveSettingsSchema = v.object({
+  showDashboardChat: v.boolean(),
+  locale: v.nullable(v.string()),
+  timezone: v.nullable(v.string()),
+  allowAi: v.nullable(v.boolean()),
+  allowChatWorkspaceAuthoring: v.nullable(v.boolean()),
+  showAiWidgets: v.nullable(v.boolean()),
+  showDashboardSettings: v.nullable(v.boolean()),
+  showGroupByCube: v.nullable(v.boolean()),
+  showMemberNames: v.nullable(v.boolean()),
+  showWorkbookChat: v.nullable(v.boolean()),
+  showWorkbookShare: v.nullable(v.boolean()),
+});
 
 // ---- Catalogues (account-wide and per tenant) ----
 
-export const createGroupBody = obj({ name: catalogueName, description: v.optional(description) });
-export const updateGroupBody = v.pipe(
-  obj({ name: v.optional(catalogueName), description: v.optional(description) }),
-  v.check((b) => b.name !== undefined || b.description !== undefined, 'Send name, description or both'),
-);
+/** Cube's nulls in a create or update: the field is not sent. */
+export const withoutNulls = <T extends object>(o: T): { [K in keyof T]: Exclude<T[K], null> } =>
+  Object.fromEntries(Object.entries(o).filter(([, value]) => value !== null)) as {
+    [K in keyof T]: Exclude<T[K], null>;
+  };
+
+export const createGroupBody = obj({ name: catalogueName, description: nullish(description) });
+/** Cube sends no name (group names are immutable there) and may send nothing: an empty body changes nothing. */
+export const updateGroupBody = obj({ name: v.optional(catalogueName), description: nullish(description) });
 export const groupSchema = v.object({
   id: v.number(),
   name: v.string(),
@@ -167,9 +278,21 @@ export type EmbedGroup = v.InferOutput<typeof groupSchema>;
 export const createAttributeBody = obj({
   name: catalogueName,
   type: v.picklist(ATTRIBUTE_TYPES),
-  displayName: v.optional(v.pipe(v.string(), v.maxLength(255))),
-  defaultValue: v.optional(defaultValue),
-  description: v.optional(description),
+  displayName: nullish(v.pipe(v.string(), v.maxLength(255))),
+  defaultValue: nullish(defaultValue),
+  description: nullish(description),
+});
+/** Cube's UserAttributeUpdateInput: name and type never change; null clears a field, omitted keeps it. */
+export const updateAttributeBody = obj({
+  displayName: nullish(v.pipe(v.string(), v.maxLength(255))),
+  defaultValue: nullish(defaultValue),
+  description: nullish(description),
+});
+/** Cube's filters of the attribute list (`name`: a case-insensitive substring). */
+export const attributeListQuery = obj({
+  ...pageQueryEntries,
+  name: v.optional(v.pipe(v.string(), v.maxLength(100))),
+  type: v.optional(v.picklist(ATTRIBUTE_TYPES)),
 });
 export const attributeSchema = v.object({
   id: v.number(),
@@ -182,7 +305,58 @@ export const attributeSchema = v.object({
 });
 export type EmbedAttribute = v.InferOutput<typeof attributeSchema>;
 
-export const tenantSchema = v.object({ id: v.number(), name: v.string(), createdAt: v.string() });
+export const tenantSchema = v.object({
+  id: v.number(),
+  name: v.string(),
+  createdAt: v.string(),
+  /** External users stored in the tenant (ephemeral ones are not). */
+  userCount: v.number(),
+  /** Cube's tenant display name: edgeboard stores none, always null. */
+  displayName: v.nullable(v.string()),
+});
+export const tenantListQuery = obj({
+  ...pageQueryEntries,
+  search: v.optional(v.pipe(v.string(), v.maxLength(100))),
+});
+export const tenantDeletedSchema = v.object({ name: v.string(), deleted: v.boolean() });
+
+/** Cube's EmbedUser: `username` and `externalId` are the externalId, `firstName` the display name. */
+export const embedUserSchema = v.object({
+  id: v.number(),
+  username: v.string(),
+  externalId: v.string(),
+  email: v.nullable(v.string()),
+  firstName: v.nullable(v.string()),
+  createdAt: v.string(),
+  lastLogin: v.null(),
+});
+export const userListQuery = obj({
+  ...pageQueryEntries,
+  search: v.optional(v.pipe(v.string(), v.maxLength(255))),
+});
 
 export const tenantParams = v.object({ embedTenantName: tenantName });
 export const tenantItemParams = v.object({ embedTenantName: tenantName, id: idString });
+
+/** Most members one add or remove names (Cube: 1–1000). */
+export const MEMBERS_PER_REQUEST = 1000;
+
+const memberRef = v.pipe(
+  obj({
+    embedUserId: nullish(idNumber),
+    // Cube trims and lowercases externalIds on this route.
+    externalId: nullish(v.pipe(v.string(), v.trim(), v.toLowerCase(), v.minLength(1), v.maxLength(255))),
+  }),
+  v.check(
+    (m) => (m.embedUserId == null) !== (m.externalId == null),
+    'Send exactly one of embedUserId or externalId',
+  ),
+);
+export const groupMembersBody = obj({
+  members: v.pipe(v.array(memberRef), v.minLength(1), v.maxLength(MEMBERS_PER_REQUEST)),
+});
+export const membersAddedSchema = v.object({
+  addedMembers: v.array(embedUserSchema),
+  unchangedMembers: v.array(embedUserSchema),
+});
+export const membersRemovedSchema = v.object({ removed: v.number() });

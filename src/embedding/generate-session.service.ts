@@ -8,6 +8,7 @@ import * as repo from './embed-sessions.repository';
 import { type EmbedContext, putSessionQuietly, toPayload } from './embed-sessions.service';
 import { DEFAULT_TENANT, type GenerateSessionInput } from './embedding.schemas';
 import { authorize, checkRequest, type MintPlan, planMint, unique } from './mint-plan';
+import { learnRateLimit, RATE_LIMIT_RETRY_AFTER_SECONDS, rateLimitKey } from './session-rate-limit';
 import type { SessionUser } from './session-store';
 import { type SessionClaims, type SessionSettings, signSession } from './session-token';
 
@@ -19,8 +20,7 @@ export function setSessionRateLimiterForTests(limiter: RateLimit | undefined): v
   limiterOverride = limiter;
 }
 
-/** The period of SESSION_RATE_LIMITER (wrangler.toml): a refused mint may retry after it. */
-export const RATE_LIMIT_RETRY_AFTER_SECONDS = 10;
+export { RATE_LIMIT_RETRY_AFTER_SECONDS } from './session-rate-limit';
 
 const quotaExceeded = (limit: number) =>
   tooManyRequests(
@@ -55,11 +55,41 @@ async function judge(
     ]);
   }
   const plan = planMint(read, input, account.id);
-  if (input.externalId !== undefined && !read.externalUser) {
+  if (input.externalId !== undefined && !read.externalUser && input.isEphemeral !== true) {
     if ((read.head?.externalUserCount ?? 0) >= account.externalUserLimit)
       throw quotaExceeded(account.externalUserLimit);
   }
   return { read, account, plan };
+}
+
+/** A BCP 47 tag in canonical form, or undefined when it does not parse (Cube: falls back, never fails). */
+export function canonicalLocale(tag: string): string | undefined {
+  try {
+    return Intl.getCanonicalLocales(tag)[0];
+  } catch {
+    return undefined;
+  }
+}
+
+/** An IANA time zone the runtime knows, or undefined (Cube: a bad value falls back, never fails). */
+export function knownTimeZone(zone: string): string | undefined {
+  try {
+    return new Intl.DateTimeFormat('en', { timeZone: zone }).resolvedOptions().timeZone;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The settings a session carries: what the request set, locale and time zone only when valid. */
+function sessionSettings(given: GenerateSessionInput['settings']): SessionSettings {
+  if (!given) return {};
+  const { locale, timezone, ...flags } = given;
+  const settings: SessionSettings = { ...flags };
+  const tag = locale === undefined ? undefined : canonicalLocale(locale);
+  if (tag) settings.locale = tag;
+  const zone = timezone === undefined ? undefined : knownTimeZone(timezone);
+  if (zone) settings.timezone = zone;
+  return settings;
 }
 
 /** The answer for a write batch one of the SQL guards aborted. */
@@ -88,7 +118,7 @@ export async function generateSession(
   checkRequest(input);
   const keyHash = await sha256Hex(apiKey);
   const limiter = limiterOverride ?? ctx.env.SESSION_RATE_LIMITER;
-  if (!(await limiter.limit({ key: keyHash })).success) {
+  if (!(await limiter.limit({ key: rateLimitKey(keyHash, ctx.clock.now().getTime()) })).success) {
     throw tooManyRequests(
       'RATE_LIMITED',
       'Too many sessions minted with this API key; retry in a few seconds',
@@ -103,7 +133,8 @@ export async function generateSession(
     deploymentId: input.deploymentId,
     tenantName,
     creatorMode,
-    externalId: input.externalId,
+    // An ephemeral user is never read nor stored: the session starts from this request alone.
+    externalId: input.isEphemeral === true ? undefined : input.externalId,
     internalId: input.internalId,
     groupNames: unique([...(input.groups ?? []), ...(input.groupDefinitions ?? []).map((d) => d.name)]),
     attributeNames: unique([
@@ -123,6 +154,7 @@ export async function generateSession(
     throw error;
   });
   const now = ctx.clock.now();
+  if (verdict.read.head) learnRateLimit(keyHash, verdict.read.head.sessionRateLimit, now.getTime());
   let tenantId = verdict.read.head?.tenantId ?? null;
   let userId = verdict.read.externalUser?.id ?? verdict.read.internalUser?.id ?? null;
   for (let attempt = 0; verdict.plan.writes; attempt++) {
@@ -133,7 +165,7 @@ export async function generateSession(
     );
     if (outcome.ok) {
       tenantId = outcome.tenantId;
-      if (input.externalId !== undefined) userId = outcome.userId;
+      if (input.externalId !== undefined && input.isEphemeral !== true) userId = outcome.userId;
       break;
     }
     if (outcome.reason !== 'stale_read' || attempt > 0) {
@@ -146,10 +178,9 @@ export async function generateSession(
   const { account, plan } = verdict;
 
   const issuedAt = Math.floor(now.getTime() / 1000);
-  const settings: SessionSettings =
-    input.settings?.showDashboardChat === undefined
-      ? {}
-      : { showDashboardChat: input.settings.showDashboardChat };
+  const ephemeral = input.isEphemeral === true;
+  if (ephemeral) userId = 0;
+  const settings = sessionSettings(input.settings);
   const claims: SessionClaims = {
     sessionId: randomId(16),
     accountId: account.id,
@@ -158,6 +189,8 @@ export async function generateSession(
     tenant: { id: tenantId as number, name: tenantName },
     creatorMode,
     settings,
+    ...(input.publicDashboardId !== undefined && { publicDashboardId: input.publicDashboardId }),
+    ...(ephemeral && { ephemeral }),
     issuedAt,
     expiresAt: issuedAt + account.embedSessionTtlSeconds,
   };

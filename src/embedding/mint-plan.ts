@@ -57,6 +57,14 @@ export function checkRequest(input: GenerateSessionInput): void {
     if (input.embedTenantName === undefined)
       details.push({ path: field, message: 'Needs an embedTenantName' });
   }
+  if (input.tenantFields) {
+    const path = 'tenantGroups';
+    if (input.creatorMode !== true) details.push({ path, message: 'Needs creatorMode: true' });
+    if (input.embedTenantName === undefined) details.push({ path, message: 'Needs an embedTenantName' });
+  }
+  if (input.isEphemeral === true && !hasExternal) {
+    details.push({ path: 'isEphemeral', message: 'An ephemeral session is for an externalId' });
+  }
   details.push(
     ...duplicates(
       (input.userAttributes ?? []).map((a) => a.name),
@@ -112,6 +120,8 @@ function matchesType(value: Exclude<AttributeValue, null>, type: AttributeType):
       return typeof value === 'string';
     case 'number':
       return typeof value === 'number';
+    case 'boolean':
+      return typeof value === 'boolean';
     case 'string_array':
       return Array.isArray(value) && value.every((x) => typeof x === 'string');
     case 'number_array':
@@ -318,9 +328,10 @@ export function planMint(read: MintRead, input: GenerateSessionInput, accountId:
     { ...input, externalId: input.externalId },
     requestedGroups,
   );
-  writes.user = user;
+  // An ephemeral user is never stored: the session carries the state this request gives.
+  writes.user = input.isEphemeral === true ? undefined : user;
   const needsWrite =
-    user !== undefined ||
+    writes.user !== undefined ||
     writes.createTenant ||
     writes.groupDefinitions.length > 0 ||
     writes.attributeDefinitions.length > 0;

@@ -12,7 +12,35 @@ import { ApiError } from '../core/errors';
 export interface SessionSettings {
   /** Absent: the account-wide toggle applies (read at load time). */
   showDashboardChat?: boolean;
+  /** Canonical BCP 47 tag: the viewer formats numbers and dates in it. */
+  locale?: string;
+  /** IANA time zone the viewer shows dates in. */
+  timezone?: string;
+  /** Cube's AI and workbook switches: carried and returned, no effect in edgeboard. */
+  allowAi?: boolean;
+  allowChatWorkspaceAuthoring?: boolean;
+  showAiWidgets?: boolean;
+  showDashboardSettings?: boolean;
+  showGroupByCube?: boolean;
+  showMemberNames?: boolean;
+  showWorkbookChat?: boolean;
+  showWorkbookShare?: boolean;
 }
+
+const flag = v.optional(v.boolean());
+const settingsClaim = v.object({
+  showDashboardChat: flag,
+  locale: v.optional(v.pipe(v.string(), v.maxLength(64))),
+  timezone: v.optional(v.pipe(v.string(), v.maxLength(64))),
+  allowAi: flag,
+  allowChatWorkspaceAuthoring: flag,
+  showAiWidgets: flag,
+  showDashboardSettings: flag,
+  showGroupByCube: flag,
+  showMemberNames: flag,
+  showWorkbookChat: flag,
+  showWorkbookShare: flag,
+});
 
 export interface SessionClaims {
   sessionId: string;
@@ -22,6 +50,10 @@ export interface SessionClaims {
   tenant: { id: number; name: string };
   creatorMode: boolean;
   settings: SessionSettings;
+  /** Cube's publicDashboardId: the one dashboard this session may load. */
+  publicDashboardId?: string;
+  /** Cube's isEphemeral: the external user is not stored (user id 0; the state lives in KV only). */
+  ephemeral?: boolean;
   /** Seconds since the epoch, like the JWT claims. */
   issuedAt: number;
   expiresAt: number;
@@ -65,7 +97,17 @@ function currentSecret(secrets: SigningSecrets): string {
   return secrets.SESSION_SIGNING_KEY;
 }
 
-export async function signSession(secrets: SigningSecrets, claims: SessionClaims): Promise<string> {
+/**
+ * What a signed id is: a session id (generate-session) or an embed token (the session/token
+ * exchange). A token is never accepted where a session id is expected, nor the other way.
+ */
+export type TokenUse = 'session' | 'token';
+
+export async function signSession(
+  secrets: SigningSecrets,
+  claims: SessionClaims,
+  use: TokenUse = 'session',
+): Promise<string> {
   const { kid, key } = await signingKey(currentSecret(secrets));
   return new SignJWT({
     acc: claims.accountId,
@@ -74,6 +116,9 @@ export async function signSession(secrets: SigningSecrets, claims: SessionClaims
     ten: claims.tenant.name,
     cm: claims.creatorMode,
     set: claims.settings,
+    ...(claims.publicDashboardId !== undefined && { pd: claims.publicDashboardId }),
+    ...(claims.ephemeral && { eph: true }),
+    ...(use === 'token' && { use: 'token' }),
   })
     .setProtectedHeader({ alg: 'HS256', kid })
     .setJti(claims.sessionId)
@@ -88,13 +133,16 @@ const positiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
 
 const payloadSchema = v.object({
   jti: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
-  sub: v.pipe(v.string(), v.regex(/^[ei]:[1-9]\d*$/)),
+  sub: v.pipe(v.string(), v.regex(/^[ei]:(0|[1-9]\d*)$/)),
   acc: positiveInt,
   dep: positiveInt,
   tid: positiveInt,
   ten: v.string(),
   cm: v.boolean(),
-  set: v.object({ showDashboardChat: v.optional(v.boolean()) }),
+  set: settingsClaim,
+  pd: v.optional(v.pipe(v.string(), v.maxLength(64))),
+  eph: v.optional(v.literal(true)),
+  use: v.optional(v.literal('token')),
   iat: v.number(),
   exp: v.number(),
 });
@@ -109,6 +157,7 @@ export async function verifySession(
   secrets: SigningSecrets,
   token: string,
   now: Date,
+  use: TokenUse = 'session',
 ): Promise<SessionClaims> {
   if (token.length > 4096 || !COMPACT_JWS.test(token)) throw invalidSession();
   const keys = await Promise.all(
@@ -136,6 +185,8 @@ export async function verifySession(
   const parsed = v.safeParse(payloadSchema, payload);
   if (!parsed.success) throw invalidSession();
   const p = parsed.output;
+  if ((p.use ?? 'session') !== use) throw invalidSession();
+  if (p.sub === 'i:0' || (p.sub === 'e:0') !== (p.eph === true)) throw invalidSession();
   return {
     sessionId: p.jti,
     accountId: p.acc,
@@ -143,7 +194,9 @@ export async function verifySession(
     user: { kind: p.sub.startsWith('e:') ? 'external' : 'internal', id: Number(p.sub.slice(2)) },
     tenant: { id: p.tid, name: p.ten },
     creatorMode: p.cm,
-    settings: p.set.showDashboardChat === undefined ? {} : { showDashboardChat: p.set.showDashboardChat },
+    settings: Object.fromEntries(Object.entries(p.set).filter(([, value]) => value !== undefined)),
+    ...(p.pd !== undefined && { publicDashboardId: p.pd }),
+    ...(p.eph && { ephemeral: true }),
     issuedAt: p.iat,
     expiresAt: p.exp,
   };

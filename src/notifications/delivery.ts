@@ -26,6 +26,11 @@ export interface RenderScope {
   groups: string[] | null;
   userAttributes: { name: string; value: RecipientAttributeValue }[] | null;
   securityContext: Record<string, unknown> | null;
+  /**
+   * The attribute names of the recipient's catalogues (account-wide and tenant, ≤ 200 each):
+   * row-level security hides rows of those columns when the recipient holds no value.
+   */
+  restrictedBy?: readonly string[];
 }
 
 export interface RenderRequest {
@@ -80,7 +85,13 @@ export const dashboardRenderer: Renderer = {
       {
         config: dashboard.config,
         // Embed recipients see the rows their own attributes allow.
-        reportSnapshots: restrictSnapshots(dashboard.reportSnapshots, attributesByName(scope.userAttributes)),
+        reportSnapshots: restrictSnapshots(
+          dashboard.reportSnapshots,
+          attributesByName(scope.userAttributes),
+          {
+            restrictedBy: scope.restrictedBy,
+          },
+        ),
         title: dashboard.title ?? null,
         description: dashboard.description ?? null,
         filters: filters.map((f) => ({ member: f.member, value: f.value ?? null })),

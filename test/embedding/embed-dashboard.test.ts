@@ -180,14 +180,14 @@ describe('GET /api/v1/embed/dashboard/{publicId}', () => {
       externalId: 'chat',
       settings: { showDashboardChat: true },
     });
-    expect((await load(board.publicId, omitted)).body.settings).toEqual({ showDashboardChat: true });
-    expect((await load(board.publicId, forcedOff)).body.settings).toEqual({ showDashboardChat: false });
+    expect((await load(board.publicId, omitted)).body.settings).toMatchObject({ showDashboardChat: true });
+    expect((await load(board.publicId, forcedOff)).body.settings).toMatchObject({ showDashboardChat: false });
     await api('PATCH', `/admin/v1/accounts/${acme.accountId}`, {
       auth: OPERATOR,
       body: { showDashboardChat: false },
     });
-    expect((await load(board.publicId, omitted)).body.settings).toEqual({ showDashboardChat: false });
-    expect((await load(board.publicId, forcedOn)).body.settings).toEqual({ showDashboardChat: true });
+    expect((await load(board.publicId, omitted)).body.settings).toMatchObject({ showDashboardChat: false });
+    expect((await load(board.publicId, forcedOn)).body.settings).toMatchObject({ showDashboardChat: true });
     await api('PATCH', `/admin/v1/accounts/${acme.accountId}`, {
       auth: OPERATOR,
       body: { showDashboardChat: true },

@@ -148,10 +148,13 @@ describe('embed tenants list and tenant user attributes (E14)', () => {
     expect(list.status).toBe(200);
     const names = list.body.items.map((t: any) => t.name);
     expect(names).toContain('listed-tenant');
+    // Issue 12 added Cube's userCount and displayName.
     expect(list.body.items[0]).toEqual({
       id: expect.any(Number),
       name: expect.any(String),
       createdAt: expect.any(String),
+      userCount: expect.any(Number),
+      displayName: null,
     });
     const theirs = await api('GET', '/api/v1/embed-tenants', { auth: other.admin });
     expect(theirs.body.items.map((t: any) => t.name)).not.toContain('listed-tenant');

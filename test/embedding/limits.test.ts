@@ -156,6 +156,32 @@ describe('externalUserLimit', () => {
 });
 
 describe('per-key rate limit (SESSION_RATE_LIMITER)', () => {
+  it("spreads a key over ceil(sessionRateLimit / 60) sub-keys once the account's limit is known", async () => {
+    const acme = await seedAccount();
+    const patched = await api('PATCH', `/admin/v1/accounts/${acme.accountId}`, {
+      auth: OPERATOR,
+      body: { sessionRateLimit: 120 },
+    });
+    expect(patched.body.sessionRateLimit).toBe(120);
+    const keysSeen: string[] = [];
+    setSessionRateLimiterForTests({
+      async limit({ key }) {
+        keysSeen.push(key);
+        return { success: true };
+      },
+    });
+    for (let i = 0; i < 30; i++)
+      await mintOk(acme.key, { deploymentId: acme.deployments[0], externalId: 'spread' });
+    // After the first mint taught the isolate the account's limit: sub-keys 0 and 1 only.
+    const subKeys = new Set(keysSeen.slice(1).map((k) => k.split(':')[1]));
+    expect([...subKeys].every((i) => i === '0' || i === '1')).toBe(true);
+    // An account over its limit: the binding refuses, 429 with Retry-After.
+    setSessionRateLimiterForTests({ limit: async () => ({ success: false }) });
+    const refused = await mint(acme.key, { deploymentId: acme.deployments[0], externalId: 'spread' });
+    expectError(refused, 429, 'RATE_LIMITED');
+    expect(refused.headers.get('retry-after')).toBe('10');
+  });
+
   it('answers 429 RATE_LIMITED when the binding refuses, per key', async () => {
     const acme = await seedAccount();
     const keysSeen: string[] = [];
@@ -168,10 +194,11 @@ describe('per-key rate limit (SESSION_RATE_LIMITER)', () => {
     await mintOk(acme.key, { deploymentId: acme.deployments[0], externalId: 'rl' });
     const refused = await mint(acme.key, { deploymentId: acme.deployments[0], externalId: 'rl' });
     expectError(refused, 429, 'RATE_LIMITED');
-    // One bucket per key: the key's hash, never the key itself.
+    // Buckets of one key: the key's hash (never the key itself) and a sub-key (issue 13 item 5:
+    // the account's sessionRateLimit is spread over ceil(limit / 60) sub-keys).
     expect(keysSeen).toHaveLength(2);
-    expect(keysSeen[0]).toBe(keysSeen[1]);
-    expect(keysSeen[0]).toMatch(/^[0-9a-f]{64}$/);
+    expect(keysSeen[0]?.split(':')[0]).toBe(keysSeen[1]?.split(':')[0]);
+    expect(keysSeen[0]).toMatch(/^[0-9a-f]{64}:\d+$/);
     expect(keysSeen[0]).not.toContain(acme.key.apiKey);
     // A refused request reads nothing from D1.
     expect(Number(refused.headers.get('x-d1-round-trips'))).toBe(0);

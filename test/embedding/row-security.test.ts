@@ -16,7 +16,7 @@ const spec = JSON.stringify({
 });
 
 beforeAll(async () => {
-  acme = await seedAccount();
+  acme = await seedAccount({ useCreatorMode: true });
   const d = acme.deployments[0];
   const attribute = await api('POST', '/api/v1/user-attributes', {
     auth: acme.admin,
@@ -74,7 +74,26 @@ describe('row-level security on an embedded dashboard', () => {
     expect(await regionsSeenBy([{ name: 'region', value: ['US', 'APAC'] }])).toEqual(['US', 'APAC']);
   });
 
-  it('shows every row to a viewer without the attribute', async () => {
-    expect(await regionsSeenBy()).toEqual(['EU', 'US', 'APAC']);
+  // Issue 12 changed this (it showed every row): an attribute of the account's catalogue
+  // restricts rows even for a viewer without a value, so row-level security fails closed.
+  it('shows no restricted row to a viewer without the attribute', async () => {
+    expect(await regionsSeenBy()).toEqual([]);
+  });
+
+  it('treats a tenant catalogue attribute the viewer lacks as restricting too', async () => {
+    const sid = await mintOk(acme.key, {
+      deploymentId: acme.deployments[0],
+      externalId: `creator-${crypto.randomUUID()}`,
+      embedTenantName: 'row-tenant',
+      creatorMode: true,
+      userAttributeDefinitions: [
+        { name: 'region', type: 'string_array' },
+        { name: 'revenue', type: 'number' },
+      ],
+      userAttributes: [{ name: 'region', value: ['EU', 'US', 'APAC'] }],
+    });
+    const res = await load(publicId, sid);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(JSON.parse(res.body.reportSnapshots[0].spec).data).toEqual([]);
   });
 });
