@@ -67,7 +67,8 @@ export function toRecipientRow(raw: Record<string, unknown>): RecipientRow {
 
 /** Recipients with their people-facing identity; the caller adds WHERE/ORDER. */
 export const selectRecipients = sql`SELECT r.*, u.username,
-    coalesce(u.email, r.email, eu.email) AS delivery_email, eu.external_id, t.name AS tenant_name
+    coalesce(u.email, r.email, eu.email) AS delivery_email, eu.external_id, t.name AS tenant_name,
+    eu.account_id AS embed_account_id, eu.tenant_id AS embed_tenant_id
   FROM notification_recipients r
   LEFT JOIN users u ON u.id = r.user_id
   LEFT JOIN embed_users eu ON eu.id = r.embed_user_id

@@ -267,6 +267,11 @@ export interface LeasedDelivery {
   deliveryId: number;
   attempts: number;
   recipient: RecipientRow;
+  /**
+   * For an embed recipient, the attribute names of the account's and its tenant's catalogues
+   * (≤ 200 each): row-level security restricts by them even where the recipient holds no value.
+   */
+  catalogue: string[];
 }
 
 /**
@@ -303,7 +308,14 @@ export async function startRun(
     sql`SELECT n.*, a.chat_webhook_url FROM notification_runs r JOIN notifications n ON n.id = r.notification_id
         JOIN accounts a ON a.id = n.account_id
       WHERE r.id = ${runId}`,
-    sql`SELECT d.id AS delivery_id, d.attempts AS delivery_attempts, rr.* FROM notification_deliveries d
+    sql`SELECT d.id AS delivery_id, d.attempts AS delivery_attempts, rr.*,
+        CASE WHEN rr.type = 'EMBED_USER' THEN (SELECT json_group_array(name) FROM (
+          SELECT name FROM (SELECT name FROM embed_attributes
+            WHERE account_id = rr.embed_account_id AND tenant_id IS NULL LIMIT 200)
+          UNION ALL
+          SELECT name FROM (SELECT name FROM embed_attributes
+            WHERE account_id = rr.embed_account_id AND tenant_id = rr.embed_tenant_id LIMIT 200))) END AS catalogue
+      FROM notification_deliveries d
       JOIN (${selectRecipients}) rr ON rr.id = d.recipient_id
       WHERE d.run_id = ${runId} AND d.lease_owner = ${owner} AND d.status = 'pending'
       ORDER BY d.id`,
@@ -327,6 +339,7 @@ export async function startRun(
     deliveryId: Number(d.delivery_id),
     attempts: Number(d.delivery_attempts),
     recipient: toRecipientRow(d),
+    catalogue: typeof d.catalogue === 'string' ? (JSON.parse(d.catalogue) as string[]) : [],
   }));
   return { context, leased };
 }

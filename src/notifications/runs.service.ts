@@ -202,15 +202,16 @@ export async function listDeliveries(
 /** Delay before another attempt at the failed recipients: 30 s, 1, 2, 4, 8 min … capped at 1 h. */
 export const backoffSeconds = (attempts: number) => Math.min(3600, 30 * 2 ** Math.max(0, attempts - 1));
 
-function scopeOf(r: RecipientRow): RenderScope {
+function scopeOf(r: RecipientRow, catalogue: string[]): RenderScope {
   if (r.type !== 'EMBED_USER')
     return { key: 'account', groups: null, userAttributes: null, securityContext: null };
   const securityContext = r.securityContext === null ? null : JSON.parse(r.securityContext);
   return {
-    key: JSON.stringify([r.groups, r.userAttributes, r.securityContext]),
+    key: JSON.stringify([r.groups, r.userAttributes, r.securityContext, catalogue]),
     groups: r.groups,
     userAttributes: r.userAttributes,
     securityContext,
+    restrictedBy: catalogue,
   };
 }
 
@@ -268,10 +269,10 @@ export async function attemptRun(
   const renders = new Map<string, Promise<RenderedFile>>();
   const outcomes: repo.DeliveryOutcome[] = [];
 
-  for (const { deliveryId, recipient } of leased) {
+  for (const { deliveryId, recipient, catalogue } of leased) {
     try {
       if (!dashboard) throw new PermanentDeliveryError('The published dashboard no longer exists');
-      const scope = scopeOf(recipient);
+      const scope = scopeOf(recipient, catalogue);
       let render = renders.get(scope.key);
       if (!render) {
         render = ports.renderer.render({

@@ -271,6 +271,41 @@ describe('the notifications queue consumer', () => {
     expect(rec.emails).toHaveLength(4);
   });
 
+  it('renders an embed recipient under the attribute names of its catalogues, so row-level security fails closed', async () => {
+    const attr = async (name: string, path: string) => {
+      const res = await api('POST', path, { auth: acme.admin, body: { name, type: 'string' } });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    };
+    await attr('region', '/api/v1/user-attributes');
+    const { url } = await notification([
+      { email: 'staff@example.com' },
+      { externalId: 'viewer-rls', email: 'viewer-rls@example.com', embedTenantName: 'tenant-rls' },
+    ]);
+    // A tenant's catalogue is defined by a creator-mode session (E9 userAttributeDefinitions).
+    await api('PATCH', `/admin/v1/accounts/${acme.accountId}`, {
+      auth: OPERATOR,
+      body: { useCreatorMode: true },
+    });
+    const minted = await api('POST', '/api/v1/embed/generate-session', {
+      auth: acme.key,
+      body: {
+        deploymentId: acme.deployments[0],
+        externalId: 'tenant-author',
+        embedTenantName: 'tenant-rls',
+        creatorMode: true,
+        userAttributeDefinitions: [{ name: 'plant', type: 'string' }],
+      },
+    });
+    expect(minted.status, JSON.stringify(minted.body)).toBe(200);
+    const run = await runNow(url);
+    await consume([run.id]);
+    expect(rec.renders).toHaveLength(2);
+    const [staff, viewer] = rec.renders;
+    // Account users see every row; the embed recipient holds no value, so both names restrict.
+    expect(staff?.scope.restrictedBy).toBeUndefined();
+    expect([...(viewer?.scope.restrictedBy ?? [])].sort()).toEqual(['plant', 'region']);
+  });
+
   it('suppresses a queued run whose deliveries were switched off before it started', async () => {
     const { url } = await notification(THREE);
     const run = await runNow(url);
