@@ -282,6 +282,7 @@ describe('no full scan of a tenant table on the hot paths', () => {
       await ok(api('GET', `${base}/reports?search=plan`, as));
       await ok(api('PUT', `${base}/workbooks/by-slug/plan-slug`, { ...as, body: { meta: { a: 1 } } }));
       await ok(api('PUT', `${base}/workbooks/by-slug/plan-slug`, { ...as, body: { meta: { b: 1 } } }));
+      await ok(api('POST', `${base}/workbooks/${board.id}/duplicate`, { ...as, body: {} }));
       await ok(
         api('PUT', `${base}/reports/by-public-id/${report.publicId}`, { ...as, body: { title: 't' } }),
       );

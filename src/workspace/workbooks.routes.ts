@@ -5,6 +5,7 @@ import {
   createWorkbookBody,
   cubeListSchema,
   deploymentParams,
+  duplicateWorkbookBody,
   itemParams,
   slugParams,
   updateWorkbookBody,
@@ -15,6 +16,7 @@ import {
 import {
   createWorkbook,
   deleteItem,
+  duplicateWorkbook,
   listWorkbooks,
   presentItem,
   setFavorite,
@@ -178,6 +180,27 @@ export const workbooksRoutes = routes(
     handler: async (c, { params }) =>
       presentItem(
         await setFavorite(c.get('db'), scopeOf(c, params.deploymentId), params.id, false, nowOf(c)),
+      ),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/:id/duplicate',
+    auth: 'user',
+    summary: 'Duplicate a workbook',
+    description:
+      '"Copy of {name}" in the same folder (the root for a root-level workbook), with the workbook’s `meta`, ' +
+      '`calculatedFields`, dashboard draft and a copy of each of its reports (new ids and `publicId`s, ' +
+      '`version` 1, no spreadsheet placement). No view history, no favourite. Unlike Cube, the published ' +
+      'dashboard is not copied: the copy starts unpublished (publish it to embed it). `shared: true` is a 403.',
+    tags,
+    operationId: 'duplicateWorkbook',
+    params: itemParams,
+    body: duplicateWorkbookBody,
+    responses: { 200: workspaceItemSchema },
+    errors: [403, 404, 429],
+    handler: async (c, { params, body }) =>
+      presentItem(
+        await duplicateWorkbook(c.get('db'), scopeOf(c, params.deploymentId), params.id, body, nowOf(c)),
       ),
   }),
 );

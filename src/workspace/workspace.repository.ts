@@ -307,6 +307,53 @@ export function updateWorkbook(db: Db, scope: DeploymentScope, id: number, patch
   return guardedWrite(db, check, writes, itemOf(scope, id, 'WORKBOOK'));
 }
 
+/**
+ * Cube's duplicate: a new workbook in the same folder with the source's meta, calculated fields
+ * and draft, and a copy of each of its reports (fresh public ids), in one transaction. The copies
+ * of the reports are inserted in the order of the originals' ids, so within this one statement
+ * their new ids are consecutive and the n-th copy's id is the first one's plus n.
+ */
+export function duplicateWorkbook(db: Db, scope: DeploymentScope, sourceId: number, item: NewWorkbook) {
+  const check = flagsOf(
+    sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
+      EXISTS (SELECT 1 FROM workspace_items WHERE id = ${sourceId} AND deployment_id = ${scope.deploymentId}
+        AND type = 'WORKBOOK') AS found,
+      ${slugHolder(scope.deploymentId, item.slug, null)} AS slug_holder`,
+    'deployment_ok AND found AND slug_holder IS NULL',
+  );
+  const copyId = sql`(SELECT id FROM workspace_items WHERE deployment_id = ${scope.deploymentId}
+    AND type = 'WORKBOOK' AND id IN (SELECT item_id FROM workbooks WHERE deployment_id = ${scope.deploymentId} AND slug = ${item.slug}))`;
+  const sourceReports = sql`SELECT r.item_id FROM reports r JOIN workspace_items i ON i.id = r.item_id
+    WHERE r.workbook_id = ${sourceId} AND i.deployment_id = ${scope.deploymentId}`;
+  // The check no longer holds once the copy holds its slug: the reports are copied only when the
+  // copy was just written by this batch.
+  const copied = sql`EXISTS (SELECT 1 FROM workspace_items WHERE id = ${copyId} AND created_at = ${item.now}
+    AND created_by = ${scope.userId} AND name = ${item.name})`;
+  return guardedWrite(
+    db,
+    check,
+    [
+      insertItem(scope, item, check),
+      sql`INSERT INTO workbooks (item_id, deployment_id, slug, meta, calculated_fields, dashboard_draft)
+        SELECT last_insert_rowid(), ${scope.deploymentId}, ${item.slug}, w.meta, w.calculated_fields, w.dashboard_draft
+        FROM workbooks w WHERE w.item_id = ${sourceId} AND ${guard(check)}`,
+      sql`INSERT INTO workspace_items (deployment_id, type, name, name_key, name_grams, folder_id, position,
+          created_by, updated_by, created_at, updated_at)
+        SELECT i.deployment_id, 'REPORT', i.name, i.name_key, i.name_grams, i.folder_id, 0,
+          ${scope.userId}, ${scope.userId}, ${item.now}, ${item.now}
+        FROM workspace_items i WHERE i.id IN (${sourceReports}) AND ${copied} ORDER BY i.id`,
+      sql`INSERT INTO reports (item_id, workbook_id, version_number, title, description, spec, sql_query, meta,
+          fill_missing_rows, period_comparisons, preferences, public_id, json_query, source, external_workbook_id, addin)
+        SELECT (SELECT max(id) FROM workspace_items) - (SELECT count(*) FROM (${sourceReports}))
+            + row_number() OVER (ORDER BY r.item_id),
+          ${copyId}, 1, r.title, r.description, r.spec, r.sql_query, r.meta, r.fill_missing_rows,
+          r.period_comparisons, r.preferences, upper(hex(randomblob(6))), r.json_query, r.source, NULL, '{}'
+        FROM reports r WHERE r.item_id IN (${sourceReports}) AND ${copied}`,
+    ],
+    itemOf(scope, copyId, 'WORKBOOK'),
+  );
+}
+
 /** Deletes an item of `type`; its detail, favourites, views and published dashboard cascade. */
 export async function deleteItem(
   db: Db,

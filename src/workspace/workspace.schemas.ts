@@ -88,6 +88,9 @@ export const updateWorkbookBody = v.optional(
   }),
 );
 
+/** Cube's DuplicateWorkbookInput. */
+export const duplicateWorkbookBody = v.optional(obj({ shared: opt(v.boolean()) }));
+
 export const REPORT_SOURCES = ['GOOGLE_SHEETS', 'EXCEL', 'PLAYGROUND', 'D3'] as const;
 export const REPORT_HOSTS = ['GOOGLE_SHEETS', 'EXCEL'] as const;
 /** Bytes (UTF-8) of a report's `jsonQuery`. */

@@ -16,10 +16,12 @@ import {
   type createReportBody,
   type createWorkbookBody,
   cubeList,
+  type duplicateWorkbookBody,
   type Folder,
   type foldersQuery,
   type listQuery,
   type moveBody,
+  NAME_MAX,
   type REPORT_SORT_FIELDS,
   type Report,
   type reportsQuery,
@@ -312,6 +314,47 @@ async function applyWorkbookPatch(
   if (!check.found) throw notFound('Workbook');
   if (!check.folderFound) throw folderNotFound('folderId');
   if (!check.ok) throw slugConflict(input.slug ?? '');
+  return written(result);
+}
+
+/**
+ * Cube's duplicateWorkbook: "Copy of {name}" in the same folder, with the source's meta,
+ * calculated fields, draft and a copy of each of its reports. The published dashboard is not
+ * copied (the copy starts unpublished, so not embeddable); `shared` (creator-mode embed sessions
+ * of a shared workspace) is refused: edgeboard has no such sessions here.
+ */
+export async function duplicateWorkbook(
+  db: Db,
+  scope: DeploymentScope,
+  id: number,
+  body: v.InferOutput<typeof duplicateWorkbookBody>,
+  now: string,
+) {
+  if (body?.shared === true) {
+    throw new ApiError(
+      'FORBIDDEN',
+      'Duplicating into the shared workspace is for creator-mode embed sessions',
+    );
+  }
+  const source = await repo.readItem(db, scope, id, 'WORKBOOK');
+  if (!source) throw notFound('Workbook');
+  const name = `Copy of ${source.name}`.slice(0, NAME_MAX);
+  const slug = `${slugify(name).slice(0, SLUG_MAX - 9) || 'workbook'}-${randomSuffix(8)}`;
+  const result = await withStorageQuota(
+    repo.duplicateWorkbook(db, scope, id, {
+      type: 'WORKBOOK',
+      name,
+      folderId: source.folderId,
+      slug,
+      meta: {},
+      calculatedFields: {},
+      now,
+    }),
+  );
+  const { check } = result;
+  requireDeployment(check);
+  if (!check.found) throw notFound('Workbook');
+  if (check.slugTaken) throw slugConflict(slug);
   return written(result);
 }
 

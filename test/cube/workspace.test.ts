@@ -214,6 +214,44 @@ describe('Workbooks', () => {
     expect(await ok('DELETE', `/workbooks/${wb.id}`)).toMatchObject({ id: wb.id });
   });
 
+  it('duplicateWorkbook: "Copy of", same folder, its reports copied; shared is a 403', async () => {
+    const f = await ok('POST', '/folders', { name: 'Dup shelf' });
+    const wb = await ok('POST', '/workbooks', { name: 'Original', folderId: f.id, meta: { m: 1 } });
+    const r1 = await ok('POST', '/reports', { name: 'R1', workbookId: wb.id, jsonQuery: '{"a":1}' });
+    const r2 = await ok('POST', '/reports', { name: 'R2', workbookId: wb.id, title: 'T2' });
+    for (const body of [undefined, { shared: null }, { shared: false }]) {
+      const copy = await ok('POST', `/workbooks/${wb.id}/duplicate`, body);
+      expectWorkbook(copy);
+      expect(copy).toMatchObject({
+        name: 'Copy of Original',
+        folderId: f.id,
+        meta: { m: 1 },
+        publishedDashboard: null,
+      });
+      expect(copy.id).not.toBe(wb.id);
+      const copies = await ok('GET', `/reports?workbookId=${copy.id}&sortBy=name&sortDirection=ASC`);
+      expect(copies.items.map((r: Record<string, any>) => [r.name, r.jsonQuery, r.title, r.version])).toEqual(
+        [
+          ['R1', '{"a":1}', '', 1],
+          ['R2', null, 'T2', 1],
+        ],
+      );
+      for (const r of copies.items) {
+        expectReport(r);
+        expect([r1.publicId, r2.publicId]).not.toContain(r.publicId);
+      }
+    }
+    const originals = await ok('GET', `/reports?workbookId=${wb.id}`);
+    expect(originals.items.map((r: { id: number }) => r.id).sort()).toEqual([r1.id, r2.id].sort());
+    expectError(await call('POST', `/workbooks/${wb.id}/duplicate`, { shared: true }), 403, 'FORBIDDEN');
+    expectError(await call('POST', `/workbooks/${f.id}/duplicate`, {}), 404, 'NOT_FOUND');
+    expectError(
+      await api('POST', `/api/v1/deployments/${d}/workbooks/${wb.id}/duplicate`, { auth: other.admin }),
+      404,
+      'NOT_FOUND',
+    );
+  });
+
   it('getWorkbooks: every workbook, or one folder’s (0: the root), with data', async () => {
     const f = await ok('POST', '/folders', { name: 'Listed books' });
     const inside = await ok('POST', '/workbooks', { name: 'Inside', folderId: f.id });
