@@ -282,6 +282,19 @@ describe('no full scan of a tenant table on the hot paths', () => {
       await ok(api('GET', `${base}/reports?search=plan`, as));
       await ok(api('PUT', `${base}/workbooks/by-slug/plan-slug`, { ...as, body: { meta: { a: 1 } } }));
       await ok(api('PUT', `${base}/workbooks/by-slug/plan-slug`, { ...as, body: { meta: { b: 1 } } }));
+      await ok(
+        api('PUT', `${base}/reports/${report.id}/connect-workbook`, {
+          ...as,
+          body: { externalWorkbookId: 'x', resultLocation: 'A1' },
+        }),
+      );
+      await ok(api('PUT', `${base}/reports/${report.id}/refresh`, { ...as, body: {} }));
+      await ok(
+        api('DELETE', `${base}/reports/${report.id}/connect-workbook`, {
+          ...as,
+          body: { externalWorkbookId: 'x' },
+        }),
+      );
       await ok(api('POST', `${base}/workbooks/${board.id}/duplicate`, { ...as, body: {} }));
       await ok(
         api('PUT', `${base}/reports/by-public-id/${report.publicId}`, { ...as, body: { title: 't' } }),

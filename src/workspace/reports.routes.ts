@@ -2,20 +2,25 @@ import { nowOf, scopeOf } from '../auth/deployment-scope';
 import { deletedSchema } from '../core/validation';
 import { defineRoute, routes } from '../http/route';
 import {
+  connectReportBody,
   createReportBody,
   cubeListSchema,
   deploymentParams,
   itemParams,
+  placementBody,
   publicIdParams,
   reportSchema,
   reportsQuery,
   updateReportBody,
 } from './workspace.schemas';
 import {
+  connectReport,
   createReport,
   deleteItem,
+  disconnectReport,
   listReports,
   presentReport,
+  refreshReport,
   updateReport,
   upsertReportByPublicId,
   viewItem,
@@ -142,5 +147,57 @@ export const reportsRoutes = routes(
     errors: [404],
     handler: async (c, { params }) =>
       deleteItem(c.get('db'), scopeOf(c, params.deploymentId), params.id, 'REPORT'),
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/:id/connect-workbook',
+    auth: 'user',
+    summary: 'Record the spreadsheet placement of a report',
+    description:
+      'Stores `externalWorkbookId` and the placement fields (answered as the report’s `externalWorkbookId`, ' +
+      '`resultLocation`, `endResultCell`); the report’s content, version and `updatedAt` stay. edgeboard has ' +
+      'no spreadsheet add-in: this has no other effect.',
+    tags,
+    operationId: 'connectReportToWorkbook',
+    params: itemParams,
+    body: connectReportBody,
+    responses: { 200: reportSchema },
+    errors: [404],
+    handler: async (c, { params, body }) =>
+      presentReport(await connectReport(c.get('db'), scopeOf(c, params.deploymentId), params.id, body)),
+  }),
+  defineRoute({
+    method: 'delete',
+    path: '/:id/connect-workbook',
+    auth: 'user',
+    summary: 'Forget the spreadsheet placement of a report',
+    description:
+      'Clears `externalWorkbookId` and the placement fields; with `externalWorkbookId`, only when the report ' +
+      'is placed there (a target matching nothing succeeds and changes nothing). No other effect.',
+    tags,
+    operationId: 'disconnectReportFromWorkbook',
+    params: itemParams,
+    body: placementBody,
+    responses: { 200: reportSchema },
+    errors: [404],
+    handler: async (c, { params, body }) =>
+      presentReport(await disconnectReport(c.get('db'), scopeOf(c, params.deploymentId), params.id, body)),
+  }),
+  defineRoute({
+    method: 'put',
+    path: '/:id/refresh',
+    auth: 'user',
+    summary: 'Record a spreadsheet refresh of a report',
+    description:
+      'edgeboard runs no query engine: the placement fields sent (e.g. `resultChecksum`) are stored and the ' +
+      'report is answered unchanged otherwise.',
+    tags,
+    operationId: 'refreshReport',
+    params: itemParams,
+    body: placementBody,
+    responses: { 200: reportSchema },
+    errors: [404],
+    handler: async (c, { params, body }) =>
+      presentReport(await refreshReport(c.get('db'), scopeOf(c, params.deploymentId), params.id, body)),
   }),
 );

@@ -506,6 +506,33 @@ export function updateReport(
   return guardedWrite(db, check, writes, itemOf(scope, id, 'REPORT'));
 }
 
+/**
+ * The spreadsheet add-in's placement of a report (Cube's connect/disconnect/refresh): sets
+ * `externalWorkbookId` (undefined: unchanged) and merges `addin` (a key set to null is removed),
+ * without touching the report's content, version or `updatedAt`. With `onlyFor`, only when the
+ * report is placed in that spreadsheet. Null when the report is not the deployment's.
+ */
+export async function placeReport(
+  db: Db,
+  scope: DeploymentScope,
+  id: number,
+  placement: { externalWorkbookId?: string | null; addin: Record<string, unknown>; onlyFor?: string },
+) {
+  const sets: SQL[] = [sql`addin = json_patch(coalesce(addin, '{}'), ${JSON.stringify(placement.addin)})`];
+  if (placement.externalWorkbookId !== undefined) {
+    sets.push(sql`external_workbook_id = ${placement.externalWorkbookId}`);
+  }
+  const [, read] = await runBatch<Raw>(db, [
+    sql`UPDATE reports SET ${sql.join(sets, sql`, `)}
+      WHERE item_id = ${id}
+        AND EXISTS (SELECT 1 FROM workspace_items WHERE id = ${id} AND deployment_id = ${scope.deploymentId} AND type = 'REPORT')
+        AND ${deploymentOwned(scope.deploymentId, scope.accountId)}
+        ${placement.onlyFor === undefined ? sql`` : sql`AND external_workbook_id = ${placement.onlyFor}`}`,
+    itemOf(scope, id, 'REPORT'),
+  ]);
+  return singleFrom(read);
+}
+
 // ---- E2: move ----
 
 export function moveItem(

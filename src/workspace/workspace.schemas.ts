@@ -156,6 +156,24 @@ export const addinEntries = {
   resultChecksum: opt(resultChecksumSchema),
 };
 
+const placementEntries = {
+  anchorCell: opt(addinText),
+  sheetName: opt(addinText),
+  placementId: opt(addinText),
+  ...addinEntries,
+};
+
+/** Cube's ConnectReportToWorkbookInput. */
+export const connectReportBody = obj({
+  addressOnly: opt(v.boolean()),
+  ...placementEntries,
+  externalWorkbookId: addinText,
+  resultLocation: addinText,
+});
+
+/** Cube's DisconnectReportFromWorkbookInput and RefreshReportInput (nothing required). */
+export const placementBody = v.optional(obj({ externalWorkbookId: opt(addinText), ...placementEntries }));
+
 const reportFields = {
   workbookId: v.optional(v.nullable(idNumber)),
   folderId: v.optional(folderRef),
@@ -311,7 +329,10 @@ export const workspaceItemSchema = v.object({
   slug: v.nullable(v.string()),
   dashboardDraft: v.nullable(dashboardConfigSchema),
   dashboardPublished: v.nullable(dashboardConfigSchema),
-  publishedDashboard: v.nullable(publishedDashboardSchema),
+  // Cube's Dashboard requires `status`; a workbook's published dashboard is `published`.
+  publishedDashboard: v.nullable(
+    v.object({ ...publishedDashboardSchema.entries, status: v.picklist(['draft', 'published', 'archived']) }),
+  ),
   workbookId: v.nullable(v.number()),
 });
 

@@ -12,6 +12,7 @@ import {
   type BulkFailure,
   type bulkDeleteBody,
   type bulkMoveBody,
+  type connectReportBody,
   type createFolderBody,
   type createReportBody,
   type createWorkbookBody,
@@ -22,6 +23,7 @@ import {
   type listQuery,
   type moveBody,
   NAME_MAX,
+  type placementBody,
   type REPORT_SORT_FIELDS,
   type Report,
   type reportsQuery,
@@ -79,7 +81,8 @@ export function presentItem(rec: ItemRecord): WorkspaceItem {
     calculatedFields: rec.workbook?.calculatedFields ?? {},
     dashboardDraft: (rec.workbook?.dashboardDraft ?? null) as WorkspaceItem['dashboardDraft'],
     dashboardPublished: published?.config ?? null,
-    publishedDashboard: published ?? null,
+    // A `status` the dashboards' own shape carries wins.
+    publishedDashboard: published ? { ...published, status: published.status ?? 'published' } : null,
     workbookId: rec.report?.workbookId ?? null,
   };
 }
@@ -501,6 +504,70 @@ export async function upsertReportByPublicId(
     }
     throw err;
   }
+}
+
+// ---- Spreadsheet add-in placement (stored, no effect) ----
+
+/** The placement fields a disconnect removes. */
+const PLACEMENT_FIELDS = [
+  'resultLocation',
+  'endResultCell',
+  'anchorCell',
+  'sheetId',
+  'sheetName',
+  'workbookName',
+  'host',
+  'placementId',
+  'resultChecksum',
+  'addressOnly',
+];
+
+async function placed(
+  db: Db,
+  scope: DeploymentScope,
+  id: number,
+  placement: Parameters<typeof repo.placeReport>[3],
+) {
+  const rec = await repo.placeReport(db, scope, id, placement);
+  if (!rec) throw notFound('Report');
+  return rec;
+}
+
+/** Cube's connectReportToWorkbook: records where the add-in placed the report. */
+export async function connectReport(
+  db: Db,
+  scope: DeploymentScope,
+  id: number,
+  body: v.InferOutput<typeof connectReportBody>,
+) {
+  const { externalWorkbookId, ...addin } = sent(body);
+  return placed(db, scope, id, { externalWorkbookId, addin });
+}
+
+/** Cube's disconnectReportFromWorkbook: forgets the placement; a target matching nothing is a no-op. */
+export async function disconnectReport(
+  db: Db,
+  scope: DeploymentScope,
+  id: number,
+  body: v.InferOutput<typeof placementBody>,
+) {
+  const clear = Object.fromEntries(PLACEMENT_FIELDS.map((f) => [f, null]));
+  return placed(db, scope, id, {
+    externalWorkbookId: null,
+    addin: clear,
+    onlyFor: sent(body).externalWorkbookId,
+  });
+}
+
+/** Cube's refreshReport: edgeboard runs no query; the add-in's placement fields sent are stored. */
+export async function refreshReport(
+  db: Db,
+  scope: DeploymentScope,
+  id: number,
+  body: v.InferOutput<typeof placementBody>,
+) {
+  const { externalWorkbookId, ...addin } = sent(body);
+  return placed(db, scope, id, { externalWorkbookId, addin });
 }
 
 // ---- E2 ----

@@ -211,6 +211,25 @@ describe('Workbooks', () => {
   it('getWorkbook and deleteWorkbook answer Cube’s shapes', async () => {
     const wb = await ok('POST', '/workbooks', { name: 'Read me' });
     expectWorkbook(await ok('GET', `/workbooks/${wb.id}`));
+    const dashboardDraft = {
+      kind: 'CLASSIC',
+      title: 'T',
+      widgets: [{ id: 'w1', type: 'TEXT', position: { x: 0, y: 0, w: 4, h: 2 }, config: { text: 'Hi' } }],
+    };
+    await ok('PUT', `/workbooks/${wb.id}/dashboard`, { dashboardDraft });
+    await ok('POST', `/workbooks/${wb.id}/publish`, {});
+    const published = await ok('GET', `/workbooks/${wb.id}`);
+    expectWorkbook(published);
+    // Cube's Dashboard requires `status`.
+    expect(published.publishedDashboard).toMatchObject({
+      status: 'published',
+      workbookId: wb.id,
+      allowEmbed: false,
+    });
+    const listed = await ok('GET', `/workspace?types=WORKBOOK&first=100`);
+    expect(listed.items.find((i: { id: number }) => i.id === wb.id).publishedDashboard.status).toBe(
+      'published',
+    );
     expect(await ok('DELETE', `/workbooks/${wb.id}`)).toMatchObject({ id: wb.id });
   });
 
@@ -470,6 +489,60 @@ describe('Reports', () => {
     expectError(await call('GET', '/reports?page=2'), 400, 'VALIDATION_FAILED');
     expectError(await call('GET', '/reports?sortBy=title'), 400, 'VALIDATION_FAILED');
     expectError(await call('GET', '/reports?offset=3'), 400, 'VALIDATION_FAILED');
+  });
+
+  it('connect, disconnect and refresh store the spreadsheet placement (no other effect)', async () => {
+    const rp = await ok('POST', '/reports', { name: 'Placed', title: 'Keep' });
+    const placement = {
+      externalWorkbookId: 'book-1',
+      resultLocation: 'Sheet1!A1',
+      addressOnly: false,
+      anchorCell: 'A1',
+      endResultCell: 'C9',
+      host: 'EXCEL',
+      placementId: 'p-1',
+      resultChecksum: { v: 1, chunks: [{ from: 0, hash: 'h' }] },
+      sheetId: '1',
+      sheetName: 'Sheet1',
+      workbookName: 'Book.xlsx',
+    };
+    const connected = await ok('PUT', `/reports/${rp.id}/connect-workbook`, placement);
+    expectReport(connected);
+    expect(connected).toMatchObject({
+      externalWorkbookId: 'book-1',
+      resultLocation: 'Sheet1!A1',
+      endResultCell: 'C9',
+      title: 'Keep',
+      version: 1,
+      updatedAt: rp.updatedAt,
+    });
+    expectError(
+      await call('PUT', `/reports/${rp.id}/connect-workbook`, { resultLocation: 'A1' }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    const refreshed = await ok('PUT', `/reports/${rp.id}/refresh`, {
+      resultChecksum: { v: 2, chunks: [] },
+      sheetName: null,
+    });
+    expectReport(refreshed);
+    const stored = await row('SELECT addin FROM reports WHERE item_id = ?', rp.id);
+    expect(JSON.parse(stored?.addin).resultChecksum).toEqual({ v: 2, chunks: [] });
+    const untouched = await ok('DELETE', `/reports/${rp.id}/connect-workbook`, {
+      externalWorkbookId: 'another',
+    });
+    expect(untouched.externalWorkbookId).toBe('book-1');
+    const disconnected = await ok('DELETE', `/reports/${rp.id}/connect-workbook`, {
+      externalWorkbookId: 'book-1',
+    });
+    expect(disconnected).toMatchObject({
+      externalWorkbookId: null,
+      resultLocation: null,
+      endResultCell: null,
+      title: 'Keep',
+    });
+    expectReport(await ok('DELETE', `/reports/${rp.id}/connect-workbook`));
+    expectError(await call('PUT', '/reports/777777/refresh', {}), 404, 'NOT_FOUND');
   });
 
   it('deleteReport answers 200', async () => {
