@@ -162,7 +162,7 @@ export const reportsRoutes = routes(
     params: itemParams,
     body: connectReportBody,
     responses: { 200: reportSchema },
-    errors: [404],
+    errors: [404, 429],
     handler: async (c, { params, body }) =>
       presentReport(await connectReport(c.get('db'), scopeOf(c, params.deploymentId), params.id, body)),
   }),
@@ -196,7 +196,7 @@ export const reportsRoutes = routes(
     params: itemParams,
     body: placementBody,
     responses: { 200: reportSchema },
-    errors: [404],
+    errors: [404, 429],
     handler: async (c, { params, body }) =>
       presentReport(await refreshReport(c.get('db'), scopeOf(c, params.deploymentId), params.id, body)),
   }),

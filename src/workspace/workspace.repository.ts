@@ -347,7 +347,7 @@ export function duplicateWorkbook(db: Db, scope: DeploymentScope, sourceId: numb
         SELECT (SELECT max(id) FROM workspace_items) - (SELECT count(*) FROM (${sourceReports}))
             + row_number() OVER (ORDER BY r.item_id),
           ${copyId}, 1, r.title, r.description, r.spec, r.sql_query, r.meta, r.fill_missing_rows,
-          r.period_comparisons, r.preferences, upper(hex(randomblob(6))), r.json_query, r.source, NULL, '{}'
+          r.period_comparisons, r.preferences, upper(hex(randomblob(6))), r.json_query, r.source, NULL, NULL
         FROM reports r WHERE r.item_id IN (${sourceReports}) AND ${copied}`,
     ],
     itemOf(scope, copyId, 'WORKBOOK'),
@@ -445,7 +445,7 @@ export function createReport(
           ${JSON.stringify(values.periodComparisons ?? [])},
           ${JSON.stringify(values.preferences ?? { columnFormats: {} })}, ${values.publicId},
           ${values.jsonQuery ?? null}, ${values.source ?? null}, ${values.externalWorkbookId ?? null},
-          ${JSON.stringify(values.addin ?? {})}
+          ${values.addin ? JSON.stringify(values.addin) : null}
         FROM (${check}) c WHERE c.ok = 1`,
     ],
     itemOf(scope, sql`last_insert_rowid()`, 'REPORT'),

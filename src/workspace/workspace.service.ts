@@ -528,7 +528,7 @@ async function placed(
   id: number,
   placement: Parameters<typeof repo.placeReport>[3],
 ) {
-  const rec = await repo.placeReport(db, scope, id, placement);
+  const rec = await withStorageQuota(repo.placeReport(db, scope, id, placement));
   if (!rec) throw notFound('Report');
   return rec;
 }

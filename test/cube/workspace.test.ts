@@ -133,7 +133,7 @@ describe('Folders', () => {
     for (const name of ['c', 'a', 'b']) await ok('POST', '/folders', { name, parentId: parent.id });
     const page1 = await ok('GET', `/folders?parentId=${parent.id}&first=2`);
     expectList(page1);
-    page1.items.forEach(expectFolder);
+    for (const x of page1.items) expectFolder(x);
     expect(page1.items.map((f: { name: string }) => f.name)).toEqual(['a', 'b']);
     expect(page1.pageInfo.hasNextPage).toBe(true);
     const page2 = await ok('GET', `/folders?parentId=${parent.id}&first=2&after=${page1.pageInfo.endCursor}`);
@@ -154,7 +154,7 @@ describe('Folders', () => {
     const res = await call('GET', `/folders/${c.id}/ancestors`);
     expect(res.status).toBe(200);
     expect(res.body.map((f: { id: number }) => f.id)).toEqual([a.id, b.id, c.id]);
-    res.body.forEach(expectFolder);
+    for (const x of res.body) expectFolder(x);
     expect((await ok('GET', `/folders/${a.id}/ancestors`)).map((f: { id: number }) => f.id)).toEqual([a.id]);
     const wb = await ok('POST', '/workbooks', { name: 'not a folder' });
     expectError(await call('GET', `/folders/${wb.id}/ancestors`), 404, 'NOT_FOUND');
@@ -277,7 +277,7 @@ describe('Workbooks', () => {
     const atRoot = await ok('POST', '/workbooks', { name: 'At root' });
     const all = await ok('GET', '/workbooks?first=100');
     expectList(all);
-    all.items.forEach((w: Record<string, any>) => expectWorkbook(w));
+    for (const w of all.items as Record<string, any>[]) expectWorkbook(w);
     const ids = all.items.map((w: { id: number }) => w.id);
     expect(ids).toEqual(expect.arrayContaining([inside.id, atRoot.id]));
     expect((await ok('GET', `/workbooks?folderId=${f.id}`)).items.map((w: { id: number }) => w.id)).toEqual([
@@ -464,7 +464,7 @@ describe('Reports', () => {
     await ok('POST', '/reports', { name: 'Gamma', externalWorkbookId: 'sheet-xyz' });
     const byWorkbook = await ok('GET', `/reports?workbookId=${wb.id}&sortBy=name&sortDirection=ASC`);
     expectList(byWorkbook);
-    byWorkbook.items.forEach(expectReport);
+    for (const x of byWorkbook.items) expectReport(x);
     expect(byWorkbook.items.map((r: { id: number }) => r.id)).toEqual([a.id, b.id]);
     const desc = await ok('GET', `/reports?workbookId=${wb.id}&sortBy=name&sortDirection=DESC`);
     expect(desc.items.map((r: { id: number }) => r.id)).toEqual([b.id, a.id]);
@@ -545,6 +545,19 @@ describe('Reports', () => {
     expectError(await call('PUT', '/reports/777777/refresh', {}), 404, 'NOT_FOUND');
   });
 
+  it('jsonQuery and the add-in fields count towards the account’s stored bytes', async () => {
+    const stored = async () =>
+      (await row('SELECT stored_bytes FROM accounts WHERE id = ?', acme.accountId))?.stored_bytes;
+    const before = await stored();
+    const rp = await ok('POST', '/reports', { jsonQuery: 'q'.repeat(1000) });
+    const created = await stored();
+    expect(created - before).toBeGreaterThanOrEqual(1000);
+    await ok('PUT', `/reports/${rp.id}`, { jsonQuery: 'q'.repeat(3000), sheetId: 's'.repeat(100) });
+    expect((await stored()) - created).toBeGreaterThanOrEqual(2100);
+    await ok('DELETE', `/reports/${rp.id}`);
+    expect(await stored()).toBe(before);
+  });
+
   it('deleteReport answers 200', async () => {
     const rp = await ok('POST', '/reports', {});
     expect(await ok('DELETE', `/reports/${rp.id}`)).toMatchObject({ id: rp.id });
@@ -563,11 +576,11 @@ describe('Workspace', () => {
         );
         expect(res.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: false });
         expect(res.items.map((i: { name: string }) => i.name)).toEqual(['Object book']);
-        res.items.forEach((i: Record<string, any>) => expectWorkbook(i, i.type));
+        for (const i of res.items as Record<string, any>[]) expectWorkbook(i, i.type);
       }
     }
     const root = await ok('GET', '/workspace?folderId=0&first=100');
-    root.items.forEach((i: Record<string, any>) => expectWorkbook(i, i.type));
+    for (const i of root.items as Record<string, any>[]) expectWorkbook(i, i.type);
     expect(root.items.map((i: { id: number }) => i.id)).toContain(f.id);
   });
 
@@ -608,7 +621,7 @@ describe('Workspace', () => {
       ],
     });
     expect(res.moved.map((m: { id: number }) => m.id).sort()).toEqual([wb.id, rp.id].sort());
-    res.moved.forEach((m: Record<string, any>) => expectWorkbook(m, m.type));
+    for (const m of res.moved as Record<string, any>[]) expectWorkbook(m, m.type);
     expect(res.failed).toEqual([
       { type: 'FOLDER', id: target.id, error: { status: 400, message: expect.any(String) } },
       { type: 'FOLDER', id: wb.id, error: { status: 404, message: expect.any(String) } },
