@@ -107,8 +107,29 @@ export const reports = sqliteTable(
     fillMissingRows: text({ mode: 'json' }).$type<{ member: string; excludedDimensions: string[] } | null>(),
     periodComparisons: text({ mode: 'json' }).$type<unknown[]>().notNull(),
     preferences: text({ mode: 'json' }).$type<{ columnFormats: Record<string, unknown> }>().notNull(),
+    /**
+     * Cube's `publicId`: 12 characters of [0-9A-Za-z], unique across all accounts (so unique in
+     * the account, as Cube requires), generated when the client sends none. Write-once.
+     */
+    publicId: text(),
+    /** Cube's `jsonQuery` (the report's query as JSON text); stored and returned. */
+    jsonQuery: text(),
+    /** Cube's `source` (GOOGLE_SHEETS, EXCEL, PLAYGROUND, D3), set on create only. */
+    source: text(),
+    /** The spreadsheet add-in's workbook id (Cube's `externalWorkbookId`): a list filter. */
+    externalWorkbookId: text(),
+    /**
+     * The other spreadsheet add-in fields Cube defines (`pivotItems`, `resultLocation`,
+     * `endResultCell`, `host`, `sheetId`, `workbookName`, `resultChecksum`, `placementId`):
+     * stored and returned as sent; edgeboard has no spreadsheet add-in.
+     */
+    addin: text({ mode: 'json' }).$type<Record<string, unknown>>(),
   },
-  (t) => [index('reports_workbook_idx').on(t.workbookId)],
+  (t) => [
+    index('reports_workbook_idx').on(t.workbookId),
+    uniqueIndex('reports_public_id_uq').on(t.publicId),
+    index('reports_external_workbook_idx').on(t.externalWorkbookId),
+  ],
 );
 
 /** A user's favourite items (`isFavorite` is per caller). */

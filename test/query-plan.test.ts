@@ -255,6 +255,78 @@ describe('no full scan of a tenant table on the hot paths', () => {
     expect(summary(found)).toEqual([]);
   });
 
+  it('Cube workspace lists, ancestors, upserts and bulk operations', async () => {
+    const base = `/api/v1/deployments/${deploymentId}`;
+    const as = { auth: acme.member };
+    const folder = await ok(api('POST', `${base}/folders`, { ...as, body: { name: 'Plan folder' } }));
+    const child = await ok(
+      api('POST', `${base}/folders`, { ...as, body: { name: 'Plan child', parentId: folder.id } }),
+    );
+    const report = await ok(
+      api('POST', `${base}/reports`, {
+        ...as,
+        body: { name: 'Plan report', workbookId: board.id, externalWorkbookId: 'x' },
+      }),
+    );
+    const found = await offencesOf('Cube workspace', async () => {
+      await ok(api('GET', `${base}/folders?parentId=${folder.id}`, as));
+      await ok(api('GET', `${base}/folders`, as));
+      await ok(api('GET', `${base}/folders/${child.id}/ancestors`, as));
+      await ok(api('GET', `${base}/workbooks`, as));
+      await ok(api('GET', `${base}/workbooks?folderId=0`, as));
+      for (const sortBy of ['name', 'createdAt', 'updatedAt', 'lastViewedAt']) {
+        await ok(api('GET', `${base}/reports?workbookId=${board.id}&sortBy=${sortBy}`, as));
+        await ok(api('GET', `${base}/reports?sortBy=${sortBy}&sortDirection=ASC`, as));
+      }
+      await ok(api('GET', `${base}/reports?externalWorkbookId=x`, as));
+      await ok(api('GET', `${base}/reports?search=plan`, as));
+      await ok(api('PUT', `${base}/workbooks/by-slug/plan-slug`, { ...as, body: { meta: { a: 1 } } }));
+      await ok(api('PUT', `${base}/workbooks/by-slug/plan-slug`, { ...as, body: { meta: { b: 1 } } }));
+      await ok(
+        api('PUT', `${base}/reports/${report.id}/connect-workbook`, {
+          ...as,
+          body: { externalWorkbookId: 'x', resultLocation: 'A1' },
+        }),
+      );
+      await ok(api('PUT', `${base}/reports/${report.id}/refresh`, { ...as, body: {} }));
+      await ok(
+        api('DELETE', `${base}/reports/${report.id}/connect-workbook`, {
+          ...as,
+          body: { externalWorkbookId: 'x' },
+        }),
+      );
+      await ok(api('POST', `${base}/workbooks/${board.id}/duplicate`, { ...as, body: {} }));
+      await ok(
+        api('PUT', `${base}/reports/by-public-id/${report.publicId}`, { ...as, body: { title: 't' } }),
+      );
+      await ok(
+        api('POST', `${base}/workspace/bulk-move`, {
+          ...as,
+          body: {
+            folderId: folder.id,
+            items: [
+              { type: 'REPORT', id: report.id },
+              { type: 'FOLDER', id: child.id },
+            ],
+          },
+        }),
+      );
+      await ok(
+        api('POST', `${base}/workspace/bulk-delete`, {
+          ...as,
+          body: {
+            items: [
+              { type: 'FOLDER', id: folder.id },
+              { type: 'FOLDER', id: child.id },
+              { type: 'REPORT', id: report.id },
+            ],
+          },
+        }),
+      );
+    });
+    expect(summary(found)).toEqual([]);
+  });
+
   it('publish', async () => {
     const found = await offencesOf('publish', () =>
       ok(

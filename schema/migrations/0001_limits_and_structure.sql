@@ -59,6 +59,13 @@ ALTER TABLE `notifications` ADD `notification_ai_summary` integer DEFAULT false 
 CREATE INDEX `notifications_account_idx` ON `notifications` (`account_id`,`deployment_id`,`id`);--> statement-breakpoint
 CREATE INDEX `notifications_dashboard_fk_idx` ON `notifications` (`dashboard_id`);--> statement-breakpoint
 CREATE INDEX `notifications_created_by_idx` ON `notifications` (`created_by`);--> statement-breakpoint
+ALTER TABLE `reports` ADD `public_id` text;--> statement-breakpoint
+ALTER TABLE `reports` ADD `json_query` text;--> statement-breakpoint
+ALTER TABLE `reports` ADD `source` text;--> statement-breakpoint
+ALTER TABLE `reports` ADD `external_workbook_id` text;--> statement-breakpoint
+ALTER TABLE `reports` ADD `addin` text;--> statement-breakpoint
+CREATE UNIQUE INDEX `reports_public_id_uq` ON `reports` (`public_id`);--> statement-breakpoint
+CREATE INDEX `reports_external_workbook_idx` ON `reports` (`external_workbook_id`);--> statement-breakpoint
 ALTER TABLE `workspace_items` ADD `name_grams` text DEFAULT '' NOT NULL;--> statement-breakpoint
 CREATE INDEX `workspace_items_created_by_idx` ON `workspace_items` (`created_by`);--> statement-breakpoint
 CREATE INDEX `workspace_items_updated_by_idx` ON `workspace_items` (`updated_by`);--> statement-breakpoint
@@ -229,4 +236,28 @@ CREATE TRIGGER deployments_stored_bytes_delete BEFORE DELETE ON deployments BEGI
       - coalesce((SELECT sum(coalesce(length(CAST(dv.config AS BLOB)), 0)) FROM dashboard_versions dv JOIN published_dashboards pd ON pd.id = dv.published_dashboard_id WHERE pd.deployment_id = old.id), 0)
       - coalesce((SELECT sum(coalesce(length(CAST(sc.title AS BLOB)), 0) + coalesce(length(CAST(sc.description AS BLOB)), 0) + coalesce(length(CAST(sc.spec AS BLOB)), 0) + coalesce(length(CAST(sc.sql_query AS BLOB)), 0) + coalesce(length(CAST(sc.meta AS BLOB)), 0) + coalesce(length(CAST(sc.fill_missing_rows AS BLOB)), 0) + coalesce(length(CAST(sc.period_comparisons AS BLOB)), 0) + coalesce(length(CAST(sc.preferences AS BLOB)), 0) + coalesce(length(CAST(sc.name AS BLOB)), 0)) FROM snapshot_contents sc WHERE sc.deployment_id = old.id), 0))
     WHERE id = old.account_id;
+END;
+
+--> statement-breakpoint
+-- custom:p2-workspace
+-- Reports created before Cube's publicId existed get one: 12 random hex digits (within [0-9A-Za-z]).
+UPDATE `reports` SET `public_id` = upper(hex(randomblob(6))) WHERE `public_id` IS NULL;
+-- Cube's report columns count towards the account's stored bytes like the others (issue 10);
+-- separate triggers, so the ones of the storage quota stay as they are.
+CREATE TRIGGER reports_cube_stored_bytes_insert AFTER INSERT ON reports
+  WHEN new.json_query IS NOT NULL OR new.addin IS NOT NULL
+BEGIN
+  UPDATE accounts SET stored_bytes = stored_bytes + coalesce(length(CAST(new.json_query AS BLOB)), 0) + coalesce(length(CAST(new.addin AS BLOB)), 0)
+    WHERE id = (SELECT account_id FROM deployments WHERE id = (SELECT deployment_id FROM workspace_items WHERE id = new.item_id));
+END;
+CREATE TRIGGER reports_cube_stored_bytes_update AFTER UPDATE OF json_query, addin ON reports
+  WHEN coalesce(length(CAST(new.json_query AS BLOB)), 0) + coalesce(length(CAST(new.addin AS BLOB)), 0) <> coalesce(length(CAST(old.json_query AS BLOB)), 0) + coalesce(length(CAST(old.addin AS BLOB)), 0)
+BEGIN
+  UPDATE accounts SET stored_bytes = stored_bytes + coalesce(length(CAST(new.json_query AS BLOB)), 0) + coalesce(length(CAST(new.addin AS BLOB)), 0) - coalesce(length(CAST(old.json_query AS BLOB)), 0) - coalesce(length(CAST(old.addin AS BLOB)), 0)
+    WHERE id = (SELECT account_id FROM deployments WHERE id = (SELECT deployment_id FROM workspace_items WHERE id = new.item_id));
+END;
+CREATE TRIGGER workspace_items_cube_stored_bytes_delete BEFORE DELETE ON workspace_items WHEN old.type = 'REPORT'
+BEGIN
+  UPDATE accounts SET stored_bytes = max(0, stored_bytes - coalesce((SELECT coalesce(length(CAST(r.json_query AS BLOB)), 0) + coalesce(length(CAST(r.addin AS BLOB)), 0) FROM reports r WHERE r.item_id = old.id), 0))
+    WHERE id = (SELECT account_id FROM deployments WHERE id = old.deployment_id);
 END;

@@ -28,8 +28,13 @@ export interface ListCursor {
 }
 
 export interface ListParams {
-  folderId: number | null;
+  /** A folder's direct children, the root level, or items in any folder. */
+  folder: number | 'root' | 'any';
   search: string | null;
+  /** Reports of this workbook only. */
+  workbookId?: number;
+  /** Reports placed in this spreadsheet (the add-in's workbook id) only. */
+  externalWorkbookId?: string;
   types: WorkspaceItemType[];
   field: OrderField;
   direction: OrderDirection;
@@ -50,10 +55,18 @@ function listSelection(scope: DeploymentScope, params: ListParams): SQL {
   const take = limit + 1;
 
   const where: SQL[] = [sql`i.deployment_id = ${deploymentId}`];
-  if (params.folderId !== null) where.push(sql`i.folder_id = ${params.folderId}`);
-  else if (params.search === null) where.push(sql`i.folder_id IS NULL`);
+  if (typeof params.folder === 'number') where.push(sql`i.folder_id = ${params.folder}`);
+  else if (params.folder === 'root') where.push(sql`i.folder_id IS NULL`);
   if (params.search !== null) where.push(nameContains(params.search));
-  const source = itemsSource(params.search);
+  const reportFilter = reportFilterOf(params);
+  if (reportFilter) {
+    where.push(sql`EXISTS (SELECT 1 FROM reports r WHERE r.item_id = i.id AND ${reportFilter})`);
+  }
+  // The narrowest index drives: the search's matches, else the reports of the filter, else the table.
+  const source =
+    params.search === null && reportFilter
+      ? sql`(SELECT item_id AS id FROM reports r WHERE ${reportFilter}) m CROSS JOIN workspace_items i ON i.id = m.id`
+      : itemsSource(params.search);
   // With a search the matches drive here too, each looked up among the caller's views.
   const viewsSource =
     params.search === null
@@ -107,6 +120,19 @@ function listSelection(scope: DeploymentScope, params: ListParams): SQL {
     ORDER BY rank ASC, sort_key ${dir}, id ${dir} LIMIT ${take}`;
 }
 
+/** The condition on `reports r` of a report list's filters; null without one. */
+function reportFilterOf(params: ListParams): SQL | null {
+  if (params.workbookId !== undefined) {
+    const byWorkbook = sql`r.workbook_id = ${params.workbookId}`;
+    return params.externalWorkbookId === undefined
+      ? byWorkbook
+      : sql`${byWorkbook} AND r.external_workbook_id = ${params.externalWorkbookId}`;
+  }
+  return params.externalWorkbookId === undefined
+    ? null
+    : sql`r.external_workbook_id = ${params.externalWorkbookId}`;
+}
+
 export interface ListResult {
   items: ItemRecord[];
   folderFound: boolean;
@@ -120,7 +146,7 @@ export function listItemsQuery(scope: DeploymentScope, params: ListParams): SQL 
     viewerId: scope.userId,
     selection: listSelection(scope, params),
     order: sql`s.rank ASC, s.sort_key ${dir}, s.id ${dir}`,
-    extra: sql`${isFolderOf(params.folderId, scope.deploymentId)} AS folder_ok`,
+    extra: sql`${isFolderOf(typeof params.folder === 'number' ? params.folder : null, scope.deploymentId)} AS folder_ok`,
   });
 }
 

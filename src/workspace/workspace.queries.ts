@@ -87,6 +87,8 @@ export function itemsQuery(options: {
       r.description AS report_description, r.spec AS report_spec, r.sql_query AS report_sql_query,
       r.meta AS report_meta, r.fill_missing_rows AS report_fill_missing_rows,
       r.period_comparisons AS report_period_comparisons, r.preferences AS report_preferences,
+      r.public_id AS report_public_id, r.json_query AS report_json_query, r.source AS report_source,
+      r.external_workbook_id AS report_external_workbook_id, r.addin AS report_addin,
       ${publishedJson()} AS published
     FROM deployments d
       LEFT JOIN sel s ON 1

@@ -9,10 +9,18 @@ import {
   folderDepth,
   isAncestorOrSelf,
   isFolderOf,
+  itemsQuery,
   MAX_FOLDER_DEPTH,
   subtreeHeight,
 } from './workspace.queries';
-import { type ItemRecord, itemOf, type Raw, type ReportFields, singleFrom } from './workspace.rows';
+import {
+  type ItemRecord,
+  itemOf,
+  type Raw,
+  type ReportFields,
+  readItems,
+  singleFrom,
+} from './workspace.rows';
 
 export type { ItemRecord, ReportFields };
 
@@ -38,6 +46,17 @@ export async function viewItem(
     itemOf(scope, id, type),
   ]);
   return singleFrom(read);
+}
+
+/** One item of the deployment, without recording a view; null when not found. */
+export async function readItem(
+  db: Db,
+  scope: DeploymentScope,
+  id: number,
+  type?: WorkspaceItemType,
+): Promise<ItemRecord | null> {
+  const rows = await db.all<Raw>(itemOf(scope, id, type));
+  return readItems(rows)?.items[0] ?? null;
 }
 
 // ---- Guarded writes ----
@@ -68,6 +87,10 @@ export interface WriteCheck {
   itemType: WorkspaceItemType | null;
   /** The move would put a folder inside itself or a descendant. */
   cycle: boolean;
+  /** The report `publicId` sent is another report's. */
+  publicIdTaken: boolean;
+  /** The report `publicId` sent differs from the stored one (it is write-once). */
+  publicIdChanged: boolean;
 }
 
 const isItemType = (x: unknown): x is WorkspaceItemType =>
@@ -87,6 +110,8 @@ function toCheck(row: Raw | undefined): WriteCheck {
     hasSubfolders: r.has_subfolders === 1,
     itemType: isItemType(r.item_type) ? r.item_type : null,
     cycle: r.cycle === 1,
+    publicIdTaken: r.public_id_taken === 1,
+    publicIdChanged: r.public_id_kept === 0,
   };
 }
 
@@ -160,6 +185,8 @@ export interface ItemPatch {
 
 /** E5: two statements, one round trip; null when the folder is not found. */
 export async function updateFolder(db: Db, scope: DeploymentScope, id: number, patch: ItemPatch) {
+  // Nothing sent (Cube: every field optional): answer the folder unchanged.
+  if (patch.name === undefined && patch.position === undefined) return readItem(db, scope, id, 'FOLDER');
   const [, read] = await runBatch<Raw>(db, [
     sql`UPDATE workspace_items SET
         ${patch.name === undefined ? sql`` : nameSet(patch.name)}
@@ -232,6 +259,8 @@ export interface WorkbookPatch {
   name?: string;
   folderId?: number | null;
   meta?: Record<string, unknown>;
+  /** Merged into the stored `meta` (upsert by slug) rather than replacing it. */
+  metaMerge?: Record<string, unknown>;
   slug?: string;
   /** Set when the caller takes the slug over: the new slug of the workbook that held it. */
   displacedSlug?: string;
@@ -255,20 +284,74 @@ export function updateWorkbook(db: Db, scope: DeploymentScope, id: number, patch
     writes.push(sql`UPDATE workbooks SET slug = ${patch.displacedSlug}
       WHERE deployment_id = ${scope.deploymentId} AND slug = ${patch.slug} AND item_id <> ${id} AND ${guard(check)}`);
   }
-  writes.push(sql`UPDATE workspace_items SET
-      ${patch.name === undefined ? sql`` : nameSet(patch.name)}
-      ${patch.folderId === undefined ? sql`` : sql`folder_id = ${patch.folderId},`}
-      updated_at = ${patch.now}, updated_by = ${scope.userId}
-    WHERE id = ${id} AND ${guard(check)}`);
-  if (patch.slug !== undefined || patch.meta !== undefined) {
+  const changes = [patch.name, patch.folderId, patch.slug, patch.meta, patch.metaMerge];
+  // An empty update (Cube: every field optional) leaves even `updatedAt` alone.
+  if (changes.some((x) => x !== undefined)) {
+    writes.push(sql`UPDATE workspace_items SET
+        ${patch.name === undefined ? sql`` : nameSet(patch.name)}
+        ${patch.folderId === undefined ? sql`` : sql`folder_id = ${patch.folderId},`}
+        updated_at = ${patch.now}, updated_by = ${scope.userId}
+      WHERE id = ${id} AND ${guard(check)}`);
+  }
+  if (patch.slug !== undefined || patch.meta !== undefined || patch.metaMerge !== undefined) {
     const sets: SQL[] = [];
     if (patch.slug !== undefined) sets.push(sql`slug = ${patch.slug}`);
     if (patch.meta !== undefined) sets.push(sql`meta = ${JSON.stringify(patch.meta)}`);
+    // Upsert-by-slug merges: an RFC 7396 merge patch of the stored object.
+    if (patch.metaMerge !== undefined)
+      sets.push(sql`meta = json_patch(meta, ${JSON.stringify(patch.metaMerge)})`);
     writes.push(
       sql`UPDATE workbooks SET ${sql.join(sets, sql`, `)} WHERE item_id = ${id} AND ${guard(check)}`,
     );
   }
   return guardedWrite(db, check, writes, itemOf(scope, id, 'WORKBOOK'));
+}
+
+/**
+ * Cube's duplicate: a new workbook in the same folder with the source's meta, calculated fields
+ * and draft, and a copy of each of its reports (fresh public ids), in one transaction. The copies
+ * of the reports are inserted in the order of the originals' ids, so within this one statement
+ * their new ids are consecutive and the n-th copy's id is the first one's plus n.
+ */
+export function duplicateWorkbook(db: Db, scope: DeploymentScope, sourceId: number, item: NewWorkbook) {
+  const check = flagsOf(
+    sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
+      EXISTS (SELECT 1 FROM workspace_items WHERE id = ${sourceId} AND deployment_id = ${scope.deploymentId}
+        AND type = 'WORKBOOK') AS found,
+      ${slugHolder(scope.deploymentId, item.slug, null)} AS slug_holder`,
+    'deployment_ok AND found AND slug_holder IS NULL',
+  );
+  const copyId = sql`(SELECT id FROM workspace_items WHERE deployment_id = ${scope.deploymentId}
+    AND type = 'WORKBOOK' AND id IN (SELECT item_id FROM workbooks WHERE deployment_id = ${scope.deploymentId} AND slug = ${item.slug}))`;
+  const sourceReports = sql`SELECT r.item_id FROM reports r JOIN workspace_items i ON i.id = r.item_id
+    WHERE r.workbook_id = ${sourceId} AND i.deployment_id = ${scope.deploymentId}`;
+  // The check no longer holds once the copy holds its slug: the reports are copied only when the
+  // copy was just written by this batch.
+  const copied = sql`EXISTS (SELECT 1 FROM workspace_items WHERE id = ${copyId} AND created_at = ${item.now}
+    AND created_by = ${scope.userId} AND name = ${item.name})`;
+  return guardedWrite(
+    db,
+    check,
+    [
+      insertItem(scope, item, check),
+      sql`INSERT INTO workbooks (item_id, deployment_id, slug, meta, calculated_fields, dashboard_draft)
+        SELECT last_insert_rowid(), ${scope.deploymentId}, ${item.slug}, w.meta, w.calculated_fields, w.dashboard_draft
+        FROM workbooks w WHERE w.item_id = ${sourceId} AND ${guard(check)}`,
+      sql`INSERT INTO workspace_items (deployment_id, type, name, name_key, name_grams, folder_id, position,
+          created_by, updated_by, created_at, updated_at)
+        SELECT i.deployment_id, 'REPORT', i.name, i.name_key, i.name_grams, i.folder_id, 0,
+          ${scope.userId}, ${scope.userId}, ${item.now}, ${item.now}
+        FROM workspace_items i WHERE i.id IN (${sourceReports}) AND ${copied} ORDER BY i.id`,
+      sql`INSERT INTO reports (item_id, workbook_id, version_number, title, description, spec, sql_query, meta,
+          fill_missing_rows, period_comparisons, preferences, public_id, json_query, source, external_workbook_id, addin)
+        SELECT (SELECT max(id) FROM workspace_items) - (SELECT count(*) FROM (${sourceReports}))
+            + row_number() OVER (ORDER BY r.item_id),
+          ${copyId}, 1, r.title, r.description, r.spec, r.sql_query, r.meta, r.fill_missing_rows,
+          r.period_comparisons, r.preferences, upper(hex(randomblob(6))), r.json_query, r.source, NULL, NULL
+        FROM reports r WHERE r.item_id IN (${sourceReports}) AND ${copied}`,
+    ],
+    itemOf(scope, copyId, 'WORKBOOK'),
+  );
 }
 
 /** Deletes an item of `type`; its detail, favourites, views and published dashboard cascade. */
@@ -313,7 +396,20 @@ export interface ReportValues {
   fillMissingRows?: ReportFields['fillMissingRows'];
   periodComparisons?: unknown[];
   preferences?: ReportFields['preferences'];
+  publicId?: string;
+  jsonQuery?: string;
+  source?: string;
+  externalWorkbookId?: string;
+  /** Spreadsheet add-in fields sent: merged into the stored ones. */
+  addin?: Record<string, unknown>;
 }
+
+/** Who holds a public id, anywhere (ids are unique across accounts). */
+const publicIdTaken = (publicId: string | undefined, except: number | null): SQL =>
+  publicId === undefined
+    ? sql`0`
+    : sql`EXISTS (SELECT 1 FROM reports WHERE public_id = ${publicId}
+        ${except === null ? sql`` : sql`AND item_id <> ${except}`})`;
 
 const isWorkbookOf = (workbookId: number | null | undefined, deploymentId: number): SQL =>
   workbookId == null
@@ -322,12 +418,18 @@ const isWorkbookOf = (workbookId: number | null | undefined, deploymentId: numbe
 
 const jsonOrNull = (value: unknown) => (value === null ? null : JSON.stringify(value));
 
-export function createReport(db: Db, scope: DeploymentScope, item: NewItem, values: ReportValues) {
+export function createReport(
+  db: Db,
+  scope: DeploymentScope,
+  item: NewItem,
+  values: ReportValues & { publicId: string },
+) {
   const check = flagsOf(
     sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
       ${isFolderOf(item.folderId, scope.deploymentId)} AS folder_ok,
-      ${isWorkbookOf(values.workbookId, scope.deploymentId)} AS workbook_ok`,
-    'deployment_ok AND folder_ok AND workbook_ok',
+      ${isWorkbookOf(values.workbookId, scope.deploymentId)} AS workbook_ok,
+      ${publicIdTaken(values.publicId, null)} AS public_id_taken`,
+    'deployment_ok AND folder_ok AND workbook_ok AND NOT public_id_taken',
   );
   return guardedWrite(
     db,
@@ -335,12 +437,15 @@ export function createReport(db: Db, scope: DeploymentScope, item: NewItem, valu
     [
       insertItem(scope, item, check),
       sql`INSERT INTO reports (item_id, workbook_id, version_number, title, description, spec, sql_query, meta,
-          fill_missing_rows, period_comparisons, preferences)
+          fill_missing_rows, period_comparisons, preferences, public_id, json_query, source,
+          external_workbook_id, addin)
         SELECT last_insert_rowid(), ${values.workbookId ?? null}, 1, ${values.title ?? ''},
           ${values.description ?? ''}, ${values.spec ?? ''}, ${values.sqlQuery ?? ''},
           ${JSON.stringify(values.meta ?? {})}, ${jsonOrNull(values.fillMissingRows ?? null)},
           ${JSON.stringify(values.periodComparisons ?? [])},
-          ${JSON.stringify(values.preferences ?? { columnFormats: {} })}
+          ${JSON.stringify(values.preferences ?? { columnFormats: {} })}, ${values.publicId},
+          ${values.jsonQuery ?? null}, ${values.source ?? null}, ${values.externalWorkbookId ?? null},
+          ${values.addin ? JSON.stringify(values.addin) : null}
         FROM (${check}) c WHERE c.ok = 1`,
     ],
     itemOf(scope, sql`last_insert_rowid()`, 'REPORT'),
@@ -360,10 +465,18 @@ export function updateReport(
       EXISTS (SELECT 1 FROM workspace_items WHERE id = ${id} AND deployment_id = ${scope.deploymentId}
         AND type = 'REPORT') AS found,
       ${isFolderOf(folderId, scope.deploymentId)} AS folder_ok,
-      ${isWorkbookOf(values.workbookId, scope.deploymentId)} AS workbook_ok`,
-    'deployment_ok AND found AND folder_ok AND workbook_ok',
+      ${isWorkbookOf(values.workbookId, scope.deploymentId)} AS workbook_ok,
+      ${values.publicId === undefined ? sql`1` : sql`coalesce((SELECT public_id FROM reports WHERE item_id = ${id}), ${values.publicId}) = ${values.publicId}`} AS public_id_kept,
+      ${publicIdTaken(values.publicId, id)} AS public_id_taken`,
+    'deployment_ok AND found AND folder_ok AND workbook_ok AND public_id_kept AND NOT public_id_taken',
   );
   const sets: SQL[] = [sql`version_number = version_number + 1`];
+  if (values.publicId !== undefined) sets.push(sql`public_id = ${values.publicId}`);
+  if (values.jsonQuery !== undefined) sets.push(sql`json_query = ${values.jsonQuery}`);
+  if (values.externalWorkbookId !== undefined)
+    sets.push(sql`external_workbook_id = ${values.externalWorkbookId}`);
+  if (values.addin !== undefined)
+    sets.push(sql`addin = json_patch(coalesce(addin, '{}'), ${JSON.stringify(values.addin)})`);
   if (values.workbookId !== undefined) sets.push(sql`workbook_id = ${values.workbookId}`);
   if (values.title !== undefined) sets.push(sql`title = ${values.title}`);
   if (values.description !== undefined) sets.push(sql`description = ${values.description}`);
@@ -375,19 +488,49 @@ export function updateReport(
   if (values.periodComparisons !== undefined)
     sets.push(sql`period_comparisons = ${JSON.stringify(values.periodComparisons)}`);
   if (values.preferences !== undefined) sets.push(sql`preferences = ${JSON.stringify(values.preferences)}`);
-  return guardedWrite(
-    db,
-    check,
-    [
-      sql`UPDATE workspace_items SET
+  // An empty update (Cube: every field optional) changes nothing, not even the version.
+  const sent =
+    patch.name !== undefined ||
+    patch.folderId !== undefined ||
+    Object.values(values).some((x) => x !== undefined);
+  const writes = sent
+    ? [
+        sql`UPDATE workspace_items SET
           ${patch.name === undefined ? sql`` : nameSet(patch.name)}
           ${patch.folderId === undefined ? sql`` : sql`folder_id = ${patch.folderId},`}
           updated_at = ${patch.now}, updated_by = ${scope.userId}
         WHERE id = ${id} AND ${guard(check)}`,
-      sql`UPDATE reports SET ${sql.join(sets, sql`, `)} WHERE item_id = ${id} AND ${guard(check)}`,
-    ],
+        sql`UPDATE reports SET ${sql.join(sets, sql`, `)} WHERE item_id = ${id} AND ${guard(check)}`,
+      ]
+    : [];
+  return guardedWrite(db, check, writes, itemOf(scope, id, 'REPORT'));
+}
+
+/**
+ * The spreadsheet add-in's placement of a report (Cube's connect/disconnect/refresh): sets
+ * `externalWorkbookId` (undefined: unchanged) and merges `addin` (a key set to null is removed),
+ * without touching the report's content, version or `updatedAt`. With `onlyFor`, only when the
+ * report is placed in that spreadsheet. Null when the report is not the deployment's.
+ */
+export async function placeReport(
+  db: Db,
+  scope: DeploymentScope,
+  id: number,
+  placement: { externalWorkbookId?: string | null; addin: Record<string, unknown>; onlyFor?: string },
+) {
+  const sets: SQL[] = [sql`addin = json_patch(coalesce(addin, '{}'), ${JSON.stringify(placement.addin)})`];
+  if (placement.externalWorkbookId !== undefined) {
+    sets.push(sql`external_workbook_id = ${placement.externalWorkbookId}`);
+  }
+  const [, read] = await runBatch<Raw>(db, [
+    sql`UPDATE reports SET ${sql.join(sets, sql`, `)}
+      WHERE item_id = ${id}
+        AND EXISTS (SELECT 1 FROM workspace_items WHERE id = ${id} AND deployment_id = ${scope.deploymentId} AND type = 'REPORT')
+        AND ${deploymentOwned(scope.deploymentId, scope.accountId)}
+        ${placement.onlyFor === undefined ? sql`` : sql`AND external_workbook_id = ${placement.onlyFor}`}`,
     itemOf(scope, id, 'REPORT'),
-  );
+  ]);
+  return singleFrom(read);
 }
 
 // ---- E2: move ----
@@ -420,6 +563,50 @@ export function moveItem(
     ],
     itemOf(scope, id),
   );
+}
+
+/**
+ * A folder and its ancestors, root first, as full items; empty when the folder is not one of
+ * the deployment's; null when the deployment is not the caller's.
+ */
+export async function folderAncestors(db: Db, scope: DeploymentScope, id: number) {
+  const rows = await db.all<Raw>(
+    itemsQuery({
+      ...scope,
+      viewerId: scope.userId,
+      selection: sql`WITH RECURSIVE up(id, n) AS (
+          SELECT id, 0 FROM workspace_items WHERE id = ${id} AND deployment_id = ${scope.deploymentId} AND type = 'FOLDER'
+          UNION ALL
+          SELECT w.folder_id, up.n + 1 FROM workspace_items w JOIN up ON w.id = up.id
+          WHERE w.folder_id IS NOT NULL AND up.n < ${MAX_FOLDER_DEPTH * 2})
+        SELECT id, n AS rank, '' AS sort_key FROM up`,
+      order: sql`s.rank DESC`,
+    }),
+  );
+  return readItems(rows)?.items ?? null;
+}
+
+/** Which report of the deployment holds `publicId`, and whether another deployment's does. */
+export async function reportByPublicId(db: Db, scope: DeploymentScope, publicId: string) {
+  const [row] = await db.all<Raw>(sql`SELECT d.id AS deployment_ok,
+      (SELECT r.item_id FROM reports r JOIN workspace_items i ON i.id = r.item_id
+        WHERE r.public_id = ${publicId} AND i.deployment_id = d.id) AS id,
+      EXISTS (SELECT 1 FROM reports r JOIN workspace_items i ON i.id = r.item_id
+        WHERE r.public_id = ${publicId} AND i.deployment_id <> d.id) AS other
+    FROM deployments d WHERE d.id = ${scope.deploymentId} AND d.account_id = ${scope.accountId}`);
+  return {
+    deploymentFound: row !== undefined,
+    id: row?.id == null ? null : Number(row.id),
+    otherDeployment: row?.other === 1,
+  };
+}
+
+/** The workbook of the deployment with `slug`; null when none. */
+export async function workbookBySlug(db: Db, scope: DeploymentScope, slug: string) {
+  const [row] = await db.all<Raw>(sql`SELECT d.id AS deployment_ok,
+      (SELECT item_id FROM workbooks WHERE deployment_id = d.id AND slug = ${slug}) AS id
+    FROM deployments d WHERE d.id = ${scope.deploymentId} AND d.account_id = ${scope.accountId}`);
+  return { deploymentFound: row !== undefined, id: row?.id == null ? null : Number(row.id) };
 }
 
 export { MAX_FOLDER_DEPTH };

@@ -26,6 +26,12 @@ export interface ReportFields {
   fillMissingRows: { member: string; excludedDimensions: string[] } | null;
   periodComparisons: unknown[];
   preferences: { columnFormats: Record<string, unknown> };
+  publicId: string;
+  jsonQuery: string | null;
+  source: string | null;
+  externalWorkbookId: string | null;
+  /** The spreadsheet add-in fields, as sent. */
+  addin: Record<string, unknown>;
 }
 
 /** One workspace item with everything an answer about it carries. */
@@ -113,6 +119,11 @@ export function toItem(row: Raw): ItemRecord {
             fillMissingRows: jsonOrNull(row.report_fill_missing_rows),
             periodComparisons: json(row.report_period_comparisons),
             preferences: json(row.report_preferences),
+            publicId: str(row.report_public_id),
+            jsonQuery: strOrNull(row.report_json_query),
+            source: strOrNull(row.report_source),
+            externalWorkbookId: strOrNull(row.report_external_workbook_id),
+            addin: jsonOrNull<Record<string, unknown>>(row.report_addin) ?? {},
           }
         : null,
     published: jsonOrNull(row.published),

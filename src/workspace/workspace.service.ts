@@ -9,20 +9,41 @@ import type { Db } from '../env';
 import type { ItemRecord, WriteResult } from './workspace.repository';
 import * as repo from './workspace.repository';
 import {
+  type BulkFailure,
+  type bulkDeleteBody,
+  type bulkMoveBody,
+  type connectReportBody,
   type createFolderBody,
   type createReportBody,
   type createWorkbookBody,
+  cubeList,
+  type duplicateWorkbookBody,
   type Folder,
+  type foldersQuery,
   type listQuery,
   type moveBody,
+  NAME_MAX,
+  type placementBody,
+  type REPORT_SORT_FIELDS,
   type Report,
+  type reportsQuery,
   SLUG_MAX,
   type updateFolderBody,
   type updateReportBody,
   type updateWorkbookBody,
+  type upsertWorkbookBody,
   type WorkspaceItem,
+  type workbooksQuery,
 } from './workspace.schemas';
-import { type ListCursor, listItems } from './workspace-list.repository';
+import type { BulkCheck, ItemRef } from './workspace-bulk.repository';
+import * as bulkRepo from './workspace-bulk.repository';
+import {
+  type ListCursor,
+  type ListParams,
+  listItems,
+  type OrderDirection,
+  type OrderField,
+} from './workspace-list.repository';
 
 export const DEFAULT_WORKBOOK_NAME = 'Untitled workbook';
 
@@ -56,27 +77,64 @@ export function presentItem(rec: ItemRecord): WorkspaceItem {
     folderId: rec.folderId,
     position: rec.type === 'FOLDER' ? rec.position : null,
     slug: rec.workbook?.slug ?? null,
-    meta: rec.workbook?.meta ?? rec.report?.meta ?? null,
-    calculatedFields: rec.workbook?.calculatedFields ?? null,
+    meta: rec.workbook?.meta ?? rec.report?.meta ?? {},
+    calculatedFields: rec.workbook?.calculatedFields ?? {},
     dashboardDraft: (rec.workbook?.dashboardDraft ?? null) as WorkspaceItem['dashboardDraft'],
     dashboardPublished: published?.config ?? null,
-    publishedDashboard: published ?? null,
+    // A `status` the dashboards' own shape carries wins.
+    publishedDashboard: published ? { ...published, status: published.status ?? 'published' } : null,
     workbookId: rec.report?.workbookId ?? null,
   };
 }
 
 export function presentFolder(rec: ItemRecord): Folder {
-  return { ...common(rec), parentId: rec.folderId, position: rec.position };
+  return { ...common(rec), meta: {}, calculatedFields: {}, parentId: rec.folderId, position: rec.position };
 }
 
+/** Cube requires a report's owner: a deleted creator reads as user 0. */
+const NO_OWNER = { id: 0, email: '', firstName: '', picture: '' };
+
+const addinText = (x: unknown): string | null => (typeof x === 'string' ? x : null);
+
 export function presentReport(rec: ItemRecord): Report {
-  const report = rec.report as repo.ReportFields;
+  const { publicId, jsonQuery, source, externalWorkbookId, addin, ...report } =
+    rec.report as repo.ReportFields;
+  const owner = rec.owner ?? NO_OWNER;
   return {
     ...common(rec),
+    userId: rec.createdBy ?? 0,
+    user: owner,
+    // edgeboard runs no report refreshes: the creator stands for the last refresher.
+    refreshedByUser: owner,
+    refreshedBy: rec.createdBy,
     folderId: rec.folderId,
     ...report,
+    calculatedFields: {},
     periodComparisons: report.periodComparisons as Report['periodComparisons'],
+    version: report.versionNumber,
+    publicId,
+    jsonQuery,
+    source: source as Report['source'],
+    externalWorkbookId,
+    pivotItems: (addin.pivotItems ?? null) as Report['pivotItems'],
+    resultLocation: addinText(addin.resultLocation),
+    endResultCell: addinText(addin.endResultCell),
   };
+}
+
+/**
+ * Cube's `null` on an optional field means "not sent": drops the null values of `input`,
+ * except `keep` (fields where edgeboard gives null a meaning: the root, detach, clear).
+ */
+function sent<T extends object>(
+  input: T | undefined,
+  keep: string[] = [],
+): { [K in keyof T]?: Exclude<T[K], null> } {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input ?? {})) {
+    if (value !== null || keep.includes(key)) out[key] = value;
+  }
+  return out as { [K in keyof T]?: Exclude<T[K], null> };
 }
 
 // ---- The check of a guarded write → the contract's errors ----
@@ -149,7 +207,7 @@ export async function updateFolder(
   input: v.InferOutput<typeof updateFolderBody>,
   now: string,
 ) {
-  const rec = await repo.updateFolder(db, scope, id, { ...input, now });
+  const rec = await repo.updateFolder(db, scope, id, { ...sent(input), now });
   if (!rec) throw notFound('Folder');
   return rec;
 }
@@ -174,14 +232,30 @@ export async function createWorkbook(
 ) {
   const name = input?.name ?? DEFAULT_WORKBOOK_NAME;
   const slug = input?.slug ?? `${slugify(name) || 'workbook'}-${randomSuffix(8)}`;
+  return createWorkbookWithSlug(db, scope, { ...input, name, slug }, now);
+}
+
+async function createWorkbookWithSlug(
+  db: Db,
+  scope: DeploymentScope,
+  input: {
+    name: string;
+    slug: string;
+    folderId?: number | null;
+    meta?: Record<string, unknown> | null;
+    calculatedFields?: Record<string, unknown> | null;
+  },
+  now: string,
+) {
+  const { name, slug } = input;
   const result = await withStorageQuota(
     repo.createWorkbook(db, scope, {
       type: 'WORKBOOK',
       name,
-      folderId: input?.folderId ?? null,
+      folderId: input.folderId ?? null,
       slug,
-      meta: input?.meta ?? {},
-      calculatedFields: input?.calculatedFields ?? {},
+      meta: input.meta ?? {},
+      calculatedFields: input.calculatedFields ?? {},
       now,
     }),
   );
@@ -204,7 +278,25 @@ export async function updateWorkbook(
   db: Db,
   scope: DeploymentScope,
   id: number,
-  input: v.InferOutput<typeof updateWorkbookBody>,
+  body: v.InferOutput<typeof updateWorkbookBody>,
+  now: string,
+) {
+  const patch = sent(body, ['folderId']);
+  return applyWorkbookPatch(db, scope, id, patch, now);
+}
+
+async function applyWorkbookPatch(
+  db: Db,
+  scope: DeploymentScope,
+  id: number,
+  input: {
+    name?: string;
+    folderId?: number | null;
+    meta?: Record<string, unknown>;
+    metaMerge?: Record<string, unknown>;
+    slug?: string;
+    slugTakeover?: boolean;
+  },
   now: string,
 ) {
   const takeover = input.slug !== undefined && input.slugTakeover === true;
@@ -213,6 +305,7 @@ export async function updateWorkbook(
       name: input.name,
       folderId: input.folderId,
       meta: input.meta,
+      metaMerge: input.metaMerge,
       slug: input.slug,
       // The workbook that held the slug keeps a recognisable, still-unique one.
       displacedSlug: takeover ? `${input.slug?.slice(0, SLUG_MAX - 9)}-${randomSuffix(8)}` : undefined,
@@ -224,6 +317,47 @@ export async function updateWorkbook(
   if (!check.found) throw notFound('Workbook');
   if (!check.folderFound) throw folderNotFound('folderId');
   if (!check.ok) throw slugConflict(input.slug ?? '');
+  return written(result);
+}
+
+/**
+ * Cube's duplicateWorkbook: "Copy of {name}" in the same folder, with the source's meta,
+ * calculated fields, draft and a copy of each of its reports. The published dashboard is not
+ * copied (the copy starts unpublished, so not embeddable); `shared` (creator-mode embed sessions
+ * of a shared workspace) is refused: edgeboard has no such sessions here.
+ */
+export async function duplicateWorkbook(
+  db: Db,
+  scope: DeploymentScope,
+  id: number,
+  body: v.InferOutput<typeof duplicateWorkbookBody>,
+  now: string,
+) {
+  if (body?.shared === true) {
+    throw new ApiError(
+      'FORBIDDEN',
+      'Duplicating into the shared workspace is for creator-mode embed sessions',
+    );
+  }
+  const source = await repo.readItem(db, scope, id, 'WORKBOOK');
+  if (!source) throw notFound('Workbook');
+  const name = `Copy of ${source.name}`.slice(0, NAME_MAX);
+  const slug = `${slugify(name).slice(0, SLUG_MAX - 9) || 'workbook'}-${randomSuffix(8)}`;
+  const result = await withStorageQuota(
+    repo.duplicateWorkbook(db, scope, id, {
+      type: 'WORKBOOK',
+      name,
+      folderId: source.folderId,
+      slug,
+      meta: {},
+      calculatedFields: {},
+      now,
+    }),
+  );
+  const { check } = result;
+  requireDeployment(check);
+  if (!check.found) throw notFound('Workbook');
+  if (check.slugTaken) throw slugConflict(slug);
   return written(result);
 }
 
@@ -240,9 +374,44 @@ export async function setFavorite(db: Db, scope: DeploymentScope, id: number, on
 
 // ---- Reports ----
 
-function reportValues(input: v.InferOutput<typeof updateReportBody>): repo.ReportValues {
-  const { name: _name, folderId: _folderId, ...values } = input;
-  return values;
+const ADDIN_FIELDS = [
+  'host',
+  'workbookName',
+  'sheetId',
+  'resultLocation',
+  'endResultCell',
+  'resultChecksum',
+  'pivotItems',
+  'placementId',
+] as const;
+
+const PUBLIC_ID_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** A fresh Cube report `publicId`: 12 random characters of [0-9A-Za-z]. */
+export function newPublicId(): string {
+  return [...crypto.getRandomValues(new Uint8Array(12))]
+    .map((b) => PUBLIC_ID_ALPHABET[b % PUBLIC_ID_ALPHABET.length])
+    .join('');
+}
+
+type ReportInput = NonNullable<v.InferOutput<typeof updateReportBody>> & { source?: string | null };
+
+/** A report body as stored values: nulls dropped (not sent), add-in fields gathered. */
+function reportValues(body: ReportInput | undefined): {
+  name?: string;
+  folderId?: number | null;
+  values: repo.ReportValues;
+} {
+  const input = sent(body, ['folderId', 'workbookId', 'fillMissingRows']);
+  const addin: Record<string, unknown> = {};
+  const values: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input)) {
+    if (key === 'name' || key === 'folderId') continue;
+    if ((ADDIN_FIELDS as readonly string[]).includes(key)) addin[key] = value;
+    else values[key] = value;
+  }
+  if (Object.keys(addin).length > 0) values.addin = addin;
+  return { name: input.name, folderId: input.folderId, values: values as repo.ReportValues };
 }
 
 function reportErrors(check: repo.WriteCheck) {
@@ -254,20 +423,33 @@ function reportErrors(check: repo.WriteCheck) {
       { path: 'workbookId', message: 'No workbook with this id in the deployment' },
     ]);
   }
+  if (check.publicIdChanged) {
+    throw badRequest('A report’s publicId cannot change once set', [
+      { path: 'publicId', message: 'Differs from the report’s publicId' },
+    ]);
+  }
+  if (check.publicIdTaken) {
+    throw new ApiError('CONFLICT', 'Another report has this publicId', [
+      { path: 'publicId', message: 'Already used' },
+    ]);
+  }
 }
+
+export const DEFAULT_REPORT_NAME = 'Untitled report';
 
 export async function createReport(
   db: Db,
   scope: DeploymentScope,
-  input: v.InferOutput<typeof createReportBody>,
+  body: v.InferOutput<typeof createReportBody>,
   now: string,
 ) {
+  const { name, folderId, values } = reportValues(body);
   const result = await withStorageQuota(
     repo.createReport(
       db,
       scope,
-      { type: 'REPORT', name: input.name, folderId: input.folderId ?? null, now },
-      reportValues(input),
+      { type: 'REPORT', name: name ?? DEFAULT_REPORT_NAME, folderId: folderId ?? null, now },
+      { ...values, publicId: values.publicId ?? newPublicId() },
     ),
   );
   reportErrors(result.check);
@@ -278,20 +460,114 @@ export async function updateReport(
   db: Db,
   scope: DeploymentScope,
   id: number,
-  input: v.InferOutput<typeof updateReportBody>,
+  body: v.InferOutput<typeof updateReportBody>,
   now: string,
 ) {
-  const result = await withStorageQuota(
-    repo.updateReport(
-      db,
-      scope,
-      id,
-      { name: input.name, folderId: input.folderId, now },
-      reportValues(input),
-    ),
-  );
+  const { name, folderId, values } = reportValues(body);
+  const result = await withStorageQuota(repo.updateReport(db, scope, id, { name, folderId, now }, values));
   reportErrors(result.check);
   return written(result);
+}
+
+/**
+ * Cube's upsert by public id: the report of this deployment with `publicId` is updated with the
+ * fields sent (`source` is create-only: ignored on update), or created with it. A public id held
+ * in another deployment is a 409; so is a create or delete racing between the lookup and the write.
+ */
+export async function upsertReportByPublicId(
+  db: Db,
+  scope: DeploymentScope,
+  publicId: string,
+  body: v.InferOutput<typeof createReportBody>,
+  now: string,
+) {
+  const holder = await repo.reportByPublicId(db, scope, publicId);
+  if (!holder.deploymentFound) throw notFound('Deployment');
+  if (holder.otherDeployment) {
+    throw new ApiError('CONFLICT', 'This publicId belongs to a report of another deployment', [
+      { path: 'publicId', message: 'Already used' },
+    ]);
+  }
+  const { source: _source, ...rest } = body ?? {};
+  if (body?.publicId != null && body.publicId !== publicId) {
+    throw badRequest('`publicId` in the body must equal the path’s', [
+      { path: 'publicId', message: 'Differs from the path' },
+    ]);
+  }
+  try {
+    if (holder.id === null) return await createReport(db, scope, { ...body, publicId }, now);
+    return await updateReport(db, scope, holder.id, { ...rest, publicId }, now);
+  } catch (err) {
+    // The report appeared or vanished between the lookup and the write: the client may retry.
+    if (err instanceof ApiError && (err.status === 409 || (holder.id !== null && err.status === 404))) {
+      throw new ApiError('CONFLICT', 'upsert_branch_changed: the report changed concurrently; retry');
+    }
+    throw err;
+  }
+}
+
+// ---- Spreadsheet add-in placement (stored, no effect) ----
+
+/** The placement fields a disconnect removes. */
+const PLACEMENT_FIELDS = [
+  'resultLocation',
+  'endResultCell',
+  'anchorCell',
+  'sheetId',
+  'sheetName',
+  'workbookName',
+  'host',
+  'placementId',
+  'resultChecksum',
+  'addressOnly',
+];
+
+async function placed(
+  db: Db,
+  scope: DeploymentScope,
+  id: number,
+  placement: Parameters<typeof repo.placeReport>[3],
+) {
+  const rec = await withStorageQuota(repo.placeReport(db, scope, id, placement));
+  if (!rec) throw notFound('Report');
+  return rec;
+}
+
+/** Cube's connectReportToWorkbook: records where the add-in placed the report. */
+export async function connectReport(
+  db: Db,
+  scope: DeploymentScope,
+  id: number,
+  body: v.InferOutput<typeof connectReportBody>,
+) {
+  const { externalWorkbookId, ...addin } = sent(body);
+  return placed(db, scope, id, { externalWorkbookId, addin });
+}
+
+/** Cube's disconnectReportFromWorkbook: forgets the placement; a target matching nothing is a no-op. */
+export async function disconnectReport(
+  db: Db,
+  scope: DeploymentScope,
+  id: number,
+  body: v.InferOutput<typeof placementBody>,
+) {
+  const clear = Object.fromEntries(PLACEMENT_FIELDS.map((f) => [f, null]));
+  return placed(db, scope, id, {
+    externalWorkbookId: null,
+    addin: clear,
+    onlyFor: sent(body).externalWorkbookId,
+  });
+}
+
+/** Cube's refreshReport: edgeboard runs no query; the add-in's placement fields sent are stored. */
+export async function refreshReport(
+  db: Db,
+  scope: DeploymentScope,
+  id: number,
+  body: v.InferOutput<typeof placementBody>,
+) {
+  const { externalWorkbookId, ...addin } = sent(body);
+  return placed(db, scope, id, { externalWorkbookId, addin });
 }
 
 // ---- E2 ----
@@ -344,14 +620,25 @@ function invalidCursor(): ApiError {
   ]);
 }
 
-export async function listWorkspace(db: Db, scope: DeploymentScope, query: v.InferOutput<typeof listQuery>) {
-  const field = query.orderByField ?? 'updated_at';
-  const direction = query.orderByDirection ?? 'DESC';
-  const search = query.search ? query.search.toLowerCase() : null;
-  const folderId = query.folderId ?? null;
-  const types = query.types ? [...new Set(query.types)].sort() : [...WORKSPACE_ITEM_TYPES];
-  const tag = `ws:${field}:${direction}:${fingerprint(JSON.stringify([folderId, search, types]))}`;
-  const request = pageRequest(query, tag, 3);
+interface ListRequest {
+  first?: number;
+  after?: string;
+  folder: ListParams['folder'];
+  search?: string;
+  types: WorkspaceItemType[];
+  field: OrderField;
+  direction: OrderDirection;
+  workbookId?: number;
+  externalWorkbookId?: string;
+}
+
+/** One keyset page of items: the filters are fingerprinted into the cursor's tag. */
+async function listPage(db: Db, scope: DeploymentScope, list: ListRequest) {
+  const search = list.search ? list.search.toLowerCase() : null;
+  const types = [...new Set(list.types)].sort();
+  const filters = [list.folder, search, types, list.workbookId ?? null, list.externalWorkbookId ?? null];
+  const tag = `ws:${list.field}:${list.direction}:${fingerprint(JSON.stringify(filters))}`;
+  const request = pageRequest(list, tag, 3);
   let after: ListCursor | null = null;
   if (request.after) {
     const [rank, sortKey, id] = request.after;
@@ -366,15 +653,214 @@ export async function listWorkspace(db: Db, scope: DeploymentScope, query: v.Inf
     after = { rank, sortKey, id };
   }
   const result = await listItems(db, scope, {
-    folderId,
+    folder: list.folder,
     search,
     types,
-    field,
-    direction,
+    field: list.field,
+    direction: list.direction,
     limit: request.limit,
     after,
+    workbookId: list.workbookId,
+    externalWorkbookId: list.externalWorkbookId,
   });
   if (!result) throw notFound('Deployment');
-  if (!result.folderFound) throw folderNotFound('folderId');
-  return toPage(result.items, request, tag, (r): CursorValue[] => [r.sortRank, r.sortKey, r.id], presentItem);
+  if (!result.folderFound) throw folderNotFound(list.folder === 'any' ? 'folderId' : 'folderId');
+  return { rows: result.items, request, tag };
+}
+
+const cursorOf = (r: ItemRecord): CursorValue[] => [r.sortRank, r.sortKey, r.id];
+
+/** A folder id of a query string: 0 is the root (Cube); omitted is `missing`. */
+const folderOf = (id: number | undefined, missing: 'root' | 'any'): ListParams['folder'] =>
+  id === undefined ? missing : id === 0 ? 'root' : id;
+
+/** E7 (Cube's workspaceObjects). */
+export async function listWorkspace(db: Db, scope: DeploymentScope, query: v.InferOutput<typeof listQuery>) {
+  const search = query.search || undefined;
+  const { rows, request, tag } = await listPage(db, scope, {
+    ...query,
+    // Without a folder, a search spans every folder; a listing shows the root level.
+    folder: folderOf(query.folderId, search ? 'any' : 'root'),
+    search,
+    types: query.types ?? [...WORKSPACE_ITEM_TYPES],
+    field: query.orderByField ?? 'updated_at',
+    direction: query.orderByDirection ?? 'DESC',
+  });
+  return toPage(rows, request, tag, cursorOf, presentItem);
+}
+
+/** Cube's getFolders: one level of folders (the root without `parentId`), by name. */
+export async function listFolders(db: Db, scope: DeploymentScope, query: v.InferOutput<typeof foldersQuery>) {
+  const { rows, request, tag } = await listPage(db, scope, {
+    ...query,
+    folder: folderOf(query.parentId, 'root'),
+    types: ['FOLDER'],
+    field: 'name',
+    direction: 'ASC',
+  });
+  return cubeList(toPage(rows, request, tag, cursorOf, presentFolder));
+}
+
+/** Cube's getWorkbooks: every workbook, or one folder's (0: the root's), most recently updated first. */
+export async function listWorkbooks(
+  db: Db,
+  scope: DeploymentScope,
+  query: v.InferOutput<typeof workbooksQuery>,
+) {
+  const { rows, request, tag } = await listPage(db, scope, {
+    ...query,
+    folder: folderOf(query.folderId, 'any'),
+    types: ['WORKBOOK'],
+    field: 'updated_at',
+    direction: 'DESC',
+  });
+  return cubeList(toPage(rows, request, tag, cursorOf, presentItem));
+}
+
+const REPORT_ORDER: Record<(typeof REPORT_SORT_FIELDS)[number], OrderField> = {
+  name: 'name',
+  createdAt: 'created_at',
+  updatedAt: 'updated_at',
+  lastViewedAt: 'viewer_last_viewed_at',
+};
+
+/** Cube's getReports. */
+export async function listReports(db: Db, scope: DeploymentScope, query: v.InferOutput<typeof reportsQuery>) {
+  if (query.first !== undefined && query.limit !== undefined && query.first !== query.limit) {
+    throw badRequest('Send `first` or its legacy name `limit`, not both with different values', [
+      { path: 'limit', message: 'Differs from first' },
+    ]);
+  }
+  const { rows, request, tag } = await listPage(db, scope, {
+    first: query.first ?? query.limit,
+    after: query.after,
+    folder: folderOf(query.folderId, 'any'),
+    search: query.search || undefined,
+    types: ['REPORT'],
+    field: REPORT_ORDER[query.sortBy ?? 'updatedAt'],
+    direction: query.sortDirection ?? 'DESC',
+    workbookId: query.workbookId,
+    externalWorkbookId: query.externalWorkbookId,
+  });
+  return cubeList(toPage(rows, request, tag, cursorOf, presentReport));
+}
+
+/** Cube's getFolderAncestors: root first, down to the folder itself. */
+export async function folderAncestors(db: Db, scope: DeploymentScope, id: number) {
+  const items = await repo.folderAncestors(db, scope, id);
+  if (items === null) throw notFound('Deployment');
+  if (items.length === 0) throw notFound('Folder');
+  return items.map(presentFolder);
+}
+
+// ---- Upsert of a workbook by slug ----
+
+/** Cube normalises the slug of upsert-by-slug (trimmed, lower-cased) before matching. */
+export function normalizeSlug(raw: string): string {
+  const slug = raw.trim().toLowerCase();
+  if (!/^[a-z0-9-]{1,100}$/.test(slug)) {
+    throw badRequest('Invalid slug: 1–100 characters of a-z, 0-9 and "-" (after trimming and lower-casing)', [
+      { path: 'slug', message: 'Only lowercase letters a-z, digits 0-9 and "-"' },
+    ]);
+  }
+  return slug;
+}
+
+/**
+ * Cube's upsertWorkbookBySlug: the workbook with this slug gets the fields sent (`meta` merged
+ * into its stored object), or a workbook is created with it.
+ */
+export async function upsertWorkbookBySlug(
+  db: Db,
+  scope: DeploymentScope,
+  rawSlug: string,
+  body: v.InferOutput<typeof upsertWorkbookBody>,
+  now: string,
+) {
+  const slug = normalizeSlug(rawSlug);
+  const input = sent(body, ['folderId']);
+  const holder = await repo.workbookBySlug(db, scope, slug);
+  if (!holder.deploymentFound) throw notFound('Deployment');
+  try {
+    if (holder.id === null) {
+      return await createWorkbookWithSlug(
+        db,
+        scope,
+        { ...input, name: input.name ?? DEFAULT_WORKBOOK_NAME, slug },
+        now,
+      );
+    }
+    const { meta, ...rest } = input;
+    return await applyWorkbookPatch(db, scope, holder.id, { ...rest, metaMerge: meta }, now);
+  } catch (err) {
+    // Created or deleted between the lookup and the write: the client may retry.
+    const raced = holder.id === null ? err instanceof ApiError && err.status === 409 : isWorkbookGone(err);
+    if (raced)
+      throw new ApiError('CONFLICT', 'upsert_branch_changed: the workbook changed concurrently; retry');
+    throw err;
+  }
+}
+
+const isWorkbookGone = (err: unknown) => err instanceof ApiError && err.message === 'Workbook not found';
+
+// ---- Bulk move and delete ----
+
+/** One entry per distinct item, first occurrence first (Cube collapses duplicates). */
+function distinctRefs(items: ItemRef[]): ItemRef[] {
+  const seen = new Set<string>();
+  return items.filter((r) => {
+    const key = `${r.type}:${r.id}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+}
+
+const failure = (check: BulkCheck, status: number, message: string): BulkFailure => ({
+  type: check.type,
+  id: check.id,
+  error: { status, message },
+});
+
+const notFoundFailure = (check: BulkCheck) =>
+  failure(check, 404, `${LABEL[check.type]} ${check.id} not found in this deployment`);
+
+/** Cube's bulkMoveWorkspaceObjects: the movable items move together; the others are listed. */
+export async function bulkMove(
+  db: Db,
+  scope: DeploymentScope,
+  body: v.InferOutput<typeof bulkMoveBody>,
+  now: string,
+) {
+  const refs = distinctRefs(body.items);
+  const result = await bulkRepo.bulkMove(db, scope, refs, body.folderId ?? null, now);
+  if (!result.checks) throw notFound('Deployment');
+  const byId = new Map(result.items.map((item) => [item.id, item]));
+  const moved: WorkspaceItem[] = [];
+  const failed: BulkFailure[] = [];
+  for (const check of result.checks) {
+    const item = byId.get(check.id);
+    if (check.ok && item) moved.push(presentItem(item));
+    else if (!check.found) failed.push(notFoundFailure(check));
+    else if (!check.folderFound)
+      failed.push(failure(check, 404, 'Target folder not found in this deployment'));
+    else if (check.cycle)
+      failed.push(failure(check, 400, 'A folder cannot be moved into itself or one of its sub-folders'));
+    else failed.push(failure(check, 400, `Folders nest at most ${repo.MAX_FOLDER_DEPTH} levels deep`));
+  }
+  return { moved, failed };
+}
+
+/** Cube's bulkDeleteWorkspaceObjects: the deletable items go together; the others are listed. */
+export async function bulkDelete(db: Db, scope: DeploymentScope, body: v.InferOutput<typeof bulkDeleteBody>) {
+  const checks = await bulkRepo.bulkDelete(db, scope, distinctRefs(body.items));
+  if (!checks) throw notFound('Deployment');
+  const deleted: ItemRef[] = [];
+  const failed: BulkFailure[] = [];
+  for (const check of checks) {
+    if (check.ok) deleted.push({ type: check.type, id: check.id });
+    else if (!check.found) failed.push(notFoundFailure(check));
+    else failed.push(failure(check, 400, 'The folder still has sub-folders: delete or move them first'));
+  }
+  return { deleted, failed };
 }

@@ -13,8 +13,9 @@ beforeAll(async () => {
 
 const P = '/api/v1/deployments/{deploymentId}';
 const ROUTES: [string, string, string?][] = [
-  ['get', `${P}/workspace`, 'listWorkspaceItems'],
-  ['post', `${P}/workspace/move`, 'moveWorkspaceItem'],
+  // Issue 12: Cube's operation ids (X12), were listWorkspaceItems and moveWorkspaceItem.
+  ['get', `${P}/workspace`, 'workspaceObjects'],
+  ['post', `${P}/workspace/move`, 'moveWorkspaceObject'],
   ['post', `${P}/folders`],
   ['get', `${P}/folders/{id}`],
   ['put', `${P}/folders/{id}`, 'updateFolder'],

@@ -18,7 +18,7 @@ const TENANT_TABLES =
 async function plan(params: Partial<ListParams>) {
   const scope = { accountId: acme.accountId, deploymentId: acme.deployments[0], userId: acme.memberUserId };
   const query = listItemsQuery(scope, {
-    folderId: null,
+    folder: 'root',
     search: null,
     types: ['FOLDER', 'WORKBOOK', 'REPORT'],
     field: 'updated_at',
@@ -38,6 +38,26 @@ describe('E7 query plans', () => {
     ['a 1 character search', { search: 'a' }],
     ['a 2 character search by name', { search: 'ap', field: 'name' as const }],
     ['a search by viewer_last_viewed_at', { search: 'apple', field: 'viewer_last_viewed_at' as const }],
+    // Cube's getWorkbooks and getReports: every folder, a workbook's reports, a spreadsheet's.
+    ['every folder', { folder: 'any' as const, types: ['WORKBOOK' as const] }],
+    ['the reports of a workbook', { folder: 'any' as const, types: ['REPORT' as const], workbookId: 1 }],
+    [
+      'the reports of a workbook by name',
+      { folder: 'any' as const, types: ['REPORT' as const], workbookId: 1, field: 'name' as const },
+    ],
+    [
+      'the reports of a spreadsheet',
+      { folder: 'any' as const, types: ['REPORT' as const], externalWorkbookId: 'sheet-1' },
+    ],
+    [
+      'the reports of a workbook by viewer_last_viewed_at',
+      {
+        folder: 'any' as const,
+        types: ['REPORT' as const],
+        workbookId: 1,
+        field: 'viewer_last_viewed_at' as const,
+      },
+    ],
   ])('%s scans no tenant table', async (_what, params) => {
     const details = await plan(params);
     expect(details.filter((d) => TENANT_TABLES.test(d))).toEqual([]);

@@ -102,7 +102,8 @@ describe('POST /workbooks/{id}/publish', () => {
     ).toBe(1);
     const item = await api('GET', `${base(d)}/workbooks/${wb.id}`, { auth: acme.member });
     expect(item.body.dashboardPublished).toEqual(draft(3));
-    expect(item.body.publishedDashboard).toEqual(res.body);
+    // Issue 12: the workbook's publishedDashboard carries Cube's required `status` too.
+    expect(item.body.publishedDashboard).toEqual({ ...res.body, status: 'published' });
   });
 
   it('republishing keeps the publicId, adds a version and keeps the old snapshots frozen', async () => {
