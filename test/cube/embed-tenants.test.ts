@@ -410,6 +410,27 @@ describe('POST /api/v1/embed-tenants/{embedTenantName}/user (provisionEmbedUser)
   });
 });
 
+describe('provisioning is per account', () => {
+  it("never touches another account's tenant of the same name", async () => {
+    const one = await seedAccount();
+    const two = await seedAccount();
+    const path = `/api/v1/embed-tenants/${PROVISION_TENANT}/user`;
+    const a = await api('POST', path, {
+      auth: { bearer: one.key.apiKey },
+      body: { externalId: 'same', email: 'a@x.io' },
+    });
+    const b = await api('POST', path, { auth: { bearer: two.key.apiKey }, body: { externalId: 'same' } });
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(b.body.id).not.toBe(a.body.id);
+    expect(b.body.email).toBeNull();
+    expect((await provisionState(one.accountId, 'same')).user).toMatchObject({
+      id: a.body.id,
+      email: 'a@x.io',
+    });
+    expect(await externalUserCount(two.accountId)).toBe(1);
+  });
+});
+
 describe('POST /api/v1/embed-tenants/{embedTenantName}/users (provisionEmbedUsers)', () => {
   it('applies entries in order with per-entry results (400 unknown group, 429 at the limit)', async () => {
     const account = await seedAccount();
