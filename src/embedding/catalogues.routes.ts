@@ -21,16 +21,21 @@ import {
   MINT_LIMITS,
   membersAddedSchema,
   membersRemovedSchema,
+  provisionUserBody,
+  provisionUsersBody,
+  provisionUsersSchema,
   tenantDeletedSchema,
   tenantItemParams,
   tenantListQuery,
   tenantParams,
   tenantSchema,
+  USERS_PER_PROVISION,
   updateAttributeBody,
   updateGroupBody,
   userListQuery,
   withoutNulls,
 } from './embedding.schemas';
+import * as provision from './provision.service';
 
 /**
  * Admin users (Bearer) and API keys of the account (which act as its admin) manage catalogues.
@@ -401,6 +406,62 @@ export const embedTenantsRoutes = routes(
         params.embedTenantName,
         query.search,
         pageRequest(query, 'embed-tenant-users', 1),
+      ),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/:embedTenantName/user',
+    auth,
+    summary: 'Create or update an external user of a tenant (the tenant is created if new)',
+    description:
+      'Idempotent: the same writes generate-session makes for the user (email, profile, memberships), with ' +
+      'no session. `externalId` must already be trimmed and lowercase (400 otherwise; Cube normalizes it), ' +
+      'the one generate-session finds. `email` is lowercased; omitted or null keeps the stored one (a new ' +
+      "user's is null; Cube invents a placeholder). `groups` (account-wide catalogue) and `tenantGroups` " +
+      "(the tenant's) replace that catalogue's memberships; `[]` clears, omitted or null keeps; an unknown " +
+      'name is a 400. `userProfile` leaves: omitted keeps, null clears. A new user past externalUserLimit ' +
+      'is a 429 QUOTA_EXCEEDED with Retry-After. User attributes and the security context are set by ' +
+      'generate-session (Cube does not take them here).',
+    tags: tenantTags,
+    operationId: 'provisionEmbedUser',
+    params: tenantParams,
+    body: provisionUserBody,
+    responses: { 200: embedUserSchema },
+    errors: [400, 403, 429],
+    handler: async (c, { params, body }) =>
+      provision.provisionUser(
+        c.get('db'),
+        accountPrincipal(c).account.id,
+        params.embedTenantName,
+        body,
+        now(c),
+      ),
+  }),
+  defineRoute({
+    method: 'post',
+    path: '/:embedTenantName/users',
+    auth,
+    summary: 'Create or update up to 100 external users of a tenant, each as provisionEmbedUser',
+    description:
+      `1–${USERS_PER_PROVISION} users, judged in order and written in ONE D1 batch (one read before it). ` +
+      'Partial success as in Cube: an entry naming an unknown group fails with status 400, a new user past ' +
+      'externalUserLimit with 429; the others succeed. A repeated externalId is applied in order (the last ' +
+      'entry wins; each succeeded entry shows the final row). An entry that fails validation (e.g. an ' +
+      'externalId that is not lowercase) refuses the whole call with 400. Should a concurrent writer take ' +
+      'the last places between the read and the write, the call re-plans once, then answers 429.',
+    tags: tenantTags,
+    operationId: 'provisionEmbedUsers',
+    params: tenantParams,
+    body: provisionUsersBody,
+    responses: { 200: provisionUsersSchema },
+    errors: [400, 403, 429],
+    handler: async (c, { params, body }) =>
+      provision.provisionUsers(
+        c.get('db'),
+        accountPrincipal(c).account.id,
+        params.embedTenantName,
+        body.users,
+        now(c),
       ),
   }),
   ...groupRoutes(

@@ -360,3 +360,41 @@ export const membersAddedSchema = v.object({
   unchangedMembers: v.array(embedUserSchema),
 });
 export const membersRemovedSchema = v.object({ removed: v.number() });
+
+/** Most users one provisionEmbedUsers call names (Cube: 1–100). */
+export const USERS_PER_PROVISION = 100;
+
+/**
+ * Cube's ProvisionEmbedUserInput. `externalId` follows edgeboard's rule (already trimmed and
+ * lowercase, else 400) so a provisioned user is the one generate-session finds; `email` is
+ * trimmed and lowercased. Omitted or null keeps a field; `groups`/`tenantGroups` replace.
+ */
+export const provisionUserBody = obj({
+  externalId,
+  email: nullish(
+    v.pipe(v.string(), v.trim(), v.toLowerCase(), v.maxLength(254), v.email('Expected an email address')),
+  ),
+  groups: nullish(v.pipe(v.array(catalogueName), v.maxLength(MINT_LIMITS.groupsPerRequest))),
+  tenantGroups: nullish(v.pipe(v.array(catalogueName), v.maxLength(MINT_LIMITS.groupsPerRequest))),
+  userProfile: nullish(
+    obj({
+      displayName: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(255)))),
+      picture: v.optional(v.nullable(httpUrl)),
+    }),
+  ),
+});
+export type ProvisionUserInput = v.InferOutput<typeof provisionUserBody>;
+
+export const provisionUsersBody = obj({
+  users: v.pipe(v.array(provisionUserBody), v.minLength(1), v.maxLength(USERS_PER_PROVISION)),
+});
+
+export const provisionUsersSchema = v.object({
+  succeeded: v.array(embedUserSchema),
+  failed: v.array(
+    v.object({
+      externalId: v.string(),
+      error: v.object({ status: v.number(), message: v.string() }),
+    }),
+  ),
+});

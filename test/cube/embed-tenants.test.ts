@@ -2,8 +2,8 @@
 // as a Cube client calls them (`Authorization: Bearer <API key>`), each answer checked for the
 // fields Cube marks required with Cube's types.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { load, mintOk, publishDashboard, rows, setEmbed } from '../embedding/fixtures';
-import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
+import { claimsOf, load, mintOk, publishDashboard, rows, setEmbed } from '../embedding/fixtures';
+import { expectError, OPERATOR, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 
 let acme: SeededAccount;
@@ -257,5 +257,259 @@ describe('user attributes (getUserAttributes, createUserAttribute, updateUserAtt
       ),
     ).toEqual([{ value: 'true' }]);
     expect(typeof sid).toBe('string');
+  });
+});
+
+const PROVISION_TENANT = 'cube-provisioned';
+
+async function provisionState(accountId: number, externalId: string) {
+  const [user] = await rows<any>(
+    `SELECT u.id, u.email, u.display_name, u.picture, t.name AS tenant FROM embed_users u
+     JOIN embed_tenants t ON t.id = u.tenant_id WHERE u.account_id = ? AND u.external_id = ?`,
+    accountId,
+    externalId,
+  );
+  const groups = await rows<{ name: string; scope: string }>(
+    `SELECT g.name, CASE WHEN g.tenant_id IS NULL THEN 'account' ELSE 'tenant' END AS scope
+     FROM embed_memberships m JOIN embed_groups g ON g.id = m.group_id
+     JOIN embed_users u ON u.id = m.user_id WHERE u.account_id = ? AND u.external_id = ? ORDER BY g.name`,
+    accountId,
+    externalId,
+  );
+  return { user, groups };
+}
+
+const externalUserCount = async (accountId: number) =>
+  (await rows<{ n: number }>('SELECT external_user_count AS n FROM accounts WHERE id = ?', accountId))[0]?.n;
+
+async function limitTo(accountId: number, limit: number) {
+  const res = await api('PATCH', `/admin/v1/accounts/${accountId}`, {
+    auth: OPERATOR,
+    body: { externalUserLimit: limit },
+  });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+}
+
+describe('POST /api/v1/embed-tenants/{embedTenantName}/user (provisionEmbedUser)', () => {
+  it('creates the tenant and the user with every Cube field, then updates it idempotently', async () => {
+    const account = await seedAccount();
+    const auth = { bearer: account.key.apiKey };
+    expect(
+      (await api('POST', '/api/v1/groups', { auth: account.admin, body: { name: 'global-readers' } })).status,
+    ).toBe(200);
+    // The tenant's group is created with the tenant, before the user.
+    expect(
+      (
+        await api('POST', `/api/v1/embed-tenants/${PROVISION_TENANT}/groups`, {
+          auth,
+          body: { name: 'team-a' },
+        })
+      ).status,
+    ).toBe(200);
+    const path = `/api/v1/embed-tenants/${PROVISION_TENANT}/user`;
+    const before = await externalUserCount(account.accountId);
+    const body = {
+      externalId: 'carol-1',
+      email: ' Carol@Example.com ',
+      groups: ['global-readers'],
+      tenantGroups: ['team-a'],
+      userProfile: { displayName: 'Carol', picture: 'https://example.com/c.png' },
+    };
+    const created = await api('POST', path, { auth, body });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    expect(created.body).toEqual({
+      id: expect.any(Number),
+      username: 'carol-1',
+      externalId: 'carol-1',
+      email: 'carol@example.com',
+      firstName: 'Carol',
+      createdAt: expect.any(String),
+      lastLogin: null,
+    });
+    expect(await provisionState(account.accountId, 'carol-1')).toEqual({
+      user: {
+        id: created.body.id,
+        email: 'carol@example.com',
+        display_name: 'Carol',
+        picture: 'https://example.com/c.png',
+        tenant: PROVISION_TENANT,
+      },
+      groups: [
+        { name: 'global-readers', scope: 'account' },
+        { name: 'team-a', scope: 'tenant' },
+      ],
+    });
+    expect(await externalUserCount(account.accountId)).toBe((before ?? 0) + 1);
+
+    const again = await api('POST', path, { auth, body });
+    expect(again.status).toBe(200);
+    expect(again.body).toEqual(created.body);
+    expect(await externalUserCount(account.accountId)).toBe((before ?? 0) + 1);
+
+    // Nulls and omissions keep; [] clears one catalogue's memberships; a null profile leaf clears it.
+    const updated = await api('POST', path, {
+      auth: { apiKey: account.key.apiKey },
+      body: {
+        externalId: 'carol-1',
+        email: null,
+        groups: [],
+        tenantGroups: null,
+        userProfile: { picture: null },
+      },
+    });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect(updated.body).toMatchObject({
+      id: created.body.id,
+      email: 'carol@example.com',
+      firstName: 'Carol',
+    });
+    expect(await provisionState(account.accountId, 'carol-1')).toEqual({
+      user: expect.objectContaining({ picture: null, display_name: 'Carol' }),
+      groups: [{ name: 'team-a', scope: 'tenant' }],
+    });
+
+    // A minimal body: email null for a new user.
+    const bare = await api('POST', path, { auth: account.admin, body: { externalId: 'dave' } });
+    expect(bare.status, JSON.stringify(bare.body)).toBe(200);
+    expect(bare.body).toMatchObject({ username: 'dave', email: null, firstName: null, lastLogin: null });
+
+    // The provisioned user is the one generate-session finds (no second user, same id).
+    const sid = await mintOk(account.key, {
+      deploymentId: account.deployments[0],
+      externalId: 'carol-1',
+      embedTenantName: PROVISION_TENANT,
+    });
+    expect(claimsOf(sid).sub).toBe(`e:${created.body.id}`);
+    const tenants = await api('GET', `/api/v1/embed-tenants?search=${PROVISION_TENANT}`, { auth });
+    expect(tenants.body.items[0]).toMatchObject({ name: PROVISION_TENANT, userCount: 2 });
+  });
+
+  it('refuses an unknown group (400), a non-canonical externalId (400) and a new user past the limit (429)', async () => {
+    const account = await seedAccount();
+    const auth = { bearer: account.key.apiKey };
+    const path = `/api/v1/embed-tenants/${PROVISION_TENANT}/user`;
+    expectError(await api('POST', path, { auth, body: { externalId: 'erin', tenantGroups: ['nope'] } }), 400);
+    expectError(await api('POST', path, { auth, body: { externalId: 'erin', groups: ['nope'] } }), 400);
+    expectError(await api('POST', path, { auth, body: { externalId: 'Erin' } }), 400);
+    expectError(await api('POST', path, { auth, body: { externalId: ' erin' } }), 400);
+    expectError(await api('POST', path, { auth, body: { externalId: 'erin', unknownField: 1 } }), 400);
+    expect(await rows('SELECT id FROM embed_users WHERE account_id = ?', account.accountId)).toEqual([]);
+
+    await limitTo(account.accountId, 1);
+    expect((await api('POST', path, { auth, body: { externalId: 'erin' } })).status).toBe(200);
+    const refused = await api('POST', path, { auth, body: { externalId: 'frank' } });
+    expectError(refused, 429, 'QUOTA_EXCEEDED');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    // A returning user at the limit is an update, not a new user.
+    const kept = await api('POST', path, { auth, body: { externalId: 'erin', email: 'erin@example.com' } });
+    expect(kept.status).toBe(200);
+    expect(await externalUserCount(account.accountId)).toBe(1);
+    expect(
+      await rows('SELECT external_id, email FROM embed_users WHERE account_id = ?', account.accountId),
+    ).toEqual([{ external_id: 'erin', email: 'erin@example.com' }]);
+  });
+});
+
+describe('provisioning is per account', () => {
+  it("never touches another account's tenant of the same name", async () => {
+    const one = await seedAccount();
+    const two = await seedAccount();
+    const path = `/api/v1/embed-tenants/${PROVISION_TENANT}/user`;
+    const a = await api('POST', path, {
+      auth: { bearer: one.key.apiKey },
+      body: { externalId: 'same', email: 'a@x.io' },
+    });
+    const b = await api('POST', path, { auth: { bearer: two.key.apiKey }, body: { externalId: 'same' } });
+    expect([a.status, b.status]).toEqual([200, 200]);
+    expect(b.body.id).not.toBe(a.body.id);
+    expect(b.body.email).toBeNull();
+    expect((await provisionState(one.accountId, 'same')).user).toMatchObject({
+      id: a.body.id,
+      email: 'a@x.io',
+    });
+    expect(await externalUserCount(two.accountId)).toBe(1);
+  });
+});
+
+describe('POST /api/v1/embed-tenants/{embedTenantName}/users (provisionEmbedUsers)', () => {
+  it('applies entries in order with per-entry results (400 unknown group, 429 at the limit)', async () => {
+    const account = await seedAccount();
+    const auth = { bearer: account.key.apiKey };
+    expect(
+      (
+        await api('POST', `/api/v1/embed-tenants/${PROVISION_TENANT}/groups`, {
+          auth,
+          body: { name: 'team-b' },
+        })
+      ).status,
+    ).toBe(200);
+    await limitTo(account.accountId, 2);
+    const res = await api('POST', `/api/v1/embed-tenants/${PROVISION_TENANT}/users`, {
+      auth,
+      body: {
+        users: [
+          {
+            externalId: 'u1',
+            email: 'u1@example.com',
+            tenantGroups: ['team-b'],
+            groups: null,
+            userProfile: null,
+          },
+          { externalId: 'u2', tenantGroups: ['missing-group'] },
+          { externalId: 'u2', userProfile: { displayName: 'Two' } },
+          { externalId: 'u3' },
+          { externalId: 'u1', userProfile: { displayName: 'One' } },
+        ],
+      },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.failed).toEqual([
+      { externalId: 'u2', error: { status: 400, message: expect.stringContaining('missing-group') } },
+      { externalId: 'u3', error: { status: 429, message: expect.any(String) } },
+    ]);
+    expect(res.body.succeeded.map((u: any) => [u.externalId, u.firstName])).toEqual([
+      ['u1', 'One'],
+      ['u2', 'Two'],
+      ['u1', 'One'],
+    ]);
+    for (const u of res.body.succeeded) {
+      expect(u).toEqual({
+        id: expect.any(Number),
+        username: u.externalId,
+        externalId: u.externalId,
+        email: expect.toSatisfy((e: unknown) => e === null || typeof e === 'string'),
+        firstName: expect.any(String),
+        createdAt: expect.any(String),
+        lastLogin: null,
+      });
+    }
+    expect(
+      await rows(
+        'SELECT external_id, email, display_name FROM embed_users WHERE account_id = ? ORDER BY external_id',
+        account.accountId,
+      ),
+    ).toEqual([
+      { external_id: 'u1', email: 'u1@example.com', display_name: 'One' },
+      { external_id: 'u2', email: null, display_name: 'Two' },
+    ]);
+    expect((await provisionState(account.accountId, 'u1')).groups).toEqual([
+      { name: 'team-b', scope: 'tenant' },
+    ]);
+    expect(await externalUserCount(account.accountId)).toBe(2);
+  });
+
+  it('refuses an empty or oversized list and invalid entries as a whole (400)', async () => {
+    const path = `/api/v1/embed-tenants/${PROVISION_TENANT}/users`;
+    const auth = key();
+    expectError(await api('POST', path, { auth, body: { users: [] } }), 400);
+    const many = Array.from({ length: 101 }, (_, i) => ({ externalId: `bulk-${i}` }));
+    expectError(await api('POST', path, { auth, body: { users: many } }), 400);
+    expectError(await api('POST', path, { auth, body: { users: [{ externalId: 'OK' }] } }), 400);
+    expect(
+      await rows(
+        "SELECT id FROM embed_users WHERE account_id = ? AND external_id LIKE 'bulk-%'",
+        acme.accountId,
+      ),
+    ).toEqual([]);
   });
 });

@@ -1,5 +1,8 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
+import { recordStatements, stopRecording } from '../../src/core/db';
+import { seedAccount } from '../helpers/harness';
+import { api } from '../helpers/http';
 
 const EMBED_TABLES = [
   'embed_tenants',
@@ -56,6 +59,46 @@ describe('embedding statements are index-served', () => {
     for (const statement of statements) {
       const plan = await planOf(statement);
       expect(fullScan(plan), `${statement}: ${plan}`).toBe(false);
+    }
+  });
+});
+
+describe('provisionEmbedUsers statements are index-served', () => {
+  it('its read and write batches scan no embedding table', async () => {
+    const account = await seedAccount();
+    const auth = { bearer: account.key.apiKey };
+    const tenant = 'plan-provisioned';
+    expect(
+      (await api('POST', `/api/v1/embed-tenants/${tenant}/groups`, { auth, body: { name: 'g1' } })).status,
+    ).toBe(200);
+    expect((await api('POST', '/api/v1/groups', { auth: account.admin, body: { name: 'all' } })).status).toBe(
+      200,
+    );
+    const log = recordStatements();
+    try {
+      const res = await api('POST', `/api/v1/embed-tenants/${tenant}/users`, {
+        auth,
+        body: {
+          users: [
+            { externalId: 'p1', email: 'p1@example.com', groups: ['all'], tenantGroups: ['g1'] },
+            { externalId: 'p2', groups: [], tenantGroups: [], userProfile: { displayName: 'P' } },
+          ],
+        },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.failed).toEqual([]);
+    } finally {
+      stopRecording();
+    }
+    const ours = log.filter((s) => /embed_/.test(s.sql));
+    expect(ours.length).toBeGreaterThan(5);
+    for (const statement of ours) {
+      const plan = await planOf(statement.sql, ...statement.params);
+      // Any table (aliases included) read without an index; json_each is a virtual table.
+      const scans = plan
+        .split('\n')
+        .filter((line) => /^SCAN /.test(line.trim()) && !/VIRTUAL TABLE|USING (COVERING )?INDEX/.test(line));
+      expect(scans, `${statement.sql}\n${plan}`).toEqual([]);
     }
   });
 });

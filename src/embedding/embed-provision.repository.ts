@@ -1,0 +1,141 @@
+import { type SQL, sql } from 'drizzle-orm';
+import { runBatch } from '../core/db';
+import type { Db } from '../env';
+import { type EmbedUserRow, toEmbedUser } from './catalogues.repository';
+import { externalUserQuotaGuard, guardOf } from './embed-sessions.repository';
+
+/**
+ * SQL of provisionEmbedUser(s): one read batch and one write batch per call, whatever the
+ * number of users. Rows are found through natural keys (account + tenant name, tenant +
+ * externalId, catalogue + name), so no statement needs an id an earlier one produced.
+ */
+
+/** What provisioning decides on: the quota, and which users and group names already exist. */
+export interface ProvisionRead {
+  externalUserCount: number;
+  externalUserLimit: number;
+  /** externalIds of the tenant's stored users among those asked for. */
+  existing: Set<string>;
+  /** Names found in the account-wide catalogue (Cube's `groups`). */
+  accountGroups: Set<string>;
+  /** Names found in the tenant's catalogue (Cube's `tenantGroups`). */
+  tenantGroups: Set<string>;
+}
+
+const tenantOf = (accountId: number, tenantName: string): SQL =>
+  sql`(SELECT id FROM embed_tenants WHERE account_id = ${accountId} AND name = ${tenantName})`;
+
+const names = (rows: D1Result<unknown> | undefined, column: string): Set<string> =>
+  new Set(((rows?.results ?? []) as Record<string, string>[]).map((r) => r[column] as string));
+
+/** Everything provisioning checks, in ONE batch; every statement is served by an index. */
+export async function readProvisionState(
+  db: Db,
+  q: {
+    accountId: number;
+    tenantName: string;
+    externalIds: string[];
+    accountGroups: string[];
+    tenantGroups: string[];
+  },
+): Promise<ProvisionRead> {
+  const tenant = tenantOf(q.accountId, q.tenantName);
+  const [account, users, accountGroups, tenantGroups] = await runBatch(db, [
+    sql`SELECT external_user_count, external_user_limit FROM accounts WHERE id = ${q.accountId}`,
+    sql`SELECT u.external_id FROM embed_users u
+      WHERE u.tenant_id = ${tenant} AND u.external_id IN (SELECT value FROM json_each(${JSON.stringify(q.externalIds)}))`,
+    sql`SELECT g.name FROM embed_groups g WHERE g.account_id = ${q.accountId} AND g.tenant_id IS NULL
+      AND g.name IN (SELECT value FROM json_each(${JSON.stringify(q.accountGroups)}))`,
+    sql`SELECT g.name FROM embed_groups g WHERE g.account_id = ${q.accountId} AND g.tenant_id = ${tenant}
+      AND g.name IN (SELECT value FROM json_each(${JSON.stringify(q.tenantGroups)}))`,
+  ]);
+  const head = (account?.results[0] ?? {}) as { external_user_count?: number; external_user_limit?: number };
+  return {
+    externalUserCount: head.external_user_count ?? 0,
+    externalUserLimit: head.external_user_limit ?? 0,
+    existing: names(users, 'external_id'),
+    accountGroups: names(accountGroups, 'name'),
+    tenantGroups: names(tenantGroups, 'name'),
+  };
+}
+
+/** One user's writes: only the fields given are set; group lists given replace that scope's memberships. */
+export interface ProvisionWrite {
+  externalId: string;
+  set: { email?: string; displayName?: string | null; picture?: string | null };
+  accountGroups?: string[];
+  tenantGroups?: string[];
+}
+
+const USER_COLUMNS = { email: 'email', displayName: 'display_name', picture: 'picture' } as const;
+
+export type ProvisionOutcome =
+  | { ok: true; users: Map<string, ReturnType<typeof toEmbedUser>> }
+  | { ok: false; reason: 'quota_exceeded' };
+
+/**
+ * Every user's writes as ONE batch (one transaction), applied in the order given, so a repeated
+ * externalId ends with its last entry. The quota guard counts the request's new users inside the
+ * same transaction as their inserts: a concurrent writer cannot take the account past its limit.
+ */
+export async function writeProvision(
+  db: Db,
+  w: { accountId: number; tenantName: string; users: ProvisionWrite[] },
+  now: string,
+): Promise<ProvisionOutcome> {
+  const tenant = tenantOf(w.accountId, w.tenantName);
+  const ids = JSON.stringify([...new Set(w.users.map((u) => u.externalId))]);
+  const newUsers = sql`SELECT count(*) FROM json_each(${ids}) d
+    WHERE NOT EXISTS (SELECT 1 FROM embed_users x WHERE x.tenant_id = ${tenant} AND x.external_id = d.value)`;
+  const statements: SQL[] = [
+    sql`INSERT INTO embed_tenants (account_id, name, created_at)
+      VALUES (${w.accountId}, ${w.tenantName}, ${now}) ON CONFLICT DO NOTHING`,
+    externalUserQuotaGuard(w.accountId, newUsers),
+  ];
+  const scopes = {
+    accountGroups: sql`g.account_id = ${w.accountId} AND g.tenant_id IS NULL`,
+    tenantGroups: sql`g.account_id = ${w.accountId} AND g.tenant_id = ${tenant}`,
+  };
+  for (const u of w.users) {
+    const user = sql`(SELECT id FROM embed_users WHERE tenant_id = ${tenant} AND external_id = ${u.externalId})`;
+    const fields = (Object.keys(USER_COLUMNS) as (keyof typeof USER_COLUMNS)[]).filter(
+      (f) => u.set[f] !== undefined,
+    );
+    const value = (f: keyof typeof USER_COLUMNS) => u.set[f] ?? null;
+    const onConflict =
+      fields.length === 0
+        ? sql`DO NOTHING`
+        : sql`DO UPDATE SET ${sql.join(
+            fields.map((f) => sql`${sql.raw(USER_COLUMNS[f])} = excluded.${sql.raw(USER_COLUMNS[f])}`),
+            sql`, `,
+          )}, updated_at = excluded.updated_at`;
+    statements.push(sql`INSERT INTO embed_users
+        (account_id, tenant_id, external_id, email, display_name, picture, security_context, created_at, updated_at)
+      VALUES (${w.accountId}, ${tenant}, ${u.externalId}, ${value('email')}, ${value('displayName')},
+        ${value('picture')}, NULL, ${now}, ${now})
+      ON CONFLICT (tenant_id, external_id) ${onConflict}`);
+    for (const kind of ['accountGroups', 'tenantGroups'] as const) {
+      const given = u[kind];
+      if (given === undefined) continue;
+      const list = JSON.stringify(given);
+      statements.push(sql`DELETE FROM embed_memberships WHERE user_id = ${user} AND group_id IN (
+        SELECT g.id FROM embed_groups g WHERE ${scopes[kind]} AND g.name NOT IN (SELECT value FROM json_each(${list})))`);
+      if (given.length > 0) {
+        statements.push(sql`INSERT INTO embed_memberships (user_id, group_id)
+          SELECT ${user}, g.id FROM embed_groups g
+          WHERE ${scopes[kind]} AND g.name IN (SELECT value FROM json_each(${list}))
+          ON CONFLICT DO NOTHING`);
+      }
+    }
+  }
+  statements.push(sql`SELECT u.id, u.external_id, u.email, u.display_name, u.created_at FROM embed_users u
+    WHERE u.tenant_id = ${tenant} AND u.external_id IN (SELECT value FROM json_each(${ids}))`);
+  try {
+    const results = await runBatch(db, statements);
+    const rows = (results[results.length - 1]?.results ?? []) as unknown as EmbedUserRow[];
+    return { ok: true, users: new Map(rows.map((r) => [r.external_id, toEmbedUser(r)])) };
+  } catch (error) {
+    if (guardOf(error) === 'quota_exceeded') return { ok: false, reason: 'quota_exceeded' };
+    throw error;
+  }
+}
