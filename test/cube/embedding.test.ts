@@ -93,6 +93,8 @@ describe('POST /api/v1/embed/generate-session (generateSession)', () => {
 
     const loaded = await load(publicId, res.body.sessionId);
     expect(loaded.status, JSON.stringify(loaded.body)).toBe(200);
+    // Cube's Dashboard marks `status` required.
+    expect(loaded.body.status).toBe('published');
     expect(loaded.body.settings).toMatchObject({
       locale: 'de-DE',
       timezone: 'Europe/Berlin',
