@@ -42,7 +42,7 @@ import * as provision from './provision.service';
  * One factory serves the four catalogue route sets: groups and user attributes, account-wide
  * (/api/v1/groups, /api/v1/user-attributes) and per embed tenant (/api/v1/embed-tenants/{name}/…).
  */
-const auth = 'adminOrApiKey' as const;
+const auth = 'admin' as const;
 
 const noParams = v.object({});
 

@@ -122,7 +122,7 @@ export const embedRoutes = routes(
   defineRoute({
     method: 'post',
     path: '/session/revoke',
-    auth: 'adminOrApiKey',
+    auth: 'admin',
     summary: 'Revoke an embed session',
     description:
       'Records the revocation in D1 (checked by every load and token exchange) and deletes the KV entry; ' +

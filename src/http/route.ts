@@ -13,7 +13,7 @@ import type { AppEnv } from '../env';
  * the route's `security` in the OpenAPI document, so the two cannot drift.
  * - `user`: any user's access token; `admin`: an admin user's access token; both take an API
  *   key too (`Api-Key <key>` or `Bearer <key>`), acting as the account's admin within its scope;
- * - `apiKey`: an account API key only; `adminOrApiKey`: the same as `admin` (kept for callers);
+ * - `apiKey`: an account API key only;
  * - `operator`: the ADMIN_TOKEN secret; `session`: an embed session, read by the handler;
  * - `none`: no credential.
  * A route whose credential is checked inside its own query (generate-session) passes
@@ -26,7 +26,6 @@ export type RouteAuth =
   | 'user'
   | 'admin'
   | 'apiKey'
-  | 'adminOrApiKey'
   | { kind: 'apiKey' | 'session'; middleware: MiddlewareHandler<AppEnv> };
 
 type AuthName = Exclude<RouteAuth, object>;
@@ -35,13 +34,9 @@ const AUTH: Record<AuthName, { doc: AuthKind; middleware?: MiddlewareHandler<App
   none: { doc: 'none' },
   session: { doc: 'session' },
   operator: { doc: 'operator', middleware: authenticateOperator },
-  user: { doc: 'bearerOrApiKey', middleware: authenticate(['Bearer']) },
-  admin: { doc: 'bearerOrApiKey', middleware: authenticate(['Bearer'], { role: 'admin' }) },
+  user: { doc: 'bearerOrApiKey', middleware: authenticate(['Bearer', 'Api-Key']) },
+  admin: { doc: 'bearerOrApiKey', middleware: authenticate(['Bearer', 'Api-Key'], { role: 'admin' }) },
   apiKey: { doc: 'apiKey', middleware: authenticate(['Api-Key']) },
-  adminOrApiKey: {
-    doc: 'bearerOrApiKey',
-    middleware: authenticate(['Bearer', 'Api-Key'], { role: 'admin' }),
-  },
 };
 
 /** A response that is not JSON (an image, a page): documented by its content type. */
