@@ -1,9 +1,9 @@
 import { createApp } from './app';
 import { countedD1, createDb } from './core/db';
+import type { Bindings, BuildMessage } from './core/env';
 import { consumeBuilds } from './deployments/deployments.consumer';
 import { sweepStrandedBuilds } from './deployments/deployments.service';
 import { purgeExpiredRevocations } from './embedding/embed-sessions.service';
-import type { Bindings, BuildMessage } from './env';
 import {
   consumeNotificationDeadLetters,
   consumeNotifications,

@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { accessTokens, accounts, apiKeys, users } from '../../schema/accounts';
 import { mapRow, runBatch } from '../core/db';
-import type { Db } from '../env';
+import type { Db } from '../core/env';
 import type {
   Account,
   CreateAccountInput,

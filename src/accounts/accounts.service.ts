@@ -1,9 +1,9 @@
 import { PLAN_DEFAULTS } from '../../schema/accounts';
 import { ACCESS_TOKEN_PREFIX, API_KEY_PREFIX, issueSecret } from '../auth/credentials';
+import type { Db } from '../core/env';
 import { ApiError, conflict, notFound } from '../core/errors';
 import { afterId, pageRequest, toPage } from '../core/pagination';
 import { slugify } from '../core/text';
-import type { Db } from '../env';
 import * as repo from './accounts.repository';
 import type { CreateAccountInput, CreateUserInput, UpdateAccountInput } from './accounts.schemas';
 

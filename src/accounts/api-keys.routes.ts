@@ -1,9 +1,9 @@
 import type { Context } from 'hono';
 import { accountPrincipal, requireAccountWide } from '../auth/auth.middleware';
 import { nowOf } from '../auth/deployment-scope';
+import type { AppEnv } from '../core/env';
 import { pageQuery, pageSchema } from '../core/pagination';
 import { deletedSchema, idParams } from '../core/validation';
-import type { AppEnv } from '../env';
 import { defineRoute, routes } from '../http/route';
 import { apiKeyCreatedSchema, apiKeySchema, createApiKeyBody } from './accounts.schemas';
 import { createApiKey, deleteApiKey, listApiKeys } from './accounts.service';

@@ -2,9 +2,9 @@ import type { Context } from 'hono';
 import * as v from 'valibot';
 import { accountPrincipal, requireAccountWide, requireAdmin, userPrincipal } from '../auth/auth.middleware';
 import { nowOf } from '../auth/deployment-scope';
+import type { AppEnv } from '../core/env';
 import { pageQuery, pageSchema } from '../core/pagination';
 import { deletedSchema, idParams, idString } from '../core/validation';
-import type { AppEnv } from '../env';
 import { defineRoute, routes } from '../http/route';
 import { accessTokenCreatedSchema, accessTokenSchema, createUserBody, userSchema } from './accounts.schemas';
 import {

@@ -1,11 +1,11 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import { digestsEqual, secretsEqual, sha256Hex } from '../core/crypto';
+import type { AppEnv } from '../core/env';
 import { ApiError } from '../core/errors';
-import type { AppEnv } from '../env';
+import type { AccountPrincipal, ActingUser, Principal } from '../core/principal';
 import { findAccessToken, findApiKey } from './auth.repository';
 import { API_KEY_PREFIX } from './credentials';
-import type { AccountPrincipal, ActingUser, Principal } from './principal';
 
 export type Scheme = 'Bearer' | 'Api-Key';
 

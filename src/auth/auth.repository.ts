@@ -1,4 +1,4 @@
-import type { AccountContext } from './principal';
+import type { AccountContext } from '../core/principal';
 
 const ACCOUNT_COLUMNS = `a.id AS account_id, a.plan, a.use_creator_mode, a.external_user_limit,
   a.embed_session_ttl_seconds, a.show_dashboard_chat`;

@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { isoNow } from '../core/clock';
-import type { AppEnv } from '../env';
+import type { AppEnv } from '../core/env';
 import { accountPrincipal, requireDeploymentScope, userPrincipal } from './auth.middleware';
 
 /**

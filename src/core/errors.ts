@@ -88,6 +88,10 @@ export function retryAfterOf(err: ApiError): string | undefined {
 }
 
 export const notFound = (what = 'Resource'): ApiError => new ApiError('NOT_FOUND', `${what} not found`);
+
+/** Whether `err` is the 404 `notFound(what)` builds (not another resource's 404). */
+export const isNotFound = (err: unknown, what: string): boolean =>
+  err instanceof ApiError && err.code === 'NOT_FOUND' && err.message === notFound(what).message;
 export const badRequest = (message: string, details?: ErrorDetail[]): ApiError =>
   new ApiError('BAD_REQUEST', message, details);
 export const conflict = (message: string): ApiError => new ApiError('CONFLICT', message);

@@ -62,6 +62,3 @@ export function jsonBounds<T>(limits: JsonLimits) {
 export function jsonBoundsDoc(limits: JsonLimits) {
   return { 'x-max-depth': limits.maxDepth, 'x-max-bytes': limits.maxBytes, description: describe(limits) };
 }
-
-/** Default limits of a free-form object (`meta`, widget `config`, `settings`, …). */
-export const FREE_OBJECT_LIMITS: JsonLimits = { maxDepth: 16, maxBytes: 64 * 1024 };

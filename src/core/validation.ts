@@ -2,14 +2,7 @@ import type { Context, Env, MiddlewareHandler } from 'hono';
 import { resolver, uniqueSymbol } from 'hono-openapi';
 import * as v from 'valibot';
 import { ApiError, type ErrorDetail } from './errors';
-import {
-  FREE_OBJECT_LIMITS,
-  type JsonLimits,
-  jsonBounds,
-  jsonBoundsDoc,
-  MAX_BODY_DEPTH,
-  tooDeepAt,
-} from './json';
+import { type JsonLimits, jsonBounds, jsonBoundsDoc, MAX_BODY_DEPTH, tooDeepAt } from './json';
 
 type Target = 'json' | 'query' | 'param';
 
@@ -182,13 +175,6 @@ export const boundedObject = (limits: JsonLimits) =>
     jsonBounds<Record<string, unknown>>(limits),
     v.metadata({ type: 'object', additionalProperties: {}, ...jsonBoundsDoc(limits) }),
   );
-
-/** Any JSON value (object, array or scalar) within `limits` of depth and size. */
-export const boundedJson = (limits: JsonLimits) =>
-  v.pipe(v.unknown(), jsonBounds<unknown>(limits), v.metadata(jsonBoundsDoc(limits)));
-
-/** A free-form JSON object with the default limits (16 levels, 64 KiB). */
-export const freeObject = boundedObject(FREE_OBJECT_LIMITS);
 
 /** The answer of every delete (contract §1). */
 export const deletedSchema = v.object({ id: v.number(), deleted: v.literal(true) });

@@ -1,8 +1,8 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { DeploymentScope } from '../auth/deployment-scope';
 import { runBatch } from '../core/db';
+import type { Db } from '../core/env';
 import { deploymentOwned } from '../core/tenancy';
-import type { Db } from '../env';
 import { publishedJson, reportSnapshotsJson } from './dashboards.queries';
 import type { DashboardConfig, PublishedDashboard, PublishInput, ReportSnapshot } from './dashboards.schemas';
 

@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { jsonBounds, jsonBoundsDoc } from '../core/json';
-import { boundedObject, idString, obj, objectOf } from '../core/validation';
+import { boundedObject, idNumber, idString, obj, objectOf } from '../core/validation';
 import {
   COLUMN_FORMATS_LIMITS,
   DASHBOARD_CONFIG_LIMITS,
@@ -337,8 +337,8 @@ export const dashboardStateSchema = v.object({
  */
 export const publishBody = v.optional(
   obj({
-    workbookId: v.optional(v.number()),
-    dashboardId: v.nullish(v.number()),
+    workbookId: v.optional(idNumber),
+    dashboardId: v.nullish(idNumber),
     allowEmbed: v.nullish(v.boolean()),
     config: v.nullish(dashboardConfigInput),
     title: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(500)))),

@@ -1,9 +1,9 @@
 import type { DeploymentScope } from '../auth/deployment-scope';
 import { randomId } from '../core/crypto';
+import type { Db } from '../core/env';
 import { ApiError, badRequest, notFound } from '../core/errors';
 import { pageRequest, toPage } from '../core/pagination';
 import { withStorageQuota } from '../core/storage-quota';
-import type { Db } from '../env';
 import * as repo from './dashboards.repository';
 import type { DashboardConfig, PublishedDashboard, PublishInput } from './dashboards.schemas';
 

@@ -1,6 +1,6 @@
 import type { DeploymentScope } from '../auth/deployment-scope';
+import type { Db } from '../core/env';
 import { ApiError, badRequest, notFound } from '../core/errors';
-import type { Db } from '../env';
 import * as repo from './embed-access.repository';
 import type { EmbedAccess, UpdateEmbedAccessInput } from './embed-access.schemas';
 

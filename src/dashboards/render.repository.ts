@@ -1,6 +1,6 @@
 import { sql } from 'drizzle-orm';
+import type { Db } from '../core/env';
 import { deploymentOwned } from '../core/tenancy';
-import type { Db } from '../env';
 import type { RenderConfig, RenderSnapshot } from '../render/render.types';
 import { publishedJson } from './dashboards.queries';
 import type { PublishedDashboard } from './dashboards.schemas';

@@ -1,6 +1,6 @@
 import type { DeploymentScope } from '../auth/deployment-scope';
+import type { Db } from '../core/env';
 import { notFound } from '../core/errors';
-import type { Db } from '../env';
 import { type RenderedDashboard, renderDashboard } from '../render/render';
 import type { RenderInput } from '../render/render.types';
 import { findRenderSource } from './render.repository';

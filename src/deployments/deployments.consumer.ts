@@ -1,6 +1,6 @@
 import { currentClock } from '../core/clock';
 import { countedD1, createDb } from '../core/db';
-import type { Bindings, BuildMessage } from '../env';
+import type { Bindings, BuildMessage } from '../core/env';
 import { runBuild } from './deployments.service';
 
 /** The builds queue: each message names one build; redeliveries are harmless (claimBuild). */

@@ -1,7 +1,7 @@
 import { and, asc, eq, sql } from 'drizzle-orm';
 import { type BuildStatus, builds, deployments, projectFiles } from '../../schema/deployments';
 import { mapRow, runBatch } from '../core/db';
-import type { Db } from '../env';
+import type { Db } from '../core/env';
 
 export type DeploymentRow = typeof deployments.$inferSelect;
 export type NewDeployment = Omit<typeof deployments.$inferInsert, 'id'>;

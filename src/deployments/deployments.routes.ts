@@ -6,9 +6,9 @@ import {
   userPrincipal,
 } from '../auth/auth.middleware';
 import { nowOf } from '../auth/deployment-scope';
+import type { AppEnv } from '../core/env';
 import { pageQuery } from '../core/pagination';
 import { idParams } from '../core/validation';
-import type { AppEnv } from '../env';
 import { defineRoute, routes } from '../http/route';
 import {
   advanceCreationStepBody,

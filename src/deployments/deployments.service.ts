@@ -1,8 +1,8 @@
 import type * as v from 'valibot';
+import type { BuildMessage, Db } from '../core/env';
 import { ApiError, badRequest } from '../core/errors';
 import { afterId, pageRequest, toPage } from '../core/pagination';
 import { slugify } from '../core/text';
-import type { BuildMessage, Db } from '../env';
 import * as repo from './deployments.repository';
 import {
   type CloudProvider,

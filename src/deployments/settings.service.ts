@@ -1,10 +1,12 @@
+import type { Db } from '../core/env';
 import { ApiError, badRequest } from '../core/errors';
-import type { Db } from '../env';
+import { jsonLimitError } from '../core/json';
 import * as repo from './deployments.repository';
 import {
   type DeploymentSettings,
   REGIONS,
   RELEASE_CHANNELS,
+  TEMPLATE_VARIABLES_LIMITS,
   type UpdateDeploymentInput,
 } from './deployments.schemas';
 import { BRANCH, checkRegion, getDeployment, presentCube } from './deployments.service';
@@ -104,6 +106,11 @@ export async function updateDeployment(
       ...((settings.templateVariables as Record<string, unknown> | undefined) ?? {}),
       ...input.templateVariables,
     };
+    // The limit holds for what is stored, not only for each request's part of it: merged PUTs
+    // must not grow the row without bound.
+    const problem = jsonLimitError(settings.templateVariables, TEMPLATE_VARIABLES_LIMITS);
+    if (problem)
+      throw badRequest(`templateVariables: ${problem}`, [{ path: 'templateVariables', message: problem }]);
   }
   const updated = await repo.updateDeployment(db, accountId, id, {
     name: input.name ?? current.name,

@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { AttributeType } from '../../schema/embedding';
 import { runBatch } from '../core/db';
-import type { Db } from '../env';
+import type { Db } from '../core/env';
 import {
   type AttributeRow,
   type GroupRow,

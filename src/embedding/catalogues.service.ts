@@ -1,8 +1,8 @@
 import { requireAccountWide } from '../auth/auth.middleware';
-import type { AccountPrincipal } from '../auth/principal';
+import type { Db } from '../core/env';
 import { ApiError, conflict, notFound } from '../core/errors';
 import { afterId, type PageRequest, toPage } from '../core/pagination';
-import type { Db } from '../env';
+import type { AccountPrincipal } from '../core/principal';
 import type { Catalogue, CatalogueItem, CatalogueKind } from './catalogues.repository';
 import * as repo from './catalogues.repository';
 import { ATTRIBUTES_PER_CATALOGUE } from './embedding.schemas';

@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
+import type { Db } from '../core/env';
 import { publishedJson } from '../dashboards/dashboards.queries';
 import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
-import type { Db } from '../env';
 import { tenantRevocationKey } from './embed-sessions.repository';
 
 export interface EmbedDashboardRow {

@@ -1,8 +1,8 @@
 import { createDb } from '../core/db';
+import type { Db } from '../core/env';
 import { ApiError, notFound } from '../core/errors';
 import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
 import { restrictSnapshots, type ViewerAttributes } from '../dashboards/row-security';
-import type { Db } from '../env';
 import * as repo from './embed-dashboards.repository';
 import { type EmbedContext, rebuildSession, sessionRevoked } from './embed-sessions.service';
 import { getSession, type SessionPayload, type SessionUser } from './session-store';
@@ -109,11 +109,12 @@ export async function loadEmbedDashboardFor(
   ]);
   if (!row) throw invalidSession();
   if (row.revoked) throw sessionRevoked();
-  const payload = cached ?? (await rebuildSession(ctx, claims));
   if (!row.dashboard) throw notFound('Dashboard');
   if (!row.dashboard.allowEmbed && !claims.creatorMode && !row.dashboard.allEmbedUsers) {
     throw new ApiError('EMBED_DISABLED', 'Signed embedding is disabled for this dashboard');
   }
+  // Rebuilt from the primary only for a load that will be answered: a refused one costs no write.
+  const payload = cached ?? (await rebuildSession(ctx, claims));
   // Only the viewer's public face leaves: never the security context, groups or attributes;
   // report rows are those the viewer's attributes allow (row-level security).
   return {

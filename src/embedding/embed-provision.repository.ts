@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { runBatch } from '../core/db';
-import type { Db } from '../env';
+import type { Db } from '../core/env';
 import { type EmbedUserRow, toEmbedUser } from './catalogues.repository';
 import { externalUserQuotaGuard, guardOf } from './embed-sessions.repository';
 

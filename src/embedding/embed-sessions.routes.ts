@@ -8,9 +8,9 @@ import {
   userPrincipal,
 } from '../auth/auth.middleware';
 import { isoNow } from '../core/clock';
+import type { AppEnv } from '../core/env';
 import { ApiError } from '../core/errors';
 import { publishedDashboardSchema } from '../dashboards/dashboards.schemas';
-import type { AppEnv } from '../env';
 import { defineRoute, routes } from '../http/route';
 import { loadEmbedDashboard, updateEmbedFlags } from './embed-dashboards.service';
 import {

@@ -1,9 +1,9 @@
 import { requireDeploymentScope } from '../auth/auth.middleware';
-import type { AccountPrincipal } from '../auth/principal';
 import type { Clock } from '../core/clock';
 import { createDb, runBatch } from '../core/db';
+import type { Bindings, Db } from '../core/env';
 import { ApiError } from '../core/errors';
-import type { Bindings, Db } from '../env';
+import type { AccountPrincipal } from '../core/principal';
 import * as repo from './embed-sessions.repository';
 import type { InternalUser, StoredUserState } from './embedding.rows';
 import { deleteSession, putSession, type SessionPayload, type SessionUser } from './session-store';

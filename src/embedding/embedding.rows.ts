@@ -1,5 +1,5 @@
 import type { AttributeType } from '../../schema/embedding';
-import type { AccountContext } from '../auth/principal';
+import type { AccountContext } from '../core/principal';
 import type { AttributeValue, EmbedAttribute, EmbedGroup } from './embedding.schemas';
 
 /**

@@ -1,8 +1,8 @@
 import type { WriteGuard } from '../../schema/embedding';
-import type { AccountContext } from '../auth/principal';
 import { randomId, sha256Hex } from '../core/crypto';
 import { createDb } from '../core/db';
 import { ApiError, QUOTA_RETRY_AFTER_SECONDS, tooManyRequests } from '../core/errors';
+import type { AccountContext } from '../core/principal';
 import { catalogueFull } from './catalogues.service';
 import * as repo from './embed-sessions.repository';
 import { type EmbedContext, putSessionQuietly, toPayload } from './embed-sessions.service';

@@ -1,8 +1,8 @@
 import type { AttributeType } from '../../schema/embedding';
 import { requireDeploymentScope, requirePlan } from '../auth/auth.middleware';
-import type { AccountContext, ApiKeyPrincipal } from '../auth/principal';
 import { digestsEqual } from '../core/crypto';
 import { ApiError, type ErrorDetail } from '../core/errors';
+import type { AccountContext, ApiKeyPrincipal } from '../core/principal';
 import type { InternalUser, MintRead, MintWrites, StoredUserState } from './embed-sessions.repository';
 import { type AttributeValue, DEFAULT_TENANT, type GenerateSessionInput } from './embedding.schemas';
 

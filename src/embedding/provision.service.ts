@@ -1,5 +1,5 @@
+import type { Db } from '../core/env';
 import { ApiError, QUOTA_RETRY_AFTER_SECONDS, tooManyRequests } from '../core/errors';
-import type { Db } from '../env';
 import type { toEmbedUser } from './catalogues.repository';
 import * as repo from './embed-provision.repository';
 import type { ProvisionUserInput } from './embedding.schemas';

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import type { Db } from '../env';
+import type { Db } from '../core/env';
 
 /**
  * The origins the account that published `publicId` lets frame its dashboards. Read by publicId

@@ -1,8 +1,8 @@
 import type { Context } from 'hono';
 import { parseAuthorization } from '../auth/auth.middleware';
 import { randomId } from '../core/crypto';
+import type { AppEnv } from '../core/env';
 import { ApiError } from '../core/errors';
-import type { AppEnv } from '../env';
 import { defineRoute, routes } from '../http/route';
 import { dashboardFragment } from '../render/html';
 import { embedContext } from './embed-sessions.routes';

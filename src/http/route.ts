@@ -3,10 +3,10 @@ import type { ToSchema, TypedResponse } from 'hono/types';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type * as v from 'valibot';
 import { authenticate, authenticateOperator } from '../auth/auth.middleware';
+import type { AppEnv } from '../core/env';
 import { type AuthKind, doc } from '../core/openapi';
 import { createRouter } from '../core/router';
 import { validate } from '../core/validation';
-import type { AppEnv } from '../env';
 
 /**
  * Who may call a route. One word drives both the middleware that checks the credential and

@@ -4,9 +4,9 @@ import type {
   RecipientAttributeValue,
   TimeGrain,
 } from '../../schema/notifications';
+import type { Bindings, NotificationMessage } from '../core/env';
 import type { PublishedDashboardRecord } from '../dashboards/dashboards.repository';
 import { attributesByName, restrictSnapshots } from '../dashboards/row-security';
-import type { Bindings, NotificationMessage } from '../env';
 import { renderDashboard } from '../render/render';
 import { WEBHOOK_TIMEOUT_MS } from './notifications.limits';
 

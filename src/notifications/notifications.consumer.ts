@@ -1,6 +1,6 @@
 import { currentClock } from '../core/clock';
 import { countedD1, createDb } from '../core/db';
-import type { Bindings, NotificationMessage } from '../env';
+import type { Bindings, NotificationMessage } from '../core/env';
 import { deliveryPorts } from './delivery';
 import { SENDS_PER_INVOCATION } from './notifications.limits';
 import { attemptRun, backoffSeconds, deadLetterRun } from './runs.service';

@@ -1,5 +1,5 @@
 import { countedD1, createDb } from '../core/db';
-import type { Bindings } from '../env';
+import type { Bindings } from '../core/env';
 import { deliveryPorts } from './delivery';
 import { claimDueRuns, type TickResult } from './runs.service';
 

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { notifications } from '../../schema/notifications';
 import { mapRow, runBatch } from '../core/db';
-import type { Db } from '../env';
+import type { Db } from '../core/env';
 
 export type NotificationRow = typeof notifications.$inferSelect & { dashboardPublicId: string };
 export type NotificationValues = Omit<typeof notifications.$inferInsert, 'id'>;

@@ -1,10 +1,10 @@
 import type { Context } from 'hono';
 import { userPrincipal } from '../auth/auth.middleware';
 import { scopeOf } from '../auth/deployment-scope';
+import type { AppEnv } from '../core/env';
 import { QUOTA_RETRY_AFTER_SECONDS } from '../core/errors';
 import { pageQuery, pageRequest, pageSchema } from '../core/pagination';
 import { deletedSchema } from '../core/validation';
-import type { AppEnv } from '../env';
 import { defineRoute, routes } from '../http/route';
 import { deliveryPorts } from './delivery';
 import {

@@ -1,9 +1,9 @@
 import type { NotificationFilter } from '../../schema/notifications';
 import type { DeploymentScope } from '../auth/deployment-scope';
+import type { Db } from '../core/env';
 import { ApiError, type ErrorDetail, notFound } from '../core/errors';
 import type { Page, PageRequest } from '../core/pagination';
 import { afterId, toPage } from '../core/pagination';
-import type { Db } from '../env';
 import { CronError, compileSchedule, nextRunAfter, nextRuns } from './cron-expression';
 import * as repo from './notifications.repository';
 import {

@@ -7,8 +7,8 @@ import {
   type RecipientType,
 } from '../../schema/notifications';
 import { mapRow, runBatch } from '../core/db';
+import type { Db } from '../core/env';
 import { externalUserQuotaGuard } from '../embedding/embed-sessions.repository';
-import type { Db } from '../env';
 
 /** A recipient row joined with what identifies it to people (username, externalId, tenant). */
 export interface RecipientRow {

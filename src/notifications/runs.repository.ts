@@ -9,7 +9,7 @@ import {
   type TimeGrain,
 } from '../../schema/notifications';
 import { mapRow, runBatch } from '../core/db';
-import type { Db } from '../env';
+import type { Db } from '../core/env';
 import { type RecipientRow, selectRecipients, toRecipientRow } from './recipients.repository';
 import type { Schedule } from './schedule';
 

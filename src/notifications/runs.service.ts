@@ -1,9 +1,10 @@
+import type { Db, NotificationMessage } from '../core/env';
 import { conflict, notFound } from '../core/errors';
 import type { PageRequest } from '../core/pagination';
 import { afterId, toPage } from '../core/pagination';
 import { base64, escapeMarkup } from '../core/text';
+import { webhookUrlProblem } from '../core/webhook-url';
 import { findPublishedById } from '../dashboards/dashboards.repository';
-import type { Db, NotificationMessage } from '../env';
 import { compileSchedule, nextRunAfter } from './cron-expression';
 import {
   type DeliveryPorts,
@@ -18,7 +19,6 @@ import type { NotificationScope } from './notifications.service';
 import type { RecipientRow } from './recipients.repository';
 import * as repo from './runs.repository';
 import { describeSchedule } from './schedule-wording';
-import { webhookUrlProblem } from './webhook-url';
 
 /** How long a delivery attempt holds its recipients before another attempt may take them. */
 const LEASE_MS = 5 * 60_000;
@@ -33,6 +33,21 @@ const message = (runId: number): { body: NotificationMessage } => ({
 async function enqueue(queue: NotificationQueue, runIds: number[]): Promise<void> {
   for (let i = 0; i < runIds.length; i += 100) {
     await queue.sendBatch(runIds.slice(i, i + 100).map(message));
+  }
+}
+
+/**
+ * The run after the tick, or null. A stored schedule that no longer compiles (a cron or time
+ * zone refused since it was written) parks its notification (null: no next run) and is logged,
+ * instead of throwing and leaving it due at the head of every later tick, where it would stall
+ * every notification behind it.
+ */
+function nextRunSafely(n: Parameters<typeof compileSchedule>[0] & { id: number }, tick: Date): number | null {
+  try {
+    return nextRunAfter(compileSchedule(n), tick.getTime());
+  } catch (err) {
+    console.error(JSON.stringify({ event: 'notification_schedule_invalid', id: n.id, error: String(err) }));
+    return null;
   }
 }
 
@@ -67,7 +82,7 @@ export async function claimDueRuns(
     read += due.length;
     if (due.length === 0) break;
     const claims = due.map((n) => {
-      const next = nextRunAfter(compileSchedule(n), scheduledTime.getTime());
+      const next = nextRunSafely(n, scheduledTime);
       return { id: n.id, slot: n.nextRunAt, next: next === null ? null : new Date(next).toISOString() };
     });
     const runs = await repo.claimSlots(db, claims, tick);

@@ -14,13 +14,12 @@ import {
   updateReportBody,
 } from './workspace.schemas';
 import {
-  connectReport,
   createReport,
   deleteItem,
   disconnectReport,
   listReports,
   presentReport,
-  refreshReport,
+  storePlacement,
   updateReport,
   upsertReportByPublicId,
   viewItem,
@@ -164,7 +163,7 @@ export const reportsRoutes = routes(
     responses: { 200: reportSchema },
     errors: [404, 429],
     handler: async (c, { params, body }) =>
-      presentReport(await connectReport(c.get('db'), scopeOf(c, params.deploymentId), params.id, body)),
+      presentReport(await storePlacement(c.get('db'), scopeOf(c, params.deploymentId), params.id, body)),
   }),
   defineRoute({
     method: 'delete',
@@ -198,6 +197,6 @@ export const reportsRoutes = routes(
     responses: { 200: reportSchema },
     errors: [404, 429],
     handler: async (c, { params, body }) =>
-      presentReport(await refreshReport(c.get('db'), scopeOf(c, params.deploymentId), params.id, body)),
+      presentReport(await storePlacement(c.get('db'), scopeOf(c, params.deploymentId), params.id, body)),
   }),
 );

@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { WorkspaceItemType } from '../../schema/workspace';
 import type { DeploymentScope } from '../auth/deployment-scope';
-import type { Db } from '../env';
+import type { Db } from '../core/env';
 import { itemsSource, matchingIds, nameContains } from './name-search';
 import { isFolderOf, itemsQuery } from './workspace.queries';
 import { type ItemRecord, type Raw, readItems } from './workspace.rows';

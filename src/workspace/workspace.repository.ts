@@ -2,8 +2,8 @@ import { type SQL, sql } from 'drizzle-orm';
 import { WORKSPACE_ITEM_TYPES, type WorkspaceItemType } from '../../schema/workspace';
 import type { DeploymentScope } from '../auth/deployment-scope';
 import { runBatch } from '../core/db';
+import type { Db } from '../core/env';
 import { deploymentOwned } from '../core/tenancy';
-import type { Db } from '../env';
 import { nameGrams } from './name-search';
 import {
   folderDepth,

@@ -1,11 +1,11 @@
 import type * as v from 'valibot';
 import { WORKSPACE_ITEM_TYPES, type WorkspaceItemType } from '../../schema/workspace';
 import type { DeploymentScope } from '../auth/deployment-scope';
-import { ApiError, badRequest, conflict, notFound } from '../core/errors';
+import type { Db } from '../core/env';
+import { ApiError, badRequest, conflict, isNotFound, notFound } from '../core/errors';
 import { type CursorValue, pageRequest, toPage } from '../core/pagination';
 import { withStorageQuota } from '../core/storage-quota';
 import { slugify } from '../core/text';
-import type { Db } from '../env';
 import type { ItemRecord, WriteResult } from './workspace.repository';
 import * as repo from './workspace.repository';
 import {
@@ -498,8 +498,11 @@ export async function upsertReportByPublicId(
     if (holder.id === null) return await createReport(db, scope, { ...body, publicId }, now);
     return await updateReport(db, scope, holder.id, { ...rest, publicId }, now);
   } catch (err) {
-    // The report appeared or vanished between the lookup and the write: the client may retry.
-    if (err instanceof ApiError && (err.status === 409 || (holder.id !== null && err.status === 404))) {
+    // The report appeared (a create's 409) or vanished (the update's own 404, not a missing
+    // folder or workbook) between the lookup and the write: the client may retry.
+    const raced =
+      holder.id === null ? err instanceof ApiError && err.status === 409 : isNotFound(err, 'Report');
+    if (raced) {
       throw new ApiError('CONFLICT', 'upsert_branch_changed: the report changed concurrently; retry');
     }
     throw err;
@@ -533,12 +536,15 @@ async function placed(
   return rec;
 }
 
-/** Cube's connectReportToWorkbook: records where the add-in placed the report. */
-export async function connectReport(
+/**
+ * Cube's connectReportToWorkbook and refreshReport: records where the add-in placed the report
+ * (edgeboard runs no query on refresh; the placement fields sent are stored).
+ */
+export async function storePlacement(
   db: Db,
   scope: DeploymentScope,
   id: number,
-  body: v.InferOutput<typeof connectReportBody>,
+  body: v.InferOutput<typeof connectReportBody> | v.InferOutput<typeof placementBody>,
 ) {
   const { externalWorkbookId, ...addin } = sent(body);
   return placed(db, scope, id, { externalWorkbookId, addin });
@@ -557,17 +563,6 @@ export async function disconnectReport(
     addin: clear,
     onlyFor: sent(body).externalWorkbookId,
   });
-}
-
-/** Cube's refreshReport: edgeboard runs no query; the add-in's placement fields sent are stored. */
-export async function refreshReport(
-  db: Db,
-  scope: DeploymentScope,
-  id: number,
-  body: v.InferOutput<typeof placementBody>,
-) {
-  const { externalWorkbookId, ...addin } = sent(body);
-  return placed(db, scope, id, { externalWorkbookId, addin });
 }
 
 // ---- E2 ----
@@ -664,7 +659,7 @@ async function listPage(db: Db, scope: DeploymentScope, list: ListRequest) {
     externalWorkbookId: list.externalWorkbookId,
   });
   if (!result) throw notFound('Deployment');
-  if (!result.folderFound) throw folderNotFound(list.folder === 'any' ? 'folderId' : 'folderId');
+  if (!result.folderFound) throw folderNotFound('folderId');
   return { rows: result.items, request, tag };
 }
 
@@ -794,14 +789,13 @@ export async function upsertWorkbookBySlug(
     return await applyWorkbookPatch(db, scope, holder.id, { ...rest, metaMerge: meta }, now);
   } catch (err) {
     // Created or deleted between the lookup and the write: the client may retry.
-    const raced = holder.id === null ? err instanceof ApiError && err.status === 409 : isWorkbookGone(err);
+    const raced =
+      holder.id === null ? err instanceof ApiError && err.status === 409 : isNotFound(err, 'Workbook');
     if (raced)
       throw new ApiError('CONFLICT', 'upsert_branch_changed: the workbook changed concurrently; retry');
     throw err;
   }
 }
-
-const isWorkbookGone = (err: unknown) => err instanceof ApiError && err.message === 'Workbook not found';
 
 // ---- Bulk move and delete ----
 

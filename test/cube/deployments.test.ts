@@ -291,6 +291,18 @@ describe('one deployment', () => {
     expect(settings.body).toEqual(again.body);
   });
 
+  it('PUT keeps templateVariables within 16 KiB once merged, not only per request', async () => {
+    const put = (templateVariables: Record<string, string>) =>
+      api('PUT', `/api/v1/deployments/${id}`, { auth: key, body: { templateVariables } });
+    expect((await put({ big1: 'x'.repeat(9000) })).status).toBe(200);
+    const refused = await put({ big2: 'y'.repeat(9000) });
+    expectError(refused, 400);
+    expect(refused.body.details).toEqual([expect.objectContaining({ path: 'templateVariables' })]);
+    const settings = await api('GET', `/api/v1/deployments/${id}/settings`, { auth: key });
+    expect(settings.body.templateVariables.big2).toBeUndefined();
+    expect(settings.body.templateVariables.big1).toHaveLength(9000);
+  });
+
   it('PUT refuses a version `…/versions` does not list, a region the provider lacks, unknown fields', async () => {
     const put = (body: unknown) => api('PUT', `/api/v1/deployments/${id}`, { auth: key, body });
     expectError(await put({ releaseChannelVersion: '0.9' }), 400);

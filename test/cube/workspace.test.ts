@@ -456,6 +456,16 @@ describe('Reports', () => {
     expectError(await call('PUT', '/reports/by-public-id/bad', {}), 400, 'VALIDATION_FAILED');
   });
 
+  it('upsertReportByPublicId: a missing folder is a 404 naming it, not a concurrent change to retry', async () => {
+    const created = await ok('PUT', '/reports/by-public-id/Upsert000002', { name: 'Placed' });
+    const res = await call('PUT', '/reports/by-public-id/Upsert000002', { folderId: 999_999 });
+    expectError(res, 404, 'NOT_FOUND');
+    expect(res.body.details).toEqual([expect.objectContaining({ path: 'folderId' })]);
+    expect(
+      (await row('SELECT folder_id FROM workspace_items WHERE id = ?', created.id))?.folder_id,
+    ).toBeNull();
+  });
+
   it('getReports: filters, each sortBy and sortDirection, legacy limit/page, data', async () => {
     const wb = await ok('POST', '/workbooks', { name: 'Filter book' });
     const f = await ok('POST', '/folders', { name: 'Filter shelf' });

@@ -62,6 +62,22 @@ async function nextRunOf(id: number) {
 }
 
 describe('the scheduled handler', () => {
+  it('parks a notification whose stored schedule no longer compiles and still claims the others', async () => {
+    useRecorder();
+    const broken = await createAt('2026-06-01T08:00:00.000Z', { scheduleType: 'DAILY', hour: 9, minute: 0 });
+    const healthy = await createAt('2026-06-01T08:00:00.000Z', { scheduleType: 'DAILY', hour: 9, minute: 0 });
+    // A schedule the API refuses today, as a row written before the rule would hold it.
+    await env.DB.prepare(
+      "UPDATE notifications SET schedule_type = 'CUSTOM', custom_cron = 'not a cron' WHERE id = ?",
+    )
+      .bind(broken)
+      .run();
+    await tick('2026-06-01T09:00:00.000Z');
+    expect(await runsOf(healthy)).toHaveLength(1);
+    expect(await nextRunOf(broken)).toBeNull();
+    expect(await nextRunOf(healthy)).toBe('2026-06-02T09:00:00.000Z');
+  });
+
   it('claims a due notification once, enqueues its run and advances the next run', async () => {
     useRecorder();
     const id = await createAt('2026-05-01T08:00:00.000Z', { scheduleType: 'DAILY', hour: 9, minute: 0 });

@@ -6,7 +6,7 @@ import {
   getQueueResult,
   waitOnExecutionContext,
 } from 'cloudflare:test';
-import type { NotificationMessage } from '../../src/env';
+import type { NotificationMessage } from '../../src/core/env';
 import worker from '../../src/index';
 import type { DeliveryPorts, OutgoingEmail, RenderRequest } from '../../src/notifications/delivery';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { webhookUrlProblem } from '../../src/notifications/webhook-url';
+import { webhookUrlProblem } from '../../src/core/webhook-url';
 
 describe('chat webhook URLs', () => {
   it.each([

@@ -225,6 +225,19 @@ describe('POST /workbooks/{id}/publish', () => {
 });
 
 describe('publishing with Cube’s PublishDashboardInput', () => {
+  it('answers 400 for ids that are not positive integers, and publishes nothing', async () => {
+    const { wb } = await publishable();
+    for (const raw of ['{"dashboardId":1e400}', '{"workbookId":1.5}', '{"dashboardId":-1}']) {
+      const res = await api('POST', `${base(d)}/workbooks/${wb.id}/publish`, {
+        auth: acme.member,
+        rawBody: raw,
+        headers: { 'content-type': 'application/json' },
+      });
+      expectError(res, 400, 'VALIDATION_FAILED');
+    }
+    expect(await count('SELECT 1 FROM published_dashboards WHERE workbook_id = ?', wb.id)).toBe(0);
+  });
+
   it('answers status published; earlier versions read as archived', async () => {
     const { wb } = await publishable();
     const v1 = await publish(wb.id, { workbookId: wb.id });
