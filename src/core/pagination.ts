@@ -58,7 +58,12 @@ export function decodeCursor(tag: string, cursor: string, length: number): Curso
   } catch {
     // fall through: any decoding failure is the same client error
   }
-  throw new ApiError('INVALID_CURSOR', 'Invalid cursor: pass pageInfo.endCursor of the previous page', [
+  throw invalidCursor();
+}
+
+/** A cursor that is malformed or belongs to another list, filter or order: a 400. */
+export function invalidCursor(): ApiError {
+  return new ApiError('INVALID_CURSOR', 'Invalid cursor: pass pageInfo.endCursor of the previous page', [
     { path: 'after', message: 'Malformed or foreign cursor' },
   ]);
 }

@@ -1,8 +1,8 @@
 import type { DeploymentScope } from '../auth/deployment-scope';
 import { randomId } from '../core/crypto';
 import type { Db } from '../core/env';
-import { ApiError, badRequest, notFound } from '../core/errors';
-import { pageRequest, toPage } from '../core/pagination';
+import { badRequest, notFound } from '../core/errors';
+import { invalidCursor, pageRequest, toPage } from '../core/pagination';
 import { withStorageQuota } from '../core/storage-quota';
 import * as repo from './dashboards.repository';
 import type { DashboardConfig, PublishedDashboard, PublishInput } from './dashboards.schemas';
@@ -80,9 +80,7 @@ export async function listVersions(
   const request = pageRequest(query, tag, 1);
   const before = request.after?.[0] ?? null;
   if (before !== null && (typeof before !== 'number' || !Number.isSafeInteger(before))) {
-    throw new ApiError('INVALID_CURSOR', 'Invalid cursor: pass pageInfo.endCursor of the previous page', [
-      { path: 'after', message: 'Malformed or foreign cursor' },
-    ]);
+    throw invalidCursor();
   }
   const rows = await repo.listVersions(db, scope, workbookId, before, request.limit);
   if (!rows) throw notFound('Workbook');

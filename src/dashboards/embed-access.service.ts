@@ -55,13 +55,8 @@ export async function updateEmbedAccess(
       [{ path: '(body)', message: 'No change' }],
     );
   }
-  const current = await repo.findEmbedFlags(db, scope, workbookId);
-  if (!current) throw notFound('Workbook');
-  if (!current.published) {
-    throw badRequest('The workbook has no published dashboard (publish it first)', [
-      { path: 'allowEmbed', message: 'Not published' },
-    ]);
-  }
+  // One batch: the UPDATE touches only a published dashboard, and the read after it tells
+  // whether the workbook exists and is published (nothing was written when it is not).
   const updated = await repo.updateEmbedFlags(
     db,
     scope,
@@ -73,5 +68,10 @@ export async function updateEmbedAccess(
     now,
   );
   if (!updated) throw notFound('Workbook');
+  if (!updated.published) {
+    throw badRequest('The workbook has no published dashboard (publish it first)', [
+      { path: 'allowEmbed', message: 'Not published' },
+    ]);
+  }
   return present(updated);
 }

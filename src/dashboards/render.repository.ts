@@ -10,7 +10,6 @@ type Raw = Record<string, unknown>;
 export interface RenderSource {
   deploymentOk: boolean;
   workbookFound: boolean;
-  workbookName: string | null;
   draft: RenderConfig | null;
   /** The workbook's live reports, in the shape of snapshots (draft renders). */
   reports: RenderSnapshot[];
@@ -39,11 +38,10 @@ export async function findRenderSource(
       : sql`NULL AS draft, NULL AS reports, ${publishedJson()} AS published`;
   const rows = await db.all<Raw>(sql`
     SELECT ${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
-      w.item_id AS workbook_id, wi.name AS workbook_name, ${draftParts}
+      w.item_id AS workbook_id, ${draftParts}
     FROM (SELECT 1) one
       LEFT JOIN workbooks w ON w.item_id = ${workbookId} AND w.deployment_id = ${scope.deploymentId}
         AND ${deploymentOwned(scope.deploymentId, scope.accountId)}
-      LEFT JOIN workspace_items wi ON wi.id = w.item_id
       LEFT JOIN published_dashboards pd ON pd.workbook_id = w.item_id
       LEFT JOIN dashboard_versions dv ON dv.id = pd.current_version_id`);
   const row = rows[0] ?? {};
@@ -51,7 +49,6 @@ export async function findRenderSource(
   return {
     deploymentOk: row.deployment_ok === 1,
     workbookFound: row.workbook_id != null,
-    workbookName: typeof row.workbook_name === 'string' ? row.workbook_name : null,
     draft: json<RenderConfig>(row.draft),
     reports: json<RenderSnapshot[]>(row.reports) ?? [],
     published: json<PublishedDashboard>(row.published),

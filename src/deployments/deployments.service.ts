@@ -1,6 +1,6 @@
 import type * as v from 'valibot';
 import type { BuildMessage, Db } from '../core/env';
-import { ApiError, badRequest } from '../core/errors';
+import { ApiError, badRequest, notFound } from '../core/errors';
 import { afterId, pageRequest, toPage } from '../core/pagination';
 import { slugify } from '../core/text';
 import * as repo from './deployments.repository';
@@ -121,7 +121,7 @@ export function presentDeployment(
 
 export async function getDeployment(db: Db, accountId: number, id: number) {
   const deployment = await repo.findDeployment(db, accountId, id);
-  if (!deployment) throw new ApiError('NOT_FOUND', 'Deployment not found');
+  if (!deployment) throw notFound('Deployment');
   return deployment;
 }
 

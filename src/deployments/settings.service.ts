@@ -1,5 +1,5 @@
 import type { Db } from '../core/env';
-import { ApiError, badRequest } from '../core/errors';
+import { badRequest, notFound } from '../core/errors';
 import { jsonLimitError } from '../core/json';
 import * as repo from './deployments.repository';
 import {
@@ -121,7 +121,7 @@ export async function updateDeployment(
     settings: Object.keys(settings).length > 0 ? settings : null,
     updatedAt: now,
   });
-  if (!updated) throw new ApiError('NOT_FOUND', 'Deployment not found');
+  if (!updated) throw notFound('Deployment');
   return presentSettings(updated);
 }
 
@@ -134,13 +134,13 @@ export async function setCreationStep(
   now: string,
 ) {
   const updated = await repo.updateDeployment(db, accountId, id, { creationStep, updatedAt: now });
-  if (!updated) throw new ApiError('NOT_FOUND', 'Deployment not found');
+  if (!updated) throw notFound('Deployment');
   return presentCube(updated);
 }
 
 export async function deleteDeployment(db: Db, accountId: number, id: number) {
   const deleted = await repo.deleteDeployment(db, accountId, id);
-  if (deleted === null) throw new ApiError('NOT_FOUND', 'Deployment not found');
+  if (deleted === null) throw notFound('Deployment');
   return { success: true as const, id: deleted, deleted: true as const };
 }
 

@@ -1,8 +1,24 @@
-import { sql } from 'drizzle-orm';
+import { type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../core/env';
 import { publishedJson } from '../dashboards/dashboards.queries';
 import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
 import { tenantRevocationKey } from './embed-sessions.repository';
+import { ATTRIBUTES_PER_CATALOGUE } from './embedding.schemas';
+
+/**
+ * The attribute names of an account's catalogue and of one tenant's, as a JSON array (row-level
+ * security restricts by them). Each catalogue holds at most ATTRIBUTES_PER_CATALOGUE names; the
+ * LIMITs keep the read bounded anyway. `accountId`/`tenantId` are SQL (a column or a parameter).
+ */
+export const catalogueNames = (
+  accountId: SQL,
+  tenantId: SQL,
+): SQL => sql`(SELECT json_group_array(name) FROM (
+    SELECT name FROM (SELECT name FROM embed_attributes
+      WHERE account_id = ${accountId} AND tenant_id IS NULL LIMIT ${ATTRIBUTES_PER_CATALOGUE})
+    UNION ALL
+    SELECT name FROM (SELECT name FROM embed_attributes
+      WHERE account_id = ${accountId} AND tenant_id = ${tenantId} LIMIT ${ATTRIBUTES_PER_CATALOGUE})))`;
 
 export interface EmbedDashboardRow {
   /** The account's toggle, the default of a session's showDashboardChat. */
@@ -28,16 +44,11 @@ export async function findEmbedDashboard(
   claims: { sessionId: string; accountId: number; deploymentId: number; tenant: { id: number } },
   publicId: string,
 ): Promise<EmbedDashboardRow | null> {
-  // Each catalogue holds at most ATTRIBUTES_PER_CATALOGUE names; the LIMITs keep the read bounded anyway.
   const rows = await db.all<EmbedDashboardRawRow>(sql`
     SELECT a.show_dashboard_chat, ${publishedJson()} AS published,
       EXISTS (SELECT 1 FROM embed_session_revocations r
         WHERE r.session_id IN (${claims.sessionId}, ${tenantRevocationKey(claims.tenant.id)})) AS revoked,
-      (SELECT json_group_array(name) FROM (
-        SELECT name FROM (SELECT name FROM embed_attributes WHERE account_id = a.id AND tenant_id IS NULL LIMIT 200)
-        UNION ALL
-        SELECT name FROM (SELECT name FROM embed_attributes WHERE account_id = a.id AND tenant_id = ${claims.tenant.id} LIMIT 200)
-      )) AS catalogue
+      ${catalogueNames(sql`a.id`, sql`${claims.tenant.id}`)} AS catalogue
     FROM accounts a
       LEFT JOIN published_dashboards pd ON pd.public_id = ${publicId} AND pd.deployment_id = ${claims.deploymentId}
         AND EXISTS (SELECT 1 FROM deployments d WHERE d.id = pd.deployment_id AND d.account_id = a.id)

@@ -1,7 +1,7 @@
 import type { AttributeType } from '../../schema/embedding';
 import { requireDeploymentScope, requirePlan } from '../auth/auth.middleware';
 import { digestsEqual } from '../core/crypto';
-import { ApiError, type ErrorDetail } from '../core/errors';
+import { ApiError, type ErrorDetail, notFound } from '../core/errors';
 import type { AccountContext, ApiKeyPrincipal } from '../core/principal';
 import type { InternalUser, MintRead, MintWrites, StoredUserState } from './embed-sessions.repository';
 import { type AttributeValue, DEFAULT_TENANT, type GenerateSessionInput } from './embedding.schemas';
@@ -107,7 +107,7 @@ export function authorize(read: MintRead, keyHash: string, input: GenerateSessio
   };
   requirePlan(principal, EMBED_PLANS, 'Embed sessions');
   requireDeploymentScope(principal, input.deploymentId);
-  if (!head.deploymentFound) throw new ApiError('NOT_FOUND', 'Deployment not found');
+  if (!head.deploymentFound) throw notFound('Deployment');
   if (input.creatorMode === true && !account.useCreatorMode) {
     throw new ApiError('FORBIDDEN', 'creatorMode needs the useCreatorMode flag of the account');
   }

@@ -18,6 +18,7 @@ import {
   type Schedule,
   type ScheduleField,
   type ScheduleType,
+  scheduleOf,
 } from './schedule';
 import { describeSchedule } from './schedule-wording';
 import { localIso, resolveTimeZone } from './time-zone';
@@ -29,18 +30,6 @@ export interface NotificationScope extends DeploymentScope {
 }
 
 const ALL_FIELDS: readonly ScheduleField[] = ['minute', 'hour', 'dayOfWeek', 'dayOfMonth', 'customCron'];
-
-export function scheduleOf(row: Schedule): Schedule {
-  return {
-    scheduleType: row.scheduleType,
-    minute: row.minute,
-    hour: row.hour,
-    dayOfWeek: row.dayOfWeek,
-    dayOfMonth: row.dayOfMonth,
-    customCron: row.customCron,
-    timezone: row.timezone,
-  };
-}
 
 /**
  * The schedule a request leaves behind: given fields over stored ones. A field the resulting

@@ -10,24 +10,12 @@ import {
 } from '../../schema/notifications';
 import { mapRow, runBatch } from '../core/db';
 import type { Db } from '../core/env';
+import { catalogueNames } from '../embedding/embed-dashboards.repository';
 import { type RecipientRow, selectRecipients, toRecipientRow } from './recipients.repository';
-import type { Schedule } from './schedule';
+import { type Schedule, scheduleOf } from './schedule';
 
 type Raw = Record<string, unknown>;
 const rowsOf = (result: D1Result | undefined): Raw[] => (result?.results ?? []) as Raw[];
-
-/** The schedule columns of a notification row, as the schedule functions take them. */
-function scheduleOfRow(n: typeof notifications.$inferSelect): Schedule {
-  return {
-    scheduleType: n.scheduleType,
-    minute: n.minute,
-    hour: n.hour,
-    dayOfWeek: n.dayOfWeek,
-    dayOfMonth: n.dayOfMonth,
-    customCron: n.customCron,
-    timezone: n.timezone,
-  };
-}
 
 // ---- The cron's claim ----
 
@@ -52,7 +40,7 @@ export async function selectDue(
   return rows.map((raw) => {
     const n = mapRow(notifications, raw);
     return {
-      ...scheduleOfRow(n),
+      ...scheduleOf(n),
       id: n.id,
       nextRunAt: n.nextRunAt as string,
       notificationEnabled: n.notificationEnabled,
@@ -309,12 +297,8 @@ export async function startRun(
         JOIN accounts a ON a.id = n.account_id
       WHERE r.id = ${runId}`,
     sql`SELECT d.id AS delivery_id, d.attempts AS delivery_attempts, rr.*,
-        CASE WHEN rr.type = 'EMBED_USER' THEN (SELECT json_group_array(name) FROM (
-          SELECT name FROM (SELECT name FROM embed_attributes
-            WHERE account_id = rr.embed_account_id AND tenant_id IS NULL LIMIT 200)
-          UNION ALL
-          SELECT name FROM (SELECT name FROM embed_attributes
-            WHERE account_id = rr.embed_account_id AND tenant_id = rr.embed_tenant_id LIMIT 200))) END AS catalogue
+        CASE WHEN rr.type = 'EMBED_USER'
+          THEN ${catalogueNames(sql`rr.embed_account_id`, sql`rr.embed_tenant_id`)} END AS catalogue
       FROM notification_deliveries d
       JOIN (${selectRecipients}) rr ON rr.id = d.recipient_id
       WHERE d.run_id = ${runId} AND d.lease_owner = ${owner} AND d.status = 'pending'
@@ -333,7 +317,7 @@ export async function startRun(
     filters: n.filters,
     timeGrains: n.timeGrains,
     chatWebhookUrl: typeof raw.chat_webhook_url === 'string' ? raw.chat_webhook_url : null,
-    schedule: scheduleOfRow(n),
+    schedule: scheduleOf(n),
   };
   const leased = rowsOf(results[5]).map((d) => ({
     deliveryId: Number(d.delivery_id),

@@ -42,7 +42,7 @@ async function enqueue(queue: NotificationQueue, runIds: number[]): Promise<void
  * instead of throwing and leaving it due at the head of every later tick, where it would stall
  * every notification behind it.
  */
-function nextRunSafely(n: Parameters<typeof compileSchedule>[0] & { id: number }, tick: Date): number | null {
+function nextRunSafely(n: repo.DueNotification, tick: Date): number | null {
   try {
     return nextRunAfter(compileSchedule(n), tick.getTime());
   } catch (err) {

@@ -28,6 +28,19 @@ export const SCHEDULE_FIELDS: Record<ScheduleType, readonly ScheduleField[]> = {
 };
 
 /** The cron expression a schedule stands for (CUSTOM: the given one, whitespace normalized). */
+/** The schedule fields of anything that carries them (a notification row, a stored record). */
+export function scheduleOf(row: Schedule): Schedule {
+  return {
+    scheduleType: row.scheduleType,
+    minute: row.minute,
+    hour: row.hour,
+    dayOfWeek: row.dayOfWeek,
+    dayOfMonth: row.dayOfMonth,
+    customCron: row.customCron,
+    timezone: row.timezone,
+  };
+}
+
 export function cronExpressionOf(s: Schedule): string {
   switch (s.scheduleType) {
     case 'HOURLY':

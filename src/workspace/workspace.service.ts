@@ -3,7 +3,7 @@ import { WORKSPACE_ITEM_TYPES, type WorkspaceItemType } from '../../schema/works
 import type { DeploymentScope } from '../auth/deployment-scope';
 import type { Db } from '../core/env';
 import { ApiError, badRequest, conflict, isNotFound, notFound } from '../core/errors';
-import { type CursorValue, pageRequest, toPage } from '../core/pagination';
+import { type CursorValue, invalidCursor, pageRequest, toPage } from '../core/pagination';
 import { withStorageQuota } from '../core/storage-quota';
 import { slugify } from '../core/text';
 import type { ItemRecord, WriteResult } from './workspace.repository';
@@ -607,12 +607,6 @@ function fingerprint(text: string): string {
     hash = Math.imul(hash, 0x01000193);
   }
   return (hash >>> 0).toString(36);
-}
-
-function invalidCursor(): ApiError {
-  return new ApiError('INVALID_CURSOR', 'Invalid cursor: pass pageInfo.endCursor of the previous page', [
-    { path: 'after', message: 'Malformed or foreign cursor' },
-  ]);
 }
 
 interface ListRequest {
