@@ -1,5 +1,5 @@
 import type { Context } from 'hono';
-import { accountPrincipal, requireAccountWide } from '../auth/auth.middleware';
+import { accountWidePrincipal } from '../auth/auth.middleware';
 import { nowOf } from '../auth/deployment-scope';
 import type { AppEnv } from '../core/env';
 import { pageQuery, pageSchema } from '../core/pagination';
@@ -12,9 +12,7 @@ const tags = ['API keys'];
 
 /** Keys are account-wide: a key scoped to deployments cannot mint or list keys (403 KEY_SCOPE). */
 function accountOf(c: Context<AppEnv>): number {
-  const principal = accountPrincipal(c);
-  requireAccountWide(principal);
-  return principal.account.id;
+  return accountWidePrincipal(c).account.id;
 }
 
 /** Account API keys, managed by admins (or an unscoped key). Mounted at /api/v1/api-keys. */

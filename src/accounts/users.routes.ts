@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import * as v from 'valibot';
-import { accountPrincipal, requireAccountWide, requireAdmin, userPrincipal } from '../auth/auth.middleware';
+import { accountWidePrincipal, requireAdmin, userPrincipal } from '../auth/auth.middleware';
 import { nowOf } from '../auth/deployment-scope';
 import type { AppEnv } from '../core/env';
 import { pageQuery, pageSchema } from '../core/pagination';
@@ -25,7 +25,7 @@ const tokenParams = v.object({ id: idString, tokenId: idString });
  * deployments gets 403 KEY_SCOPE.
  */
 function actorFor(c: Context<AppEnv>, userId?: number) {
-  requireAccountWide(accountPrincipal(c));
+  accountWidePrincipal(c);
   const actor = userPrincipal(c);
   if (userId === undefined || userId !== actor.userId) requireAdmin(actor);
   return actor.account.id;

@@ -139,6 +139,13 @@ export function requireAccountWide(principal: Principal): void {
   }
 }
 
+/** The caller's principal for an account-wide action: a key scoped to deployments gets 403 KEY_SCOPE. */
+export function accountWidePrincipal(c: Context<AppEnv>): AccountPrincipal {
+  const principal = accountPrincipal(c);
+  requireAccountWide(principal);
+  return principal;
+}
+
 /** A scoped key acting outside its deployments is a 403 (the id is the caller's own, so no probing). */
 export function requireDeploymentScope(principal: AccountPrincipal, deploymentId: number): void {
   if (

@@ -1,7 +1,7 @@
 import type { Context } from 'hono';
 import {
   accountPrincipal,
-  requireAccountWide,
+  accountWidePrincipal,
   requireDeploymentScope,
   userPrincipal,
 } from '../auth/auth.middleware';
@@ -141,9 +141,7 @@ export const deploymentsRoutes = routes(
     responses: { 200: deploymentDeletedSchema },
     errors: [403, 404],
     handler: async (c, { params }) => {
-      const principal = accountPrincipal(c);
-      requireAccountWide(principal);
-      return deleteDeployment(c.get('db'), principal.account.id, params.id);
+      return deleteDeployment(c.get('db'), accountWidePrincipal(c).account.id, params.id);
     },
   }),
   defineRoute({
@@ -282,7 +280,7 @@ export const buildDeploymentsRoutes = routes(
     responses: { 200: deploymentCreatedSchema },
     errors: [403],
     handler: async (c, { body }) => {
-      requireAccountWide(accountPrincipal(c));
+      accountWidePrincipal(c);
       const actor = userPrincipal(c);
       return createDeployment(
         { db: c.get('db'), queue: c.env.BUILDS_QUEUE, domain: c.env.DEPLOYMENTS_DOMAIN, now: nowOf(c) },

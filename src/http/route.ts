@@ -59,22 +59,13 @@ export interface RouteInput<P extends MaybeSchema, Q extends MaybeSchema, B exte
   body: Out<B>;
 }
 
-/** A JSON answer with a status other than the route's first declared one. */
-export interface Reply<S extends ContentfulStatusCode, T> {
-  readonly [REPLY]: true;
-  status: S;
-  body: T;
-}
-const REPLY = Symbol('reply');
-
 /** The body of a JSON response, by status. */
 type JsonBodies<R extends Responses> = {
   [K in keyof R & ContentfulStatusCode]: R[K] extends v.GenericSchema ? v.InferInput<R[K]> : never;
 };
-/** What a handler may return: the body of the first declared status, a Reply, or (for raw responses) a Response. */
+/** What a handler may return: the body of the first declared status, or (for raw responses) a Response. */
 type HandlerResult<R extends Responses> =
   | JsonBodies<R>[FirstStatus<R>]
-  | { [K in keyof JsonBodies<R>]: Reply<K, JsonBodies<R>[K]> }[keyof JsonBodies<R>]
   | ({ [K in keyof R]: R[K] extends RawResponse ? true : never }[keyof R] extends never ? never : Response);
 
 type FirstStatus<R extends Responses> =
@@ -130,14 +121,6 @@ export function defineRoute<
   return definition;
 }
 
-/** A JSON answer with one of the route's other declared statuses (e.g. 202 beside 200). */
-export function reply<S extends ContentfulStatusCode, T>(status: S, body: T): Reply<S, T> {
-  return { [REPLY]: true, status, body };
-}
-
-const isReply = (x: unknown): x is Reply<ContentfulStatusCode, unknown> =>
-  typeof x === 'object' && x !== null && REPLY in x;
-
 function firstStatus(responses: Responses): ContentfulStatusCode {
   const statuses = Object.keys(responses).map(Number) as ContentfulStatusCode[];
   return statuses.find((s) => s >= 200 && s < 300) ?? (statuses[0] as ContentfulStatusCode);
@@ -176,7 +159,6 @@ function handlerOf(route: AnyRoute): MiddlewareHandler {
     };
     const result = await route.handler(c as Context<AppEnv>, input);
     if (result instanceof Response) return result;
-    if (isReply(result)) return c.json(result.body as object, result.status);
     return c.json(result as object, status);
   };
 }
