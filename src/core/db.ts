@@ -360,3 +360,13 @@ export function mapRow<T extends Table>(table: T, row: Record<string, unknown>):
   }
   return out as T['$inferSelect'];
 }
+
+/**
+ * Which of `names` (CHECK constraints used as batch guards) aborted a batch, read from D1's
+ * error; null for any other failure, which the caller rethrows.
+ */
+export function failedCheck<N extends string>(error: unknown, names: readonly N[]): N | null {
+  const text = String(error instanceof Error ? `${error.message} ${error.cause ?? ''}` : error);
+  const found = /CHECK constraint failed: (\w+)/.exec(text)?.[1];
+  return found !== undefined && (names as readonly string[]).includes(found) ? (found as N) : null;
+}

@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { type AttributeType, WRITE_GUARDS, type WriteGuard } from '../../schema/embedding';
-import { runBatch } from '../core/db';
+import { failedCheck, runBatch } from '../core/db';
 import type { Db } from '../core/env';
 import {
   type AttributeRow,
@@ -196,13 +196,8 @@ export type WriteOutcome =
   | { ok: true; tenantId: number; userId: number | null }
   | { ok: false; reason: WriteGuard };
 
-const GUARD = new RegExp(`CHECK constraint failed: (${WRITE_GUARDS.join('|')})`);
-
 /** Which guard aborted a batch, from the constraint name in D1's error; null for any other failure. */
-export function guardOf(error: unknown): WriteGuard | null {
-  const text = String(error instanceof Error ? `${error.message} ${error.cause ?? ''}` : error);
-  return (GUARD.exec(text)?.[1] as WriteGuard | undefined) ?? null;
-}
+export const guardOf = (error: unknown): WriteGuard | null => failedCheck(error, WRITE_GUARDS);
 
 /** The statement through which a batch aborts itself when `condition` holds (see embed_write_guards). */
 const abortWhen = (guard: WriteGuard, from: SQL, condition: SQL): SQL =>

@@ -6,7 +6,7 @@ import {
   type RecipientAttributeValue,
   type RecipientType,
 } from '../../schema/notifications';
-import { mapRow, runBatch } from '../core/db';
+import { failedCheck, mapRow, runBatch } from '../core/db';
 import type { Db } from '../core/env';
 import { externalUserQuotaGuard } from '../embedding/embed-sessions.repository';
 
@@ -242,8 +242,11 @@ export async function writeRecipients(
       rows: rowsOf(results.at(-1)).map(toRecipientRow),
     };
   } catch (error) {
-    const text = String(error instanceof Error ? `${error.message} ${error.cause ?? ''}` : error);
-    const guard = GUARDS.find(([constraint]) => text.includes(constraint));
+    const failed = failedCheck(
+      error,
+      GUARDS.map(([constraint]) => constraint),
+    );
+    const guard = GUARDS.find(([constraint]) => constraint === failed);
     if (guard) return { ok: false, refused: guard[1] };
     throw error;
   }
