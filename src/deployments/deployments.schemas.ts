@@ -18,11 +18,39 @@ export type CreationMethod = (typeof CREATION_METHODS)[number];
 /** Cube's name of edgeboard's own hosting (`hosted` in the spec): accepted wherever `hosted` is. */
 export const CUBE_HOSTED = 'cubecloud';
 
+/**
+ * Cube's one item per region, with a fixed id per provider and region: a new region gets a new
+ * id, so ids never move. The one table of regions: REGIONS (what `region` takes on create) derives
+ * from it, the first of a provider being its default.
+ */
+export const REGION_ENTRIES: readonly (readonly [
+  id: number,
+  provider: CloudProvider,
+  name: string,
+  title: string,
+])[] = [
+  [1, 'hosted', 'us-east-1', 'US East (N. Virginia)'],
+  [2, 'hosted', 'eu-central-1', 'Europe (Frankfurt)'],
+  [3, 'hosted', 'ap-southeast-1', 'Asia Pacific (Singapore)'],
+  [4, 'aws', 'us-east-1', 'US East (N. Virginia)'],
+  [5, 'aws', 'us-west-2', 'US West (Oregon)'],
+  [6, 'aws', 'eu-west-1', 'Europe (Ireland)'],
+  [7, 'aws', 'eu-central-1', 'Europe (Frankfurt)'],
+  [8, 'aws', 'ap-southeast-1', 'Asia Pacific (Singapore)'],
+  [9, 'aws', 'ap-northeast-1', 'Asia Pacific (Tokyo)'],
+  [10, 'gcp', 'us-central1', 'US Central (Iowa)'],
+  [11, 'gcp', 'us-east1', 'US East (South Carolina)'],
+  [12, 'gcp', 'europe-west1', 'Europe West (Belgium)'],
+  [13, 'gcp', 'asia-southeast1', 'Asia Southeast (Singapore)'],
+];
+
 /** The regions each provider offers; the first is the provider's default. */
+const regionsOf = (p: CloudProvider): readonly string[] =>
+  REGION_ENTRIES.filter(([, provider]) => provider === p).map(([, , name]) => name);
 export const REGIONS: Record<CloudProvider, readonly string[]> = {
-  hosted: ['us-east-1', 'eu-central-1', 'ap-southeast-1'],
-  aws: ['us-east-1', 'us-west-2', 'eu-west-1', 'eu-central-1', 'ap-southeast-1', 'ap-northeast-1'],
-  gcp: ['us-central1', 'us-east1', 'europe-west1', 'asia-southeast1'],
+  hosted: regionsOf('hosted'),
+  aws: regionsOf('aws'),
+  gcp: regionsOf('gcp'),
 };
 
 /** `hosted` under either of its names, stored as `hosted`. */
