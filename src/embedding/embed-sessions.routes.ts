@@ -11,8 +11,10 @@ import { isoNow } from '../core/clock';
 import type { AppEnv } from '../core/env';
 import { ApiError } from '../core/errors';
 import { publishedDashboardSchema } from '../dashboards/dashboards.schemas';
-import { defineRoute, routes } from '../http/route';
+import { apiDocs, routeGroup, routes } from '../http/route';
 import { loadEmbedDashboard, updateEmbedFlags } from './embed-dashboards.service';
+import markdown from './embed-sessions.routes.md';
+
 import {
   EMBED_TOKEN_TTL_SECONDS,
   type EmbedContext,
@@ -37,8 +39,6 @@ import {
 } from './embedding.schemas';
 import { generateSession } from './generate-session.service';
 import type { TokenUse } from './session-token';
-
-const tags = ['Signed embedding'];
 
 export const embedContext = <E extends AppEnv>(c: Context<E>): EmbedContext => ({
   d1: c.get('d1'),
@@ -83,73 +83,38 @@ const embedDashboardSchema = v.object({
   settings: effectiveSettingsSchema,
 });
 
+const docs = apiDocs(markdown, { MINT_LIMITS_TEXT, EMBED_TOKEN_MINUTES: EMBED_TOKEN_TTL_SECONDS / 60 });
+const route = routeGroup({ auth: 'admin', tags: ['Signed embedding'], errors: [403, 404], docs });
+const mintRoute = routeGroup({
+  auth: { kind: 'apiKey', middleware: apiKeyHeader },
+  tags: ['Signed embedding'],
+  errors: [403, 404, 409, 429],
+  docs,
+});
+const noneRoute = routeGroup({ auth: 'none', tags: ['Signed embedding'], docs });
+const sessionRoute = routeGroup({ auth: 'session', tags: ['Signed embedding'], errors: [403, 404], docs });
+
 /** Minting, revoking and loading embed sessions, and E8; mounted at /api/v1/embed. */
 export const embedRoutes = routes(
-  defineRoute({
-    method: 'post',
-    path: '/generate-session',
-    auth: { kind: 'apiKey', middleware: apiKeyHeader },
-    summary: 'E9 Generate an embed session',
-    description:
-      'Mints a signed session for an external user (externalId) or an internal one (internalId). ' +
-      'Needs the premium or enterprise plan. The answer carries the sessionId and its expiry. ' +
-      `Limits: ${MINT_LIMITS_TEXT} Every 429 carries Retry-After.`,
-    tags,
-    operationId: 'generateSession',
-    body: generateSessionBody,
+  mintRoute.post('/generate-session', 'generateSession', {
+    input: { body: generateSessionBody },
     responses: { 200: sessionCreatedSchema },
-    errors: [403, 404, 409, 429],
     handler: async (c, { body }) =>
       generateSession(embedContext(c), apiKeyCredential(c), settleSessionInput(body)),
   }),
-  defineRoute({
-    method: 'post',
-    path: '/session/token',
-    auth: 'none',
-    summary: 'Exchange an embed session for an embed token',
-    description:
-      'The sessionId is the credential. Answers a token that loads GET /api/v1/embed/dashboard/{publicId} as ' +
-      `Authorization: Bearer <token> for ${EMBED_TOKEN_TTL_SECONDS / 60} minutes (never past the session's expiry). ` +
-      'Revoking the session revokes its tokens (every load checks). Unlike Cube the exchange is reusable: a ' +
-      'session may be exchanged again until it expires or is revoked. 401 SESSION_INVALID / SESSION_EXPIRED / ' +
-      'SESSION_REVOKED.',
-    tags,
-    operationId: 'postTokenBySessionId',
-    body: exchangeSessionBody,
+  noneRoute.post('/session/token', 'postTokenBySessionId', {
+    input: { body: exchangeSessionBody },
     responses: { 200: embedTokenSchema },
     handler: async (c, { body }) => exchangeSession(embedContext(c), body.sessionId),
   }),
-  defineRoute({
-    method: 'post',
-    path: '/session/revoke',
-    auth: 'admin',
-    summary: 'Revoke an embed session',
-    description:
-      'Records the revocation in D1 (checked by every load and token exchange) and deletes the KV entry; ' +
-      "the session's exchanged tokens stop working with it. `revoked` is false when the session was already " +
-      'revoked or has expired. An API key (Api-Key or Bearer) or an admin access token.',
-    tags,
-    operationId: 'revokeSession',
-    body: revokeSessionBody,
+  route.post('/session/revoke', 'revokeSession', {
+    input: { body: revokeSessionBody },
     responses: { 200: revokedSchema },
-    errors: [403, 404],
     handler: async (c, { body }) => revokeSession(embedContext(c), accountPrincipal(c), body.sessionId),
   }),
-  defineRoute({
-    method: 'patch',
-    path: '/dashboard/:publicId',
-    auth: 'admin',
-    summary: 'E8 Enable or disable signed embedding for a published dashboard',
-    description:
-      'Sets `allowEmbed` and/or `allEmbedUsers` (shared with all embed users). While allowEmbed is false, ' +
-      'embed sessions get 403 on the dashboard, except creator-mode sessions and dashboards shared with all ' +
-      'embed users.',
-    tags,
-    operationId: 'updateDashboardEmbedding',
-    params: publicIdParams,
-    body: updateEmbedBody,
+  route.patch('/dashboard/:publicId', 'updateDashboardEmbedding', {
+    input: { params: publicIdParams, body: updateEmbedBody },
     responses: { 200: embedSwitchSchema },
-    errors: [403, 404],
     handler: async (c, { params, body }) =>
       updateEmbedFlags(
         c.get('db'),
@@ -159,22 +124,9 @@ export const embedRoutes = routes(
         isoNow(c.get('clock')),
       ),
   }),
-  defineRoute({
-    method: 'get',
-    path: '/dashboard/:publicId',
-    auth: 'session',
-    summary: 'Load a published dashboard with an embed session',
-    description:
-      "The published dashboard as the session's viewer may see it, with `viewer` " +
-      '{displayName, picture, initials} and the effective `settings`. Never the security context. ' +
-      '401 SESSION_INVALID / SESSION_EXPIRED / SESSION_REVOKED; 403 EMBED_DISABLED; 404 outside the ' +
-      "session's deployment.",
-    tags,
-    operationId: 'getDashboard',
-    params: publicIdParams,
-    query: sessionQuery,
+  sessionRoute.get('/dashboard/:publicId', 'getDashboard', {
+    input: { params: publicIdParams, query: sessionQuery },
     responses: { 200: embedDashboardSchema },
-    errors: [403, 404],
     handler: async (c, { params, query }) =>
       loadEmbedDashboard(embedContext(c), credentialOf(c, query), params.publicId),
   }),

@@ -3,14 +3,14 @@ import { parseAuthorization } from '../auth/auth.middleware';
 import { randomId } from '../core/crypto';
 import type { AppEnv } from '../core/env';
 import { ApiError } from '../core/errors';
-import { defineRoute, routes } from '../http/route';
+import { routeGroup, routes } from '../http/route';
 import { dashboardFragment } from '../render/html';
 import { embedContext } from './embed-sessions.routes';
 import type { ViewerContent } from './viewer.boot';
 import { NOTICES, noticeDocument, viewerDocument } from './viewer.page';
-import { viewerCsp, viewerDashboard, viewerPage } from './viewer.service';
+import markdown from './viewer.routes.md';
 
-const tags = ['Signed embedding'];
+import { viewerCsp, viewerDashboard, viewerPage } from './viewer.service';
 
 /** Headers every viewer response carries: the session must not leak through a Referer or a cache. */
 function privateHeaders(c: Context<AppEnv>) {
@@ -28,25 +28,13 @@ function headerSession(c: Context<AppEnv>): string {
   return credential;
 }
 
+const route = routeGroup({ auth: 'session', tags: ['Signed embedding'], errors: [403, 404], docs: markdown });
+
 /** The embed viewer; mounted at /embed (a prefix only this router uses). */
 export const viewerRoutes = routes(
-  defineRoute({
-    method: 'get',
-    path: '/dashboard/:publicId',
+  route.get('/dashboard/:publicId', 'embedViewerPage', {
     // The session is read by the handler (query or fragment), so every failure is a page.
-    auth: 'session',
-    summary: 'The embed viewer page of a published dashboard',
-    description:
-      'An HTML page for an iframe: the dashboard as the session’s viewer may see it, laid out for the ' +
-      'iframe’s width through the dashboard’s breakpoints, the viewer’s avatar and the chat button ' +
-      '(settings.showDashboardChat). Expired, revoked, invalid sessions (401), embedding disabled (403) ' +
-      'and unknown dashboards (404) are pages a person can read. Content-Security-Policy frame-ancestors ' +
-      'come from the account’s allowedEmbedOrigins (none: any origin); Referrer-Policy: no-referrer. ' +
-      'Renewal without reload: see the postMessage protocol in docs/rendering.md.',
-    tags,
-    operationId: 'embedViewerPage',
     responses: { 200: { description: 'The viewer page', contentType: 'text/html' } },
-    errors: [403, 404],
     handler: async (c) => {
       const publicId = c.req.param('publicId') ?? '';
       const nonce = randomId(16);
@@ -80,19 +68,8 @@ export const viewerRoutes = routes(
       return c.html(await body, status);
     },
   }),
-  defineRoute({
-    method: 'get',
-    path: '/dashboard/:publicId/content',
-    auth: 'session',
-    summary: 'The viewer page’s dashboard markup for a new session (renewal without reload)',
-    description:
-      'Used by the viewer page after `edgeboard:set-session`: `Authorization: Session <sessionId>` → ' +
-      '`{title, html, css, expiresInMs}`. Errors are the API’s envelope (401 SESSION_EXPIRED, ' +
-      'SESSION_REVOKED, SESSION_INVALID; 403 EMBED_DISABLED; 404).',
-    tags,
-    operationId: 'embedViewerContent',
+  route.get('/dashboard/:publicId/content', 'embedViewerContent', {
     responses: { 200: { description: '{title, html, css, expiresInMs}', contentType: 'application/json' } },
-    errors: [403, 404],
     handler: async (c) => {
       privateHeaders(c);
       const sessionId = headerSession(c);

@@ -90,9 +90,8 @@ export interface RouteDefinition<
   description?: string;
   tags: string[];
   operationId?: string;
-  params?: P;
-  query?: Q;
-  body?: B;
+  /** The schemas of the path parameters, the query string and the JSON body, each validated before the handler. */
+  input?: { params?: P; query?: Q; body?: B };
   /** Success responses: status → valibot schema of the JSON body, or a raw response. */
   responses: R;
   /** Error statuses beyond 400 (validation) and 401 (auth), which every route documents. */
@@ -121,6 +120,108 @@ export function defineRoute<
   return definition;
 }
 
+/** What a route of a group declares itself: its input, responses, errors and handler. */
+type GroupRoute<
+  P extends MaybeSchema,
+  Q extends MaybeSchema,
+  B extends MaybeSchema,
+  R extends Responses,
+> = Omit<
+  RouteDefinition<Method, string, P, Q, B, R>,
+  'method' | 'path' | 'operationId' | 'auth' | 'tags' | 'summary'
+>;
+
+/** What the routes of one group share. */
+export interface GroupDefaults {
+  auth: RouteAuth;
+  tags: string[];
+  /** Each operation's summary and description: the router's Markdown file, or `apiDocs` of it. */
+  docs: string | ApiDocs;
+  /** Error statuses every route of the group may answer (each route adds its own). */
+  errors?: number[];
+}
+
+/**
+ * Routes that share a credential, tags, error statuses and a Markdown file of documentation:
+ * `const route = routeGroup({ auth: 'user', tags: ['Reports'], docs: apiDocs(markdown) })`, then
+ * `route.get('/:id', 'getReport', { input: { params }, responses: { 200: reportSchema }, handler })`.
+ * The summary and description come from the section of `docs` named by the operationId; a route
+ * without one is an error when the module loads, so no operation goes undocumented.
+ */
+export function routeGroup(defaults: GroupDefaults) {
+  const { errors: shared = [], auth, tags } = defaults;
+  const docs = typeof defaults.docs === 'string' ? apiDocs(defaults.docs) : defaults.docs;
+  const at =
+    <M extends Method>(method: M) =>
+    <
+      Path extends string,
+      P extends MaybeSchema = undefined,
+      Q extends MaybeSchema = undefined,
+      B extends MaybeSchema = undefined,
+      R extends Responses = Responses,
+    >(
+      path: Path,
+      operationId: string,
+      definition: GroupRoute<P, Q, B, R>,
+    ): RouteDefinition<M, Path, P, Q, B, R> => {
+      const doc = docs[operationId];
+      if (!doc)
+        throw new Error(`route ${method.toUpperCase()} ${path}: no section "## ${operationId}" in its docs`);
+      return {
+        ...doc,
+        ...definition,
+        errors: [...shared, ...(definition.errors ?? [])],
+        auth,
+        tags,
+        method,
+        path,
+        operationId,
+      };
+    };
+  return { get: at('get'), post: at('post'), put: at('put'), patch: at('patch'), delete: at('delete') };
+}
+
+/** The route builders of one group: `get`, `post`, `put`, `patch` and `delete`. */
+export type RouteGroup = ReturnType<typeof routeGroup>;
+
+/** An operation's documentation: the one-line summary and, optionally, the longer description. */
+export interface OperationDoc {
+  summary: string;
+  description?: string;
+}
+
+/**
+ * The documentation of a router's operations, by operationId, from the Markdown file beside it:
+ * each `## operationId: Summary` heading starts a section whose text is the description.
+ * Text before the first heading is the file's own introduction; `{{NAME}}` is replaced by
+ * `values[NAME]` (a limit defined in code), and a name not given is an error at load.
+ */
+export type ApiDocs = Readonly<Record<string, OperationDoc>>;
+
+export function apiDocs(markdown: string, values: Record<string, string | number> = {}): ApiDocs {
+  const sections: Record<string, OperationDoc> = {};
+  // `{{NAME}}` stands for a limit the code defines, so the prose cannot drift from it.
+  const fill = (text: string) =>
+    text.replace(/\{\{([\w.]+)\}\}/g, (_, name: string) => {
+      if (!(name in values)) throw new Error(`apiDocs: {{${name}}} is not given`);
+      return String(values[name]);
+    });
+  for (const part of markdown.split(/^## /m).slice(1)) {
+    const newline = part.indexOf('\n');
+    const heading = newline < 0 ? part : part.slice(0, newline);
+    const colon = heading.indexOf(': ');
+    if (colon < 0) throw new Error(`apiDocs: heading "## ${heading}" is not "## operationId: Summary"`);
+    const id = heading.slice(0, colon).trim();
+    if (id in sections) throw new Error(`apiDocs: section "${id}" appears twice`);
+    const description = newline < 0 ? '' : part.slice(newline + 1).trim();
+    sections[id] = {
+      summary: fill(heading.slice(colon + 2).trim()),
+      ...(description ? { description: fill(description) } : {}),
+    };
+  }
+  return sections;
+}
+
 function firstStatus(responses: Responses): ContentfulStatusCode {
   const statuses = Object.keys(responses).map(Number) as ContentfulStatusCode[];
   return statuses.find((s) => s >= 200 && s < 300) ?? (statuses[0] as ContentfulStatusCode);
@@ -141,9 +242,10 @@ function middlewaresOf(route: AnyRoute): MiddlewareHandler[] {
     }),
   ];
   if (auth.middleware) chain.push(auth.middleware as MiddlewareHandler);
-  if (route.params) chain.push(validate('param', route.params));
-  if (route.query) chain.push(validate('query', route.query));
-  if (route.body) chain.push(validate('json', route.body));
+  const { params, query, body } = route.input ?? {};
+  if (params) chain.push(validate('param', params));
+  if (query) chain.push(validate('query', query));
+  if (body) chain.push(validate('json', body));
   return chain;
 }
 
@@ -153,9 +255,9 @@ function handlerOf(route: AnyRoute): MiddlewareHandler {
     const req = c.req as unknown as { valid(target: string): unknown };
     const valid = (target: string) => req.valid(target);
     const input = {
-      params: route.params ? valid('param') : undefined,
-      query: route.query ? valid('query') : undefined,
-      body: route.body ? valid('json') : undefined,
+      params: route.input?.params ? valid('param') : undefined,
+      query: route.input?.query ? valid('query') : undefined,
+      body: route.input?.body ? valid('json') : undefined,
     };
     const result = await route.handler(c as Context<AppEnv>, input);
     if (result instanceof Response) return result;
@@ -207,9 +309,9 @@ type SchemaOf<D> = D extends {
   ? SchemaOfRoute<
       M,
       Path,
-      NonNullable<D extends { params?: infer P } ? P : undefined>,
-      NonNullable<D extends { query?: infer Q } ? Q : undefined>,
-      NonNullable<D extends { body?: infer B } ? B : undefined>,
+      NonNullable<D extends { input?: { params?: infer P } } ? P : undefined>,
+      NonNullable<D extends { input?: { query?: infer Q } } ? Q : undefined>,
+      NonNullable<D extends { input?: { body?: infer B } } ? B : undefined>,
       R
     >
   : never;
