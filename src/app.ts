@@ -138,6 +138,6 @@ export function createApp() {
 
 /**
  * The type of the whole API, for typed clients: `hc<AppType>(baseUrl)` from `hono/client`
- * gives typed requests and answers for every route declared with `defineRoute`.
+ * gives typed requests and answers for every route a route group declares.
  */
 export type AppType = ReturnType<typeof createApp>;

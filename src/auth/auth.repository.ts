@@ -3,7 +3,8 @@ import type { AccountContext } from '../core/principal';
 const ACCOUNT_COLUMNS = `a.id AS account_id, a.plan, a.use_creator_mode, a.external_user_limit,
   a.embed_session_ttl_seconds, a.show_dashboard_chat`;
 
-interface AccountRow {
+/** The account columns every credential lookup reads (`ACCOUNT_COLUMNS`). */
+export interface AccountRow {
   account_id: number;
   plan: AccountContext['plan'];
   use_creator_mode: number;
@@ -12,7 +13,7 @@ interface AccountRow {
   show_dashboard_chat: number;
 }
 
-function toAccount(row: AccountRow): AccountContext {
+export function toAccount(row: AccountRow): AccountContext {
   return {
     id: row.account_id,
     plan: row.plan,

@@ -25,3 +25,10 @@ export function scopeOf(c: Context<AppEnv>, deploymentId: number): DeploymentSco
 }
 
 export const nowOf = (c: Context<AppEnv>): string => isoNow(c.get('clock'));
+
+/**
+ * The leading arguments of a deployment-scoped service call: the database and the scope of the
+ * path's `deploymentId` (`listFolders(...inDeployment(c, params), query)`).
+ */
+export const inDeployment = (c: Context<AppEnv>, params: { deploymentId: number }) =>
+  [c.get('db'), scopeOf(c, params.deploymentId)] as const;

@@ -1,8 +1,7 @@
-import { nowOf, scopeOf } from '../auth/deployment-scope';
+import { inDeployment, nowOf } from '../auth/deployment-scope';
 import { pageQuery, pageSchema } from '../core/pagination';
 import { apiDocs, routeGroup, routes } from '../http/route';
 import markdown from './dashboards.routes.md';
-
 import {
   dashboardBody,
   dashboardStateSchema,
@@ -32,43 +31,41 @@ export const dashboardsRoutes = routes(
   route.get('/:id/dashboard', 'getWorkbookDashboard', {
     input: { params: workbookParams },
     responses: { 200: dashboardStateSchema },
-    handler: async (c, { params }) => getDashboard(c.get('db'), scopeOf(c, params.deploymentId), params.id),
+    handler: async (c, { params }) => getDashboard(...inDeployment(c, params), params.id),
   }),
   route.put('/:id/dashboard', 'updateWorkbookDashboard', {
     input: { params: workbookParams, body: dashboardBody },
     responses: { 200: dashboardStateSchema },
     errors: [429],
     handler: async (c, { params, body }) =>
-      updateDashboard(c.get('db'), scopeOf(c, params.deploymentId), params.id, body, nowOf(c)),
+      updateDashboard(...inDeployment(c, params), params.id, body, nowOf(c)),
   }),
   route.post('/:id/publish', 'publishDashboard', {
     input: { params: workbookParams, body: publishBody },
     responses: { 200: publishedDashboardSchema },
     errors: [429],
     handler: async (c, { params, body }) =>
-      publishDashboard(c.get('db'), scopeOf(c, params.deploymentId), params.id, body ?? {}, nowOf(c)),
+      publishDashboard(...inDeployment(c, params), params.id, body ?? {}, nowOf(c)),
   }),
   route.get('/:id/dashboard/versions', 'getDashboardVersions', {
     input: { params: workbookParams, query: pageQuery },
     responses: { 200: pageSchema(dashboardVersionSummarySchema) },
-    handler: async (c, { params, query }) =>
-      listVersions(c.get('db'), scopeOf(c, params.deploymentId), params.id, query),
+    handler: async (c, { params, query }) => listVersions(...inDeployment(c, params), params.id, query),
   }),
   route.get('/:id/dashboard/versions/:versionNumber', 'getDashboardVersion', {
     input: { params: versionParams },
     responses: { 200: dashboardVersionSchema },
-    handler: async (c, { params }) =>
-      getVersion(c.get('db'), scopeOf(c, params.deploymentId), params.id, params.versionNumber),
+    handler: async (c, { params }) => getVersion(...inDeployment(c, params), params.id, params.versionNumber),
   }),
   adminRoute.get('/:id/embed-access', 'getEmbedAccess', {
     input: { params: workbookParams },
     responses: { 200: embedAccessSchema },
-    handler: async (c, { params }) => getEmbedAccess(c.get('db'), scopeOf(c, params.deploymentId), params.id),
+    handler: async (c, { params }) => getEmbedAccess(...inDeployment(c, params), params.id),
   }),
   adminRoute.put('/:id/embed-access', 'updateEmbedAccess', {
     input: { params: workbookParams, body: updateEmbedAccessBody },
     responses: { 200: embedAccessSchema },
     handler: async (c, { params, body }) =>
-      updateEmbedAccess(c.get('db'), scopeOf(c, params.deploymentId), params.id, body, nowOf(c)),
+      updateEmbedAccess(...inDeployment(c, params), params.id, body, nowOf(c)),
   }),
 );

@@ -2,7 +2,6 @@ import { scopeOf } from '../auth/deployment-scope';
 import { routeGroup, routes } from '../http/route';
 import { workbookParams } from './dashboards.schemas';
 import markdown from './render.routes.md';
-
 import { renderQuery } from './render.schemas';
 import { renderWorkbookDashboard } from './render.service';
 

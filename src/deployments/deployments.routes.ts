@@ -11,7 +11,6 @@ import { pageQuery } from '../core/pagination';
 import { idParams } from '../core/validation';
 import { apiDocs, routeGroup, routes } from '../http/route';
 import markdown from './deployments.routes.md';
-
 import {
   advanceCreationStepBody,
   buildStatusQuery,
@@ -48,12 +47,21 @@ import {
   updateDeployment,
 } from './settings.service';
 
-/** The account of a request about deployment `id`: a scoped key outside it gets 403 KEY_SCOPE. */
-function accountFor(c: Context<AppEnv>, id: number): number {
+/**
+ * The leading arguments of a service call about the path's deployment `id`: the database, the
+ * caller's account and the id. A key scoped to other deployments gets 403 KEY_SCOPE.
+ */
+function theDeployment(c: Context<AppEnv>, params: { id: number }) {
   const principal = accountPrincipal(c);
-  requireDeploymentScope(principal, id);
-  return principal.account.id;
+  requireDeploymentScope(principal, params.id);
+  return [c.get('db'), principal.account.id, params.id] as const;
 }
+
+/** edgeboard runs no pods and keeps no runtime logs: both lists are empty for a deployment the caller may read. */
+const noRuntime = async (c: Context<AppEnv>, { params }: { params: { id: number } }) => {
+  await getDeployment(...theDeployment(c, params));
+  return emptyRuntimeList();
+};
 
 const docs = apiDocs(markdown);
 const route = routeGroup({ auth: 'user', tags: ['Deployments'], docs });
@@ -79,76 +87,64 @@ export const deploymentsRoutes = routes(
     input: { params: idParams },
     responses: { 200: deploymentSchema },
     errors: [403, 404],
-    handler: async (c, { params }) =>
-      presentDeployment(await getDeployment(c.get('db'), accountFor(c, params.id), params.id)),
+    handler: async (c, { params }) => presentDeployment(await getDeployment(...theDeployment(c, params))),
   }),
   adminRoute.put('/deployments/:id', 'updateDeployment', {
     input: { params: idParams, body: updateDeploymentBody },
     responses: { 200: deploymentSettingsSchema },
     errors: [404],
     handler: async (c, { params, body }) =>
-      updateDeployment(c.get('db'), accountFor(c, params.id), params.id, body ?? {}, nowOf(c)),
+      updateDeployment(...theDeployment(c, params), body ?? {}, nowOf(c)),
   }),
   adminRoute.delete('/deployments/:id', 'deleteDeployment', {
     input: { params: idParams },
     responses: { 200: deploymentDeletedSchema },
     errors: [404],
-    handler: async (c, { params }) => {
-      return deleteDeployment(c.get('db'), accountWidePrincipal(c).account.id, params.id);
-    },
+    handler: async (c, { params }) =>
+      deleteDeployment(c.get('db'), accountWidePrincipal(c).account.id, params.id),
   }),
   route.get('/deployments/:id/settings', 'getDeploymentSettings', {
     input: { params: idParams },
     responses: { 200: deploymentSettingsSchema },
     errors: [403, 404],
-    handler: async (c, { params }) =>
-      presentSettings(await getDeployment(c.get('db'), accountFor(c, params.id), params.id)),
+    handler: async (c, { params }) => presentSettings(await getDeployment(...theDeployment(c, params))),
   }),
   adminRoute.post('/deployments/:id/creation-step/advance', 'advanceCreationStep', {
     input: { params: idParams, body: advanceCreationStepBody },
     responses: { 200: deploymentCreatedSchema },
     errors: [404],
     handler: async (c, { params, body }) =>
-      setCreationStep(c.get('db'), accountFor(c, params.id), params.id, body.creationStep, nowOf(c)),
+      setCreationStep(...theDeployment(c, params), body.creationStep, nowOf(c)),
   }),
   adminRoute.post('/deployments/:id/creation-step/reset', 'resetCreationStep', {
     input: { params: idParams },
     responses: { 200: deploymentCreatedSchema },
     errors: [404],
-    handler: async (c, { params }) =>
-      setCreationStep(c.get('db'), accountFor(c, params.id), params.id, 'project', nowOf(c)),
+    handler: async (c, { params }) => setCreationStep(...theDeployment(c, params), 'project', nowOf(c)),
   }),
   route.get('/deployments/:id/build-status', 'buildStatus', {
     input: { params: idParams, query: buildStatusQuery },
     responses: { 200: buildStatusSchema },
     errors: [403, 404],
-    handler: async (c, { params, query }) =>
-      getBuildStatus(c.get('db'), accountFor(c, params.id), params.id, query.branchName),
+    handler: async (c, { params, query }) => getBuildStatus(...theDeployment(c, params), query.branchName),
   }),
   route.get('/deployments/:id/versions', 'listDeploymentVersions', {
     input: { params: idParams, query: pageQuery },
     responses: { 200: versionsSchema },
     errors: [403, 404],
-    handler: async (c, { params }) =>
-      listVersions(await getDeployment(c.get('db'), accountFor(c, params.id), params.id)),
+    handler: async (c, { params }) => listVersions(await getDeployment(...theDeployment(c, params))),
   }),
   route.get('/deployments/:id/pods', 'pods', {
     input: { params: idParams, query: pageQuery },
     responses: { 200: podsSchema },
     errors: [403, 404],
-    handler: async (c, { params }) => {
-      await getDeployment(c.get('db'), accountFor(c, params.id), params.id);
-      return emptyRuntimeList();
-    },
+    handler: noRuntime,
   }),
   route.get('/deployments/:id/logs', 'logs', {
     input: { params: idParams, query: logsQuery },
     responses: { 200: logsSchema },
     errors: [403, 404],
-    handler: async (c, { params }) => {
-      await getDeployment(c.get('db'), accountFor(c, params.id), params.id);
-      return emptyRuntimeList();
-    },
+    handler: noRuntime,
   }),
 );
 

@@ -8,7 +8,6 @@ import { deletedSchema, idParams } from '../core/validation';
 import { apiDocs, type RouteGroup, routeGroup, routes } from '../http/route';
 import type { Catalogue, CatalogueKind } from './catalogues.repository';
 import markdown from './catalogues.routes.md';
-
 import * as service from './catalogues.service';
 import {
   ATTRIBUTES_PER_CATALOGUE,
@@ -87,11 +86,19 @@ const now = (c: Context<AppEnv>) => isoNow(c.get('clock'));
 const inTenant = (c: Context<AppEnv>, params: { embedTenantName: string }) =>
   [c.get('db'), accountPrincipal(c).account.id, params.embedTenantName] as const;
 
-/** The groups of one catalogue: create, list, get, members, update, delete (operationIds by operation). */
-function groupRoutes(
-  place: Place,
-  ids: Record<'create' | 'list' | 'get' | 'members' | 'update' | 'delete', string>,
-) {
+/**
+ * The groups of one catalogue: create, list, get, members, update, delete. Their operationIds are
+ * Cube's pattern around `noun`: createGroup, getGroups, getGroup, getGroupMembers, updateGroup, deleteGroup.
+ */
+function groupRoutes(place: Place, noun: string) {
+  const ids = {
+    create: `create${noun}`,
+    list: `get${noun}s`,
+    get: `get${noun}`,
+    members: `get${noun}Members`,
+    update: `update${noun}`,
+    delete: `delete${noun}`,
+  };
   return [
     createRoute(place, 'groups', ids.create),
     listRoute(place, 'groups', ids.list),
@@ -134,38 +141,26 @@ function groupRoutes(
 /** Cube's addGroupMembers and removeGroupMembers (tenant groups only: members are the tenant's users). */
 function memberRoutes(place: Place) {
   const path = `${itemPath(place)}/users`;
-  const change = (
-    c: Context<AppEnv>,
-    params: CatalogueParams & { id: number },
-    members: MemberRef[],
-    how: 'add' | 'remove',
-  ) =>
-    service.changeGroupMembers(
-      c.get('db'),
-      catalogueOf(c, params),
-      params.id,
-      members.map((m) => withoutNulls(m)),
-      how,
-    );
+  const input = { params: tenantItemParams, body: groupMembersBody };
   return [
     place.route.post(path, 'addGroupMembers', {
-      input: { params: tenantItemParams, body: groupMembersBody },
+      input,
       responses: { 200: membersAddedSchema },
       errors: [404],
-      handler: async (c, { params, body }) =>
-        (await change(c, params, body.members, 'add')) as v.InferOutput<typeof membersAddedSchema>,
+      handler: async (c, { params, body }) => service.addGroupMembers(...inGroup(c, params), body.members),
     }),
     place.route.delete(path, 'removeGroupMembers', {
-      input: { params: tenantItemParams, body: groupMembersBody },
+      input,
       responses: { 200: membersRemovedSchema },
       errors: [404],
-      handler: async (c, { params, body }) =>
-        (await change(c, params, body.members, 'remove')) as v.InferOutput<typeof membersRemovedSchema>,
+      handler: async (c, { params, body }) => service.removeGroupMembers(...inGroup(c, params), body.members),
     }),
   ];
 }
 
-type MemberRef = { embedUserId?: number | null; externalId?: string | null };
+/** The leading arguments of a group's services: the database, the group's catalogue and its id. */
+const inGroup = (c: Context<AppEnv>, params: CatalogueParams & { id: number }) =>
+  [c.get('db'), catalogueOf(c, params), params.id] as const;
 
 /** The user attributes of one catalogue: list and delete, plus create and update where the spec has them. */
 function attributeRoutes(
@@ -254,14 +249,7 @@ const route = catalogueRoute(['Embed tenants (E10–E14)']);
 export const groupsRoutes = routes(
   ...groupRoutes(
     { path: '/', tenant: false, route: catalogueRoute(['Embed groups (account-wide)']) },
-    {
-      create: 'createAccountGroup',
-      list: 'listAccountGroups',
-      get: 'getAccountGroup',
-      members: 'getAccountGroupMembers',
-      update: 'updateAccountGroup',
-      delete: 'deleteAccountGroup',
-    },
+    'AccountGroup',
   ),
 );
 
@@ -320,17 +308,7 @@ export const embedTenantsRoutes = routes(
     handler: async (c, { params, body }) =>
       provision.provisionUsers(...inTenant(c, params), body.users, now(c)),
   }),
-  ...groupRoutes(
-    { path: '/:embedTenantName/groups', tenant: true, route },
-    {
-      create: 'createGroup',
-      list: 'getGroups',
-      get: 'getGroup',
-      members: 'getGroupMembers',
-      update: 'updateGroup',
-      delete: 'deleteGroup',
-    },
-  ),
+  ...groupRoutes({ path: '/:embedTenantName/groups', tenant: true, route }, 'Group'),
   ...attributeRoutes(
     { path: '/:embedTenantName/user-attributes', tenant: true, route },
     { list: 'listEmbedUserAttributes', delete: 'deleteEmbedUserAttribute' },

@@ -210,14 +210,39 @@ export async function listTenantUsers(
 }
 
 /** Cube's EmbedGroupMembersInput entries: exactly one of embedUserId or externalId each. */
-export type MemberRef = { embedUserId?: number; externalId?: string };
+/** A member named by exactly one of its ids (the other omitted or null, as Cube sends it). */
+export type MemberRef = { embedUserId?: number | null; externalId?: string | null };
 
 /**
  * Cube's addGroupMembers / removeGroupMembers on a tenant group. Adds never replace and are
  * idempotent (`addedMembers` vs `unchangedMembers`); removing a non-member is a no-op. Unknown
  * users are a 404 naming them (edgeboard does not provision users here: generate-session does).
  */
-export async function changeGroupMembers(
+/** Cube's addGroupMembers: adds, never replaces; idempotent. Answers the added and the unchanged members. */
+export async function addGroupMembers(db: Db, catalogue: Catalogue, groupId: number, members: MemberRef[]) {
+  const { users, changed } = await changeGroupMembers(db, catalogue, groupId, members, 'add');
+  return {
+    addedMembers: changed.map(presentMember),
+    unchangedMembers: users.filter((u) => u.member).map(presentMember),
+  };
+}
+
+/** Cube's removeGroupMembers: removing a non-member is a no-op. Answers how many were removed. */
+export async function removeGroupMembers(
+  db: Db,
+  catalogue: Catalogue,
+  groupId: number,
+  members: MemberRef[],
+) {
+  const { changed } = await changeGroupMembers(db, catalogue, groupId, members, 'remove');
+  return { removed: changed.length };
+}
+
+type MemberRow = Awaited<ReturnType<typeof repo.readMembers>>['users'][number];
+const presentMember = ({ member: _member, ...user }: MemberRow) => user;
+
+/** Reads the named users (a 404 names any unknown one), then adds or removes those it changes. */
+async function changeGroupMembers(
   db: Db,
   catalogue: Catalogue,
   groupId: number,
@@ -225,34 +250,28 @@ export async function changeGroupMembers(
   change: 'add' | 'remove',
 ) {
   const refs = {
-    embedUserIds: members.flatMap((m) => (m.embedUserId === undefined ? [] : [m.embedUserId])),
-    externalIds: members.flatMap((m) => (m.externalId === undefined ? [] : [m.externalId])),
+    embedUserIds: members.flatMap((m) => (m.embedUserId == null ? [] : [m.embedUserId])),
+    externalIds: members.flatMap((m) => (m.externalId == null ? [] : [m.externalId])),
   };
   const { groupFound, users } = await repo.readMembers(db, catalogue, groupId, refs);
   if (!groupFound) throw notFound('Group');
   const byId = new Set(users.map((u) => u.id));
   const byExternal = new Set(users.map((u) => u.externalId));
   const unknown = members.flatMap((m, i) =>
-    (m.embedUserId !== undefined && !byId.has(m.embedUserId)) ||
-    (m.externalId !== undefined && !byExternal.has(m.externalId))
+    (m.embedUserId != null && !byId.has(m.embedUserId)) ||
+    (m.externalId != null && !byExternal.has(m.externalId))
       ? [{ path: `members.${i}`, message: 'No such embed user in this tenant' }]
       : [],
   );
   if (unknown.length > 0) throw new ApiError('NOT_FOUND', 'Embed users not found', unknown);
-  const toChange = users.filter((u) => (change === 'add' ? !u.member : u.member));
-  if (toChange.length > 0)
+  const changed = users.filter((u) => (change === 'add' ? !u.member : u.member));
+  if (changed.length > 0)
     await repo.changeMembers(
       db,
       catalogue,
       groupId,
-      toChange.map((u) => u.id),
+      changed.map((u) => u.id),
       change,
     );
-  const present = ({ member: _member, ...user }: (typeof users)[number]) => user;
-  return change === 'add'
-    ? {
-        addedMembers: toChange.map(present),
-        unchangedMembers: users.filter((u) => u.member).map(present),
-      }
-    : { removed: toChange.length };
+  return { users, changed };
 }

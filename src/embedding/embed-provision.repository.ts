@@ -2,7 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { runBatch } from '../core/db';
 import type { Db } from '../core/env';
 import { type EmbedUserRow, toEmbedUser } from './catalogues.repository';
-import { externalUserQuotaGuard, guardOf } from './embed-sessions.repository';
+import { externalUserQuotaGuard, guardOf, upsertEmbedUser } from './embed-sessions.repository';
 
 /**
  * SQL of provisionEmbedUser(s): one read batch and one write batch per call, whatever the
@@ -67,8 +67,6 @@ export interface ProvisionWrite {
   tenantGroups?: string[];
 }
 
-const USER_COLUMNS = { email: 'email', displayName: 'display_name', picture: 'picture' } as const;
-
 export type ProvisionOutcome =
   | { ok: true; users: Map<string, ReturnType<typeof toEmbedUser>> }
   | { ok: false; reason: 'quota_exceeded' };
@@ -98,22 +96,7 @@ export async function writeProvision(
   };
   for (const u of w.users) {
     const user = sql`(SELECT id FROM embed_users WHERE tenant_id = ${tenant} AND external_id = ${u.externalId})`;
-    const fields = (Object.keys(USER_COLUMNS) as (keyof typeof USER_COLUMNS)[]).filter(
-      (f) => u.set[f] !== undefined,
-    );
-    const value = (f: keyof typeof USER_COLUMNS) => u.set[f] ?? null;
-    const onConflict =
-      fields.length === 0
-        ? sql`DO NOTHING`
-        : sql`DO UPDATE SET ${sql.join(
-            fields.map((f) => sql`${sql.raw(USER_COLUMNS[f])} = excluded.${sql.raw(USER_COLUMNS[f])}`),
-            sql`, `,
-          )}, updated_at = excluded.updated_at`;
-    statements.push(sql`INSERT INTO embed_users
-        (account_id, tenant_id, external_id, email, display_name, picture, security_context, created_at, updated_at)
-      VALUES (${w.accountId}, ${tenant}, ${u.externalId}, ${value('email')}, ${value('displayName')},
-        ${value('picture')}, NULL, ${now}, ${now})
-      ON CONFLICT (tenant_id, external_id) ${onConflict}`);
+    statements.push(upsertEmbedUser(w.accountId, tenant, u.externalId, u.set, now));
     for (const kind of ['accountGroups', 'tenantGroups'] as const) {
       const given = u[kind];
       if (given === undefined) continue;

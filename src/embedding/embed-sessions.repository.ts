@@ -225,6 +225,39 @@ const USER_COLUMNS = {
   securityContext: 'security_context',
 } as const;
 
+/** The stored fields of an external user a write may set (undefined: left as it is). */
+export type EmbedUserFields = { [K in keyof typeof USER_COLUMNS]?: string | null };
+
+/**
+ * The upsert of one external user of `tenant`: a new user gets the fields given (the others
+ * null); an existing one gets only the fields given, and is left untouched when none is.
+ * Generate-session and provisioning write users through this one statement.
+ */
+export function upsertEmbedUser(
+  accountId: number,
+  tenant: SQL,
+  externalId: string,
+  set: EmbedUserFields,
+  now: string,
+): SQL {
+  const fields = (Object.keys(USER_COLUMNS) as (keyof typeof USER_COLUMNS)[]).filter(
+    (f) => set[f] !== undefined,
+  );
+  const value = (f: keyof typeof USER_COLUMNS) => set[f] ?? null;
+  const onConflict =
+    fields.length === 0
+      ? sql`DO NOTHING`
+      : sql`DO UPDATE SET ${sql.join(
+          fields.map((f) => sql`${sql.raw(USER_COLUMNS[f])} = excluded.${sql.raw(USER_COLUMNS[f])}`),
+          sql`, `,
+        )}, updated_at = excluded.updated_at`;
+  return sql`INSERT INTO embed_users
+      (account_id, tenant_id, external_id, email, display_name, picture, security_context, created_at, updated_at)
+    VALUES (${accountId}, ${tenant}, ${externalId}, ${value('email')}, ${value('displayName')},
+      ${value('picture')}, ${value('securityContext')}, ${now}, ${now})
+    ON CONFLICT (tenant_id, external_id) ${onConflict}`;
+}
+
 /**
  * All writes of one mint as ONE batch, i.e. one transaction: tenant, definitions, user,
  * memberships and values land together or not at all. Two guards abort the whole batch
@@ -303,23 +336,8 @@ export async function writeMintState(db: Db, w: MintWrites, now: string): Promis
     if (u.isNew) {
       statements.push(externalUserQuotaGuard(w.accountId, sql`CASE WHEN ${user} IS NULL THEN 1 ELSE 0 END`));
     }
-    const fields = (Object.keys(u.set) as (keyof typeof USER_COLUMNS)[]).filter(
-      (f) => u.set[f] !== undefined,
-    );
-    if (u.isNew || fields.length > 0) {
-      const value = (f: keyof typeof USER_COLUMNS) => (u.set[f] === undefined ? null : u.set[f]);
-      const onConflict =
-        fields.length === 0
-          ? sql`DO NOTHING`
-          : sql`DO UPDATE SET ${sql.join(
-              fields.map((f) => sql`${sql.raw(USER_COLUMNS[f])} = excluded.${sql.raw(USER_COLUMNS[f])}`),
-              sql`, `,
-            )}, updated_at = excluded.updated_at`;
-      statements.push(sql`INSERT INTO embed_users
-          (account_id, tenant_id, external_id, email, display_name, picture, security_context, created_at, updated_at)
-        VALUES (${w.accountId}, ${tenant}, ${u.externalId}, ${value('email')}, ${value('displayName')},
-          ${value('picture')}, ${value('securityContext')}, ${now}, ${now})
-        ON CONFLICT (tenant_id, external_id) ${onConflict}`);
+    if (u.isNew || Object.values(u.set).some((value) => value !== undefined)) {
+      statements.push(upsertEmbedUser(w.accountId, tenant, u.externalId, u.set, now));
     }
     if (u.groups) {
       const names = JSON.stringify(u.groups);

@@ -14,7 +14,6 @@ import { publishedDashboardSchema } from '../dashboards/dashboards.schemas';
 import { apiDocs, routeGroup, routes } from '../http/route';
 import { loadEmbedDashboard, updateEmbedFlags } from './embed-dashboards.service';
 import markdown from './embed-sessions.routes.md';
-
 import {
   EMBED_TOKEN_TTL_SECONDS,
   type EmbedContext,

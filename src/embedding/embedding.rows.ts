@@ -1,4 +1,5 @@
 import type { AttributeType } from '../../schema/embedding';
+import { toAccount } from '../auth/auth.repository';
 import type { AccountContext } from '../core/principal';
 import type { AttributeValue, EmbedAttribute, EmbedGroup } from './embedding.schemas';
 
@@ -159,14 +160,7 @@ export const toKeyAccount = (row: KeyAccountRow): KeyAccount => ({
     hash: row.key_hash,
     deploymentIds: row.deployment_ids === null ? null : JSON.parse(row.deployment_ids),
   },
-  account: {
-    id: row.account_id,
-    plan: row.plan,
-    useCreatorMode: row.use_creator_mode === 1,
-    externalUserLimit: row.external_user_limit,
-    embedSessionTtlSeconds: row.embed_session_ttl_seconds,
-    showDashboardChat: row.show_dashboard_chat === 1,
-  },
+  account: toAccount(row),
   externalUserCount: row.external_user_count,
   sessionRateLimit: row.session_rate_limit,
   deploymentFound: row.deployment_found === 1,

@@ -9,7 +9,6 @@ import { embedContext } from './embed-sessions.routes';
 import type { ViewerContent } from './viewer.boot';
 import { NOTICES, noticeDocument, viewerDocument } from './viewer.page';
 import markdown from './viewer.routes.md';
-
 import { viewerCsp, viewerDashboard, viewerPage } from './viewer.service';
 
 /** Headers every viewer response carries: the session must not leak through a Referer or a cache. */

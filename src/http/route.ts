@@ -64,7 +64,7 @@ type JsonBodies<R extends Responses> = {
   [K in keyof R & ContentfulStatusCode]: R[K] extends v.GenericSchema ? v.InferInput<R[K]> : never;
 };
 /** What a handler may return: the body of the first declared status, or (for raw responses) a Response. */
-type HandlerResult<R extends Responses> =
+export type HandlerResult<R extends Responses> =
   | JsonBodies<R>[FirstStatus<R>]
   | ({ [K in keyof R]: R[K] extends RawResponse ? true : never }[keyof R] extends never ? never : Response);
 
@@ -100,25 +100,9 @@ export interface RouteDefinition<
   handler: (c: Context<AppEnv>, input: RouteInput<P, Q, B>) => Promise<HandlerResult<R>>;
 }
 
-// `any`, not `Method`/`string`: a contextual `string` would widen every inline defineRoute path and untype the client.
+// `any`, not `Method`/`string`: a contextual `string` would widen every route's path and untype the client.
 // biome-ignore lint/suspicious/noExplicitAny: a route of any shape, for the list a router is built from
 type AnyRoute = RouteDefinition<any, any, any, any, any, any>;
-
-/**
- * Declares one route: method, path, auth, input schemas, responses and handler in one object.
- * `routes(...)` turns a list of them into a router; the same object drives the credential
- * check, validation, the OpenAPI operation and the handler's types.
- */
-export function defineRoute<
-  M extends Method,
-  Path extends string,
-  P extends MaybeSchema = undefined,
-  Q extends MaybeSchema = undefined,
-  B extends MaybeSchema = undefined,
-  R extends Responses = Responses,
->(definition: RouteDefinition<M, Path, P, Q, B, R>): RouteDefinition<M, Path, P, Q, B, R> {
-  return definition;
-}
 
 /** What a route of a group declares itself: its input, responses, errors and handler. */
 type GroupRoute<

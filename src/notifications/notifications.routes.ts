@@ -13,7 +13,6 @@ import {
   RUN_DELIVERIES_PREVIEW,
 } from './notifications.limits';
 import markdown from './notifications.routes.md';
-
 import {
   addRecipientsBody,
   addRecipientsResultSchema,

@@ -104,20 +104,15 @@ function normalizeFilters(filters: NotificationFilter[]): Required<NotificationF
 }
 
 export function presentNotification(row: repo.NotificationRow): NotificationView {
+  const schedule = scheduleOf(row);
   return {
     id: row.id,
     deploymentId: row.deploymentId,
     dashboardId: row.dashboardId,
     dashboardPublicId: row.dashboardPublicId,
-    scheduleType: row.scheduleType,
-    minute: row.minute,
-    hour: row.hour,
-    dayOfWeek: row.dayOfWeek,
-    dayOfMonth: row.dayOfMonth,
-    customCron: row.customCron,
+    ...schedule,
     cronExpression: row.cronExpression,
-    humanReadableSchedule: describeSchedule(scheduleOf(row)),
-    timezone: row.timezone,
+    humanReadableSchedule: describeSchedule(schedule),
     isEnabled: row.isEnabled,
     notificationEnabled: row.notificationEnabled,
     notificationFormat: row.notificationFormat,

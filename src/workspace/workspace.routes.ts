@@ -1,8 +1,7 @@
-import { nowOf, scopeOf } from '../auth/deployment-scope';
+import { inDeployment, nowOf } from '../auth/deployment-scope';
 import { pageSchema } from '../core/pagination';
 import { apiDocs, routeGroup, routes } from '../http/route';
 import markdown from './workspace.routes.md';
-
 import {
   bulkDeleteBody,
   bulkDeleteResponse,
@@ -28,24 +27,22 @@ export const workspaceRoutes = routes(
   route.get('/', 'workspaceObjects', {
     input: { params: deploymentParams, query: listQuery },
     responses: { 200: pageSchema(workspaceItemSchema) },
-    handler: async (c, { params, query }) =>
-      listWorkspace(c.get('db'), scopeOf(c, params.deploymentId), query),
+    handler: async (c, { params, query }) => listWorkspace(...inDeployment(c, params), query),
   }),
   route.post('/move', 'moveWorkspaceObject', {
     input: { params: deploymentParams, body: moveBody },
     responses: { 200: workspaceItemSchema },
     handler: async (c, { params, body }) =>
-      presentItem(await moveItem(c.get('db'), scopeOf(c, params.deploymentId), body, nowOf(c))),
+      presentItem(await moveItem(...inDeployment(c, params), body, nowOf(c))),
   }),
   route.post('/bulk-move', 'bulkMoveWorkspaceObjects', {
     input: { params: deploymentParams, body: bulkMoveBody },
     responses: { 200: bulkMoveResponse },
-    handler: async (c, { params, body }) =>
-      bulkMove(c.get('db'), scopeOf(c, params.deploymentId), body, nowOf(c)),
+    handler: async (c, { params, body }) => bulkMove(...inDeployment(c, params), body, nowOf(c)),
   }),
   route.post('/bulk-delete', 'bulkDeleteWorkspaceObjects', {
     input: { params: deploymentParams, body: bulkDeleteBody },
     responses: { 200: bulkDeleteResponse },
-    handler: async (c, { params, body }) => bulkDelete(c.get('db'), scopeOf(c, params.deploymentId), body),
+    handler: async (c, { params, body }) => bulkDelete(...inDeployment(c, params), body),
   }),
 );

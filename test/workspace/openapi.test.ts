@@ -44,7 +44,7 @@ describe('the OpenAPI document for the workspace and dashboards', () => {
       const op = document.paths[path]?.[method];
       expect(op, `${method} ${path}`).toBeDefined();
       expect(op.summary).toEqual(expect.any(String));
-      // Issue 12: routes declared with defineRoute document that API keys work there too.
+      // Issue 12: routes declared in a route group document that API keys work there too.
       expect(op.security).toContainEqual({ bearerAuth: [] });
       expect(op.responses['401'].$ref).toBe('#/components/responses/Error401');
       expect(op.responses['404'].$ref).toBe('#/components/responses/Error404');
