@@ -19,15 +19,13 @@ export const accountsAdminRoutes = routes(
     responses: { 201: provisionedAccountSchema },
     handler: async (c, { body }) => provisionAccount(c.get('db'), body, nowOf(c)),
   }),
-  route.get('/:id', 'getAccount', {
+  route.get('/:id', 'getAccount', accountSchema, {
     input: { params: idParams },
-    responses: { 200: accountSchema },
     errors: [404],
     handler: async (c, { params }) => getAccount(c.get('db'), params.id),
   }),
-  route.patch('/:id', 'updateAccount', {
+  route.patch('/:id', 'updateAccount', accountSchema, {
     input: { params: idParams, body: updateAccountBody },
-    responses: { 200: accountSchema },
     errors: [404],
     handler: async (c, { params, body }) => changeAccount(c.get('db'), params.id, body ?? {}, nowOf(c)),
   }),

@@ -9,30 +9,28 @@ import { apiKeyCreatedSchema, apiKeySchema, createApiKeyBody } from './accounts.
 import { createApiKey, deleteApiKey, listApiKeys } from './accounts.service';
 import markdown from './api-keys.routes.md';
 
-/** Keys are account-wide: a key scoped to deployments cannot mint or list keys (403 KEY_SCOPE). */
-function accountOf(c: Context<AppEnv>): number {
-  return accountWidePrincipal(c).account.id;
-}
+/**
+ * The leading arguments of the key services: the database and the caller's account. Keys are
+ * account-wide: a key scoped to deployments cannot mint, list or delete keys (403 KEY_SCOPE).
+ */
+const inAccount = (c: Context<AppEnv>) => [c.get('db'), accountWidePrincipal(c).account.id] as const;
 
 const route = routeGroup({ auth: 'admin', tags: ['API keys'], errors: [403], docs: markdown });
 
 /** Account API keys, managed by admins (or an unscoped key). Mounted at /api/v1/api-keys. */
 export const apiKeysRoutes = routes(
-  route.post('/', 'createApiKey', {
+  route.post('/', 'createApiKey', apiKeyCreatedSchema, {
     input: { body: createApiKeyBody },
-    responses: { 200: apiKeyCreatedSchema },
     errors: [404],
-    handler: async (c, { body }) => createApiKey(c.get('db'), accountOf(c), body, nowOf(c)),
+    handler: async (c, { body }) => createApiKey(...inAccount(c), body, nowOf(c)),
   }),
-  route.get('/', 'listApiKeys', {
+  route.get('/', 'listApiKeys', pageSchema(apiKeySchema), {
     input: { query: pageQuery },
-    responses: { 200: pageSchema(apiKeySchema) },
-    handler: async (c, { query }) => listApiKeys(c.get('db'), accountOf(c), query),
+    handler: async (c, { query }) => listApiKeys(...inAccount(c), query),
   }),
-  route.delete('/:id', 'deleteApiKey', {
+  route.delete('/:id', 'deleteApiKey', deletedSchema, {
     input: { params: idParams },
-    responses: { 200: deletedSchema },
     errors: [404],
-    handler: async (c, { params }) => deleteApiKey(c.get('db'), accountOf(c), params.id),
+    handler: async (c, { params }) => deleteApiKey(...inAccount(c), params.id),
   }),
 );

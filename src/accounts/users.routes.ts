@@ -39,40 +39,34 @@ function actorFor(c: Context<AppEnv>, userId?: number) {
 const route = routeGroup({ auth: 'user', tags: ['Users and access tokens'], errors: [403], docs: markdown });
 
 export const usersRoutes = routes(
-  route.post('/', 'createUser', {
+  route.post('/', 'createUser', userSchema, {
     input: { body: createUserBody },
-    responses: { 200: userSchema },
     errors: [409],
     handler: async (c, { body }) => createUser(c.get('db'), actorFor(c), body, nowOf(c)),
   }),
-  route.get('/', 'listUsers', {
+  route.get('/', 'listUsers', pageSchema(userSchema), {
     input: { query: pageQuery },
-    responses: { 200: pageSchema(userSchema) },
     handler: async (c, { query }) => listUsers(c.get('db'), actorFor(c), query),
   }),
-  route.get('/:id', 'getUser', {
+  route.get('/:id', 'getUser', userSchema, {
     input: { params: idParams },
-    responses: { 200: userSchema },
     errors: [404],
     handler: async (c, { params }) => getUser(c.get('db'), actorFor(c, params.id), params.id),
   }),
-  route.post('/:id/access-tokens', 'createAccessToken', {
+  route.post('/:id/access-tokens', 'createAccessToken', accessTokenCreatedSchema, {
     input: { params: idParams },
-    responses: { 200: accessTokenCreatedSchema },
     errors: [404],
     handler: async (c, { params }) =>
       createAccessToken(c.get('db'), actorFor(c, params.id), params.id, nowOf(c)),
   }),
-  route.get('/:id/access-tokens', 'listAccessTokens', {
+  route.get('/:id/access-tokens', 'listAccessTokens', pageSchema(accessTokenSchema), {
     input: { params: idParams, query: pageQuery },
-    responses: { 200: pageSchema(accessTokenSchema) },
     errors: [404],
     handler: async (c, { params, query }) =>
       listAccessTokens(c.get('db'), actorFor(c, params.id), params.id, query),
   }),
-  route.delete('/:id/access-tokens/:tokenId', 'deleteAccessToken', {
+  route.delete('/:id/access-tokens/:tokenId', 'deleteAccessToken', deletedSchema, {
     input: { params: tokenParams },
-    responses: { 200: deletedSchema },
     errors: [404],
     handler: async (c, { params }) =>
       revokeAccessToken(c.get('db'), actorFor(c, params.id), params.id, params.tokenId),

@@ -28,43 +28,36 @@ const adminRoute = routeGroup({ auth: 'admin', tags: ['Dashboards'], errors: [40
 
 /** E1 and publishing. Mounted at /api/v1/deployments/:deploymentId/workbooks, beside the workbook routes. */
 export const dashboardsRoutes = routes(
-  route.get('/:id/dashboard', 'getWorkbookDashboard', {
+  route.get('/:id/dashboard', 'getWorkbookDashboard', dashboardStateSchema, {
     input: { params: workbookParams },
-    responses: { 200: dashboardStateSchema },
     handler: async (c, { params }) => getDashboard(...inDeployment(c, params), params.id),
   }),
-  route.put('/:id/dashboard', 'updateWorkbookDashboard', {
+  route.put('/:id/dashboard', 'updateWorkbookDashboard', dashboardStateSchema, {
     input: { params: workbookParams, body: dashboardBody },
-    responses: { 200: dashboardStateSchema },
     errors: [429],
     handler: async (c, { params, body }) =>
       updateDashboard(...inDeployment(c, params), params.id, body, nowOf(c)),
   }),
-  route.post('/:id/publish', 'publishDashboard', {
+  route.post('/:id/publish', 'publishDashboard', publishedDashboardSchema, {
     input: { params: workbookParams, body: publishBody },
-    responses: { 200: publishedDashboardSchema },
     errors: [429],
     handler: async (c, { params, body }) =>
       publishDashboard(...inDeployment(c, params), params.id, body ?? {}, nowOf(c)),
   }),
-  route.get('/:id/dashboard/versions', 'getDashboardVersions', {
+  route.get('/:id/dashboard/versions', 'getDashboardVersions', pageSchema(dashboardVersionSummarySchema), {
     input: { params: workbookParams, query: pageQuery },
-    responses: { 200: pageSchema(dashboardVersionSummarySchema) },
     handler: async (c, { params, query }) => listVersions(...inDeployment(c, params), params.id, query),
   }),
-  route.get('/:id/dashboard/versions/:versionNumber', 'getDashboardVersion', {
+  route.get('/:id/dashboard/versions/:versionNumber', 'getDashboardVersion', dashboardVersionSchema, {
     input: { params: versionParams },
-    responses: { 200: dashboardVersionSchema },
     handler: async (c, { params }) => getVersion(...inDeployment(c, params), params.id, params.versionNumber),
   }),
-  adminRoute.get('/:id/embed-access', 'getEmbedAccess', {
+  adminRoute.get('/:id/embed-access', 'getEmbedAccess', embedAccessSchema, {
     input: { params: workbookParams },
-    responses: { 200: embedAccessSchema },
     handler: async (c, { params }) => getEmbedAccess(...inDeployment(c, params), params.id),
   }),
-  adminRoute.put('/:id/embed-access', 'updateEmbedAccess', {
+  adminRoute.put('/:id/embed-access', 'updateEmbedAccess', embedAccessSchema, {
     input: { params: workbookParams, body: updateEmbedAccessBody },
-    responses: { 200: embedAccessSchema },
     handler: async (c, { params, body }) =>
       updateEmbedAccess(...inDeployment(c, params), params.id, body, nowOf(c)),
   }),

@@ -64,95 +64,75 @@ const noRuntime = async (c: Context<AppEnv>, { params }: { params: { id: number 
 };
 
 const docs = apiDocs(markdown);
-const route = routeGroup({ auth: 'user', tags: ['Deployments'], docs });
-const adminRoute = routeGroup({ auth: 'admin', tags: ['Deployments'], errors: [403], docs });
+const tags = ['Deployments'];
+const route = routeGroup({ auth: 'user', tags, docs });
+/** Reads and changes of one deployment: a key scoped to other deployments is a 403, an unknown id a 404. */
+const oneRoute = routeGroup({ auth: 'user', tags, errors: [403, 404], docs });
+const adminRoute = routeGroup({ auth: 'admin', tags, errors: [403, 404], docs });
+const buildRoute = routeGroup({ auth: 'admin', tags, errors: [403], docs });
 
 /** Deployments: reading needs any user of the account or a key within its scope; changing needs an admin. Mounted at /api/v1. */
 export const deploymentsRoutes = routes(
-  route.get('/regions', 'listRegions', {
+  route.get('/regions', 'listRegions', regionsSchema, {
     input: { query: regionsQuery },
-    responses: { 200: regionsSchema },
     handler: async (_c, { query }) => listRegions(query),
   }),
-  route.get('/deployments', 'getDeployments', {
+  route.get('/deployments', 'getDeployments', deploymentsListSchema, {
     input: { query: listDeploymentsQuery },
-    responses: { 200: deploymentsListSchema },
     handler: async (c, { query }) => {
       const principal = accountPrincipal(c);
       const scope = principal.kind === 'apiKey' ? principal.deploymentIds : null;
       return listDeployments(c.get('db'), principal.account.id, scope, query);
     },
   }),
-  route.get('/deployments/:id', 'getDeployment', {
+  oneRoute.get('/deployments/:id', 'getDeployment', deploymentSchema, {
     input: { params: idParams },
-    responses: { 200: deploymentSchema },
-    errors: [403, 404],
     handler: async (c, { params }) => presentDeployment(await getDeployment(...theDeployment(c, params))),
   }),
-  adminRoute.put('/deployments/:id', 'updateDeployment', {
+  adminRoute.put('/deployments/:id', 'updateDeployment', deploymentSettingsSchema, {
     input: { params: idParams, body: updateDeploymentBody },
-    responses: { 200: deploymentSettingsSchema },
-    errors: [404],
-    handler: async (c, { params, body }) =>
-      updateDeployment(...theDeployment(c, params), body ?? {}, nowOf(c)),
+    handler: async (c, { params, body }) => updateDeployment(...theDeployment(c, params), body, nowOf(c)),
   }),
-  adminRoute.delete('/deployments/:id', 'deleteDeployment', {
+  adminRoute.delete('/deployments/:id', 'deleteDeployment', deploymentDeletedSchema, {
     input: { params: idParams },
-    responses: { 200: deploymentDeletedSchema },
-    errors: [404],
     handler: async (c, { params }) =>
       deleteDeployment(c.get('db'), accountWidePrincipal(c).account.id, params.id),
   }),
-  route.get('/deployments/:id/settings', 'getDeploymentSettings', {
+  oneRoute.get('/deployments/:id/settings', 'getDeploymentSettings', deploymentSettingsSchema, {
     input: { params: idParams },
-    responses: { 200: deploymentSettingsSchema },
-    errors: [403, 404],
     handler: async (c, { params }) => presentSettings(await getDeployment(...theDeployment(c, params))),
   }),
-  adminRoute.post('/deployments/:id/creation-step/advance', 'advanceCreationStep', {
+  adminRoute.post('/deployments/:id/creation-step/advance', 'advanceCreationStep', deploymentCreatedSchema, {
     input: { params: idParams, body: advanceCreationStepBody },
-    responses: { 200: deploymentCreatedSchema },
-    errors: [404],
     handler: async (c, { params, body }) =>
       setCreationStep(...theDeployment(c, params), body.creationStep, nowOf(c)),
   }),
-  adminRoute.post('/deployments/:id/creation-step/reset', 'resetCreationStep', {
+  adminRoute.post('/deployments/:id/creation-step/reset', 'resetCreationStep', deploymentCreatedSchema, {
     input: { params: idParams },
-    responses: { 200: deploymentCreatedSchema },
-    errors: [404],
     handler: async (c, { params }) => setCreationStep(...theDeployment(c, params), 'project', nowOf(c)),
   }),
-  route.get('/deployments/:id/build-status', 'buildStatus', {
+  oneRoute.get('/deployments/:id/build-status', 'buildStatus', buildStatusSchema, {
     input: { params: idParams, query: buildStatusQuery },
-    responses: { 200: buildStatusSchema },
-    errors: [403, 404],
     handler: async (c, { params, query }) => getBuildStatus(...theDeployment(c, params), query.branchName),
   }),
-  route.get('/deployments/:id/versions', 'listDeploymentVersions', {
+  oneRoute.get('/deployments/:id/versions', 'listDeploymentVersions', versionsSchema, {
     input: { params: idParams, query: pageQuery },
-    responses: { 200: versionsSchema },
-    errors: [403, 404],
     handler: async (c, { params }) => listVersions(await getDeployment(...theDeployment(c, params))),
   }),
-  route.get('/deployments/:id/pods', 'pods', {
+  oneRoute.get('/deployments/:id/pods', 'pods', podsSchema, {
     input: { params: idParams, query: pageQuery },
-    responses: { 200: podsSchema },
-    errors: [403, 404],
     handler: noRuntime,
   }),
-  route.get('/deployments/:id/logs', 'logs', {
+  oneRoute.get('/deployments/:id/logs', 'logs', logsSchema, {
     input: { params: idParams, query: logsQuery },
-    responses: { 200: logsSchema },
-    errors: [403, 404],
     handler: noRuntime,
   }),
 );
 
 /** E4, on the build side: mounted at /build/api/v1. */
 export const buildDeploymentsRoutes = routes(
-  adminRoute.post('/deployments', 'createDeployment', {
+  buildRoute.post('/deployments', 'createDeployment', deploymentCreatedSchema, {
     input: { body: createDeploymentBody },
-    responses: { 200: deploymentCreatedSchema },
     handler: async (c, { body }) => {
       accountWidePrincipal(c);
       const actor = userPrincipal(c);

@@ -81,9 +81,11 @@ export async function updateDeployment(
   db: Db,
   accountId: number,
   id: number,
-  input: UpdateDeploymentInput,
+  body: UpdateDeploymentInput | undefined,
   now: string,
 ): Promise<DeploymentSettings> {
+  // No body is an empty one: nothing changes, and the settings are answered.
+  const input = body ?? {};
   const current = await getDeployment(db, accountId, id);
   if (input.releaseChannelVersion != null && input.releaseChannelVersion !== RUNTIME_VERSION) {
     throw badRequest(`Version ${input.releaseChannelVersion} is not available`, [

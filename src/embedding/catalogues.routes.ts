@@ -102,15 +102,13 @@ function groupRoutes(place: Place, noun: string) {
   return [
     createRoute(place, 'groups', ids.create),
     listRoute(place, 'groups', ids.list),
-    place.route.get(itemPath(place), ids.get, {
+    place.route.get(itemPath(place), ids.get, groupSchema, {
       input: { params: itemParams(place) },
-      responses: { 200: groupSchema },
       errors: [404],
       handler: async (c, { params }) => service.getGroup(c.get('db'), catalogueOf(c, params), params.id),
     }),
-    place.route.get(`${itemPath(place)}/users`, ids.members, {
+    place.route.get(`${itemPath(place)}/users`, ids.members, pageSchema(embedUserSchema), {
       input: { params: itemParams(place), query: pageQuery },
-      responses: { 200: pageSchema(embedUserSchema) },
       errors: [404],
       handler: async (c, { params, query }) =>
         service.listGroupMembers(
@@ -121,9 +119,8 @@ function groupRoutes(place: Place, noun: string) {
         ),
     }),
     ...(place.tenant ? memberRoutes(place) : []),
-    place.route.patch(itemPath(place), ids.update, {
+    place.route.patch(itemPath(place), ids.update, groupSchema, {
       input: { params: itemParams(place), body: updateGroupBody },
-      responses: { 200: groupSchema },
       errors: [404, 409],
       handler: async (c, { params, body }) =>
         service.updateGroup(
@@ -143,15 +140,13 @@ function memberRoutes(place: Place) {
   const path = `${itemPath(place)}/users`;
   const input = { params: tenantItemParams, body: groupMembersBody };
   return [
-    place.route.post(path, 'addGroupMembers', {
+    place.route.post(path, 'addGroupMembers', membersAddedSchema, {
       input,
-      responses: { 200: membersAddedSchema },
       errors: [404],
       handler: async (c, { params, body }) => service.addGroupMembers(...inGroup(c, params), body.members),
     }),
-    place.route.delete(path, 'removeGroupMembers', {
+    place.route.delete(path, 'removeGroupMembers', membersRemovedSchema, {
       input,
-      responses: { 200: membersRemovedSchema },
       errors: [404],
       handler: async (c, { params, body }) => service.removeGroupMembers(...inGroup(c, params), body.members),
     }),
@@ -169,29 +164,30 @@ function attributeRoutes(
 ) {
   return [
     ...(ids.create ? [createRoute(place, 'attributes', ids.create)] : []),
-    place.route.get(place.path, ids.list, {
-      input: { params: collectionParams(place), query: attributeListQuery },
-      responses: {
-        200: v.object({
-          ...pageSchema(attributeSchema).entries,
-          data: v.array(attributeSchema),
-          count: v.number(),
-        }),
+    place.route.get(
+      place.path,
+      ids.list,
+      v.object({
+        ...pageSchema(attributeSchema).entries,
+        data: v.array(attributeSchema),
+        count: v.number(),
+      }),
+      {
+        input: { params: collectionParams(place), query: attributeListQuery },
+        errors: place.tenant ? [404] : [],
+        handler: async (c, { params, query }) =>
+          service.listAttributes(
+            c.get('db'),
+            catalogueOf(c, params),
+            { name: query.name, type: query.type },
+            pageRequest(query, service.cursorOf('attributes'), 1),
+          ),
       },
-      errors: place.tenant ? [404] : [],
-      handler: async (c, { params, query }) =>
-        service.listAttributes(
-          c.get('db'),
-          catalogueOf(c, params),
-          { name: query.name, type: query.type },
-          pageRequest(query, service.cursorOf('attributes'), 1),
-        ),
-    }),
+    ),
     ...(ids.update
       ? [
-          place.route.put(itemPath(place), ids.update, {
+          place.route.put(itemPath(place), ids.update, attributeSchema, {
             input: { params: itemParams(place), body: updateAttributeBody },
-            responses: { 200: attributeSchema },
             errors: [404],
             handler: async (c, { params, body }) =>
               service.updateAttribute(c.get('db'), writableCatalogueOf(c, params), params.id, body, now(c)),
@@ -207,9 +203,8 @@ const createBodies = { groups: createGroupBody, attributes: createAttributeBody 
 
 /** POST of a group or an attribute into one catalogue (a tenant's is created if new). */
 function createRoute(place: Place, kind: CatalogueKind, operationId: string) {
-  return place.route.post(place.path, operationId, {
+  return place.route.post(place.path, operationId, itemSchemas[kind], {
     input: { params: collectionParams(place), body: createBodies[kind] },
-    responses: { 200: itemSchemas[kind] },
     errors: [409],
     handler: async (c, { params, body }) =>
       service.createItem(c.get('db'), kind, writableCatalogueOf(c, params), withoutNulls(body), now(c)),
@@ -218,9 +213,8 @@ function createRoute(place: Place, kind: CatalogueKind, operationId: string) {
 
 /** GET of one catalogue's groups or attributes, a page at a time: the same shape in every set. */
 function listRoute(place: Place, kind: CatalogueKind, operationId: string) {
-  return place.route.get(place.path, operationId, {
+  return place.route.get(place.path, operationId, pageSchema(itemSchemas[kind]), {
     input: { params: collectionParams(place), query: pageQuery },
-    responses: { 200: pageSchema(itemSchemas[kind]) },
     errors: place.tenant ? [404] : [],
     handler: async (c, { params, query }) =>
       service.listItems(
@@ -234,9 +228,8 @@ function listRoute(place: Place, kind: CatalogueKind, operationId: string) {
 
 /** DELETE of one group or attribute: the same shape in every set. */
 function deleteRoute(place: Place, kind: CatalogueKind, operationId: string) {
-  return place.route.delete(itemPath(place), operationId, {
+  return place.route.delete(itemPath(place), operationId, deletedSchema, {
     input: { params: itemParams(place) },
-    responses: { 200: deletedSchema },
     errors: [404],
     handler: async (c, { params }) =>
       service.deleteItem(c.get('db'), kind, writableCatalogueOf(c, params), params.id),
@@ -268,9 +261,8 @@ export const userAttributesRoutes = routes(
 
 /** Embed-tenant admin (E10–E14) and the tenant list, mounted at /api/v1/embed-tenants. */
 export const embedTenantsRoutes = routes(
-  route.get('/', 'listEmbedTenants', {
+  route.get('/', 'listEmbedTenants', pageSchema(tenantSchema), {
     input: { query: tenantListQuery },
-    responses: { 200: pageSchema(tenantSchema) },
     handler: async (c, { query }) =>
       service.listTenantsMatching(
         c.get('db'),
@@ -279,14 +271,12 @@ export const embedTenantsRoutes = routes(
         pageRequest(query, 'embed-tenants', 1),
       ),
   }),
-  route.delete('/:embedTenantName', 'deleteEmbedTenant', {
+  route.delete('/:embedTenantName', 'deleteEmbedTenant', tenantDeletedSchema, {
     input: { params: tenantParams },
-    responses: { 200: tenantDeletedSchema },
     handler: async (c, { params }) => service.deleteTenant(...inTenant(c, params), now(c)),
   }),
-  route.get('/:embedTenantName/users', 'listEmbedUsers', {
+  route.get('/:embedTenantName/users', 'listEmbedUsers', pageSchema(embedUserSchema), {
     input: { params: tenantParams, query: userListQuery },
-    responses: { 200: pageSchema(embedUserSchema) },
     errors: [404],
     handler: async (c, { params, query }) =>
       service.listTenantUsers(
@@ -295,15 +285,13 @@ export const embedTenantsRoutes = routes(
         pageRequest(query, 'embed-tenant-users', 1),
       ),
   }),
-  route.post('/:embedTenantName/user', 'provisionEmbedUser', {
+  route.post('/:embedTenantName/user', 'provisionEmbedUser', embedUserSchema, {
     input: { params: tenantParams, body: provisionUserBody },
-    responses: { 200: embedUserSchema },
     errors: [400, 429],
     handler: async (c, { params, body }) => provision.provisionUser(...inTenant(c, params), body, now(c)),
   }),
-  route.post('/:embedTenantName/users', 'provisionEmbedUsers', {
+  route.post('/:embedTenantName/users', 'provisionEmbedUsers', provisionUsersSchema, {
     input: { params: tenantParams, body: provisionUsersBody },
-    responses: { 200: provisionUsersSchema },
     errors: [400, 429],
     handler: async (c, { params, body }) =>
       provision.provisionUsers(...inTenant(c, params), body.users, now(c)),

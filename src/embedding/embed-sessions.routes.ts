@@ -95,25 +95,21 @@ const sessionRoute = routeGroup({ auth: 'session', tags: ['Signed embedding'], e
 
 /** Minting, revoking and loading embed sessions, and E8; mounted at /api/v1/embed. */
 export const embedRoutes = routes(
-  mintRoute.post('/generate-session', 'generateSession', {
+  mintRoute.post('/generate-session', 'generateSession', sessionCreatedSchema, {
     input: { body: generateSessionBody },
-    responses: { 200: sessionCreatedSchema },
     handler: async (c, { body }) =>
       generateSession(embedContext(c), apiKeyCredential(c), settleSessionInput(body)),
   }),
-  noneRoute.post('/session/token', 'postTokenBySessionId', {
+  noneRoute.post('/session/token', 'postTokenBySessionId', embedTokenSchema, {
     input: { body: exchangeSessionBody },
-    responses: { 200: embedTokenSchema },
     handler: async (c, { body }) => exchangeSession(embedContext(c), body.sessionId),
   }),
-  route.post('/session/revoke', 'revokeSession', {
+  route.post('/session/revoke', 'revokeSession', revokedSchema, {
     input: { body: revokeSessionBody },
-    responses: { 200: revokedSchema },
     handler: async (c, { body }) => revokeSession(embedContext(c), accountPrincipal(c), body.sessionId),
   }),
-  route.patch('/dashboard/:publicId', 'updateDashboardEmbedding', {
+  route.patch('/dashboard/:publicId', 'updateDashboardEmbedding', embedSwitchSchema, {
     input: { params: publicIdParams, body: updateEmbedBody },
-    responses: { 200: embedSwitchSchema },
     handler: async (c, { params, body }) =>
       updateEmbedFlags(
         c.get('db'),
@@ -123,9 +119,8 @@ export const embedRoutes = routes(
         isoNow(c.get('clock')),
       ),
   }),
-  sessionRoute.get('/dashboard/:publicId', 'getDashboard', {
+  sessionRoute.get('/dashboard/:publicId', 'getDashboard', embedDashboardSchema, {
     input: { params: publicIdParams, query: sessionQuery },
-    responses: { 200: embedDashboardSchema },
     handler: async (c, { params, query }) =>
       loadEmbedDashboard(embedContext(c), credentialOf(c, query), params.publicId),
   }),

@@ -125,43 +125,79 @@ export interface GroupDefaults {
   errors?: number[];
 }
 
+/** A route that answers 200 with one JSON schema names it after its operationId; `responses` is implied. */
+type GroupRouteOk<
+  P extends MaybeSchema,
+  Q extends MaybeSchema,
+  B extends MaybeSchema,
+  S extends v.GenericSchema,
+> = Omit<GroupRoute<P, Q, B, { 200: S }>, 'responses'>;
+
+/** Declares one route of a group, for one method. */
+interface RouteBuilder<M extends Method> {
+  /** A route answering 200 with the JSON body `ok` describes: `route.get('/:id', 'getReport', reportSchema, {…})`. */
+  <
+    Path extends string,
+    S extends v.GenericSchema,
+    P extends MaybeSchema = undefined,
+    Q extends MaybeSchema = undefined,
+    B extends MaybeSchema = undefined,
+  >(
+    path: Path,
+    operationId: string,
+    ok: S,
+    definition: GroupRouteOk<P, Q, B, S>,
+  ): RouteDefinition<M, Path, P, Q, B, { 200: S }>;
+  /** A route with other responses (another status, an image, a page), listed in `responses`. */
+  <
+    Path extends string,
+    P extends MaybeSchema = undefined,
+    Q extends MaybeSchema = undefined,
+    B extends MaybeSchema = undefined,
+    R extends Responses = Responses,
+  >(
+    path: Path,
+    operationId: string,
+    definition: GroupRoute<P, Q, B, R>,
+  ): RouteDefinition<M, Path, P, Q, B, R>;
+}
+
 /**
  * Routes that share a credential, tags, error statuses and a Markdown file of documentation:
- * `const route = routeGroup({ auth: 'user', tags: ['Reports'], docs: apiDocs(markdown) })`, then
- * `route.get('/:id', 'getReport', { input: { params }, responses: { 200: reportSchema }, handler })`.
+ * `const route = routeGroup({ auth: 'user', tags: ['Reports'], errors: [404], docs: markdown })`,
+ * then one call per route: method, path, operationId, the schema of its 200 answer, and
+ * `{ input: { params, query, body }, errors, handler }`, as in
+ * `route.get('/:id', 'getReport', reportSchema, { input: { params: itemParams }, handler })`.
  * The summary and description come from the section of `docs` named by the operationId; a route
  * without one is an error when the module loads, so no operation goes undocumented.
  */
 export function routeGroup(defaults: GroupDefaults) {
   const { errors: shared = [], auth, tags } = defaults;
   const docs = typeof defaults.docs === 'string' ? apiDocs(defaults.docs) : defaults.docs;
-  const at =
-    <M extends Method>(method: M) =>
-    <
-      Path extends string,
-      P extends MaybeSchema = undefined,
-      Q extends MaybeSchema = undefined,
-      B extends MaybeSchema = undefined,
-      R extends Responses = Responses,
-    >(
-      path: Path,
+  const at = <M extends Method>(method: M): RouteBuilder<M> =>
+    ((
+      path: string,
       operationId: string,
-      definition: GroupRoute<P, Q, B, R>,
-    ): RouteDefinition<M, Path, P, Q, B, R> => {
+      okOrDefinition: unknown,
+      definition?: GroupRoute<MaybeSchema, MaybeSchema, MaybeSchema, Responses>,
+    ) => {
       const doc = docs[operationId];
       if (!doc)
         throw new Error(`route ${method.toUpperCase()} ${path}: no section "## ${operationId}" in its docs`);
+      const own = definition
+        ? { ...definition, responses: { 200: okOrDefinition as v.GenericSchema } }
+        : (okOrDefinition as GroupRoute<MaybeSchema, MaybeSchema, MaybeSchema, Responses>);
       return {
         ...doc,
-        ...definition,
-        errors: [...shared, ...(definition.errors ?? [])],
+        ...own,
+        errors: [...shared, ...(own.errors ?? [])],
         auth,
         tags,
         method,
         path,
         operationId,
       };
-    };
+    }) as RouteBuilder<M>;
   return { get: at('get'), post: at('post'), put: at('put'), patch: at('patch'), delete: at('delete') };
 }
 

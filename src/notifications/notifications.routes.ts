@@ -59,9 +59,8 @@ const route = routeGroup({
 });
 
 export const notificationsRoutes = routes(
-  route.post('/', 'createNotification', {
+  route.post('/', 'createNotification', notificationSchema, {
     input: { params: deploymentParams, body: createNotificationBody },
-    responses: { 200: notificationSchema },
     handler: async (c, { params, body }) => {
       return service.createNotification(scope(c, params), userPrincipal(c).userId, {
         ...withoutNulls(body),
@@ -69,9 +68,8 @@ export const notificationsRoutes = routes(
       });
     },
   }),
-  route.get('/', 'getNotifications', {
+  route.get('/', 'getNotifications', pageSchema(notificationSchema), {
     input: { params: deploymentParams, query: listNotificationsQuery },
-    responses: { 200: pageSchema(notificationSchema) },
     handler: async (c, { params, query }) =>
       service.listNotifications(
         scope(c, params),
@@ -79,62 +77,51 @@ export const notificationsRoutes = routes(
         pageRequest(query, 'notifications', 1),
       ),
   }),
-  route.get('/:id', 'getNotification', {
+  route.get('/:id', 'getNotification', notificationSchema, {
     input: { params: notificationParams },
-    responses: { 200: notificationSchema },
     handler: async (c, { params }) => service.getNotification(scope(c, params), params.id),
   }),
-  route.put('/:id', 'updateNotification', {
+  route.put('/:id', 'updateNotification', notificationSchema, {
     input: { params: notificationParams, body: updateNotificationBody },
-    responses: { 200: notificationSchema },
-    handler: async (c, { params, body }) =>
-      service.updateNotification(scope(c, params), params.id, withoutNulls(body ?? {})),
+    handler: async (c, { params, body }) => service.updateNotification(scope(c, params), params.id, body),
   }),
-  route.delete('/:id', 'deleteNotification', {
+  route.delete('/:id', 'deleteNotification', deletedSchema, {
     input: { params: notificationParams },
-    responses: { 200: deletedSchema },
     handler: async (c, { params }) => service.deleteNotification(scope(c, params), params.id),
   }),
-  route.get('/:id/schedule', 'getNotificationSchedule', {
+  route.get('/:id/schedule', 'getNotificationSchedule', scheduleSchema, {
     input: { params: notificationParams, query: scheduleQuery },
-    responses: { 200: scheduleSchema },
     handler: async (c, { params, query }) =>
-      service.previewSchedule(scope(c, params), params.id, query.count ?? 10),
+      service.previewSchedule(scope(c, params), params.id, query.count),
   }),
-  route.post('/:id/recipients', 'addRecipients', {
+  route.post('/:id/recipients', 'addRecipients', addRecipientsResultSchema, {
     input: { params: notificationParams, body: addRecipientsBody },
-    responses: { 200: addRecipientsResultSchema },
     errors: [409, 429],
     handler: async (c, { params, body }) =>
       recipients.addRecipients(scope(c, params), params.id, body.recipients.map(withoutNulls)),
   }),
-  route.get('/:id/recipients', 'getRecipients', {
+  route.get('/:id/recipients', 'getRecipients', pageSchema(recipientSchema), {
     input: { params: notificationParams, query: pageQuery },
-    responses: { 200: pageSchema(recipientSchema) },
     handler: async (c, { params, query }) =>
       recipients.listRecipients(scope(c, params), params.id, pageRequest(query, 'recipients', 1)),
   }),
-  route.delete('/:id/recipients', 'removeRecipients', {
+  route.delete('/:id/recipients', 'removeRecipients', removeRecipientsResultSchema, {
     input: { params: notificationParams, body: removeRecipientsBody },
-    responses: { 200: removeRecipientsResultSchema },
     handler: async (c, { params, body }) =>
       recipients.removeRecipients(scope(c, params), params.id, body.recipients),
   }),
-  route.delete('/:id/recipients/:recipientId', 'removeRecipient', {
+  route.delete('/:id/recipients/:recipientId', 'removeRecipient', deletedSchema, {
     input: { params: recipientParams },
-    responses: { 200: deletedSchema },
     handler: async (c, { params }) =>
       recipients.deleteRecipient(scope(c, params), params.id, params.recipientId),
   }),
-  route.get('/:id/runs', 'getNotificationRuns', {
+  route.get('/:id/runs', 'getNotificationRuns', pageSchema(runSchema), {
     input: { params: notificationParams, query: pageQuery },
-    responses: { 200: pageSchema(runSchema) },
     handler: async (c, { params, query }) =>
       runs.listRuns(scope(c, params), params.id, pageRequest(query, 'runs', 1)),
   }),
-  route.get('/:id/runs/:runId/deliveries', 'getRunDeliveries', {
+  route.get('/:id/runs/:runId/deliveries', 'getRunDeliveries', pageSchema(deliverySchema), {
     input: { params: runParams, query: pageQuery },
-    responses: { 200: pageSchema(deliverySchema) },
     handler: async (c, { params, query }) =>
       runs.listDeliveries(scope(c, params), params.id, params.runId, pageRequest(query, 'deliveries', 1)),
   }),

@@ -1,3 +1,4 @@
+import type * as v from 'valibot';
 import type { NotificationFilter } from '../../schema/notifications';
 import type { DeploymentScope } from '../auth/deployment-scope';
 import type { Db } from '../core/env';
@@ -11,6 +12,8 @@ import {
   EMAIL_SHAPED,
   type NotificationView,
   type UpdateNotificationInput,
+  type updateNotificationBody,
+  withoutNulls,
 } from './notifications.schemas';
 import {
   cronExpressionOf,
@@ -258,11 +261,13 @@ export async function listNotifications(
  * next run is recomputed from now whenever the schedule or `isEnabled` changes; an edit that
  * leaves both alone keeps it, so a slot that is due but not yet claimed is not lost.
  */
+/** Cube's updateNotification: the fields sent change; null or omitted (or no body) leaves a field as it is. */
 export async function updateNotification(
   scope: NotificationScope,
   id: number,
-  input: UpdateNotificationInput,
+  body: v.InferOutput<typeof updateNotificationBody> | undefined,
 ): Promise<NotificationView> {
+  const input: UpdateNotificationInput = withoutNulls(body ?? {});
   const stored = await getNotificationRow(scope, id);
   const schedule = mergeSchedule(scheduleOf(stored), input);
   const dashboard =
@@ -299,7 +304,8 @@ export async function deleteNotification(scope: NotificationScope, id: number) {
 }
 
 /** The next `count` runs from now, in UTC and in the notification's zone. */
-export async function previewSchedule(scope: NotificationScope, id: number, count: number) {
+/** The next `count` runs of a notification's schedule (10 unless the query asks), with its wording. */
+export async function previewSchedule(scope: NotificationScope, id: number, count = 10) {
   const row = await getNotificationRow(scope, id);
   const schedule = scheduleOf(row);
   const runs = nextRuns(compileSchedule(schedule), scope.now.getTime(), count);

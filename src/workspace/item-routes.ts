@@ -1,115 +1,190 @@
+import type { Context } from 'hono';
 import type * as v from 'valibot';
 import { type DeploymentScope, inDeployment, nowOf } from '../auth/deployment-scope';
-import type { Db } from '../core/env';
+import type { AppEnv, Db } from '../core/env';
 import { deletedSchema } from '../core/validation';
 import type { HandlerResult, RouteGroup } from '../http/route';
 import type { ItemRecord } from './workspace.repository';
-import { cubeListSchema, deploymentParams, itemParams, workspaceItemSchema } from './workspace.schemas';
-import { deleteItem, presentItem, setFavorite, viewItem } from './workspace.service';
-
-const LABEL = { FOLDER: 'Folder', WORKBOOK: 'Workbook', REPORT: 'Report' } as const;
-type Kind = keyof typeof LABEL;
-type CubeList<S extends v.GenericSchema> = ReturnType<typeof cubeListSchema<S>>;
-
-/** What one kind of item brings to the routes every kind has: its schemas and its services. */
-export interface ItemApi<
-  S extends v.GenericSchema,
-  Q extends v.GenericSchema,
-  C extends v.GenericSchema,
-  U extends v.GenericSchema,
-> {
-  list: {
-    query: Q;
-    run: (db: Db, scope: DeploymentScope, query: v.InferOutput<Q>) => Promise<v.InferInput<CubeList<S>>>;
-  };
-  create: {
-    body: C;
-    run: (db: Db, scope: DeploymentScope, body: v.InferOutput<C>, now: string) => Promise<ItemRecord>;
-    errors?: number[];
-  };
-  update: {
-    body: U;
-    run: (
-      db: Db,
-      scope: DeploymentScope,
-      id: number,
-      body: v.InferOutput<U>,
-      now: string,
-    ) => Promise<ItemRecord>;
-    errors?: number[];
-  };
-}
+import * as schemas from './workspace.schemas';
+import * as service from './workspace.service';
 
 /**
- * The routes Cube gives every kind of workspace item (folders, workbooks, reports), answering
- * the item as `schema` (a stored record shown by `present`), with Cube's
- * operationIds: GET / (getFolders), POST / (createFolder), GET /:id (getFolder: records the
- * caller's view), PUT /:id (updateFolder) and, for workbooks and reports, DELETE /:id
- * (deleteWorkbook; a folder's delete has rules of its own and its own route).
+ * Cube gives every kind of workspace item (folders, workbooks, reports) the same routes. This
+ * module serves them once, from what each kind is made of: the schemas it is answered and
+ * written with, and its services.
  */
-export function itemRoutes<
-  S extends v.GenericSchema,
-  Q extends v.GenericSchema,
-  C extends v.GenericSchema,
-  U extends v.GenericSchema,
->(
-  route: RouteGroup,
-  kind: Kind,
-  schema: S,
-  present: (rec: ItemRecord) => v.InferInput<S>,
-  item: ItemApi<S, Q, C, U>,
-) {
-  const label = LABEL[kind];
-  // `present` answers the schema's input type, which TypeScript cannot see through a generic S.
-  const answer = (rec: ItemRecord) => present(rec) as HandlerResult<{ 200: S }>;
-  const routes = [
-    route.get('/', `get${label}s`, {
-      input: { params: deploymentParams, query: item.list.query },
-      responses: { 200: cubeListSchema(schema) },
-      handler: async (c, { params, query }) =>
-        (await item.list.run(...inDeployment(c, params), query)) as HandlerResult<{ 200: CubeList<S> }>,
+const KINDS = {
+  FOLDER: 'Folder',
+  WORKBOOK: 'Workbook',
+  REPORT: 'Report',
+} as const;
+type Kind = keyof typeof KINDS;
+
+/** Per kind: the item as answered, the query of its list, the bodies of its create and update. */
+const SCHEMAS = {
+  FOLDER: { item: schemas.folderSchema, query: schemas.foldersQuery, create: schemas.createFolderBody },
+  WORKBOOK: {
+    item: schemas.workspaceItemSchema,
+    query: schemas.workbooksQuery,
+    create: schemas.createWorkbookBody,
+  },
+  REPORT: { item: schemas.reportSchema, query: schemas.reportsQuery, create: schemas.createReportBody },
+} as const;
+const UPDATE_BODIES = {
+  FOLDER: schemas.updateFolderBody,
+  WORKBOOK: schemas.updateWorkbookBody,
+  REPORT: schemas.updateReportBody,
+} as const;
+
+type SchemasOf<K extends Kind> = (typeof SCHEMAS)[K];
+type Item<K extends Kind> = SchemasOf<K>['item'];
+type CubeList<S extends v.GenericSchema> = ReturnType<typeof schemas.cubeListSchema<S>>;
+
+/** A service of a deployment's workspace: the database and the caller's scope first, then `Rest`. */
+type InDeployment<Rest extends unknown[], Answer> = (
+  db: Db,
+  scope: DeploymentScope,
+  ...rest: Rest
+) => Promise<Answer>;
+type Body<S extends v.GenericSchema> = v.InferOutput<S>;
+
+/** The services of one kind, typed by its schemas (checked below with `satisfies`). */
+interface Services<K extends Kind> {
+  list: InDeployment<[query: Body<SchemasOf<K>['query']>], v.InferInput<CubeList<Item<K>>>>;
+  create: InDeployment<[body: Body<SchemasOf<K>['create']>, now: string], ItemRecord>;
+  update: InDeployment<[id: number, body: Body<(typeof UPDATE_BODIES)[K]>, now: string], ItemRecord>;
+  present: (rec: ItemRecord) => v.InferInput<Item<K>>;
+}
+
+const SERVICES = {
+  FOLDER: {
+    list: service.listFolders,
+    create: service.createFolder,
+    update: service.updateFolder,
+    present: service.presentFolder,
+  },
+  WORKBOOK: {
+    list: service.listWorkbooks,
+    create: service.createWorkbook,
+    update: service.updateWorkbook,
+    present: service.presentItem,
+  },
+  REPORT: {
+    list: service.listReports,
+    create: service.createReport,
+    update: service.updateReport,
+    present: service.presentReport,
+  },
+} satisfies { [K in Kind]: Services<K> };
+
+/** Errors a create or an update may answer beyond 404: a workbook's slug taken (409), the storage quota (429). */
+const WRITE_ERRORS: Record<Kind, number[]> = { FOLDER: [], WORKBOOK: [409, 429], REPORT: [429] };
+
+/**
+ * The routes every kind has, with Cube's operationIds: GET / (getFolders), POST / (createFolder),
+ * GET /:id (getFolder: records the caller's view), PUT /:id (updateFolder) and, for workbooks and
+ * reports, DELETE /:id (deleteWorkbook: a folder's delete has rules of its own, in its router).
+ */
+export function itemRoutes<K extends Kind>(route: RouteGroup, kind: K) {
+  const label = KINDS[kind];
+  const { item, query, create } = SCHEMAS[kind] as SchemasOf<K>;
+  // The table above is checked per kind; indexing it with a generic K loses that link.
+  const run = SERVICES[kind] as Services<K>;
+  // `present` answers the item schema's input type, which TypeScript cannot see through a generic K.
+  const answer = (rec: ItemRecord) => run.present(rec) as HandlerResult<{ 200: Item<K> }>;
+  return [
+    route.get('/', `get${label}s`, schemas.cubeListSchema(item as Item<K>), {
+      input: { params: schemas.deploymentParams, query },
+      handler: async (c, input) =>
+        (await run.list(...inDeployment(c, input.params), input.query)) as HandlerResult<{
+          200: CubeList<Item<K>>;
+        }>,
     }),
-    route.post('/', `create${label}`, {
-      input: { params: deploymentParams, body: item.create.body },
-      responses: { 200: schema },
-      errors: item.create.errors,
+    route.post('/', `create${label}`, item as Item<K>, {
+      input: { params: schemas.deploymentParams, body: create },
+      errors: WRITE_ERRORS[kind],
       handler: async (c, { params, body }) =>
-        answer(await item.create.run(...inDeployment(c, params), body, nowOf(c))),
+        answer(await run.create(...inDeployment(c, params), body, nowOf(c))),
     }),
-    route.get('/:id', `get${label}`, {
-      input: { params: itemParams },
-      responses: { 200: schema },
+    route.get('/:id', `get${label}`, item as Item<K>, {
+      input: { params: schemas.itemParams },
       handler: async (c, { params }) =>
-        answer(await viewItem(...inDeployment(c, params), params.id, kind, nowOf(c))),
+        answer(await service.viewItem(...inDeployment(c, params), params.id, kind, nowOf(c))),
     }),
-    route.put('/:id', `update${label}`, {
-      input: { params: itemParams, body: item.update.body },
-      responses: { 200: schema },
-      errors: item.update.errors,
+    route.put('/:id', `update${label}`, item as Item<K>, {
+      input: { params: schemas.itemParams, body: UPDATE_BODIES[kind] as (typeof UPDATE_BODIES)[K] },
+      errors: WRITE_ERRORS[kind],
       handler: async (c, { params, body }) =>
-        answer(await item.update.run(...inDeployment(c, params), params.id, body, nowOf(c))),
+        answer(await run.update(...inDeployment(c, params), params.id, body, nowOf(c))),
     }),
   ] as const;
-  return routes;
+}
+
+type Keyed = 'WORKBOOK' | 'REPORT';
+
+/**
+ * The kinds with a key of their own and Cube's upsert by it: PUT /by-slug/:slug
+ * (upsertWorkbookBySlug) and PUT /by-public-id/:publicId (upsertReportByPublicId).
+ */
+const UPSERTS = {
+  WORKBOOK: { key: 'slug', path: '/by-slug/:slug', params: schemas.slugParams },
+  REPORT: { key: 'publicId', path: '/by-public-id/:publicId', params: schemas.publicIdParams },
+} as const;
+const UPSERT_BODIES = { WORKBOOK: schemas.upsertWorkbookBody, REPORT: schemas.createReportBody } as const;
+
+type Upsert<K extends Keyed> = InDeployment<
+  [key: string, body: Body<(typeof UPSERT_BODIES)[K]>, now: string],
+  ItemRecord
+>;
+const UPSERT_SERVICES = {
+  WORKBOOK: service.upsertWorkbookBySlug,
+  REPORT: service.upsertReportByPublicId,
+} satisfies { [K in Keyed]: Upsert<K> };
+
+/**
+ * The routes of a workbook or a report: the upsert by its key (first, so that a key such as
+ * "favorite" never reaches a `/:id/…` route), those of every kind, and DELETE /:id.
+ */
+export function keyedItemRoutes<K extends Keyed>(route: RouteGroup, kind: K) {
+  return [upsertRoute(route, kind), ...itemRoutes(route, kind), deleteRoute(route, kind)] as const;
+}
+
+function upsertRoute<K extends Keyed>(route: RouteGroup, kind: K) {
+  const { key, path, params } = UPSERTS[kind] as (typeof UPSERTS)[K];
+  const run = UPSERT_SERVICES[kind] as Upsert<K>;
+  const operationId = `upsert${KINDS[kind]}By${key[0]?.toUpperCase()}${key.slice(1)}`;
+  return route.put(path, operationId, SCHEMAS[kind].item as Item<K>, {
+    input: { params, body: UPSERT_BODIES[kind] as (typeof UPSERT_BODIES)[K] },
+    errors: [409, 429],
+    handler: async (c, input) => {
+      const rec = await run(
+        ...inDeployment(c, input.params),
+        input.params[key as never],
+        input.body,
+        nowOf(c),
+      );
+      return SERVICES[kind].present(rec) as HandlerResult<{ 200: Item<K> }>;
+    },
+  });
 }
 
 /** DELETE /:id of a workbook or a report: the item, and for a workbook its dashboard and versions. */
-export function deleteRoute(route: RouteGroup, kind: 'WORKBOOK' | 'REPORT') {
-  return route.delete('/:id', `delete${LABEL[kind]}`, {
-    input: { params: itemParams },
-    responses: { 200: deletedSchema },
-    handler: async (c, { params }) => deleteItem(...inDeployment(c, params), params.id, kind),
+function deleteRoute(route: RouteGroup, kind: 'WORKBOOK' | 'REPORT') {
+  return route.delete('/:id', `delete${KINDS[kind]}`, deletedSchema, {
+    input: { params: schemas.itemParams },
+    handler: async (c, { params }) => service.deleteItem(...inDeployment(c, params), params.id, kind),
   });
 }
 
 /** PUT and DELETE /:id/favorite: marks or unmarks a workbook as a favourite of the caller. */
 export function favoriteRoutes(route: RouteGroup) {
-  return (['put', 'delete'] as const).map((method) =>
-    route[method]('/:id/favorite', method === 'put' ? 'favoriteWorkbook' : 'unfavoriteWorkbook', {
-      input: { params: itemParams },
-      responses: { 200: workspaceItemSchema },
-      handler: async (c, { params }) =>
-        presentItem(await setFavorite(...inDeployment(c, params), params.id, method === 'put', nowOf(c))),
-    }),
-  );
+  const setTo = (on: boolean) => ({
+    input: { params: schemas.itemParams },
+    handler: async (c: Context<AppEnv>, { params }: { params: { deploymentId: number; id: number } }) =>
+      service.presentItem(await service.setFavorite(...inDeployment(c, params), params.id, on, nowOf(c))),
+  });
+  return [
+    route.put('/:id/favorite', 'favoriteWorkbook', schemas.workspaceItemSchema, setTo(true)),
+    route.delete('/:id/favorite', 'unfavoriteWorkbook', schemas.workspaceItemSchema, setTo(false)),
+  ] as const;
 }

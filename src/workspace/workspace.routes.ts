@@ -24,25 +24,21 @@ const route = routeGroup({
 
 /** E7 and E2. Mounted at /api/v1/deployments/:deploymentId/workspace. */
 export const workspaceRoutes = routes(
-  route.get('/', 'workspaceObjects', {
+  route.get('/', 'workspaceObjects', pageSchema(workspaceItemSchema), {
     input: { params: deploymentParams, query: listQuery },
-    responses: { 200: pageSchema(workspaceItemSchema) },
     handler: async (c, { params, query }) => listWorkspace(...inDeployment(c, params), query),
   }),
-  route.post('/move', 'moveWorkspaceObject', {
+  route.post('/move', 'moveWorkspaceObject', workspaceItemSchema, {
     input: { params: deploymentParams, body: moveBody },
-    responses: { 200: workspaceItemSchema },
     handler: async (c, { params, body }) =>
       presentItem(await moveItem(...inDeployment(c, params), body, nowOf(c))),
   }),
-  route.post('/bulk-move', 'bulkMoveWorkspaceObjects', {
+  route.post('/bulk-move', 'bulkMoveWorkspaceObjects', bulkMoveResponse, {
     input: { params: deploymentParams, body: bulkMoveBody },
-    responses: { 200: bulkMoveResponse },
     handler: async (c, { params, body }) => bulkMove(...inDeployment(c, params), body, nowOf(c)),
   }),
-  route.post('/bulk-delete', 'bulkDeleteWorkspaceObjects', {
+  route.post('/bulk-delete', 'bulkDeleteWorkspaceObjects', bulkDeleteResponse, {
     input: { params: deploymentParams, body: bulkDeleteBody },
-    responses: { 200: bulkDeleteResponse },
     handler: async (c, { params, body }) => bulkDelete(...inDeployment(c, params), body),
   }),
 );
