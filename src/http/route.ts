@@ -125,7 +125,7 @@ export interface GroupDefaults {
   errors?: number[];
 }
 
-/** A route that answers 200 with one JSON schema names it after its operationId; `responses` is implied. */
+/** A route answering 200 with one JSON schema passes that schema after its operationId; `responses` is implied. */
 type GroupRouteOk<
   P extends MaybeSchema,
   Q extends MaybeSchema,
