@@ -65,7 +65,10 @@ function bundledModules() {
         ? 'CompiledWasm'
         : file.endsWith('.map')
           ? null
-          : 'Data';
+          : // The routers' operation docs (the Text rule of wrangler.toml); fonts and the rest are Data.
+            file.endsWith('.md')
+            ? 'Text'
+            : 'Data';
   copyFileSync(path.join(root, 'bench', 'geo-entry.js'), path.join(outDir, ENTRY));
   const files = readdirSync(outDir, { recursive: true }).map(String);
   // The entry module must come first: the bench's own, which wraps index.js (see geo-entry.js).
