@@ -2,7 +2,7 @@ import { PLAN_DEFAULTS } from '../../schema/accounts';
 import { ACCESS_TOKEN_PREFIX, API_KEY_PREFIX, issueSecret } from '../auth/credentials';
 import type { Db } from '../core/env';
 import { ApiError, conflict, notFound } from '../core/errors';
-import { afterId, pageRequest, toPage } from '../core/pagination';
+import { afterId, idPage, pageRequest } from '../core/pagination';
 import { slugify } from '../core/text';
 import * as repo from './accounts.repository';
 import type { CreateAccountInput, CreateUserInput, UpdateAccountInput } from './accounts.schemas';
@@ -79,13 +79,7 @@ export async function changeAccount(db: Db, id: number, input: UpdateAccountInpu
 export async function listUsers(db: Db, accountId: number, query: PageInput) {
   const request = pageRequest(query, 'users', 1);
   const rows = await repo.listUsers(db, accountId, afterId(request), request.limit);
-  return toPage(
-    rows,
-    request,
-    'users',
-    (u) => [u.id],
-    (u) => u,
-  );
+  return idPage(rows, request, 'users');
 }
 
 export async function getUser(db: Db, accountId: number, id: number) {
@@ -102,13 +96,7 @@ export async function listAccessTokens(db: Db, accountId: number, userId: number
     repo.listAccessTokens(db, accountId, userId, afterId(request), request.limit),
   ]);
   if (!user) throw notFound('User');
-  return toPage(
-    rows,
-    request,
-    'tokens',
-    (t) => [t.id],
-    (t) => t,
-  );
+  return idPage(rows, request, 'tokens');
 }
 
 export async function revokeAccessToken(db: Db, accountId: number, userId: number, tokenId: number) {
@@ -119,13 +107,7 @@ export async function revokeAccessToken(db: Db, accountId: number, userId: numbe
 export async function listApiKeys(db: Db, accountId: number, query: PageInput) {
   const request = pageRequest(query, 'api-keys', 1);
   const rows = await repo.listApiKeys(db, accountId, afterId(request), request.limit);
-  return toPage(
-    rows,
-    request,
-    'api-keys',
-    (k) => [k.id],
-    (k) => k,
-  );
+  return idPage(rows, request, 'api-keys');
 }
 
 export async function deleteApiKey(db: Db, accountId: number, id: number) {

@@ -111,6 +111,17 @@ export function toPage<R, T>(
   };
 }
 
+/** A page of rows ordered by id alone (`afterId`), answered as they are. */
+export function idPage<R extends { id: number }>(rows: R[], request: PageRequest, tag: string): Page<R> {
+  return toPage(
+    rows,
+    request,
+    tag,
+    (row) => [row.id],
+    (row) => row,
+  );
+}
+
 /** The response schema of a list of `item`. */
 export function pageSchema<S extends v.GenericSchema>(item: S) {
   return v.object({

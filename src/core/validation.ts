@@ -176,5 +176,13 @@ export const boundedObject = (limits: JsonLimits) =>
     v.metadata({ type: 'object', additionalProperties: {}, ...jsonBoundsDoc(limits) }),
   );
 
+/** An input as Cube means it: a null field is one not sent. */
+export type WithoutNulls<T> = { [K in keyof T]: Exclude<T[K], null> };
+
+/** Drops the null fields of an input (Cube's null: not sent). */
+export function withoutNulls<T extends object>(input: T): WithoutNulls<T> {
+  return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null)) as WithoutNulls<T>;
+}
+
 /** The answer of every delete (contract §1). */
 export const deletedSchema = v.object({ id: v.number(), deleted: v.literal(true) });

@@ -3,8 +3,9 @@ import type { JsonLimits } from '../core/json';
 /**
  * Size limits of everything a dashboard or report stores. Chosen so that a whole stored row stays
  * well under D1's 1 MB per row and string (a workbook row: meta 64 KiB + calculatedFields 64 KiB +
- * draft 512 KiB; a report or snapshot row: spec 200 KB + SQL 200 KB + meta 32 KiB + preferences
- * 32 KiB + short text), and every JSON value far under SQLite's JSON nesting limit (1000).
+ * draft 512 KiB; a report row: spec 200 KB + SQL 200 KB + jsonQuery 64 KiB + meta 32 KiB +
+ * preferences 32 KiB + the spreadsheet add-in fields (pivotItems 32 KiB, resultChecksum 160 KiB,
+ * short text) + short text), and every JSON value far under SQLite's JSON nesting limit (1000).
  */
 
 /** Widgets per dashboard. */
@@ -20,6 +21,11 @@ export const SETTINGS_LIMITS: JsonLimits = { maxDepth: 12, maxBytes: 32 * 1024 }
 export const WIDGET_CONFIG_LIMITS: JsonLimits = { maxDepth: 12, maxBytes: 32 * 1024 };
 /** A widget's `style`. */
 export const WIDGET_STYLE_LIMITS: JsonLimits = { maxDepth: 6, maxBytes: 8 * 1024 };
+
+/** A report's `pivotItems` (the spreadsheet add-in's layout), as JSON. */
+export const PIVOT_ITEMS_LIMITS: JsonLimits = { maxDepth: 3, maxBytes: 32 * 1024 };
+/** A report's `resultChecksum` (the spreadsheet add-in's chunk hashes), as JSON. */
+export const RESULT_CHECKSUM_LIMITS: JsonLimits = { maxDepth: 4, maxBytes: 160 * 1024 };
 
 /** A report's `meta` (and its snapshot's). */
 export const REPORT_META_LIMITS: JsonLimits = { maxDepth: 12, maxBytes: 32 * 1024 };

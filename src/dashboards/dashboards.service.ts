@@ -31,7 +31,7 @@ export async function updateDashboard(
 }
 
 /** The published answer without the internal account id. */
-export function presentPublished(record: repo.PublishedDashboardRecord): PublishedDashboard {
+function presentPublished(record: repo.PublishedDashboardRecord): PublishedDashboard {
   const { accountId: _accountId, ...published } = record;
   return published;
 }

@@ -1,4 +1,4 @@
-import { scopeOf } from '../auth/deployment-scope';
+import { inDeployment } from '../auth/deployment-scope';
 import { routeGroup, routes } from '../http/route';
 import { workbookParams } from './dashboards.schemas';
 import markdown from './render.routes.md';
@@ -15,12 +15,7 @@ export const renderRoutes = routes(
       200: { description: 'The image (image/png or application/pdf)', contentType: 'image/png' },
     },
     handler: async (c, { params, query }) => {
-      const rendered = await renderWorkbookDashboard(
-        c.get('db'),
-        scopeOf(c, params.deploymentId),
-        params.id,
-        query,
-      );
+      const rendered = await renderWorkbookDashboard(...inDeployment(c, params), params.id, query);
       return new Response(rendered.bytes as Uint8Array<ArrayBuffer>, {
         status: 200,
         headers: {

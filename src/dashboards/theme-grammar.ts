@@ -6,10 +6,12 @@ import * as v from 'valibot';
  * a `<style>` element: no `;{}<>\` and no unbalanced quote ever gets through.
  */
 
-const NUMBER = String.raw`[+-]?(?:\d+\.?\d*|\.\d+)`;
+// No run of digits or spaces can be split two ways (no overlapping repeats), so a test is
+// linear in the value's length.
+const NUMBER = String.raw`[+-]?(?:\d+(?:\.\d*)?|\.\d+)`;
 const PERCENT_OR_NUMBER = `${NUMBER}%?`;
 const ANGLE = `${NUMBER}(?:deg|rad|grad|turn)?`;
-const SEP = String.raw`\s*[,\s/]\s*`;
+const SEP = String.raw`(?:\s*[,/]\s*|\s+)`;
 
 const color = new RegExp(
   '^(?:' +
@@ -39,7 +41,8 @@ const leaf = (test: (s: string) => boolean, what: string) =>
     v.pipe(
       v.string(),
       v.maxLength(255),
-      v.check(test, `Expected ${what}`),
+      // valibot runs a check even after maxLength failed: never test a longer value.
+      v.check((s) => s.length <= 255 && test(s), `Expected ${what}`),
       v.metadata({ description: `${what[0]?.toUpperCase()}${what.slice(1)}.` }),
     ),
   );

@@ -1,4 +1,4 @@
-import { and, asc, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import { type BuildStatus, builds, deployments, projectFiles } from '../../schema/deployments';
 import { mapRow, runBatch } from '../core/db';
 import type { Db } from '../core/env';
@@ -102,32 +102,33 @@ function filterSql(accountId: number, filter: DeploymentFilter) {
   return sql`d.account_id = ${accountId} ${scope} ${steps}`;
 }
 
-/** A page of the account's deployments after `afterId`, skipping `offset` rows (Cube's legacy paging). */
+/**
+ * One page of the account's deployments (none when `page` is null: Cube's `limit=0` asks for
+ * the count alone) and how many match, counting at most `cap` (served by the account index,
+ * never a scan): ONE batch, one round trip.
+ */
 export async function listDeployments(
   db: Db,
   accountId: number,
   filter: DeploymentFilter,
-  page: { afterId: number | null; limit: number; offset: number },
-) {
-  const rows = await db.all<DeploymentBuildRow>(sql`
-    SELECT d.*, b.id AS build_id, b.status AS build_status, b.error_text AS build_error,
-      b.created_at AS build_created_at, b.started_at AS build_started_at, b.finished_at AS build_finished_at
-    FROM deployments d ${latestBuildJoin}
-    WHERE ${filterSql(accountId, filter)} ${page.afterId === null ? sql`` : sql`AND d.id > ${page.afterId}`}
-    ORDER BY d.id ASC LIMIT ${page.limit + 1} OFFSET ${page.offset}`);
-  return rows.map(withBuild);
-}
-
-/** How many deployments match, counting at most `cap` (served by the account index, never a scan). */
-export async function countDeployments(
-  db: Db,
-  accountId: number,
-  filter: DeploymentFilter,
+  page: { afterId: number | null; limit: number; offset: number } | null,
   cap: number,
-): Promise<number> {
-  const rows = await db.all<{ n: number }>(sql`
-    SELECT count(*) AS n FROM (SELECT 1 FROM deployments d WHERE ${filterSql(accountId, filter)} LIMIT ${cap})`);
-  return rows[0]?.n ?? 0;
+): Promise<{ rows: DeploymentWithBuild[]; total: number }> {
+  const where = filterSql(accountId, filter);
+  const [counted, listed] = await runBatch(db, [
+    sql`SELECT count(*) AS n FROM (SELECT 1 FROM deployments d WHERE ${where} LIMIT ${cap})`,
+    ...(page === null
+      ? []
+      : [
+          sql`SELECT d.*, b.id AS build_id, b.status AS build_status, b.error_text AS build_error,
+              b.created_at AS build_created_at, b.started_at AS build_started_at, b.finished_at AS build_finished_at
+            FROM deployments d ${latestBuildJoin}
+            WHERE ${where} ${page.afterId === null ? sql`` : sql`AND d.id > ${page.afterId}`}
+            ORDER BY d.id ASC LIMIT ${page.limit + 1} OFFSET ${page.offset}`,
+        ]),
+  ]);
+  const total = Number((counted?.results[0] as { n?: number } | undefined)?.n ?? 0);
+  return { rows: ((listed?.results ?? []) as DeploymentBuildRow[]).map(withBuild), total };
 }
 
 /** Changes the columns given (of this account's deployment only); null when there is none. */
@@ -136,11 +137,17 @@ export async function updateDeployment(
   accountId: number,
   id: number,
   values: Partial<Omit<NewDeployment, 'accountId' | 'slug' | 'createdAt' | 'createdBy'>>,
+  /** When given, the write lands only while each of these columns still holds the value read. */
+  expected: Partial<Pick<DeploymentRow, keyof typeof values>> = {},
 ): Promise<DeploymentRow | null> {
+  const unchanged = Object.entries(expected).map(([key, value]) => {
+    const column = deployments[key as keyof typeof expected];
+    return value === null ? isNull(column) : eq(column, value);
+  });
   const [row] = await db
     .update(deployments)
     .set(values)
-    .where(and(eq(deployments.id, id), eq(deployments.accountId, accountId)))
+    .where(and(eq(deployments.id, id), eq(deployments.accountId, accountId), ...unchanged))
     .returning();
   return row ?? null;
 }

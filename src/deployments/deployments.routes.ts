@@ -91,6 +91,7 @@ export const deploymentsRoutes = routes(
   }),
   adminRoute.put('/deployments/:id', 'updateDeployment', deploymentSettingsSchema, {
     input: { params: idParams, body: updateDeploymentBody },
+    errors: [409],
     handler: async (c, { params, body }) => updateDeployment(...theDeployment(c, params), body, nowOf(c)),
   }),
   adminRoute.delete('/deployments/:id', 'deleteDeployment', deploymentDeletedSchema, {

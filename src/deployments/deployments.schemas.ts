@@ -13,7 +13,6 @@ import { MAX_PAGE_SIZE, pageQueryEntries } from '../core/pagination';
 import { boundedObject, nonEmptyString, obj } from '../core/validation';
 
 export type CloudProvider = (typeof CLOUD_PROVIDERS)[number];
-export type CreationMethod = (typeof CREATION_METHODS)[number];
 
 /** Cube's name of edgeboard's own hosting (`hosted` in the spec): accepted wherever `hosted` is. */
 export const CUBE_HOSTED = 'cubecloud';

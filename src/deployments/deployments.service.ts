@@ -136,16 +136,13 @@ export async function listDeployments(
   const offset = query.offset ?? 0;
   const filter = { deploymentIds, creationSteps: query.creationStep ?? null };
   // `limit=0` (Cube's legacy paging) asks for the count alone.
-  const [rows, total] = await Promise.all([
-    request.limit === 0
-      ? Promise.resolve([])
-      : repo.listDeployments(db, accountId, filter, {
-          afterId: afterId(request),
-          limit: request.limit,
-          offset,
-        }),
-    repo.countDeployments(db, accountId, filter, MAX_COUNTED_DEPLOYMENTS),
-  ]);
+  const { rows, total } = await repo.listDeployments(
+    db,
+    accountId,
+    filter,
+    request.limit === 0 ? null : { afterId: afterId(request), limit: request.limit, offset },
+    MAX_COUNTED_DEPLOYMENTS,
+  );
   const page = toPage(rows, request, 'deployments', (d) => [d.id], presentDeployment);
   const pageInfo = { ...page.pageInfo, hasPreviousPage: page.pageInfo.hasPreviousPage || offset > 0 };
   return {

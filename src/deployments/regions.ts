@@ -1,5 +1,5 @@
 import type * as v from 'valibot';
-import { DEFAULT_PAGE_SIZE, decodeCursor, encodeCursor } from '../core/pagination';
+import { afterId, idPage, pageRequest } from '../core/pagination';
 import { type CloudProvider, REGION_ENTRIES, REGIONS, type regionSchema } from './deployments.schemas';
 
 type Region = v.InferOutput<typeof regionSchema>;
@@ -18,24 +18,13 @@ const CATALOGUE: readonly Region[] = REGION_ENTRIES.map(([id, provider, name, ti
 
 const TAG = 'regions';
 
-/** A page of the region catalogue, of one provider or all of them. */
+/** A page of the region catalogue, of one provider or all of them (Cube's legacy `data` repeats the items). */
 export function listRegions(query: { cloudProvider?: CloudProvider; first?: number; after?: string }) {
-  const afterId = query.after ? Number(decodeCursor(TAG, query.after, 1)[0]) : 0;
-  const limit = query.first ?? DEFAULT_PAGE_SIZE;
+  const request = pageRequest(query, TAG, 1);
+  const after = afterId(request) ?? 0;
   const matching = CATALOGUE.filter(
-    (r) => (!query.cloudProvider || r.provider === query.cloudProvider) && r.id > afterId,
+    (r) => (!query.cloudProvider || r.provider === query.cloudProvider) && r.id > after,
   );
-  const items = matching.slice(0, limit);
-  const first = items[0];
-  const last = items[items.length - 1];
-  return {
-    items,
-    data: items,
-    pageInfo: {
-      hasNextPage: matching.length > limit,
-      hasPreviousPage: query.after !== undefined,
-      startCursor: first ? encodeCursor(TAG, [first.id]) : null,
-      endCursor: last ? encodeCursor(TAG, [last.id]) : null,
-    },
-  };
+  const page = idPage(matching.slice(0, request.limit + 1), request, TAG);
+  return { ...page, data: page.items };
 }

@@ -1,5 +1,5 @@
 import type { Db } from '../core/env';
-import { badRequest, notFound } from '../core/errors';
+import { ApiError, badRequest, notFound } from '../core/errors';
 import { jsonLimitError } from '../core/json';
 import * as repo from './deployments.repository';
 import {
@@ -73,9 +73,15 @@ export function presentSettings(d: repo.DeploymentRow): DeploymentSettings {
   };
 }
 
+/** Attempts of an update before a deployment that keeps changing under it answers 409. */
+const UPDATE_ATTEMPTS = 3;
+
 /**
  * Cube's update: null or absent fields stay; `templateVariables` merges key by key into the
  * stored ones; a changed provider or region must still name a region the provider offers.
+ * The merge is computed from the row read, and the write only lands while the columns it writes
+ * still hold what was read, so two concurrent PUTs cannot drop each other's keys: the later one
+ * reads again and merges onto the earlier one's result.
  */
 export async function updateDeployment(
   db: Db,
@@ -86,12 +92,26 @@ export async function updateDeployment(
 ): Promise<DeploymentSettings> {
   // No body is an empty one: nothing changes, and the settings are answered.
   const input = body ?? {};
-  const current = await getDeployment(db, accountId, id);
   if (input.releaseChannelVersion != null && input.releaseChannelVersion !== RUNTIME_VERSION) {
     throw badRequest(`Version ${input.releaseChannelVersion} is not available`, [
       { path: 'releaseChannelVersion', message: `Expected ${RUNTIME_VERSION} (GET …/versions)` },
     ]);
   }
+  for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
+    const current = await getDeployment(db, accountId, id);
+    const values = merged(current, input, now);
+    // Compare-and-set on every column written, as read: after a concurrent PUT this one reads again.
+    const expected = Object.fromEntries(
+      Object.keys(values).map((key) => [key, current[key as keyof typeof values]]),
+    ) as Partial<repo.DeploymentRow>;
+    const updated = await repo.updateDeployment(db, accountId, id, values, expected);
+    if (updated) return presentSettings(updated);
+  }
+  throw new ApiError('CONFLICT', 'The deployment kept changing while it was being updated; retry');
+}
+
+/** The columns an update writes: the stored values with the fields sent merged in. */
+function merged(current: repo.DeploymentRow, input: UpdateDeploymentInput, now: string) {
   const cloudProvider = input.cloudProvider ?? current.cloudProvider;
   const region =
     input.region ??
@@ -114,7 +134,7 @@ export async function updateDeployment(
     if (problem)
       throw badRequest(`templateVariables: ${problem}`, [{ path: 'templateVariables', message: problem }]);
   }
-  const updated = await repo.updateDeployment(db, accountId, id, {
+  return {
     name: input.name ?? current.name,
     cloudProvider,
     region,
@@ -122,9 +142,7 @@ export async function updateDeployment(
     deployMode: input.deployMode ?? current.deployMode,
     settings: Object.keys(settings).length > 0 ? settings : null,
     updatedAt: now,
-  });
-  if (!updated) throw notFound('Deployment');
-  return presentSettings(updated);
+  };
 }
 
 /** Moves the creation wizard to `creationStep` (advance) or back to its start (reset). */

@@ -284,7 +284,7 @@ export async function deleteTenant(
   now: string,
 ): Promise<number | null> {
   const tenant = tenantIdOf(accountId, name);
-  const [revocation, deleted] = await runBatch<{ id: number }>(db, [
+  const [, deleted] = await runBatch<{ id: number }>(db, [
     sql`INSERT INTO embed_session_revocations (session_id, account_id, expires_at, revoked_at)
       SELECT 'tenant:' || t.id, t.account_id,
         strftime('%Y-%m-%dT%H:%M:%fZ', ${now}, '+' || a.embed_session_ttl_seconds || ' seconds'), ${now}
@@ -293,7 +293,6 @@ export async function deleteTenant(
       ON CONFLICT DO NOTHING`,
     sql`DELETE FROM embed_tenants WHERE account_id = ${accountId} AND name = ${name} RETURNING id`,
   ]);
-  void revocation;
   return deleted?.results[0]?.id ?? null;
 }
 

@@ -4,7 +4,7 @@ import { accountPrincipal } from '../auth/auth.middleware';
 import { isoNow } from '../core/clock';
 import type { AppEnv } from '../core/env';
 import { pageQuery, pageRequest, pageSchema } from '../core/pagination';
-import { deletedSchema, idParams } from '../core/validation';
+import { deletedSchema, idParams, withoutNulls } from '../core/validation';
 import { apiDocs, type RouteGroup, routeGroup, routes } from '../http/route';
 import type { Catalogue, CatalogueKind } from './catalogues.repository';
 import markdown from './catalogues.routes.md';
@@ -34,7 +34,6 @@ import {
   updateAttributeBody,
   updateGroupBody,
   userListQuery,
-  withoutNulls,
 } from './embedding.schemas';
 import * as provision from './provision.service';
 

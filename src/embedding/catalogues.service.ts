@@ -1,7 +1,7 @@
 import { requireAccountWide } from '../auth/auth.middleware';
 import type { Db } from '../core/env';
 import { ApiError, conflict, notFound } from '../core/errors';
-import { afterId, type PageRequest, toPage } from '../core/pagination';
+import { afterId, idPage, type PageRequest } from '../core/pagination';
 import type { AccountPrincipal } from '../core/principal';
 import type { Catalogue, CatalogueItem, CatalogueKind } from './catalogues.repository';
 import * as repo from './catalogues.repository';
@@ -86,13 +86,7 @@ export async function listItems<K extends CatalogueKind>(
 ) {
   const { tenantFound, rows } = await repo.listItems(db, kind, catalogue, afterId(request), request.limit);
   if (!tenantFound) throw tenantNotFound();
-  return toPage(
-    rows,
-    request,
-    cursorOf(kind),
-    (item) => [item.id],
-    (item) => item,
-  );
+  return idPage(rows, request, cursorOf(kind));
 }
 
 /** Deletes a group (with its memberships) or an attribute (with its stored values). */
@@ -134,13 +128,7 @@ export async function listAttributes(
     request.limit,
   );
   if (!tenantFound) throw tenantNotFound();
-  const page = toPage(
-    rows,
-    request,
-    cursorOf('attributes'),
-    (item) => [item.id],
-    (item) => item,
-  );
+  const page = idPage(rows, request, cursorOf('attributes'));
   return { ...page, data: page.items, count };
 }
 
@@ -151,13 +139,7 @@ export async function listTenantsMatching(
   request: PageRequest,
 ) {
   const rows = await repo.listTenantsMatching(db, accountId, search, afterId(request), request.limit);
-  return toPage(
-    rows,
-    request,
-    'embed-tenants',
-    (t) => [t.id],
-    (t) => t,
-  );
+  return idPage(rows, request, 'embed-tenants');
 }
 
 /** Idempotent, as in Cube: an unknown tenant answers `deleted: false`. */
@@ -175,13 +157,7 @@ export async function listGroupMembers(db: Db, catalogue: Catalogue, groupId: nu
     request.limit,
   );
   if (!groupFound) throw notFound('Group');
-  return toPage(
-    rows,
-    request,
-    'embed-group-members',
-    (u) => [u.id],
-    (u) => u,
-  );
+  return idPage(rows, request, 'embed-group-members');
 }
 
 export async function listTenantUsers(
@@ -200,13 +176,7 @@ export async function listTenantUsers(
     request.limit,
   );
   if (!tenantFound) throw tenantNotFound();
-  return toPage(
-    rows,
-    request,
-    'embed-tenant-users',
-    (u) => [u.id],
-    (u) => u,
-  );
+  return idPage(rows, request, 'embed-tenant-users');
 }
 
 /** Cube's EmbedGroupMembersInput entries: exactly one of embedUserId or externalId each. */

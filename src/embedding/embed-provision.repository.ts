@@ -2,7 +2,13 @@ import { type SQL, sql } from 'drizzle-orm';
 import { runBatch } from '../core/db';
 import type { Db } from '../core/env';
 import { type EmbedUserRow, toEmbedUser } from './catalogues.repository';
-import { externalUserQuotaGuard, guardOf, upsertEmbedUser } from './embed-sessions.repository';
+import {
+  byName,
+  externalUserQuotaGuard,
+  guardOf,
+  replaceMemberships,
+  upsertEmbedUser,
+} from './embed-sessions.repository';
 
 /**
  * SQL of provisionEmbedUser(s): one read batch and one write batch per call, whatever the
@@ -44,10 +50,10 @@ export async function readProvisionState(
     sql`SELECT external_user_count, external_user_limit FROM accounts WHERE id = ${q.accountId}`,
     sql`SELECT u.external_id FROM embed_users u
       WHERE u.tenant_id = ${tenant} AND u.external_id IN (SELECT value FROM json_each(${JSON.stringify(q.externalIds)}))`,
-    sql`SELECT g.name FROM embed_groups g WHERE g.account_id = ${q.accountId} AND g.tenant_id IS NULL
-      AND g.name IN (SELECT value FROM json_each(${JSON.stringify(q.accountGroups)}))`,
-    sql`SELECT g.name FROM embed_groups g WHERE g.account_id = ${q.accountId} AND g.tenant_id = ${tenant}
-      AND g.name IN (SELECT value FROM json_each(${JSON.stringify(q.tenantGroups)}))`,
+    sql`SELECT g.name FROM ${byName('g', 'embed_groups', q.accountGroups)}
+      WHERE g.account_id = ${q.accountId} AND g.tenant_id IS NULL`,
+    sql`SELECT g.name FROM ${byName('g', 'embed_groups', q.tenantGroups)}
+      WHERE g.account_id = ${q.accountId} AND g.tenant_id = ${tenant}`,
   ]);
   const head = (account?.results[0] ?? {}) as { external_user_count?: number; external_user_limit?: number };
   return {
@@ -100,15 +106,7 @@ export async function writeProvision(
     for (const kind of ['accountGroups', 'tenantGroups'] as const) {
       const given = u[kind];
       if (given === undefined) continue;
-      const list = JSON.stringify(given);
-      statements.push(sql`DELETE FROM embed_memberships WHERE user_id = ${user} AND group_id IN (
-        SELECT g.id FROM embed_groups g WHERE ${scopes[kind]} AND g.name NOT IN (SELECT value FROM json_each(${list})))`);
-      if (given.length > 0) {
-        statements.push(sql`INSERT INTO embed_memberships (user_id, group_id)
-          SELECT ${user}, g.id FROM embed_groups g
-          WHERE ${scopes[kind]} AND g.name IN (SELECT value FROM json_each(${list}))
-          ON CONFLICT DO NOTHING`);
-      }
+      statements.push(...replaceMemberships(user, scopes[kind], given));
     }
   }
   statements.push(sql`SELECT u.id, u.external_id, u.email, u.display_name, u.created_at FROM embed_users u

@@ -37,6 +37,36 @@ function inScope(alias: string, account: SQL | number, tenant: SQL | number, cre
 }
 
 /**
+ * The rows of `table` (as `alias`) named in `names`, driven from the names so each is found
+ * through the catalogue's (scope, name) index: `FROM ${byName(…)} WHERE ${scope}` reads one row
+ * per name, never the whole catalogue (CROSS JOIN fixes that order for SQLite).
+ */
+export function byName(alias: 'g' | 'a', table: 'embed_groups' | 'embed_attributes', names: string[]): SQL {
+  const a = sql.raw(alias);
+  return sql`json_each(${JSON.stringify([...new Set(names)])}) named CROSS JOIN ${sql.raw(table)} ${a} ON ${a}.name = named.value`;
+}
+
+/**
+ * Makes `user`'s memberships in one catalogue (`inCatalogue`, over alias `g`) exactly the groups
+ * named (unknown names are skipped). Both statements read through the user's memberships and the
+ * catalogue's name index, never the whole catalogue. Generate-session and provisioning use them.
+ */
+export function replaceMemberships(user: SQL, inCatalogue: SQL, names: string[]): SQL[] {
+  const statements = [
+    sql`DELETE FROM embed_memberships WHERE user_id = ${user} AND group_id IN (
+      SELECT m.group_id FROM embed_memberships m CROSS JOIN embed_groups g ON g.id = m.group_id
+      WHERE m.user_id = ${user} AND ${inCatalogue}
+        AND g.name NOT IN (SELECT value FROM json_each(${JSON.stringify(names)})))`,
+  ];
+  if (names.length > 0) {
+    statements.push(sql`INSERT INTO embed_memberships (user_id, group_id)
+      SELECT ${user}, g.id FROM ${byName('g', 'embed_groups', names)} WHERE ${inCatalogue}
+      ON CONFLICT DO NOTHING`);
+  }
+  return statements;
+}
+
+/**
  * Everything a session of user `u` carries in one scope, as one text: profile, context, the
  * ids of its groups and its values, in id order. Equal texts mean equal states, so a write
  * planned from a replica's read checks it on the primary (guard `stale_read`) without a
@@ -44,10 +74,10 @@ function inScope(alias: string, account: SQL | number, tenant: SQL | number, cre
  */
 function fingerprintOf(scope: (alias: string) => SQL): SQL {
   return sql`json_array(u.email, u.display_name, u.picture, u.security_context,
-    (SELECT json_group_array(id) FROM (SELECT g.id FROM embed_memberships m JOIN embed_groups g ON g.id = m.group_id
+    (SELECT json_group_array(id) FROM (SELECT g.id FROM embed_memberships m CROSS JOIN embed_groups g ON g.id = m.group_id
        WHERE m.user_id = u.id AND ${scope('g')} ORDER BY g.id)),
     (SELECT json_group_array(json_array(id, value)) FROM (SELECT a.id, v.value FROM embed_attribute_values v
-       JOIN embed_attributes a ON a.id = v.attribute_id WHERE v.user_id = u.id AND ${scope('a')} ORDER BY a.id)))`;
+       CROSS JOIN embed_attributes a ON a.id = v.attribute_id WHERE v.user_id = u.id AND ${scope('a')} ORDER BY a.id)))`;
 }
 
 /** The user's profile and, in the session's scope, memberships and attribute values. */
@@ -55,10 +85,10 @@ function userStateColumns(scope: (alias: string) => SQL): SQL {
   return sql`u.id, u.external_id, u.email, u.display_name, u.picture, u.security_context,
     ${fingerprintOf(scope)} AS fingerprint,
     (SELECT json_group_array(json_object('id', g.id, 'name', g.name))
-       FROM embed_memberships m JOIN embed_groups g ON g.id = m.group_id
+       FROM embed_memberships m CROSS JOIN embed_groups g ON g.id = m.group_id
        WHERE m.user_id = u.id AND ${scope('g')}) AS groups_json,
     (SELECT json_group_array(json_object('id', a.id, 'name', a.name, 'value', json(v.value)))
-       FROM embed_attribute_values v JOIN embed_attributes a ON a.id = v.attribute_id
+       FROM embed_attribute_values v CROSS JOIN embed_attributes a ON a.id = v.attribute_id
        WHERE v.user_id = u.id AND ${scope('a')}) AS attributes_json`;
 }
 
@@ -121,15 +151,15 @@ export async function readMintState(db: Db, q: MintQuery): Promise<MintRead> {
   if (q.groupNames.length > 0) {
     at.groups =
       statements.push(
-        sql`SELECT g.id, g.name, g.description FROM embed_groups g
-          WHERE ${scope('g')} AND g.name IN (SELECT value FROM json_each(${JSON.stringify(q.groupNames)}))`,
+        sql`SELECT g.id, g.name, g.description FROM ${byName('g', 'embed_groups', q.groupNames)}
+          WHERE ${scope('g')}`,
       ) - 1;
   }
   if (q.attributeNames.length > 0) {
     at.attributes =
       statements.push(
-        sql`SELECT a.id, a.name, a.type, a.display_name, a.default_value, a.description, a.created_at FROM embed_attributes a
-          WHERE ${scope('a')} AND a.name IN (SELECT value FROM json_each(${JSON.stringify(q.attributeNames)}))`,
+        sql`SELECT a.id, a.name, a.type, a.display_name, a.default_value, a.description, a.created_at
+          FROM ${byName('a', 'embed_attributes', q.attributeNames)} WHERE ${scope('a')}`,
       ) - 1;
   }
 
@@ -151,6 +181,7 @@ export interface MintWrites {
   accountId: number;
   tenantName: string;
   creatorMode: boolean;
+  /** The read found no tenant: the mint must write (the batch always ensures the tenant exists). */
   createTenant: boolean;
   /** Upserted in the tenant's catalogue; an empty description keeps the stored one. */
   groupDefinitions: { name: string; description: string }[];
@@ -162,8 +193,9 @@ export interface MintWrites {
     description?: string;
   }[];
   /**
-   * The minting key's hash, when the plan was made from a replica: the batch aborts with
-   * `stale_read` if the primary no longer has the key (deleted since the replica's copy).
+   * The minting key's hash: the batch aborts with `stale_read` if the primary no longer has the
+   * key (a plan read from a replica's copy of a key deleted since). Generate-session always
+   * passes it; the check is one probe of the key index.
    */
   keyHash?: string;
   /** Every definition the request sent: the type guard re-checks them all inside the batch. */
@@ -279,10 +311,10 @@ export async function writeMintState(db: Db, w: MintWrites, now: string): Promis
       ),
     );
   }
-  if (w.createTenant) {
-    statements.push(sql`INSERT INTO embed_tenants (account_id, name, created_at)
-      VALUES (${w.accountId}, ${w.tenantName}, ${now}) ON CONFLICT DO NOTHING`);
-  }
+  // Always, not only when the read found no tenant: a tenant deleted since the read (or still on
+  // a lagging replica) is created again here, so every statement below finds it instead of NULL.
+  statements.push(sql`INSERT INTO embed_tenants (account_id, name, created_at)
+    VALUES (${w.accountId}, ${w.tenantName}, ${now}) ON CONFLICT DO NOTHING`);
   if (w.definitionTypes.length > 0) {
     statements.push(
       abortWhen(
@@ -339,27 +371,17 @@ export async function writeMintState(db: Db, w: MintWrites, now: string): Promis
     if (u.isNew || Object.values(u.set).some((value) => value !== undefined)) {
       statements.push(upsertEmbedUser(w.accountId, tenant, u.externalId, u.set, now));
     }
-    if (u.groups) {
-      const names = JSON.stringify(u.groups);
-      statements.push(sql`DELETE FROM embed_memberships WHERE user_id = ${user} AND group_id IN (
-        SELECT g.id FROM embed_groups g WHERE ${scope('g')} AND g.name NOT IN (SELECT value FROM json_each(${names})))`);
-      if (u.groups.length > 0) {
-        statements.push(sql`INSERT INTO embed_memberships (user_id, group_id)
-          SELECT ${user}, g.id FROM embed_groups g
-          WHERE ${scope('g')} AND g.name IN (SELECT value FROM json_each(${names}))
-          ON CONFLICT DO NOTHING`);
-      }
-    }
+    if (u.groups) statements.push(...replaceMemberships(user, scope('g'), u.groups));
     if (u.values.length > 0) {
       statements.push(sql`INSERT INTO embed_attribute_values (user_id, attribute_id, value)
-        SELECT ${user}, a.id, d.value -> 'value' FROM json_each(${JSON.stringify(u.values)}) d, embed_attributes a
-        WHERE ${scope('a')} AND a.name = d.value ->> 'name'
+        SELECT ${user}, a.id, d.value -> 'value'
+        FROM json_each(${JSON.stringify(u.values)}) d CROSS JOIN embed_attributes a ON a.name = d.value ->> 'name'
+        WHERE ${scope('a')}
         ON CONFLICT (user_id, attribute_id) DO UPDATE SET value = excluded.value`);
     }
     if (u.clear.length > 0) {
       statements.push(sql`DELETE FROM embed_attribute_values WHERE user_id = ${user} AND attribute_id IN (
-        SELECT a.id FROM embed_attributes a
-        WHERE ${scope('a')} AND a.name IN (SELECT value FROM json_each(${JSON.stringify(u.clear)})))`);
+        SELECT a.id FROM ${byName('a', 'embed_attributes', u.clear)} WHERE ${scope('a')})`);
     }
   }
   // The ids the token needs (a tenant or user this batch may just have created).

@@ -2,7 +2,16 @@ import * as v from 'valibot';
 import { ATTRIBUTE_TYPES } from '../../schema/embedding';
 import { type JsonLimits, jsonBounds } from '../core/json';
 import { pageQueryEntries } from '../core/pagination';
-import { boundedObject, httpUrl, idNumber, idString, nonEmptyString, obj } from '../core/validation';
+import {
+  boundedObject,
+  httpUrl,
+  idNumber,
+  idString,
+  nonEmptyString,
+  obj,
+  type WithoutNulls,
+  withoutNulls,
+} from '../core/validation';
 
 /** Contract §6: lowercase, 5–36 characters, a letter first, a letter or digit last. */
 export const TENANT_NAME = /^[a-z][a-z0-9-]{3,34}[a-z0-9]$/;
@@ -157,9 +166,8 @@ export const generateSessionBody = obj({
 });
 type RawSessionInput = v.InferOutput<typeof generateSessionBody>;
 
-type Settled<T> = { [K in keyof T]: Exclude<T[K], null> };
 type GroupDef = { name: string; description?: string };
-type AttributeDef = Settled<NonNullable<RawSessionInput['userAttributeDefinitions']>[number]>;
+type AttributeDef = WithoutNulls<NonNullable<RawSessionInput['userAttributeDefinitions']>[number]>;
 
 /**
  * generate-session's body with Cube's nulls read as "not sent" (securityContext and the
@@ -167,7 +175,7 @@ type AttributeDef = Settled<NonNullable<RawSessionInput['userAttributeDefinition
  * merged into `groups`/`groupDefinitions` (a creator-mode session's groups ARE the tenant's).
  */
 export type GenerateSessionInput = Omit<
-  Settled<RawSessionInput>,
+  WithoutNulls<RawSessionInput>,
   | 'securityContext'
   | 'groupDefinitions'
   | 'userAttributeDefinitions'
@@ -180,19 +188,16 @@ export type GenerateSessionInput = Omit<
   groupDefinitions?: GroupDef[];
   userAttributeDefinitions?: AttributeDef[];
   userAttributes?: { name: string; value: AttributeValue }[];
-  settings?: Settled<NonNullable<RawSessionInput['settings']>>;
+  settings?: WithoutNulls<NonNullable<RawSessionInput['settings']>>;
   /** Whether the request named the tenant catalogue Cube's way (tenantGroups/tenantGroupDefinitions). */
   tenantFields: boolean;
 };
 
-const settle = <T extends object>(o: T): Settled<T> =>
-  Object.fromEntries(Object.entries(o).filter(([, value]) => value !== null)) as Settled<T>;
-
 /** Reads a validated generate-session body the way Cube means it (see GenerateSessionInput). */
 export function settleSessionInput(raw: RawSessionInput): GenerateSessionInput {
   const { securityContext, tenantGroups, tenantGroupDefinitions, ...rest } = raw;
-  const top = settle(rest);
-  const groupDefs = [...(top.groupDefinitions ?? []), ...(tenantGroupDefinitions ?? [])].map(settle);
+  const top = withoutNulls(rest);
+  const groupDefs = [...(top.groupDefinitions ?? []), ...(tenantGroupDefinitions ?? [])].map(withoutNulls);
   const groups =
     top.groups === undefined && !tenantGroups ? undefined : [...(top.groups ?? []), ...(tenantGroups ?? [])];
   return {
@@ -200,9 +205,9 @@ export function settleSessionInput(raw: RawSessionInput): GenerateSessionInput {
     ...(securityContext !== undefined && { securityContext }),
     groups,
     groupDefinitions: top.groupDefinitions === undefined && !tenantGroupDefinitions ? undefined : groupDefs,
-    userAttributeDefinitions: top.userAttributeDefinitions?.map(settle),
+    userAttributeDefinitions: top.userAttributeDefinitions?.map(withoutNulls),
     userAttributes: top.userAttributes?.map((a) => ({ name: a.name, value: a.value ?? null })),
-    settings: top.settings && settle(top.settings),
+    settings: top.settings && withoutNulls(top.settings),
     tenantFields: Boolean(tenantGroups || tenantGroupDefinitions),
   };
 }
@@ -257,12 +262,6 @@ export const effectiveSettingsSchema = v.object({
 });
 
 // ---- Catalogues (account-wide and per tenant) ----
-
-/** Cube's nulls in a create or update: the field is not sent. */
-export const withoutNulls = <T extends object>(o: T): { [K in keyof T]: Exclude<T[K], null> } =>
-  Object.fromEntries(Object.entries(o).filter(([, value]) => value !== null)) as {
-    [K in keyof T]: Exclude<T[K], null>;
-  };
 
 export const createGroupBody = obj({ name: catalogueName, description: nullish(description) });
 /** Cube sends no name (group names are immutable there) and may send nothing: an empty body changes nothing. */

@@ -93,14 +93,14 @@ function sessionSettings(given: GenerateSessionInput['settings']): SessionSettin
 }
 
 /** The answer for a write batch one of the SQL guards aborted. */
-function refusedBy(guard: WriteGuard, externalUserLimit: number, tenantName: string): ApiError {
+function refusedBy(guard: WriteGuard, account: AccountContext, tenantName: string): ApiError {
   switch (guard) {
     case 'quota_exceeded':
-      return quotaExceeded(externalUserLimit);
+      return quotaExceeded(account.externalUserLimit);
     case 'type_conflict':
       return new ApiError('CONFLICT', 'cannot change type');
     case 'catalogue_full':
-      return catalogueFull({ accountId: 0, tenant: tenantName });
+      return catalogueFull({ accountId: account.id, tenant: tenantName });
     case 'stale_read':
       return new ApiError('CONFLICT', 'The user changed while this session was minted; retry');
   }
@@ -169,7 +169,7 @@ export async function generateSession(
       break;
     }
     if (outcome.reason !== 'stale_read' || attempt > 0) {
-      throw refusedBy(outcome.reason, verdict.account.externalUserLimit, tenantName);
+      throw refusedBy(outcome.reason, verdict.account, tenantName);
     }
     verdict = await judgeOn('primary');
     tenantId = verdict.read.head?.tenantId ?? null;

@@ -3,7 +3,7 @@ import { countedD1, createDb } from '../core/db';
 import type { Bindings, NotificationMessage } from '../core/env';
 import { deliveryPorts } from './delivery';
 import { SENDS_PER_INVOCATION } from './notifications.limits';
-import { attemptRun, backoffSeconds, deadLetterRun } from './runs.service';
+import { attemptRun, backoffSeconds, deadLetterRuns } from './runs.service';
 
 export const NOTIFICATIONS_QUEUE_NAME = 'edgeboard-notifications';
 export const NOTIFICATIONS_DLQ_NAME = 'edgeboard-notifications-dlq';
@@ -15,7 +15,7 @@ const isRunMessage = (body: unknown): body is NotificationMessage =>
   Number.isSafeInteger((body as NotificationMessage).runId);
 
 /** The address deliveries come from. */
-export const senderOf = (env: Bindings) => `notifications@${env.DEPLOYMENTS_DOMAIN}`;
+const senderOf = (env: Bindings) => `notifications@${env.DEPLOYMENTS_DOMAIN}`;
 
 /**
  * The notifications queue: one message per run. Each message is one delivery attempt of at
@@ -63,8 +63,7 @@ export async function consumeNotificationDeadLetters(
   env: Bindings,
 ): Promise<void> {
   const db = createDb(countedD1(env.DB, { queries: 0, roundTrips: 0 }));
-  for (const msg of batch.messages) {
-    if (isRunMessage(msg.body)) await deadLetterRun(db, msg.body.runId, currentClock().now());
-    msg.ack();
-  }
+  const runIds = batch.messages.flatMap((msg) => (isRunMessage(msg.body) ? [msg.body.runId] : []));
+  await deadLetterRuns(db, runIds, currentClock().now());
+  for (const msg of batch.messages) msg.ack();
 }

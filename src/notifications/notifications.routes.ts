@@ -4,7 +4,7 @@ import { scopeOf } from '../auth/deployment-scope';
 import type { AppEnv } from '../core/env';
 import { QUOTA_RETRY_AFTER_SECONDS } from '../core/errors';
 import { pageQuery, pageRequest, pageSchema } from '../core/pagination';
-import { deletedSchema } from '../core/validation';
+import { deletedSchema, withoutNulls } from '../core/validation';
 import { apiDocs, routeGroup, routes } from '../http/route';
 import { deliveryPorts } from './delivery';
 import {
@@ -31,7 +31,6 @@ import {
   scheduleQuery,
   scheduleSchema,
   updateNotificationBody,
-  withoutNulls,
 } from './notifications.schemas';
 import * as service from './notifications.service';
 import * as recipients from './recipients.service';

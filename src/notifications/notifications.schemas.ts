@@ -26,7 +26,7 @@ import {
 import { SCHEDULE_TYPES } from './schedule';
 import { resolveTimeZone } from './time-zone';
 
-export const TIME_GRAINS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'] as const;
+const TIME_GRAINS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'] as const;
 
 const int = (min: number, max: number) =>
   v.pipe(v.number(), v.integer('Expected an integer'), v.minValue(min), v.maxValue(max));
@@ -118,11 +118,6 @@ export type CreateNotificationInput = NotSet<v.InferOutput<typeof createNotifica
   scheduleType: v.InferOutput<typeof createNotificationBody>['scheduleType'];
 };
 export type UpdateNotificationInput = NotSet<v.InferOutput<typeof updateNotificationBody>>;
-
-/** Drops the null fields of a body: Cube's null means the field is not set. */
-export function withoutNulls<T extends object>(body: T): NotSet<T> {
-  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== null)) as NotSet<T>;
-}
 
 export const deploymentParams = v.object({ deploymentId: idString });
 export const notificationParams = v.object({ deploymentId: idString, id: idString });

@@ -5,6 +5,7 @@ import type { Db } from '../core/env';
 import { ApiError, type ErrorDetail, notFound } from '../core/errors';
 import type { Page, PageRequest } from '../core/pagination';
 import { afterId, toPage } from '../core/pagination';
+import { withoutNulls } from '../core/validation';
 import { CronError, compileSchedule, nextRunAfter, nextRuns } from './cron-expression';
 import * as repo from './notifications.repository';
 import {
@@ -13,7 +14,6 @@ import {
   type NotificationView,
   type UpdateNotificationInput,
   type updateNotificationBody,
-  withoutNulls,
 } from './notifications.schemas';
 import {
   cronExpressionOf,
@@ -106,7 +106,7 @@ function normalizeFilters(filters: NotificationFilter[]): Required<NotificationF
   }));
 }
 
-export function presentNotification(row: repo.NotificationRow): NotificationView {
+function presentNotification(row: repo.NotificationRow): NotificationView {
   const schedule = scheduleOf(row);
   return {
     id: row.id,

@@ -18,7 +18,7 @@ import {
 import type { NotificationScope } from './notifications.service';
 import * as repo from './recipients.repository';
 
-export function presentRecipient(row: repo.RecipientRow): RecipientView {
+function presentRecipient(row: repo.RecipientRow): RecipientView {
   return {
     id: row.id,
     type: row.type,

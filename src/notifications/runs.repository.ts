@@ -32,8 +32,12 @@ export async function selectDue(
   after: { nextRunAt: string; id: number } | null,
   limit: number,
 ): Promise<DueNotification[]> {
+  // Only the columns the claim uses: a due row's filters and switchers can be large, and a tick
+  // reads up to CLAIM_PAGE rows a page.
   const rows = await db.all<Raw>(sql`
-    SELECT * FROM notifications
+    SELECT id, next_run_at, schedule_type, minute, hour, day_of_week, day_of_month, custom_cron, timezone,
+      notification_enabled
+    FROM notifications
     WHERE next_run_at <= ${scheduledTime} AND is_enabled = 1
       ${after ? sql`AND (next_run_at, id) > (${after.nextRunAt}, ${after.id})` : sql``}
     ORDER BY next_run_at, id LIMIT ${limit}`);
@@ -175,12 +179,14 @@ export async function listRuns(
     ${beforeId === null ? sql`` : sql`AND id < ${beforeId}`} ORDER BY id DESC LIMIT ${limit + 1}`;
   const [found, runs, deliveries] = await runBatch(db, [
     notificationOf(accountId, deploymentId, notificationId),
-    sql`SELECT r.*,
-        (SELECT count(*) FROM notification_deliveries WHERE run_id = r.id) AS deliveries_total,
-        (SELECT count(*) FROM notification_deliveries WHERE run_id = r.id AND status = 'pending') AS deliveries_pending,
-        (SELECT count(*) FROM notification_deliveries WHERE run_id = r.id AND status = 'sent') AS deliveries_sent,
-        (SELECT count(*) FROM notification_deliveries WHERE run_id = r.id AND status = 'failed') AS deliveries_failed
-      FROM notification_runs r WHERE r.id IN (${page}) ORDER BY r.id DESC`,
+    // One pass over each run's deliveries (its (run_id, recipient_id) index), counted by status.
+    sql`SELECT r.*, c.pending AS deliveries_pending, c.sent AS deliveries_sent, c.failed AS deliveries_failed
+      FROM notification_runs r LEFT JOIN (SELECT d.run_id,
+          count(*) FILTER (WHERE d.status = 'pending') AS pending,
+          count(*) FILTER (WHERE d.status = 'sent') AS sent,
+          count(*) FILTER (WHERE d.status = 'failed') AS failed
+        FROM notification_deliveries d WHERE d.run_id IN (${page}) GROUP BY d.run_id) c ON c.run_id = r.id
+      WHERE r.id IN (${page}) ORDER BY r.id DESC`,
     sql`SELECT * FROM (
         SELECT d.*, row_number() OVER (PARTITION BY d.run_id ORDER BY d.recipient_id) AS rn
         FROM notification_deliveries d WHERE d.run_id IN (${page}))
@@ -200,12 +206,11 @@ export async function listRuns(
       const run = mapRow(notificationRuns, raw);
       return {
         run,
-        counts: {
-          total: count(raw, 'deliveries_total'),
-          pending: count(raw, 'deliveries_pending'),
-          sent: count(raw, 'deliveries_sent'),
-          failed: count(raw, 'deliveries_failed'),
-        },
+        counts: countsOf(
+          count(raw, 'deliveries_pending'),
+          count(raw, 'deliveries_sent'),
+          count(raw, 'deliveries_failed'),
+        ),
         deliveries: byRun.get(run.id) ?? [],
       };
     }),
@@ -237,6 +242,14 @@ export async function listDeliveries(
     rows: rowsOf(page).map((raw) => mapRow(notificationDeliveries, raw)),
   };
 }
+
+/** A run's deliveries by status; every delivery is pending, sent or failed, so the total is their sum. */
+const countsOf = (pending: number, sent: number, failed: number): DeliveryCounts => ({
+  total: pending + sent + failed,
+  pending,
+  sent,
+  failed,
+});
 
 // ---- The consumer ----
 
@@ -385,18 +398,20 @@ export async function finishAttempt(
 }
 
 /**
- * The dead-letter queue's end of a run, in ONE batch: what is still pending fails (keeping its
- * last error), and the run records the failure.
+ * Records the failure of runs whose messages ran out of retries, in ONE batch for all of them:
+ * what is still pending fails, and each run ends failed (or partially so when some were sent).
  */
-export async function failRun(db: Db, runId: number, error: string, now: string): Promise<void> {
+export async function failRuns(db: Db, runIds: number[], error: string, now: string): Promise<void> {
+  const ids = JSON.stringify(runIds);
   await runBatch(db, [
     sql`UPDATE notification_deliveries SET status = 'failed', last_error = coalesce(last_error, ${error}),
         lease_until = NULL, lease_owner = NULL, updated_at = ${now}
-      WHERE run_id = ${runId} AND status = 'pending'`,
+      WHERE run_id IN (SELECT value FROM json_each(${ids})) AND status = 'pending'`,
     sql`UPDATE notification_runs SET
-        status = CASE WHEN EXISTS (SELECT 1 FROM notification_deliveries WHERE run_id = ${runId} AND status = 'sent')
+        status = CASE WHEN EXISTS (SELECT 1 FROM notification_deliveries d
+            WHERE d.run_id = notification_runs.id AND d.status = 'sent')
           THEN 'partially_failed' ELSE 'failed' END,
         error = ${error}, finished_at = ${now}
-      WHERE id = ${runId} AND status IN ('queued', 'running')`,
+      WHERE id IN (SELECT value FROM json_each(${ids})) AND status IN ('queued', 'running')`,
   ]);
 }

@@ -20,8 +20,12 @@ import type { RecipientRow } from './recipients.repository';
 import * as repo from './runs.repository';
 import { describeSchedule } from './schedule-wording';
 
-/** How long a delivery attempt holds its recipients before another attempt may take them. */
-const LEASE_MS = 5 * 60_000;
+/**
+ * How long a delivery attempt holds its recipients before another attempt may take them: a queue
+ * consumer's wall-clock limit (15 minutes), so a lease never ends while its attempt can still be
+ * sending (40 sends of up to 10 s each, plus renders) and no recipient is sent to twice.
+ */
+const LEASE_MS = 15 * 60_000;
 /** A queued run whose message has not started it by then is enqueued again. */
 const STRANDED_MS = 10 * 60_000;
 
@@ -342,7 +346,7 @@ export async function attemptRun(
   return { outcome: 'retry', delaySeconds: backoffSeconds(attempts) };
 }
 
-/** A message the queue gave up on: the run records the failure. */
-export async function deadLetterRun(db: Db, runId: number, now: Date): Promise<void> {
-  await repo.failRun(db, runId, 'Delivery retries exhausted', now.toISOString());
+/** Messages the queue gave up on: their runs record the failure, all in one batch. */
+export async function deadLetterRuns(db: Db, runIds: number[], now: Date): Promise<void> {
+  if (runIds.length > 0) await repo.failRuns(db, runIds, 'Delivery retries exhausted', now.toISOString());
 }

@@ -27,7 +27,6 @@ export const SCHEDULE_FIELDS: Record<ScheduleType, readonly ScheduleField[]> = {
   CUSTOM: ['customCron'],
 };
 
-/** The cron expression a schedule stands for (CUSTOM: the given one, whitespace normalized). */
 /** The schedule fields of anything that carries them (a notification row, a stored record). */
 export function scheduleOf(row: Schedule): Schedule {
   return {
@@ -41,6 +40,7 @@ export function scheduleOf(row: Schedule): Schedule {
   };
 }
 
+/** The cron expression a schedule stands for (CUSTOM: the given one, whitespace normalized). */
 export function cronExpressionOf(s: Schedule): string {
   switch (s.scheduleType) {
     case 'HOURLY':

@@ -4,7 +4,7 @@
  * "local".
  */
 
-export const MINUTE_MS = 60_000;
+const MINUTE_MS = 60_000;
 export const DAY_MS = 86_400_000;
 
 const formatters = new Map<string, Intl.DateTimeFormat>();
@@ -50,7 +50,7 @@ export function wallClock(instant: number, timeZone: string): number {
 }
 
 /** The zone's offset from UTC at `instant`, in ms (positive east of Greenwich). */
-export function offsetAt(instant: number, timeZone: string): number {
+function offsetAt(instant: number, timeZone: string): number {
   const seconds = instant - (((instant % 1000) + 1000) % 1000);
   return wallClock(seconds, timeZone) - seconds;
 }

@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import type * as v from 'valibot';
+import type { WorkspaceItemType } from '../../schema/workspace';
 import { type DeploymentScope, inDeployment, nowOf } from '../auth/deployment-scope';
 import type { AppEnv, Db } from '../core/env';
 import { deletedSchema } from '../core/validation';
@@ -13,12 +14,7 @@ import * as service from './workspace.service';
  * module serves them once, from what each kind is made of: the schemas it is answered and
  * written with, and its services.
  */
-const KINDS = {
-  FOLDER: 'Folder',
-  WORKBOOK: 'Workbook',
-  REPORT: 'Report',
-} as const;
-type Kind = keyof typeof KINDS;
+type Kind = WorkspaceItemType;
 
 /** Per kind: the item as answered, the query of its list, the bodies of its create and update. */
 const SCHEMAS = {
@@ -86,7 +82,7 @@ const WRITE_ERRORS: Record<Kind, number[]> = { FOLDER: [], WORKBOOK: [409, 429],
  * reports, DELETE /:id (deleteWorkbook: a folder's delete has rules of its own, in its router).
  */
 export function itemRoutes<K extends Kind>(route: RouteGroup, kind: K) {
-  const label = KINDS[kind];
+  const label = service.LABEL[kind];
   const { item, query, create } = SCHEMAS[kind] as SchemasOf<K>;
   // The table above is checked per kind; indexing it with a generic K loses that link.
   const run = SERVICES[kind] as Services<K>;
@@ -152,7 +148,7 @@ export function keyedItemRoutes<K extends Keyed>(route: RouteGroup, kind: K) {
 function upsertRoute<K extends Keyed>(route: RouteGroup, kind: K) {
   const { key, path, params } = UPSERTS[kind] as (typeof UPSERTS)[K];
   const run = UPSERT_SERVICES[kind] as Upsert<K>;
-  const operationId = `upsert${KINDS[kind]}By${key[0]?.toUpperCase()}${key.slice(1)}`;
+  const operationId = `upsert${service.LABEL[kind]}By${key[0]?.toUpperCase()}${key.slice(1)}`;
   return route.put(path, operationId, SCHEMAS[kind].item as Item<K>, {
     input: { params, body: UPSERT_BODIES[kind] as (typeof UPSERT_BODIES)[K] },
     errors: [409, 429],
@@ -170,7 +166,7 @@ function upsertRoute<K extends Keyed>(route: RouteGroup, kind: K) {
 
 /** DELETE /:id of a workbook or a report: the item, and for a workbook its dashboard and versions. */
 function deleteRoute(route: RouteGroup, kind: 'WORKBOOK' | 'REPORT') {
-  return route.delete('/:id', `delete${KINDS[kind]}`, deletedSchema, {
+  return route.delete('/:id', `delete${service.LABEL[kind]}`, deletedSchema, {
     input: { params: schemas.itemParams },
     handler: async (c, { params }) => service.deleteItem(...inDeployment(c, params), params.id, kind),
   });

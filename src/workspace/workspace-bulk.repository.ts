@@ -4,7 +4,7 @@ import type { DeploymentScope } from '../auth/deployment-scope';
 import { runBatch } from '../core/db';
 import type { Db } from '../core/env';
 import { deploymentOwned } from '../core/tenancy';
-import { isFolderOf, itemsQuery, MAX_FOLDER_DEPTH } from './workspace.queries';
+import { isFolderOf, itemsQuery, MAX_FOLDER_DEPTH, WALK_LIMIT } from './workspace.queries';
 import { type ItemRecord, type Raw, readItems } from './workspace.rows';
 
 /**
@@ -35,8 +35,6 @@ export interface BulkCheck {
   /** Bulk delete: a sub-folder of this folder is not deleted in the same call. */
   hasSubfolders: boolean;
 }
-
-const WALK_LIMIT = 64;
 
 /** The requested items as rows `refs(id, type)`. */
 const refsCte = (refs: ItemRef[]): SQL =>

@@ -13,7 +13,7 @@ export type OrderField = (typeof ORDER_FIELDS)[number];
 export type OrderDirection = 'ASC' | 'DESC';
 
 /** Folders first: the leading sort key, carried in every cursor. */
-export const TYPE_RANK: Record<WorkspaceItemType, number> = { FOLDER: 0, WORKBOOK: 1, REPORT: 1 };
+const TYPE_RANK: Record<WorkspaceItemType, number> = { FOLDER: 0, WORKBOOK: 1, REPORT: 1 };
 
 const COLUMN: Record<Exclude<OrderField, 'viewer_last_viewed_at'>, string> = {
   updated_at: 'updated_at',

@@ -12,7 +12,7 @@ import { publishedJson } from '../dashboards/dashboards.queries';
 export const MAX_FOLDER_DEPTH = 10;
 
 /** Bounds every recursive walk, so even a corrupted parent chain cannot loop forever. */
-const WALK_LIMIT = 64;
+export const WALK_LIMIT = 64;
 
 export const isFolderOf = (folderId: number | null, deploymentId: number): SQL =>
   folderId === null

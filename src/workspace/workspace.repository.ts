@@ -1,5 +1,5 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { WORKSPACE_ITEM_TYPES, type WorkspaceItemType } from '../../schema/workspace';
+import type { WorkspaceItemType } from '../../schema/workspace';
 import type { DeploymentScope } from '../auth/deployment-scope';
 import { runBatch } from '../core/db';
 import type { Db } from '../core/env';
@@ -15,6 +15,7 @@ import {
 } from './workspace.queries';
 import {
   type ItemRecord,
+  isItemType,
   itemOf,
   type Raw,
   type ReportFields,
@@ -59,6 +60,19 @@ export async function readItem(
   return readItems(rows)?.items[0] ?? null;
 }
 
+/** A workbook's name and folder, what a duplicate needs of it; null when the deployment has none. */
+export async function readWorkbookPlace(
+  db: Db,
+  scope: DeploymentScope,
+  id: number,
+): Promise<{ name: string; folderId: number | null } | null> {
+  const [row] = await db.all<{ name: string; folder_id: number | null }>(sql`
+    SELECT i.name, i.folder_id FROM workspace_items i JOIN deployments d ON d.id = i.deployment_id
+    WHERE i.id = ${id} AND i.deployment_id = ${scope.deploymentId} AND d.account_id = ${scope.accountId}
+      AND i.type = 'WORKBOOK'`);
+  return row ? { name: row.name, folderId: row.folder_id } : null;
+}
+
 // ---- Guarded writes ----
 //
 // A write is one batch: statement 0 reads the flags that decide the answer (404, 409, 400), every
@@ -92,9 +106,6 @@ export interface WriteCheck {
   /** The report `publicId` sent differs from the stored one (it is write-once). */
   publicIdChanged: boolean;
 }
-
-const isItemType = (x: unknown): x is WorkspaceItemType =>
-  (WORKSPACE_ITEM_TYPES as readonly unknown[]).includes(x);
 
 /** The one mapper of a check row; a column a check does not select reads as "holds". */
 function toCheck(row: Raw | undefined): WriteCheck {
@@ -404,6 +415,18 @@ export interface ReportValues {
   addin?: Record<string, unknown>;
 }
 
+/** The report fields a published snapshot freezes (with the item's name): they move the version. */
+const SNAPSHOT_FIELDS = [
+  'title',
+  'description',
+  'spec',
+  'sqlQuery',
+  'meta',
+  'fillMissingRows',
+  'periodComparisons',
+  'preferences',
+] as const satisfies readonly (keyof ReportValues)[];
+
 /** Who holds a public id, anywhere (ids are unique across accounts). */
 const publicIdTaken = (publicId: string | undefined, except: number | null): SQL =>
   publicId === undefined
@@ -470,7 +493,11 @@ export function updateReport(
       ${publicIdTaken(values.publicId, id)} AS public_id_taken`,
     'deployment_ok AND found AND folder_ok AND workbook_ok AND public_id_kept AND NOT public_id_taken',
   );
-  const sets: SQL[] = [sql`version_number = version_number + 1`];
+  // The version moves with what a publish freezes (name and content), and only then: publishes
+  // store one copy of each version, so a move of the placement or the query must not add one.
+  const contentSent =
+    patch.name !== undefined || SNAPSHOT_FIELDS.some((field) => values[field] !== undefined);
+  const sets: SQL[] = contentSent ? [sql`version_number = version_number + 1`] : [];
   if (values.publicId !== undefined) sets.push(sql`public_id = ${values.publicId}`);
   if (values.jsonQuery !== undefined) sets.push(sql`json_query = ${values.jsonQuery}`);
   if (values.externalWorkbookId !== undefined)
@@ -500,7 +527,9 @@ export function updateReport(
           ${patch.folderId === undefined ? sql`` : sql`folder_id = ${patch.folderId},`}
           updated_at = ${patch.now}, updated_by = ${scope.userId}
         WHERE id = ${id} AND ${guard(check)}`,
-        sql`UPDATE reports SET ${sql.join(sets, sql`, `)} WHERE item_id = ${id} AND ${guard(check)}`,
+        ...(sets.length > 0
+          ? [sql`UPDATE reports SET ${sql.join(sets, sql`, `)} WHERE item_id = ${id} AND ${guard(check)}`]
+          : []),
       ]
     : [];
   return guardedWrite(db, check, writes, itemOf(scope, id, 'REPORT'));

@@ -75,11 +75,11 @@ const strOrNull = (x: unknown): string | null => (x == null ? null : String(x));
 const json = <T>(x: unknown): T => (typeof x === 'string' ? JSON.parse(x) : x) as T;
 const jsonOrNull = <T>(x: unknown): T | null => (x == null ? null : json<T>(x));
 
-const isItemType = (x: unknown): x is WorkspaceItemType =>
+export const isItemType = (x: unknown): x is WorkspaceItemType =>
   (WORKSPACE_ITEM_TYPES as readonly unknown[]).includes(x);
 
 /** The one mapper of a workspace item row (itemsQuery's columns). */
-export function toItem(row: Raw): ItemRecord {
+function toItem(row: Raw): ItemRecord {
   if (!isItemType(row.type)) throw new Error(`workspace item ${String(row.id)} has an unknown type`);
   const type = row.type;
   return {

@@ -1,11 +1,14 @@
 import * as v from 'valibot';
 import { WORKSPACE_ITEM_TYPES } from '../../schema/workspace';
+import { type JsonLimits, jsonBounds, jsonBoundsDoc } from '../core/json';
 import { type Page, pageQueryEntries, pageSchema } from '../core/pagination';
 import { boundedObject, idNumber, idString, nonEmptyString, obj } from '../core/validation';
 import {
   MAX_PERIOD_COMPARISONS,
+  PIVOT_ITEMS_LIMITS,
   REPORT_META_LIMITS,
   REPORT_TEXT_MAX_BYTES,
+  RESULT_CHECKSUM_LIMITS,
   WORKBOOK_JSON_LIMITS,
 } from '../dashboards/dashboards.limits';
 import {
@@ -118,8 +121,19 @@ export const publicIdSchema = v.pipe(
 const addinText = v.pipe(v.string(), v.maxLength(ADDIN_TEXT_MAX));
 const members = v.pipe(v.array(v.pipe(v.string(), v.maxLength(NAME_MAX))), v.maxLength(MAX_PIVOT_MEMBERS));
 
+/**
+ * A strict object whose whole JSON also keeps `limits`: each member is bounded, and so is the sum
+ * (control characters grow sixfold as JSON, and the row must stay under D1's limit).
+ */
+const within = <E extends v.ObjectEntries>(limits: JsonLimits, entries: E) =>
+  v.pipe(
+    obj(entries),
+    jsonBounds<v.InferOutput<ReturnType<typeof obj<E>>>>(limits),
+    v.metadata(jsonBoundsDoc(limits)),
+  );
+
 /** Cube's PivotItems: how the spreadsheet add-in lays a result out (stored, no effect here). */
-export const pivotItemsSchema = obj({
+export const pivotItemsSchema = within(PIVOT_ITEMS_LIMITS, {
   columns: members,
   measures: members,
   rows: members,
@@ -132,7 +146,7 @@ export const pivotItemsSchema = obj({
   showRowTotals: opt(v.boolean()),
 });
 
-const resultChecksumSchema = obj({
+const resultChecksumSchema = within(RESULT_CHECKSUM_LIMITS, {
   v: v.pipe(v.number(), v.integer(), v.minValue(1), v.maxValue(1_000_000)),
   chunks: v.pipe(
     v.array(
@@ -156,7 +170,8 @@ export const addinEntries = {
   resultChecksum: opt(resultChecksumSchema),
 };
 
-const placementEntries = {
+/** Where the spreadsheet add-in placed a report (connect, disconnect, refresh). */
+export const placementEntries = {
   anchorCell: opt(addinText),
   sheetName: opt(addinText),
   placementId: opt(addinText),
@@ -236,7 +251,16 @@ const oneOrMany = <S extends v.GenericSchema<string>>(item: S) =>
     v.transform((x) => (Array.isArray(x) ? x : [x]) as v.InferOutput<S>[]),
   );
 
-const searchParam = v.optional(v.pipe(v.string(), v.maxLength(NAME_MAX), v.trim()));
+/** A control character (U+0000–U+001F, U+007F): the full-text index cannot take one in a query. */
+const hasControl = (s: string) => [...s].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f);
+const searchParam = v.optional(
+  v.pipe(
+    v.string(),
+    v.maxLength(NAME_MAX),
+    v.check((s) => !hasControl(s), 'Expected no control characters'),
+    v.trim(),
+  ),
+);
 
 /** A folder id in a query string where Cube allows 0: 0 is the root. */
 const folderQueryId = v.pipe(

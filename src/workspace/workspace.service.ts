@@ -9,6 +9,7 @@ import { slugify } from '../core/text';
 import type { ItemRecord, WriteResult } from './workspace.repository';
 import * as repo from './workspace.repository';
 import {
+  addinEntries,
   type BulkFailure,
   type bulkDeleteBody,
   type bulkMoveBody,
@@ -24,6 +25,7 @@ import {
   type moveBody,
   NAME_MAX,
   type placementBody,
+  placementEntries,
   type REPORT_SORT_FIELDS,
   type Report,
   type reportsQuery,
@@ -45,9 +47,14 @@ import {
   type OrderField,
 } from './workspace-list.repository';
 
-export const DEFAULT_WORKBOOK_NAME = 'Untitled workbook';
+const DEFAULT_WORKBOOK_NAME = 'Untitled workbook';
 
-const LABEL: Record<WorkspaceItemType, string> = { FOLDER: 'Folder', WORKBOOK: 'Workbook', REPORT: 'Report' };
+/** How each kind of item is named in messages and operationIds. */
+export const LABEL: Record<WorkspaceItemType, string> = {
+  FOLDER: 'Folder',
+  WORKBOOK: 'Workbook',
+  REPORT: 'Report',
+};
 
 // ---- Presenting ----
 
@@ -289,14 +296,7 @@ async function applyWorkbookPatch(
   db: Db,
   scope: DeploymentScope,
   id: number,
-  input: {
-    name?: string;
-    folderId?: number | null;
-    meta?: Record<string, unknown>;
-    metaMerge?: Record<string, unknown>;
-    slug?: string;
-    slugTakeover?: boolean;
-  },
+  input: Omit<repo.WorkbookPatch, 'displacedSlug' | 'now'> & { slugTakeover?: boolean },
   now: string,
 ) {
   const takeover = input.slug !== undefined && input.slugTakeover === true;
@@ -339,7 +339,7 @@ export async function duplicateWorkbook(
       'Duplicating into the shared workspace is for creator-mode embed sessions',
     );
   }
-  const source = await repo.readItem(db, scope, id, 'WORKBOOK');
+  const source = await repo.readWorkbookPlace(db, scope, id);
   if (!source) throw notFound('Workbook');
   const name = `Copy of ${source.name}`.slice(0, NAME_MAX);
   const slug = `${slugify(name).slice(0, SLUG_MAX - 9) || 'workbook'}-${randomSuffix(8)}`;
@@ -374,21 +374,13 @@ export async function setFavorite(db: Db, scope: DeploymentScope, id: number, on
 
 // ---- Reports ----
 
-const ADDIN_FIELDS = [
-  'host',
-  'workbookName',
-  'sheetId',
-  'resultLocation',
-  'endResultCell',
-  'resultChecksum',
-  'pivotItems',
-  'placementId',
-] as const;
+/** The report fields stored in its `addin` object (the add-in's own, with no effect here). */
+const ADDIN_FIELDS: readonly string[] = [...Object.keys(addinEntries), 'pivotItems', 'placementId'];
 
 const PUBLIC_ID_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 
 /** A fresh Cube report `publicId`: 12 random characters of [0-9A-Za-z]. */
-export function newPublicId(): string {
+function newPublicId(): string {
   return [...crypto.getRandomValues(new Uint8Array(12))]
     .map((b) => PUBLIC_ID_ALPHABET[b % PUBLIC_ID_ALPHABET.length])
     .join('');
@@ -407,7 +399,7 @@ function reportValues(body: ReportInput | undefined): {
   const values: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(input)) {
     if (key === 'name' || key === 'folderId') continue;
-    if ((ADDIN_FIELDS as readonly string[]).includes(key)) addin[key] = value;
+    if (ADDIN_FIELDS.includes(key)) addin[key] = value;
     else values[key] = value;
   }
   if (Object.keys(addin).length > 0) values.addin = addin;
@@ -435,7 +427,7 @@ function reportErrors(check: repo.WriteCheck) {
   }
 }
 
-export const DEFAULT_REPORT_NAME = 'Untitled report';
+const DEFAULT_REPORT_NAME = 'Untitled report';
 
 export async function createReport(
   db: Db,
@@ -494,36 +486,19 @@ export async function upsertReportByPublicId(
       { path: 'publicId', message: 'Differs from the path' },
     ]);
   }
-  try {
-    if (holder.id === null) return await createReport(db, scope, { ...body, publicId }, now);
-    return await updateReport(db, scope, holder.id, { ...rest, publicId }, now);
-  } catch (err) {
-    // The report appeared (a create's 409) or vanished (the update's own 404, not a missing
-    // folder or workbook) between the lookup and the write: the client may retry.
-    const raced =
-      holder.id === null ? err instanceof ApiError && err.status === 409 : isNotFound(err, 'Report');
-    if (raced) {
-      throw new ApiError('CONFLICT', 'upsert_branch_changed: the report changed concurrently; retry');
-    }
-    throw err;
-  }
+  const holderId = holder.id;
+  return upsertBranch('Report', holderId === null, () =>
+    holderId === null
+      ? createReport(db, scope, { ...body, publicId }, now)
+      : // Found by its public id, which never changes once set: the update need not send it.
+        updateReport(db, scope, holderId, rest, now),
+  );
 }
 
 // ---- Spreadsheet add-in placement (stored, no effect) ----
 
 /** The placement fields a disconnect removes. */
-const PLACEMENT_FIELDS = [
-  'resultLocation',
-  'endResultCell',
-  'anchorCell',
-  'sheetId',
-  'sheetName',
-  'workbookName',
-  'host',
-  'placementId',
-  'resultChecksum',
-  'addressOnly',
-];
+const PLACEMENT_FIELDS = ['addressOnly', ...Object.keys(placementEntries)];
 
 async function placed(
   db: Db,
@@ -745,7 +720,7 @@ export async function folderAncestors(db: Db, scope: DeploymentScope, id: number
 // ---- Upsert of a workbook by slug ----
 
 /** Cube normalises the slug of upsert-by-slug (trimmed, lower-cased) before matching. */
-export function normalizeSlug(raw: string): string {
+function normalizeSlug(raw: string): string {
   const slug = raw.trim().toLowerCase();
   if (!/^[a-z0-9-]{1,100}$/.test(slug)) {
     throw badRequest('Invalid slug: 1–100 characters of a-z, 0-9 and "-" (after trimming and lower-casing)', [
@@ -770,23 +745,35 @@ export async function upsertWorkbookBySlug(
   const input = sent(body, ['folderId']);
   const holder = await repo.workbookBySlug(db, scope, slug);
   if (!holder.deploymentFound) throw notFound('Deployment');
+  const holderId = holder.id;
+  const { meta, ...rest } = input;
+  return upsertBranch('Workbook', holderId === null, () =>
+    holderId === null
+      ? createWorkbookWithSlug(db, scope, { ...input, name: input.name ?? DEFAULT_WORKBOOK_NAME, slug }, now)
+      : applyWorkbookPatch(db, scope, holderId, { ...rest, metaMerge: meta }, now),
+  );
+}
+
+/**
+ * Runs the branch an upsert chose by its lookup. A create that finds the key taken (409) or an
+ * update whose item vanished (its own 404, not a missing folder or workbook) lost a race with
+ * another writer between the lookup and the write: 409 `upsert_branch_changed`, to retry.
+ */
+async function upsertBranch<T>(
+  label: 'Report' | 'Workbook',
+  creating: boolean,
+  write: () => Promise<T>,
+): Promise<T> {
   try {
-    if (holder.id === null) {
-      return await createWorkbookWithSlug(
-        db,
-        scope,
-        { ...input, name: input.name ?? DEFAULT_WORKBOOK_NAME, slug },
-        now,
+    return await write();
+  } catch (err) {
+    const raced = creating ? err instanceof ApiError && err.status === 409 : isNotFound(err, label);
+    if (raced) {
+      throw new ApiError(
+        'CONFLICT',
+        `upsert_branch_changed: the ${label.toLowerCase()} changed concurrently; retry`,
       );
     }
-    const { meta, ...rest } = input;
-    return await applyWorkbookPatch(db, scope, holder.id, { ...rest, metaMerge: meta }, now);
-  } catch (err) {
-    // Created or deleted between the lookup and the write: the client may retry.
-    const raced =
-      holder.id === null ? err instanceof ApiError && err.status === 409 : isNotFound(err, 'Workbook');
-    if (raced)
-      throw new ApiError('CONFLICT', 'upsert_branch_changed: the workbook changed concurrently; retry');
     throw err;
   }
 }

@@ -3,6 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { REGIONS } from '../../src/deployments/deployments.schemas';
 import { expectError, seedAccount, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { type CubeType, expectCube } from './cube-shape';
 
 /**
  * Cube's deployments group (tags Deployments, Deployment Creation, Regions), from Cube's
@@ -10,21 +11,6 @@ import { api } from '../helpers/http';
  * each enum value), answers checked for every field Cube marks required, with Cube's type.
  * Cube clients send API keys as `Authorization: Bearer <key>`.
  */
-
-type CubeType = 'integer' | 'string' | 'boolean' | 'array' | 'object' | string[];
-
-/** Every field Cube requires is present with Cube's type (an array of strings: one of that enum). */
-function expectCube(body: Record<string, unknown>, required: Record<string, CubeType>) {
-  for (const [field, type] of Object.entries(required)) {
-    const value = body[field];
-    if (Array.isArray(type)) expect(type, field).toContain(value);
-    else if (type === 'integer') expect(Number.isInteger(value), field).toBe(true);
-    else if (type === 'array') expect(Array.isArray(value), field).toBe(true);
-    else if (type === 'object')
-      expect(typeof value === 'object' && value !== null && !Array.isArray(value), field).toBe(true);
-    else expect(typeof value, field).toBe(type);
-  }
-}
 
 const CREATION_STEPS = ['project', 'upload', 'schema', 'github', 'ssh', 'databases', 'ready', 'demo'];
 const DEPLOYMENT = {
@@ -301,6 +287,20 @@ describe('one deployment', () => {
     const settings = await api('GET', `/api/v1/deployments/${id}/settings`, { auth: key });
     expect(settings.body.templateVariables.big2).toBeUndefined();
     expect(settings.body.templateVariables.big1).toHaveLength(9000);
+  });
+
+  it('concurrent PUTs merge templateVariables without dropping each other’s keys', async () => {
+    const put = (templateVariables: Record<string, number>) =>
+      api('PUT', `/api/v1/deployments/${id}`, { auth: key, body: { templateVariables } });
+    for (let round = 0; round < 5; round++) {
+      const answers = await Promise.all([put({ [`a${round}`]: round }), put({ [`b${round}`]: round })]);
+      expect(answers.map((a) => a.status)).toEqual([200, 200]);
+    }
+    const settings = await api('GET', `/api/v1/deployments/${id}/settings`, { auth: key });
+    for (let round = 0; round < 5; round++) {
+      expect(settings.body.templateVariables[`a${round}`]).toBe(round);
+      expect(settings.body.templateVariables[`b${round}`]).toBe(round);
+    }
   });
 
   it('PUT refuses a version `…/versions` does not list, a region the provider lacks, unknown fields', async () => {

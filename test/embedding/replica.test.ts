@@ -29,6 +29,48 @@ async function world() {
 }
 
 describe('generate-session reads a replica and writes the primary', () => {
+  it('a tenant deleted since the replica read is created again by the write, never left NULL', async () => {
+    const { acme, dep } = await world();
+    await mintOk(acme.key, { deploymentId: dep, externalId: 'tess', embedTenantName: 'tenant-x' });
+    let seen: MintRead['head'] = null;
+    staleReplica((read) => {
+      seen = read.head;
+      return read;
+    });
+    await mintOk(acme.key, { deploymentId: dep, externalId: 'tess', embedTenantName: 'tenant-x' });
+    expect(seen).not.toBeNull();
+    const deleted = await api('DELETE', '/api/v1/embed-tenants/tenant-x', { auth: acme.admin });
+    expect(deleted.status).toBe(200);
+    // The replica still shows the deleted tenant.
+    staleReplica((read) => ({ ...read, head: seen }));
+    const sid = await mintOk(acme.key, {
+      deploymentId: dep,
+      externalId: 'newcomer',
+      embedTenantName: 'tenant-x',
+      isEphemeral: true,
+      creatorMode: true,
+      groupDefinitions: [{ name: 'leaked' }],
+    });
+    expect(sid).toBeTruthy();
+    const tenants = await rows<{ id: number }>(
+      `SELECT id FROM embed_tenants WHERE account_id = ? AND name = 'tenant-x'`,
+      acme.accountId,
+    );
+    expect(tenants).toHaveLength(1);
+    // The creator-mode definition landed in the re-created tenant, not in the account-wide catalogue.
+    const leaked = await rows<{ tenant_id: number | null }>(
+      `SELECT tenant_id FROM embed_groups WHERE account_id = ? AND name = 'leaked'`,
+      acme.accountId,
+    );
+    expect(leaked).toEqual([{ tenant_id: tenants[0]?.id }]);
+    const stored = await mint(acme.key, {
+      deploymentId: dep,
+      externalId: 'stored',
+      embedTenantName: 'tenant-x',
+    });
+    expect(stored.status, JSON.stringify(stored.body)).toBe(200);
+  });
+
   it('a returning user whose state is unchanged is answered from the replica alone, with no write', async () => {
     const { acme, dep } = await world();
     const body = {

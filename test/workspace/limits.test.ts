@@ -136,6 +136,38 @@ describe('bounded report content', () => {
       .first();
     expect(row).toEqual({ version_number: 1, title: 'kept' });
   });
+
+  it('refuses add-in fields whose JSON passes their limit, though each member keeps its own (400, not 500)', async () => {
+    const controls = '\u0001'.repeat(255);
+    const members = Array.from({ length: 200 }, () => controls);
+    const before = await count('SELECT 1 FROM workspace_items WHERE deployment_id = ?', d);
+    const pivot = await api('POST', `${base(d)}/reports`, {
+      auth: acme.member,
+      body: {
+        name: 'wide',
+        pivotItems: { columns: members, rows: members, measures: [], filters: [] },
+      },
+    });
+    expectError(pivot, 400, 'VALIDATION_FAILED');
+    expect(pivot.body.details[0].path).toBe('pivotItems');
+    const chunks = Array.from({ length: 2000 }, (_, i) => ({ from: i, hash: controls.slice(0, 64) }));
+    const checksum = await api('POST', `${base(d)}/reports`, {
+      auth: acme.member,
+      body: { name: 'sums', resultChecksum: { v: 1, chunks } },
+    });
+    expectError(checksum, 400, 'VALIDATION_FAILED');
+    expect(checksum.body.details[0].path).toBe('resultChecksum');
+    expect(await count('SELECT 1 FROM workspace_items WHERE deployment_id = ?', d)).toBe(before);
+  });
+});
+
+describe('workspace search', () => {
+  it('refuses a search with a control character (400), which the full-text index cannot take', async () => {
+    for (const search of ['a%00b', '%00%00%00', 'ab%01c']) {
+      expectError(await api('GET', `${base(d)}/workspace?search=${search}`, { auth: acme.member }), 400);
+    }
+    expect((await api('GET', `${base(d)}/workspace?search=abc`, { auth: acme.member })).status).toBe(200);
+  });
 });
 
 describe('theme values that reach CSS', () => {
