@@ -7,7 +7,7 @@ const migrations = await readD1Migrations('./schema/migrations');
 
 export default defineConfig({
   plugins: [
-    cloudflareTest({
+    cloudflareTest(({ inject }) => ({
       wrangler: { configPath: './wrangler.toml' },
       miniflare: {
         bindings: {
@@ -18,14 +18,18 @@ export default defineConfig({
           // Round trips per request are part of what the embedding tests assert.
           EXPOSE_DB_METRICS: '1',
           TEST_MIGRATIONS: migrations,
+          // Tests reach the throwaway PostgreSQL server on loopback (test/global/postgres.setup.ts).
+          DATA_SOURCES_ALLOW_PRIVATE: '1',
+          TEST_POSTGRES: JSON.stringify(inject('postgres')),
         },
         // Nothing leaves the machine: any outbound fetch a test did not mock fails loudly.
         outboundService: (request: Request) =>
           new Response(`unexpected outbound request: ${request.url}`, { status: 599 }),
       },
-    }),
+    })),
   ],
   test: {
+    globalSetup: ['./test/global/postgres.setup.ts'],
     include: ['test/**/*.test.ts'],
     setupFiles: ['./test/setup.ts'],
     testTimeout: 20_000,

@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { accounts, users } from './accounts';
 
 export const CLOUD_PROVIDERS = ['hosted', 'aws', 'gcp'] as const;
@@ -62,6 +62,8 @@ export const projectFiles = sqliteTable(
     path: text().notNull(),
     content: text().notNull(),
     createdAt: text().notNull(),
+    /** When the file last changed (null: never since creation). */
+    updatedAt: text(),
   },
   (t) => [uniqueIndex('project_files_path_uq').on(t.deploymentId, t.path)],
 );
@@ -83,6 +85,11 @@ export const builds = sqliteTable(
     createdAt: text().notNull(),
     startedAt: text(),
     finishedAt: text(),
+    /**
+     * The compiled data model of a built build (src/semantic/model/model.types.ts CompiledModel):
+     * what the data API plans queries against. Null until built, and for failed builds.
+     */
+    compiledModel: text({ mode: 'json' }).$type<unknown>(),
   },
   (t) => [
     index('builds_deployment_idx').on(t.deploymentId, t.id),
@@ -90,5 +97,57 @@ export const builds = sqliteTable(
     // so a tick costs the number of stranded builds, not the size of the table.
     index('builds_queued_idx').on(t.createdAt).where(sql`status = 'queued'`),
     index('builds_building_idx').on(t.startedAt).where(sql`status = 'building'`),
+    // The data API serves the latest good build: this index finds it without reading failed ones.
+    index('builds_built_idx').on(t.deploymentId, t.id).where(sql`status = 'built'`),
   ],
+);
+
+/**
+ * A deployment's environment variables (Cube's env-vars): the data source's settings among them.
+ * Values of secret-named variables (PASS, SECRET, TOKEN, KEY, CREDENTIAL) are stored encrypted.
+ */
+export const deploymentEnvVars = sqliteTable(
+  'deployment_env_vars',
+  {
+    deploymentId: integer()
+      .notNull()
+      .references(() => deployments.id, { onDelete: 'cascade' }),
+    name: text().notNull(),
+    /** The value, or for a secret-named variable its AES-GCM ciphertext (base64 of iv + data). */
+    value: text().notNull(),
+    encrypted: integer({ mode: 'boolean' }).notNull(),
+    updatedAt: text().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.deploymentId, t.name] })],
+);
+
+/** Cube's data-model upload transactions: files staged by `upload/file`, applied by `upload/finish`. */
+export const modelUploads = sqliteTable(
+  'model_uploads',
+  {
+    /** The transaction id callers hold (random). */
+    id: text().primaryKey(),
+    deploymentId: integer()
+      .notNull()
+      .references(() => deployments.id, { onDelete: 'cascade' }),
+    createdAt: text().notNull(),
+    /** After this the transaction is gone: finish answers 404 and a sweep deletes it. */
+    expiresAt: text().notNull(),
+  },
+  (t) => [
+    index('model_uploads_deployment_idx').on(t.deploymentId),
+    index('model_uploads_expires_idx').on(t.expiresAt),
+  ],
+);
+
+export const modelUploadFiles = sqliteTable(
+  'model_upload_files',
+  {
+    uploadId: text()
+      .notNull()
+      .references(() => modelUploads.id, { onDelete: 'cascade' }),
+    path: text().notNull(),
+    content: text().notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.uploadId, t.path] })],
 );

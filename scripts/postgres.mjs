@@ -1,0 +1,162 @@
+// A throwaway PostgreSQL server for tests and benchmarks: finds Debian's server binaries
+// (installing the `postgresql` package with apt-get when none is there), initialises a data
+// directory in a temporary folder, starts the server on a free loopback port and answers how to
+// reach it. `stop()` shuts it down and removes the folder.
+//
+// As root, initdb and postgres refuse to run; they run as the `postgres` user the package creates.
+import { execFileSync, spawn } from 'node:child_process';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const DEBIAN_ROOT = '/usr/lib/postgresql';
+
+function serverBinDir() {
+  if (!existsSync(DEBIAN_ROOT)) return null;
+  const versions = readdirSync(DEBIAN_ROOT)
+    .filter((v) => existsSync(join(DEBIAN_ROOT, v, 'bin', 'postgres')))
+    .sort((a, b) => Number(b) - Number(a));
+  return versions.length > 0 ? join(DEBIAN_ROOT, versions[0], 'bin') : null;
+}
+
+function ensureInstalled() {
+  let bin = serverBinDir();
+  if (bin) return bin;
+  if (process.getuid?.() !== 0) {
+    throw new Error('PostgreSQL is not installed: run `sudo apt-get install -y postgresql`, then try again');
+  }
+  console.error('Installing PostgreSQL (Debian package postgresql)…');
+  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
+  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'postgresql'], {
+    stdio: 'inherit',
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+  });
+  bin = serverBinDir();
+  if (!bin) throw new Error('apt-get installed postgresql but no server binary was found');
+  return bin;
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Runs a server binary, as `postgres` when we are root. */
+function asServerUser(file, args, options = {}) {
+  const root = process.getuid?.() === 0;
+  return root ? ['runuser', ['-u', 'postgres', '--', file, ...args], options] : [file, args, options];
+}
+
+async function waitReady(bin, port, server) {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (server.exitCode !== null) throw new Error(`postgres exited with ${server.exitCode}`);
+    try {
+      execFileSync(join(bin, 'pg_isready'), ['-h', '127.0.0.1', '-p', String(port), '-q']);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error('postgres did not become ready within 30 s');
+}
+
+/**
+ * Starts a server and creates database `edgeboard` owned by user `edgeboard` (password
+ * `edgeboard`). Answers `{ host, port, database, user, password, url, stop }`.
+ */
+export async function startPostgres({ quiet = true } = {}) {
+  const bin = ensureInstalled();
+  const dir = mkdtempSync(join(tmpdir(), 'edgeboard-pg-'));
+  chmodSync(dir, 0o777);
+  const data = join(dir, 'data');
+  const run = (file, args) => {
+    const [f, a] = asServerUser(join(bin, file), args);
+    execFileSync(f, a, { stdio: quiet ? 'ignore' : 'inherit' });
+  };
+  run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8']);
+  const port = await freePort();
+  const [file, args] = asServerUser(join(bin, 'postgres'), [
+    '-D',
+    data,
+    '-p',
+    String(port),
+    '-h',
+    '127.0.0.1',
+    '-k',
+    dir,
+    '-c',
+    'fsync=off',
+    '-c',
+    'synchronous_commit=off',
+    '-c',
+    'full_page_writes=off',
+    '-c',
+    'max_connections=200',
+  ]);
+  const server = spawn(file, args, { stdio: quiet ? 'ignore' : 'inherit', detached: false });
+  await waitReady(bin, port, server);
+  const psql = (sql) =>
+    execFileSync(
+      join(bin, 'psql'),
+      [
+        '-h',
+        '127.0.0.1',
+        '-p',
+        String(port),
+        '-U',
+        'postgres',
+        '-d',
+        'postgres',
+        '-v',
+        'ON_ERROR_STOP=1',
+        '-qc',
+        sql,
+      ],
+      { stdio: quiet ? 'ignore' : 'inherit' },
+    );
+  psql("CREATE ROLE edgeboard LOGIN PASSWORD 'edgeboard'");
+  psql('CREATE DATABASE edgeboard OWNER edgeboard');
+  const stop = () => {
+    if (server.exitCode === null) server.kill('SIGINT');
+    return new Promise((resolve) => {
+      const done = () => {
+        rmSync(dir, { recursive: true, force: true });
+        resolve();
+      };
+      if (server.exitCode !== null) done();
+      else server.once('exit', done);
+    });
+  };
+  process.once('exit', () => {
+    if (server.exitCode === null) server.kill('SIGKILL');
+  });
+  return {
+    host: '127.0.0.1',
+    port,
+    database: 'edgeboard',
+    user: 'edgeboard',
+    password: 'edgeboard',
+    url: `postgresql://edgeboard:edgeboard@127.0.0.1:${port}/edgeboard`,
+    bin,
+    stop,
+  };
+}
+
+// `node scripts/postgres.mjs` starts one and keeps it until Ctrl-C (for local experiments).
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const pg = await startPostgres({ quiet: true });
+  console.log(pg.url);
+  process.on('SIGINT', async () => {
+    await pg.stop();
+    process.exit(0);
+  });
+}
