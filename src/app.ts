@@ -9,6 +9,8 @@ import { randomId } from './core/crypto';
 import { countedD1, createDb, newD1Metrics, type QueryCounter } from './core/db';
 import { CORE_DECISIONS } from './core/decisions';
 import { docsRoutes } from './core/docs';
+import { cubeApiRoutes } from './cube-api/cube-api.routes';
+import { tokenRoutes } from './cube-api/token.routes';
 import { ApiError, errorBody, retryAfterOf, toApiError } from './core/errors';
 import { documentation } from './core/openapi';
 import { createRouter } from './core/router';
@@ -100,6 +102,7 @@ export function createApp() {
     .route('/api/v1/users', usersRoutes)
     .route('/api/v1/api-keys', apiKeysRoutes)
     .route('/api/v1', deploymentsRoutes)
+    .route('/api/v1', tokenRoutes)
     .route('/build/api/v1', buildDeploymentsRoutes)
     .route('/api/v1/groups', groupsRoutes)
     .route('/api/v1/user-attributes', userAttributesRoutes)
@@ -112,7 +115,8 @@ export function createApp() {
     .route('/api/v1/deployments/:deploymentId/workbooks', dashboardsRoutes)
     .route('/api/v1/deployments/:deploymentId/reports', reportsRoutes)
     .route('/api/v1/deployments/:deploymentId/workbooks', renderRoutes)
-    .route('/embed', viewerRoutes);
+    .route('/embed', viewerRoutes)
+    .route('/cubejs-api/v1', cubeApiRoutes);
 
   app.get(
     '/api/v1/openapi.json',

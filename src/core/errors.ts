@@ -10,6 +10,8 @@ export const ERROR_STATUS = {
   VALIDATION_FAILED: 400,
   INVALID_JSON: 400,
   INVALID_CURSOR: 400,
+  /** The tenant's own model SQL failed on its data source. */
+  QUERY_FAILED: 400,
   UNAUTHORIZED: 401,
   SESSION_INVALID: 401,
   SESSION_EXPIRED: 401,
@@ -25,6 +27,10 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   QUOTA_EXCEEDED: 429,
   INTERNAL: 500,
+  /** The deployment's data source could not be reached, or refused the connection. */
+  DATA_SOURCE_ERROR: 502,
+  /** A query ran longer than its time limit on the data source. */
+  QUERY_TIMEOUT: 504,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;

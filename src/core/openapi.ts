@@ -4,7 +4,7 @@ import type * as v from 'valibot';
 import { ERROR_STATUS } from './errors';
 
 /** How a route authenticates; each maps to a security scheme of the document. */
-export type AuthKind = 'bearer' | 'apiKey' | 'bearerOrApiKey' | 'operator' | 'session' | 'none';
+export type AuthKind = 'bearer' | 'apiKey' | 'bearerOrApiKey' | 'operator' | 'session' | 'cubeApi' | 'none';
 
 const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
   bearer: [{ bearerAuth: [] }],
@@ -12,6 +12,7 @@ const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
   bearerOrApiKey: [{ bearerAuth: [] }, { apiKeyAuth: [] }],
   operator: [{ operatorAuth: [] }],
   session: [{ sessionAuth: [] }, { sessionQuery: [] }],
+  cubeApi: [{ cubeApiToken: [] }],
   none: [],
 };
 
@@ -24,6 +25,8 @@ const ERROR_TEXT: Record<number, string> = {
   413: 'Body larger than 1 MiB',
   415: 'Body that is not JSON',
   429: 'Rate or quota limit reached',
+  502: 'The deployment’s data source could not be reached',
+  504: 'The query ran longer than its time limit on the data source',
 };
 
 interface RouteDoc {
@@ -115,6 +118,15 @@ export function documentation(decisions: readonly string[]) {
           description: 'An embed session: `Authorization: Session <sessionId>`',
         },
         sessionQuery: { type: 'apiKey', in: 'query', name: 'session', description: 'An embed session id' },
+        cubeApiToken: {
+          type: 'apiKey',
+          in: 'header',
+          name: 'Authorization',
+          description:
+            'Cube’s REST API credential: `Authorization: <token>` (as Cube’s clients send it) or ' +
+            '`Authorization: Bearer <token>`, where the token is a `cubeApiToken` from ' +
+            '`POST /api/v1/deployments/{id}/token` or an embed token from `POST /api/v1/embed/session/token`.',
+        },
       },
       schemas: {
         Error: {

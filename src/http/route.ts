@@ -26,7 +26,7 @@ export type RouteAuth =
   | 'user'
   | 'admin'
   | 'apiKey'
-  | { kind: 'apiKey' | 'session'; middleware: MiddlewareHandler<AppEnv> };
+  | { kind: 'apiKey' | 'session' | 'cubeApi'; middleware: MiddlewareHandler<AppEnv> };
 
 type AuthName = Exclude<RouteAuth, object>;
 

@@ -1,0 +1,107 @@
+import { ApiError } from '../core/errors';
+import { toDetails } from '../core/validation';
+import { type DataScope, dryRunQuery, type LoadResult, loadQuery, metaFor, sqlQuery } from '../data-api/data.service';
+import type { CubeQuery, NormalizedQuery } from '../semantic/query/query.types';
+import * as v from 'valibot';
+import { cubeQueriesSchema } from './cube-api.schemas';
+
+/** A `query=` parameter: JSON of one query or a list of them, checked like a POST body. */
+export function parseQueryParam(text: string): CubeQuery | CubeQuery[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw new ApiError('BAD_REQUEST', 'query must be a JSON object (Cube query format)');
+  }
+  const result = v.safeParse(cubeQueriesSchema, parsed);
+  if (!result.success) {
+    const details = toDetails(result.issues).map((d) => ({ ...d, path: `query.${d.path}` }));
+    throw new ApiError('VALIDATION_FAILED', `Invalid query: ${details[0]?.path} ${details[0]?.message}`, details);
+  }
+  return result.output as CubeQuery | CubeQuery[];
+}
+
+/** Cube echoes the query it ran, with its defaults filled in (`limit`, `timezone`, `order`). */
+function echo(asked: CubeQuery, normalized: NormalizedQuery) {
+  return {
+    ...asked,
+    measures: normalized.measures.map((m) => m.name),
+    dimensions: normalized.dimensions.map((m) => m.name),
+    segments: normalized.segments.map((m) => m.name),
+    timeDimensions: asked.timeDimensions ?? [],
+    filters: asked.filters ?? [],
+    order: normalized.order.map((o) => [o.member, o.desc ? 'desc' : 'asc']),
+    limit: normalized.limit,
+    timezone: normalized.timezone,
+    queryType: 'regularQuery',
+  };
+}
+
+function present(asked: CubeQuery, result: LoadResult) {
+  return {
+    query: echo(asked, result.query),
+    data: result.data,
+    lastRefreshTime: result.lastRefreshTime,
+    annotation: result.annotation,
+    dataSource: 'default',
+    dbType: result.dbType,
+    extDbType: result.dbType,
+    external: false,
+    slowQuery: false,
+    ...(result.total !== undefined && { total: result.total }),
+  };
+}
+
+/**
+ * Cube's `/load`: one query answers `{query, data, annotation, …}`; with `queryType=multi` (what
+ * `@cubejs-client/core` sends) or several queries, `{queryType, results: […]}`.
+ */
+export async function load(scope: DataScope, query: CubeQuery | CubeQuery[], queryType?: string) {
+  const queries = Array.isArray(query) ? query : [query];
+  const results = await Promise.all(
+    queries.map(async (q) => present(q, await loadQuery(scope, q, { renew: q.renewQuery === true }))),
+  );
+  if (!Array.isArray(query) && queryType !== 'multi') return results[0] as (typeof results)[number];
+  return {
+    queryType: Array.isArray(query) && query.length > 1 ? 'blendingQuery' : 'regularQuery',
+    results,
+    pivotQuery: results[0]?.query,
+    slowQuery: false,
+  };
+}
+
+/** Cube's `/sql`: the SQL text and its parameters, as `sql.sql = [text, params]`. */
+export async function sql(scope: DataScope, query: CubeQuery | CubeQuery[]) {
+  const one = async (q: CubeQuery) => {
+    const { normalized, compiled, dbType } = await sqlQuery(scope, q);
+    const aliasNameToMember = Object.fromEntries(compiled.columns.map((col) => [col.alias, col.member]));
+    return {
+      sql: [compiled.sql, compiled.params],
+      order: normalized.order.map((o) => ({ id: o.member, desc: o.desc })),
+      aliasNameToMember,
+      cacheKeyQueries: [],
+      preAggregations: [],
+      dataSource: 'default',
+      dbType,
+      external: false,
+      ...(compiled.totalSql && { totalSql: [compiled.totalSql.sql, compiled.totalSql.params] }),
+    };
+  };
+  if (Array.isArray(query)) return { queryType: 'multi', sql: await Promise.all(query.map(one)) };
+  return { sql: await one(query) };
+}
+
+/** Cube's `/dry-run`: the normalized queries, without running them. */
+export async function dryRun(scope: DataScope, query: CubeQuery | CubeQuery[]) {
+  const queries = Array.isArray(query) ? query : [query];
+  const normalized = await Promise.all(queries.map(async (q) => echo(q, await dryRunQuery(scope, q))));
+  return {
+    queryType: queries.length > 1 ? 'blendingQuery' : 'regularQuery',
+    normalizedQueries: normalized,
+    queryOrder: normalized.map((n) => Object.fromEntries(n.order)),
+    pivotQuery: normalized[0],
+    transformedQueries: normalized.map(() => null),
+  };
+}
+
+export const meta = (scope: DataScope) => metaFor(scope);

@@ -1,0 +1,104 @@
+import { errors, jwtVerify, SignJWT } from 'jose';
+import * as v from 'valibot';
+import { sha256Hex } from '../core/crypto';
+import { ApiError } from '../core/errors';
+
+/**
+ * Cube API tokens (`POST /api/v1/deployments/{id}/token`): HS256 JWTs that name their
+ * deployment and carry the security context policies see. Signed with a key derived from
+ * SESSION_SIGNING_KEY (domain-separated, so a token is never a session id nor the reverse);
+ * during a rotation tokens signed with the previous key still verify until they expire.
+ */
+export interface ApiTokenClaims {
+  accountId: number;
+  deploymentId: number;
+  securityContext: Record<string, unknown>;
+  expiresAt: number;
+}
+
+interface Secrets {
+  SESSION_SIGNING_KEY: string;
+  SESSION_SIGNING_KEY_PREVIOUS?: string;
+}
+
+const TOKEN_USE = 'cube-api';
+const keys = new Map<string, Promise<{ kid: string; key: CryptoKey }>>();
+
+function keyOf(secret: string) {
+  let cached = keys.get(secret);
+  if (!cached) {
+    cached = (async () => {
+      const material = await sha256Hex(`edgeboard-cube-api-token:${secret}`);
+      return {
+        kid: (await sha256Hex(`edgeboard-cube-api-kid:${secret}`)).slice(0, 16),
+        key: await crypto.subtle.importKey(
+          'raw',
+          new TextEncoder().encode(material),
+          { name: 'HMAC', hash: 'SHA-256' },
+          false,
+          ['sign', 'verify'],
+        ),
+      };
+    })();
+    keys.set(secret, cached);
+  }
+  return cached;
+}
+
+export async function signApiToken(secrets: Secrets, claims: ApiTokenClaims, now: Date): Promise<string> {
+  const { kid, key } = await keyOf(secrets.SESSION_SIGNING_KEY);
+  return new SignJWT({ use: TOKEN_USE, acc: claims.accountId, dep: claims.deploymentId, sc: claims.securityContext })
+    .setProtectedHeader({ alg: 'HS256', kid })
+    .setIssuedAt(Math.floor(now.getTime() / 1000))
+    .setExpirationTime(claims.expiresAt)
+    .sign(key);
+}
+
+const payloadSchema = v.object({
+  use: v.literal(TOKEN_USE),
+  acc: v.pipe(v.number(), v.integer()),
+  dep: v.pipe(v.number(), v.integer()),
+  sc: v.record(v.string(), v.unknown()),
+  exp: v.number(),
+});
+
+const invalidToken = () => new ApiError('UNAUTHORIZED', 'Invalid or expired Cube API token');
+
+/** Whether a compact JWS says it is a Cube API token (unverified: only to pick the verifier). */
+export function looksLikeApiToken(token: string): boolean {
+  const [, body] = token.split('.');
+  if (!body) return false;
+  try {
+    const json = JSON.parse(atob(body.replace(/-/g, '+').replace(/_/g, '/')));
+    return json?.use === TOKEN_USE;
+  } catch {
+    return false;
+  }
+}
+
+export async function verifyApiToken(secrets: Secrets, token: string, now: Date): Promise<ApiTokenClaims> {
+  if (token.length > 8192) throw invalidToken();
+  const candidates = await Promise.all(
+    [secrets.SESSION_SIGNING_KEY, secrets.SESSION_SIGNING_KEY_PREVIOUS]
+      .filter((s): s is string => Boolean(s))
+      .map(keyOf),
+  );
+  let payload: unknown;
+  try {
+    ({ payload } = await jwtVerify(
+      token,
+      (header) => {
+        const match = candidates.find((k) => k.kid === header.kid);
+        if (!match) throw new errors.JWKSNoMatchingKey();
+        return match.key;
+      },
+      { algorithms: ['HS256'], currentDate: now, requiredClaims: ['exp', 'iat'] },
+    ));
+  } catch {
+    throw invalidToken();
+  }
+  const parsed = v.safeParse(payloadSchema, payload);
+  if (!parsed.success) throw invalidToken();
+  const p = parsed.output;
+  return { accountId: p.acc, deploymentId: p.dep, securityContext: p.sc, expiresAt: p.exp };
+}

@@ -1,0 +1,42 @@
+import { and, desc, eq, sql } from 'drizzle-orm';
+import { builds, deployments } from '../../schema/deployments';
+import type { Db } from '../core/env';
+
+/**
+ * The build a deployment serves: its latest good one (the partial index `builds_built_idx`
+ * holds only built builds, so failed builds after it cost nothing). Null when the deployment is
+ * not the account's or has never built.
+ */
+export async function findServingBuild(
+  db: Db,
+  accountId: number,
+  deploymentId: number,
+): Promise<{ buildId: number; slug: string } | null> {
+  const rows = await db
+    .select({ buildId: builds.id, slug: deployments.slug })
+    .from(deployments)
+    .innerJoin(builds, and(eq(builds.deploymentId, deployments.id), sql`${builds.status} = 'built'`))
+    .where(and(eq(deployments.id, deploymentId), eq(deployments.accountId, accountId)))
+    .orderBy(desc(builds.id))
+    .limit(1);
+  return rows[0] ?? null;
+}
+
+/** The compiled model of a build (read once per build and isolate: builds never change). */
+export async function readCompiledModel(db: Db, buildId: number): Promise<unknown> {
+  const rows = await db.select({ model: builds.compiledModel }).from(builds).where(eq(builds.id, buildId)).limit(1);
+  return rows[0]?.model ?? null;
+}
+
+/** A deployment by the slug of its URL host (`https://<slug>.<domain>`). */
+export async function findDeploymentBySlug(
+  db: Db,
+  slug: string,
+): Promise<{ id: number; accountId: number } | null> {
+  const rows = await db
+    .select({ id: deployments.id, accountId: deployments.accountId })
+    .from(deployments)
+    .where(eq(deployments.slug, slug))
+    .limit(1);
+  return rows[0] ?? null;
+}

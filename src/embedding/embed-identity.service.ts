@@ -1,0 +1,37 @@
+import { createDb } from '../core/db';
+import * as repo from './embed-sessions.repository';
+import { type EmbedContext, rebuildSession, sessionRevoked } from './embed-sessions.service';
+import { getSession } from './session-store';
+import { verifySession } from './session-token';
+
+/** Who an embed token speaks for: what the data API evaluates data access policies against. */
+export interface EmbedIdentity {
+  accountId: number;
+  deploymentId: number;
+  groups: string[];
+  userAttributes: Record<string, unknown>;
+  securityContext: Record<string, unknown>;
+}
+
+/**
+ * The viewer behind an embed token (the session/token exchange's answer): verified without
+ * storage first, then the session's state from KV (rebuilt from D1 on a miss) and its
+ * revocation, side by side, from a replica.
+ */
+export async function embedIdentity(ctx: EmbedContext, token: string): Promise<EmbedIdentity> {
+  const claims = await verifySession(ctx.env, token, ctx.clock.now(), 'token');
+  const replica = createDb(ctx.d1.withSession('first-unconstrained'));
+  const [cached, revocations] = await Promise.all([
+    getSession(ctx.env.SESSIONS, claims.sessionId),
+    replica.all(repo.revocationStatement(claims.sessionId, claims.tenant.id)),
+  ]);
+  if (revocations.length > 0) throw sessionRevoked();
+  const payload = cached ?? (await rebuildSession(ctx, claims));
+  return {
+    accountId: claims.accountId,
+    deploymentId: claims.deploymentId,
+    groups: payload.groups,
+    userAttributes: payload.attributes,
+    securityContext: payload.securityContext ?? {},
+  };
+}

@@ -1,0 +1,159 @@
+import cube from '@cubejs-client/core';
+import { env, runInDurableObject, SELF } from 'cloudflare:test';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { deploymentStore } from '../../src/sources/deployment-store';
+import { type SeededAccount, seedAccount } from '../helpers/harness';
+import {
+  cubeToken,
+  deployModel,
+  load,
+  loadShopIntoPostgres,
+  loadShopIntoStore,
+  pgRows,
+  shopModel,
+  usePostgres,
+} from './fixtures';
+
+const MANAGER = { cubeCloud: { groups: ['managers'] } };
+
+/** Hand-written SQL on a deployment's own embedded store. */
+async function storeRows(deploymentId: number, sql: string): Promise<Record<string, unknown>[]> {
+  return runInDurableObject(deploymentStore(env, deploymentId), async (_instance, state) =>
+    state.storage.sql.exec(sql).toArray(),
+  );
+}
+
+const rowsOf = (data: Record<string, unknown>[], keys: string[]) =>
+  data.map((row) => keys.map((k) => (row[k] === null || row[k] === undefined ? null : String(row[k]))));
+const textRows = (rows: Record<string, unknown>[]) =>
+  rows.map((row) => Object.values(row).map((v) => (v === null ? null : String(v))));
+
+let acme: SeededAccount;
+let storeDeployment: number;
+let pgDeployment: number;
+let schema: string;
+let storeToken: string;
+let pgToken: string;
+
+// @cubejs-client/core calls the global fetch: requests to this test host go to the Worker.
+const realFetch = globalThis.fetch;
+
+beforeAll(async () => {
+  acme = await seedAccount();
+  [storeDeployment, pgDeployment] = acme.deployments;
+  await loadShopIntoStore(acme.admin, storeDeployment);
+  await deployModel(acme.admin, storeDeployment, shopModel(''));
+  storeToken = await cubeToken(acme.admin, storeDeployment, MANAGER);
+  schema = await loadShopIntoPostgres();
+  await usePostgres(acme.admin, pgDeployment);
+  await deployModel(acme.admin, pgDeployment, shopModel(`${schema}.`));
+  pgToken = await cubeToken(acme.admin, pgDeployment, MANAGER);
+  globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+    const url = input instanceof Request ? input.url : String(input);
+    return url.startsWith('http://edgeboard.test/') ? SELF.fetch(input, init) : realFetch(input, init);
+  }) as typeof fetch;
+});
+
+afterAll(() => {
+  globalThis.fetch = realFetch;
+});
+
+describe('the embedded store', () => {
+  it('answers a join and a time dimension as SQL written by hand on the same store', async () => {
+    const res = await load(storeToken, {
+      measures: ['orders.count', 'orders.total_amount'],
+      dimensions: ['users.country'],
+      order: { 'users.country': 'asc' },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const expected = await storeRows(
+      storeDeployment,
+      `SELECT u.country, count(*), sum(o.amount) FROM orders o LEFT JOIN users u ON u.id = o.user_id
+       GROUP BY u.country ORDER BY u.country IS NULL, u.country`,
+    );
+    expect(rowsOf(res.body.data, ['users.country', 'orders.count', 'orders.total_amount'])).toEqual(
+      textRows(expected),
+    );
+
+    const months = await load(storeToken, {
+      measures: ['orders.count'],
+      timeDimensions: [{ dimension: 'orders.created_at', granularity: 'month', dateRange: ['2024-01-01', '2024-03-31'] }],
+    });
+    expect(months.status, JSON.stringify(months.body)).toBe(200);
+    const byMonth = await storeRows(
+      storeDeployment,
+      `SELECT strftime('%Y-%m-01T00:00:00.000', created_at), count(*) FROM orders
+       WHERE created_at >= '2024-01-01' AND created_at < '2024-04-01' GROUP BY 1 ORDER BY 1`,
+    );
+    expect(rowsOf(months.body.data, ['orders.created_at.month', 'orders.count'])).toEqual(textRows(byMonth));
+  });
+
+  it('does not double count across a one-to-many join', async () => {
+    const res = await load(storeToken, {
+      measures: ['orders.total_amount'],
+      dimensions: ['line_items.product'],
+      order: { 'line_items.product': 'asc' },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const expected = await storeRows(
+      storeDeployment,
+      `SELECT p.product, sum(o.amount) FROM orders o
+       LEFT JOIN (SELECT DISTINCT order_id, product FROM line_items) p ON p.order_id = o.id
+       GROUP BY p.product ORDER BY p.product IS NULL, p.product`,
+    );
+    expect(rowsOf(res.body.data, ['line_items.product', 'orders.total_amount'])).toEqual(textRows(expected));
+  });
+
+  it("keeps each deployment's data to itself: a model cannot read another deployment's tables", async () => {
+    const other = await seedAccount();
+    const theirs = other.deployments[0];
+    // Their model names our table names; their store has none of our rows.
+    await deployModel(other.admin, theirs, shopModel(''));
+    const token = await cubeToken(other.admin, theirs, MANAGER);
+    const res = await load(token, { measures: ['orders.count'] });
+    expect(res.status).not.toBe(200);
+    expect(JSON.stringify(res.body)).not.toContain('"8"');
+  });
+});
+
+describe('@cubejs-client/core, unchanged', () => {
+  for (const store of ['embedded', 'postgres'] as const) {
+    it(`loads, reads meta and sql against the ${store} store`, async () => {
+      const token = store === 'embedded' ? storeToken : pgToken;
+      const api = cube(token, { apiUrl: 'http://edgeboard.test/cubejs-api/v1' });
+      const resultSet = await api.load({
+        measures: ['orders.count', 'orders.total_amount'],
+        dimensions: ['users.country'],
+        timeDimensions: [{ dimension: 'orders.created_at', granularity: 'month', dateRange: ['2024-01-01', '2024-12-31'] }],
+        filters: [{ member: 'orders.status', operator: 'equals', values: ['completed'] }],
+        order: { 'users.country': 'asc', 'orders.created_at': 'asc' },
+      });
+      const rows = resultSet.tablePivot();
+      const handSql =
+        store === 'embedded'
+          ? `SELECT u.country, strftime('%Y-%m-01T00:00:00.000', o.created_at) AS month, count(*), sum(o.amount)
+             FROM orders o LEFT JOIN users u ON u.id = o.user_id WHERE o.status = 'completed'
+             GROUP BY 1, 2 ORDER BY u.country IS NULL, u.country, 2`
+          : `SELECT u.country, to_char(date_trunc('month', o.created_at AT TIME ZONE 'UTC'), 'YYYY-MM-DD"T"HH24:MI:SS.MS') AS month,
+               count(*), sum(o.amount)
+             FROM ${schema}.orders o LEFT JOIN ${schema}.users u ON u.id = o.user_id WHERE o.status = 'completed'
+             GROUP BY 1, 2 ORDER BY u.country NULLS LAST, 2`;
+      const expected =
+        store === 'embedded' ? await storeRows(storeDeployment, handSql) : await pgRows(handSql);
+      expect(
+        rows.map((r) => [
+          r['users.country'] ?? null,
+          r['orders.created_at.month'],
+          String(r['orders.count']),
+          String(r['orders.total_amount']),
+        ]),
+      ).toEqual(textRows(expected));
+
+      const meta = await api.meta();
+      expect(meta.cubes.map((c) => c.name)).toContain('orders');
+      const sql = await api.sql({ measures: ['orders.count'], filters: [{ member: 'orders.status', operator: 'equals', values: ['completed'] }] });
+      expect(sql.sql()).toMatch(/select/i);
+      expect(sql.rawQuery().sql[1]).toContain('completed');
+    });
+  }
+});
