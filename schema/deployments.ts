@@ -1,5 +1,5 @@
 import { sql } from 'drizzle-orm';
-import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 import { accounts, users } from './accounts';
 
 export const CLOUD_PROVIDERS = ['hosted', 'aws', 'gcp'] as const;
@@ -150,4 +150,33 @@ export const modelUploadFiles = sqliteTable(
     content: text().notNull(),
   },
   (t) => [primaryKey({ columns: [t.uploadId, t.path] })],
+);
+
+/**
+ * The guards a data-model write batch can trip, each a CHECK of data_model_write_guards named
+ * after itself (the repository reads the name back from D1's error):
+ * - `unknown_path`: a file to delete, rename or keep is not in the project;
+ * - `path_taken`: a rename's new path is already a file of the project;
+ * - `too_many_files`: the project (or an upload's staged files) would pass the file count limit;
+ * - `project_too_large`: the project (or an upload's staged files) would pass the size limit;
+ * - `upload_gone`: the upload transaction is unknown, expired or already finished.
+ */
+export const DATA_MODEL_GUARDS = [
+  'unknown_path',
+  'path_taken',
+  'too_many_files',
+  'project_too_large',
+  'upload_gone',
+] as const;
+export type DataModelGuard = (typeof DATA_MODEL_GUARDS)[number];
+
+/**
+ * Never holds a row: a guard statement inserts its reason only when the write would break a rule,
+ * the CHECK fails and the whole batch (one transaction) rolls back, so limits hold against
+ * concurrent writers.
+ */
+export const dataModelWriteGuards = sqliteTable(
+  'data_model_write_guards',
+  { reason: text().notNull() },
+  (t) => DATA_MODEL_GUARDS.map((guard) => check(guard, sql`${t.reason} <> ${sql.raw(`'${guard}'`)}`)),
 );

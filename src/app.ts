@@ -17,6 +17,7 @@ import { createRouter } from './core/router';
 import { DASHBOARDS_DECISIONS } from './dashboards/dashboards.decisions';
 import { dashboardsRoutes } from './dashboards/dashboards.routes';
 import { renderRoutes } from './dashboards/render.routes';
+import { dataModelRoutes } from './deployments/data-model.routes';
 import { DEPLOYMENTS_DECISIONS } from './deployments/deployments.decisions';
 import { buildDeploymentsRoutes, deploymentsRoutes } from './deployments/deployments.routes';
 import { embedTenantsRoutes, groupsRoutes, userAttributesRoutes } from './embedding/catalogues.routes';
@@ -104,6 +105,7 @@ export function createApp() {
     .route('/api/v1', deploymentsRoutes)
     .route('/api/v1', tokenRoutes)
     .route('/build/api/v1', buildDeploymentsRoutes)
+    .route('/build/api/v1', dataModelRoutes)
     .route('/api/v1/groups', groupsRoutes)
     .route('/api/v1/user-attributes', userAttributesRoutes)
     .route('/api/v1/embed-tenants', embedTenantsRoutes)

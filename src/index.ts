@@ -1,6 +1,7 @@
 import { createApp } from './app';
 import { countedD1, createDb } from './core/db';
 import type { Bindings, BuildMessage } from './core/env';
+import { sweepExpiredUploads } from './deployments/data-model.service';
 import { consumeBuilds } from './deployments/deployments.consumer';
 import { sweepStrandedBuilds } from './deployments/deployments.service';
 import { purgeExpiredRevocations } from './embedding/embed-sessions.service';
@@ -24,6 +25,7 @@ export default {
     // Each job runs even when the other fails; the tick fails if either did.
     const jobs = await Promise.allSettled([
       sweepStrandedBuilds(db, env.BUILDS_QUEUE, now),
+      sweepExpiredUploads(db, now),
       notificationsTick(env, now),
       purgeExpiredRevocations(db, now),
     ]);

@@ -2,6 +2,7 @@ import { and, asc, eq, isNull, sql } from 'drizzle-orm';
 import { type BuildStatus, builds, deployments, projectFiles } from '../../schema/deployments';
 import { mapRow, runBatch } from '../core/db';
 import type { Db } from '../core/env';
+import type { CompiledModel } from '../semantic/model/model.types';
 
 export type DeploymentRow = typeof deployments.$inferSelect;
 export type NewDeployment = Omit<typeof deployments.$inferInsert, 'id'>;
@@ -194,16 +195,41 @@ export async function readProjectFiles(db: Db, deploymentId: number): Promise<St
     .orderBy(asc(projectFiles.path));
 }
 
+/** How a build ended: its compiled model (JSON text), or the errors that failed it. */
+export type BuildOutcome = { compiledModel: string } | { errorText: string };
+
 export async function finishBuild(
   db: Db,
   buildId: number,
-  errorText: string | null,
+  outcome: BuildOutcome,
   now: string,
 ): Promise<void> {
+  const values =
+    'compiledModel' in outcome
+      ? { status: 'built' as const, errorText: null, compiledModel: sql`${outcome.compiledModel}` }
+      : { status: 'failed' as const, errorText: outcome.errorText, compiledModel: null };
   await db
     .update(builds)
-    .set({ status: errorText === null ? 'built' : 'failed', errorText, finishedAt: now })
+    .set({ ...values, finishedAt: now })
     .where(and(eq(builds.id, buildId), eq(builds.status, 'building')));
+}
+
+/**
+ * The latest build of the deployment that built, with its model: read through the partial index
+ * of built builds (builds_built_idx), newest first, so failed builds are never read. Builds from
+ * before models were compiled have no model and are passed over.
+ */
+export async function latestBuiltModel(
+  db: Db,
+  deploymentId: number,
+): Promise<{ buildId: number; model: CompiledModel } | null> {
+  const rows = await db.all<{ id: number; compiled_model: string }>(
+    sql`SELECT id, compiled_model FROM builds INDEXED BY builds_built_idx
+      WHERE deployment_id = ${deploymentId} AND status = 'built' AND compiled_model IS NOT NULL
+      ORDER BY id DESC LIMIT 1`,
+  );
+  const row = rows[0];
+  return row ? { buildId: row.id, model: JSON.parse(row.compiled_model) as CompiledModel } : null;
 }
 
 /**

@@ -112,6 +112,9 @@ export const buildStatusSchema = v.object({
   updatedAt: v.string(),
 });
 
+/** The project's config file: its name and the folder holding its model. */
+export const PROJECT_CONFIG_PATH = 'edgeboard.json';
+
 export const buildStatusQuery = obj({
   branchName: v.optional(
     v.pipe(v.string(), v.maxLength(255), v.description('edgeboard deployments have one branch, `main`.')),

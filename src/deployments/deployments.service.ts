@@ -3,12 +3,16 @@ import type { BuildMessage, Db } from '../core/env';
 import { ApiError, badRequest, notFound } from '../core/errors';
 import { afterId, pageRequest, toPage } from '../core/pagination';
 import { slugify } from '../core/text';
+import { compileModel } from '../semantic/model/compile';
+import type { CompiledModel, CompileResult, ModelError } from '../semantic/model/model.types';
+import { STARTER_MODEL } from '../semantic/model/starter';
 import * as repo from './deployments.repository';
 import {
   type CloudProvider,
   type CreateDeploymentInput,
   type deploymentSchema,
   MAX_COUNTED_DEPLOYMENTS,
+  PROJECT_CONFIG_PATH,
   REGIONS,
 } from './deployments.schemas';
 
@@ -29,19 +33,25 @@ export function checkRegion(cloudProvider: CloudProvider, region: string): void 
   }
 }
 
-/** The empty starter project every deployment begins with. */
-export function starterProject(name: string): repo.StarterFile[] {
-  return [
-    {
-      path: 'edgeboard.json',
-      content: `${JSON.stringify({ name, version: 1, models: 'model/' }, null, 2)}\n`,
-    },
-    {
-      path: 'model/README.md',
-      content: '# Data model\n\nAdd cube and view definitions (YAML) to this folder.\n',
-    },
-  ];
-}
+/**
+ * The starter project of a new deployment: the config, a README for the models folder and the
+ * example model (which the first build compiles).
+ */
+export const STARTER = {
+  files(name: string): repo.StarterFile[] {
+    return [
+      {
+        path: PROJECT_CONFIG_PATH,
+        content: `${JSON.stringify({ name, version: 1, models: 'model/' }, null, 2)}\n`,
+      },
+      {
+        path: 'model/README.md',
+        content: '# Data model\n\nAdd cube and view definitions (YAML) to this folder.\n',
+      },
+      { path: STARTER_MODEL.path, content: STARTER_MODEL.content },
+    ];
+  },
+};
 
 export interface CreateDeploymentDeps {
   db: Db;
@@ -79,15 +89,22 @@ export async function createDeployment(
       createdAt: deps.now,
       updatedAt: deps.now,
     },
-    starterProject(input.name),
+    STARTER.files(input.name),
   );
+  await enqueueBuild(deps.queue, buildId);
+  return presentCube(deployment);
+}
+
+/**
+ * Sends a committed build to the builders. A failed send is logged, not thrown: the build row is
+ * committed as queued, and the cron sweep re-enqueues stranded builds.
+ */
+export async function enqueueBuild(queue: Queue<BuildMessage>, buildId: number): Promise<void> {
   try {
-    await deps.queue.send({ kind: 'build', buildId });
+    await queue.send({ kind: 'build', buildId });
   } catch (err) {
-    // The build row is committed as queued; the cron sweep re-enqueues stranded builds.
     console.error(JSON.stringify({ event: 'build_enqueue_failed', buildId, error: String(err) }));
   }
-  return presentCube(deployment);
 }
 
 /** Cube's `Deployment`: the four fields create, advance and reset answer. */
@@ -155,17 +172,22 @@ export async function listDeployments(
 
 /** The branch every edgeboard deployment has, and the mode its builds run in. */
 export const BRANCH = 'main';
-const BUILD_MODE = 'production';
+export const BUILD_MODE = 'production';
 
-/** The latest build of a deployment: every deployment is created with its first build, in one batch. */
-export async function getBuildStatus(db: Db, accountId: number, id: number, branchName?: string) {
-  const deployment = await getDeployment(db, accountId, id);
-  if (branchName !== undefined && branchName !== BRANCH) {
+/** Any branch but `main` is a 404: edgeboard deployments have one branch. */
+export function checkBranch(branchName: string | null | undefined): void {
+  if (branchName != null && branchName !== BRANCH) {
     throw new ApiError(
       'NOT_FOUND',
       `Branch ${branchName} not found: edgeboard deployments have one branch, ${BRANCH}`,
     );
   }
+}
+
+/** The latest build of a deployment: every deployment is created with its first build, in one batch. */
+export async function getBuildStatus(db: Db, accountId: number, id: number, branchName?: string) {
+  const deployment = await getDeployment(db, accountId, id);
+  checkBranch(branchName);
   const build = deployment.latestBuild;
   if (!build) throw new Error(`deployment ${id} has no build`);
   return {
@@ -185,27 +207,82 @@ export async function getBuildStatus(db: Db, accountId: number, id: number, bran
 
 // ---- Building ----
 
+/** A compile's outcome: the model, or every error found (configuration errors alone stop it early). */
+export type ProjectCompileResult = CompileResult;
+
+/** The largest compiled model a build stores: D1 refuses a value over 1,000,000 bytes. */
+export const MAX_COMPILED_MODEL_BYTES = 900_000;
+
+/** At most this many errors are listed in a failed build's `errorText`. */
+const MAX_LISTED_ERRORS = 50;
+
+const MODEL_FILE = /\.ya?ml$/;
+const DOC_FILE = /\.md$/;
+
+const projectError = (file: string, message: string): ModelError => ({
+  message,
+  file,
+  line: null,
+  column: null,
+});
+
 /**
- * Compiles a project: the config must parse and name the project, and every model file must
- * be a YAML or Markdown file under the models folder. Returns an error text, or null when built.
+ * Compiles a project: `edgeboard.json` must parse and name the project and its models folder,
+ * every other file must be a YAML or Markdown file in that folder, and the YAML files are the
+ * data model (`compileModel`); Markdown files are notes and are not compiled.
  */
-export function compileProject(files: repo.StarterFile[]): string | null {
-  const config = files.find((f) => f.path === 'edgeboard.json');
-  if (!config) return 'edgeboard.json is missing';
+export function compileProject(files: repo.StarterFile[]): ProjectCompileResult {
+  const config = files.find((f) => f.path === PROJECT_CONFIG_PATH);
+  if (!config) return { ok: false, errors: [projectError(PROJECT_CONFIG_PATH, 'edgeboard.json is missing')] };
   let parsed: unknown;
   try {
     parsed = JSON.parse(config.content);
   } catch (err) {
-    return `edgeboard.json is not valid JSON: ${(err as Error).message}`;
+    return {
+      ok: false,
+      errors: [
+        projectError(PROJECT_CONFIG_PATH, `edgeboard.json is not valid JSON: ${(err as Error).message}`),
+      ],
+    };
   }
-  const models = (parsed as { models?: unknown }).models;
-  if (typeof (parsed as { name?: unknown }).name !== 'string' || typeof models !== 'string') {
-    return 'edgeboard.json needs a "name" and a "models" folder';
+  const models = (parsed as { models?: unknown } | null)?.models;
+  if (typeof (parsed as { name?: unknown } | null)?.name !== 'string' || typeof models !== 'string') {
+    return {
+      ok: false,
+      errors: [projectError(PROJECT_CONFIG_PATH, 'edgeboard.json needs a "name" and a "models" folder')],
+    };
   }
-  const stray = files.find(
-    (f) => f.path !== 'edgeboard.json' && !(f.path.startsWith(models) && /\.(ya?ml|md)$/.test(f.path)),
+  const strays = files.filter(
+    (f) =>
+      f.path !== PROJECT_CONFIG_PATH &&
+      !(f.path.startsWith(models) && (MODEL_FILE.test(f.path) || DOC_FILE.test(f.path))),
   );
-  return stray ? `${stray.path} is outside the models folder or not a model file` : null;
+  if (strays.length > 0) {
+    return {
+      ok: false,
+      errors: strays.map((f) =>
+        projectError(f.path, `${f.path} is outside the models folder or not a model file`),
+      ),
+    };
+  }
+  return compileModel(files.filter((f) => MODEL_FILE.test(f.path)));
+}
+
+/**
+ * One error as a line: `file:line:column: message` where the position is known, else the message
+ * after its file (unless the message already starts with it).
+ */
+export function formatModelError(error: ModelError): string {
+  if (error.file === null) return error.message;
+  if (error.line !== null) return `${error.file}:${error.line}:${error.column ?? 1}: ${error.message}`;
+  return error.message.startsWith(error.file) ? error.message : `${error.file}: ${error.message}`;
+}
+
+/** A failed build's `errorText`: one error per line, the first 50, then how many more there are. */
+export function buildErrorText(errors: ModelError[]): string {
+  const lines = errors.slice(0, MAX_LISTED_ERRORS).map(formatModelError);
+  if (errors.length > MAX_LISTED_ERRORS) lines.push(`… and ${errors.length - MAX_LISTED_ERRORS} more errors`);
+  return lines.join('\n');
 }
 
 const STALE_BUILD_MS = 10 * 60 * 1000;
@@ -219,9 +296,34 @@ export async function runBuild(db: Db, buildId: number, now: Date): Promise<'bui
     new Date(now.getTime() - STALE_BUILD_MS).toISOString(),
   );
   if (!claim) return 'skipped';
-  const errorText = compileProject(await repo.readProjectFiles(db, claim.deploymentId));
-  await repo.finishBuild(db, buildId, errorText, new Date().toISOString());
-  return errorText === null ? 'built' : 'failed';
+  const result = compileProject(await repo.readProjectFiles(db, claim.deploymentId));
+  let outcome: repo.BuildOutcome;
+  if (result.ok) {
+    const json = JSON.stringify(result.model);
+    const bytes = new TextEncoder().encode(json).byteLength;
+    outcome =
+      bytes > MAX_COMPILED_MODEL_BYTES
+        ? {
+            errorText: `The compiled model is ${bytes} bytes, over the ${MAX_COMPILED_MODEL_BYTES}-byte limit: split it across deployments or remove members`,
+          }
+        : { compiledModel: json };
+  } else {
+    outcome = { errorText: buildErrorText(result.errors) };
+  }
+  await repo.finishBuild(db, buildId, outcome, new Date().toISOString());
+  return 'compiledModel' in outcome ? 'built' : 'failed';
+}
+
+/**
+ * The model a deployment serves: its latest build that built, so a failed build leaves the last
+ * good model in place. Null before any build has succeeded. The caller has already checked that
+ * the deployment is the caller's.
+ */
+export async function activeModel(
+  db: Db,
+  deploymentId: number,
+): Promise<{ buildId: number; model: CompiledModel } | null> {
+  return repo.latestBuiltModel(db, deploymentId);
 }
 
 /** Cron: re-enqueue builds whose message was lost (enqueue failed, or the builder died). */

@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REGIONS } from '../../src/deployments/deployments.schemas';
+import { STARTER_MODEL } from '../../src/semantic/model/starter';
 import { expectError, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
 
@@ -34,7 +35,10 @@ describe('POST /build/api/v1/deployments (E4)', () => {
     const files = await env.DB.prepare('SELECT path FROM project_files WHERE deployment_id = ? ORDER BY path')
       .bind(res.body.id)
       .all<{ path: string }>();
-    expect(files.results.map((f) => f.path)).toEqual(['edgeboard.json', 'model/README.md']);
+    // The starter project gained the example model, so the first build compiles a model.
+    expect(files.results.map((f) => f.path)).toEqual(
+      ['edgeboard.json', 'model/README.md', STARTER_MODEL.path].sort(),
+    );
     const builds = await env.DB.prepare('SELECT id FROM builds WHERE deployment_id = ?')
       .bind(res.body.id)
       .all();

@@ -76,12 +76,15 @@ export interface AccessPolicy {
   groups: string[];
   /** Row filters that must all hold (Cube's `row_level.filters`); absent: every row. */
   rowLevel?: { filters: PolicyFilter[] } | { allowAll: true };
-  /** Members the caller may query: `includes` (`*` for all) less `excludes`. */
+  /** Members the caller may query: `includes` (`*` for all) less `excludes`, named `Cube.member`. */
   memberLevel?: { includes: string[] | '*'; excludes: string[] };
   position: SourcePosition;
 }
 
-/** A row-level filter of a policy: `member` `operator` `values`, values possibly from the caller. */
+/**
+ * A row-level filter of a policy: `member` (`Cube.member` or `View.member`, of the policy's own
+ * cube or view) `operator` `values`, values possibly from the caller.
+ */
 export type PolicyFilter =
   | { member: string; operator: string; values: PolicyValue[] }
   | { and: PolicyFilter[] }
@@ -98,6 +101,8 @@ export interface Cube {
   sql?: string;
   sqlTable?: string;
   public: boolean;
+  /** Cube's `meta`, passed through to `/meta`. */
+  meta?: Record<string, unknown>;
   measures: Record<string, Measure>;
   dimensions: Record<string, Dimension>;
   segments: Record<string, Segment>;
@@ -127,6 +132,8 @@ export interface View {
   title: string;
   description?: string;
   public: boolean;
+  /** Cube's `meta`, passed through to `/meta`. */
+  meta?: Record<string, unknown>;
   members: Record<string, ViewMember>;
   accessPolicies: AccessPolicy[];
   position: SourcePosition;
