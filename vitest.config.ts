@@ -15,6 +15,7 @@ export default defineConfig({
           SESSION_SIGNING_KEY: 'test-session-signing-key-0123456789abcdef',
           // A key being rotated out: sessions it signed must still verify.
           SESSION_SIGNING_KEY_PREVIOUS: 'test-previous-signing-key-fedcba9876543210',
+          ENV_VARS_KEY: 'test-env-vars-key-0123456789abcdef0123456789',
           // Round trips per request are part of what the embedding tests assert.
           EXPOSE_DB_METRICS: '1',
           TEST_MIGRATIONS: migrations,

@@ -5,7 +5,7 @@
 //
 // As root, initdb and postgres refuse to run; they run as the `postgres` user the package creates.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,6 +83,18 @@ export async function startPostgres({ quiet = true } = {}) {
     execFileSync(f, a, { stdio: quiet ? 'ignore' : 'inherit' });
   };
   run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8']);
+  // Passwords are checked for every role but the superuser the setup itself uses, as a real
+  // server checks them: a test of a wrong password must see it refused.
+  writeFileSync(
+    join(data, 'pg_hba.conf'),
+    [
+      'local all all trust',
+      'host all postgres 127.0.0.1/32 trust',
+      'host all all 127.0.0.1/32 scram-sha-256',
+      'host all all ::1/128 scram-sha-256',
+      '',
+    ].join('\n'),
+  );
   const port = await freePort();
   const [file, args] = asServerUser(join(bin, 'postgres'), [
     '-D',

@@ -40,13 +40,17 @@ function ensureDevVars() {
   const existing = existsSync(file) ? readFileSync(file, 'utf8') : '';
   const has = (name) => new RegExp(`^${name}=`, 'm').test(existing);
   const additions = [];
-  for (const name of ['ADMIN_TOKEN', 'SESSION_SIGNING_KEY']) {
+  // A .dev.vars written before a secret existed gets just the missing one; the others keep their values.
+  for (const name of ['ADMIN_TOKEN', 'SESSION_SIGNING_KEY', 'ENV_VARS_KEY']) {
     if (!has(name)) additions.push(`${name}=${randomBytes(32).toString('base64url')}`);
   }
+  // Local data sources live on this machine or its network: let them through the private-address
+  // rule (see docs/data-sources.md). Set it to 0 in .dev.vars to try the production rule.
+  if (!has('DATA_SOURCES_ALLOW_PRIVATE')) additions.push('DATA_SOURCES_ALLOW_PRIVATE=1');
   if (additions.length > 0) {
     const prefix = existing && !existing.endsWith('\n') ? '\n' : '';
     writeFileSync(file, `${existing}${prefix}${additions.join('\n')}\n`, { mode: 0o600 });
-    console.log(`[edgeboard] wrote ${additions.map((a) => a.split('=')[0]).join(' and ')} to .dev.vars`);
+    console.log(`[edgeboard] wrote ${additions.map((a) => a.split('=')[0]).join(', ')} to .dev.vars`);
   }
   const token = /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync(file, 'utf8'))?.[1];
   return token;

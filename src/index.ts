@@ -43,3 +43,6 @@ export default {
     throw new Error(`No consumer for queue ${batch.queue}`);
   },
 } satisfies ExportedHandler<Bindings>;
+
+/** The Durable Object class of each deployment's embedded data store (binding DEPLOYMENT_STORE). */
+export { DeploymentStore } from './sources/deployment-store';

@@ -1,4 +1,4 @@
-import { base64url } from './text';
+import { base64, base64url } from './text';
 
 const encoder = new TextEncoder();
 
@@ -33,4 +33,43 @@ export async function secretsEqual(given: string, expected: string): Promise<boo
 export function digestsEqual(a: string, b: string): boolean {
   if (a.length !== b.length) return false;
   return crypto.subtle.timingSafeEqual(encoder.encode(a), encoder.encode(b));
+}
+
+const AES_IV_BYTES = 12;
+
+/** The AES-GCM key a secret (any high-entropy text) stands for, for `purpose` only. */
+async function aesKey(secret: string, purpose: string): Promise<CryptoKey> {
+  const material = await crypto.subtle.digest('SHA-256', encoder.encode(`${purpose}\n${secret}`));
+  return crypto.subtle.importKey('raw', material, 'AES-GCM', false, ['encrypt', 'decrypt']);
+}
+
+/**
+ * Encrypts `plaintext` with AES-GCM under a key derived from `secret` and `purpose`. `context` is
+ * authenticated but not stored (e.g. the row the value belongs to), so a ciphertext copied to
+ * another context does not decrypt. Answers base64 of iv + ciphertext.
+ */
+export async function sealText(secret: string, purpose: string, context: string, plaintext: string) {
+  const iv = crypto.getRandomValues(new Uint8Array(AES_IV_BYTES));
+  const key = await aesKey(secret, purpose);
+  const data = await crypto.subtle.encrypt(
+    { name: 'AES-GCM', iv, additionalData: encoder.encode(context) },
+    key,
+    encoder.encode(plaintext),
+  );
+  const out = new Uint8Array(AES_IV_BYTES + data.byteLength);
+  out.set(iv);
+  out.set(new Uint8Array(data), AES_IV_BYTES);
+  return base64(out);
+}
+
+/** The plaintext `sealText` sealed with the same secret, purpose and context; throws otherwise. */
+export async function openText(secret: string, purpose: string, context: string, sealed: string) {
+  const bytes = Uint8Array.from(atob(sealed), (ch) => ch.charCodeAt(0));
+  const key = await aesKey(secret, purpose);
+  const data = await crypto.subtle.decrypt(
+    { name: 'AES-GCM', iv: bytes.subarray(0, AES_IV_BYTES), additionalData: encoder.encode(context) },
+    key,
+    bytes.subarray(AES_IV_BYTES),
+  );
+  return new TextDecoder().decode(data);
 }

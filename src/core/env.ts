@@ -25,6 +25,17 @@ export interface Bindings {
   SESSION_SIGNING_KEY_PREVIOUS?: string;
   /** "1" adds x-d1-queries / x-d1-round-trips headers to every response (benchmarks only). */
   EXPOSE_DB_METRICS?: string;
+  /** Encrypts the values of secret-named deployment env vars (AES-GCM; any high-entropy text). */
+  ENV_VARS_KEY: string;
+  /**
+   * The embedded data store: one SQLite Durable Object per deployment (`DeploymentStore`).
+   * Untyped here so core imports nothing above it; `src/sources/deployment-store.ts` types it.
+   */
+  DEPLOYMENT_STORE: DurableObjectNamespace;
+  /** "1" lets data sources reach private, loopback and link-local addresses (local development and tests). */
+  DATA_SOURCES_ALLOW_PRIVATE?: string;
+  /** Comma-separated names of the Hyperdrive bindings a deployment may name in `CUBEJS_DB_HYPERDRIVE`. */
+  HYPERDRIVE_BINDINGS?: string;
 }
 
 /** Drizzle over the request's counted D1 binding; `$client` is that binding, for runBatch. */

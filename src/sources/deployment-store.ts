@@ -1,0 +1,208 @@
+import { DurableObject } from 'cloudflare:workers';
+import type { Bindings } from '../core/env';
+import { type ColumnSpec, type ColumnType, CsvError, identifierProblem, parseCsv, typeCsv } from './csv';
+import { readOnlyProblem } from './read-only-sql';
+
+/** SQLite in a Durable Object binds at most this many parameters per statement. */
+export const MAX_PARAMS = 100;
+/** Bounds of one deployment's store. */
+export const STORE_LIMITS = { maxTables: 200, maxColumns: 100 } as const;
+
+/** How a store call failed: the message is safe to show the caller. */
+export interface StoreFailure {
+  error: { kind: 'INVALID' | 'NOT_FOUND' | 'QUERY' | 'TOO_MANY_ROWS'; message: string };
+}
+/** Store calls answer failures as values: an Error crossing RPC keeps only its message. */
+export type StoreAnswer<T> = T | StoreFailure;
+
+export const isFailure = <T>(answer: StoreAnswer<T>): answer is StoreFailure =>
+  typeof answer === 'object' && answer !== null && 'error' in answer;
+
+export interface ImportCsvInput {
+  table: string;
+  /** Types of some columns; the others are inferred from the values. */
+  columns?: ColumnSpec[];
+  csv: string;
+  /** `replace` drops the table first; `append` adds rows to it (creating it when missing). */
+  mode: 'replace' | 'append';
+}
+
+export interface ImportCsvResult {
+  table: string;
+  rowsImported: number;
+  /** The table's rows after the import. */
+  rowCount: number;
+}
+
+export interface StoreTable {
+  name: string;
+  columns: ColumnSpec[];
+  rowCount: number;
+}
+
+/**
+ * The SQLite declared type of each column type. Timestamps are ISO text: a declared type
+ * containing TEXT gives the column TEXT affinity (a bare TIMESTAMP would be NUMERIC, turning
+ * `2024` into a number), and the full name tells listTables the column is a timestamp.
+ */
+const DECLARED: Record<ColumnType, string> = {
+  text: 'TEXT',
+  integer: 'INTEGER',
+  real: 'REAL',
+  timestamp: 'TIMESTAMP TEXT',
+};
+const typeOfDeclared = (declared: string): ColumnType =>
+  (Object.entries(DECLARED).find(([, d]) => d === declared.toUpperCase())?.[0] as ColumnType) ?? 'text';
+
+const quote = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`;
+const failure = (kind: StoreFailure['error']['kind'], message: string): StoreFailure => ({
+  error: { kind, message },
+});
+
+/** Rows of one bound value: a SQLite bind takes strings, numbers, null and bytes. */
+function bindable(value: unknown): string | number | null | ArrayBuffer {
+  if (value === null || value === undefined) return null;
+  if (typeof value === 'boolean') return value ? 1 : 0;
+  if (typeof value === 'string' || typeof value === 'number' || value instanceof ArrayBuffer) return value;
+  if (typeof value === 'bigint') return value.toString();
+  if (value instanceof Date) return value.toISOString();
+  throw new Error(`A parameter of type ${typeof value} cannot be bound`);
+}
+
+/** A thrown value that a read must not survive: something was written. */
+class WroteRows extends Error {}
+
+/**
+ * One deployment's embedded data: a SQLite-backed Durable Object, addressed by
+ * `idFromName('deployment:<id>')`. The model's SQL may name any table, so isolation is by
+ * construction: each deployment has its own object and nothing is shared between objects.
+ */
+export class DeploymentStore extends DurableObject<Bindings> {
+  private get sql() {
+    return this.ctx.storage.sql;
+  }
+
+  /**
+   * Runs one read-only statement (see read-only-sql.ts) with at most 100 bound parameters and
+   * answers at most `maxRows` rows; one more is TOO_MANY_ROWS.
+   */
+  query(sql: string, params: unknown[], maxRows: number): StoreAnswer<{ rows: Record<string, unknown>[] }> {
+    const problem = readOnlyProblem(sql);
+    if (problem) return failure('QUERY', problem);
+    if (params.length > MAX_PARAMS) {
+      return failure(
+        'QUERY',
+        `A query binds at most ${MAX_PARAMS} parameters; this one binds ${params.length}`,
+      );
+    }
+    try {
+      const values = params.map(bindable);
+      return this.ctx.storage.transactionSync(() => {
+        const cursor = this.sql.exec(sql, ...values);
+        const rows: Record<string, unknown>[] = [];
+        for (const row of cursor) {
+          if (rows.length === maxRows) {
+            return failure('TOO_MANY_ROWS', `The query returned more than ${maxRows} rows`);
+          }
+          rows.push(row);
+        }
+        // Throwing rolls the transaction back: a statement the parse let through wrote nothing.
+        if (cursor.rowsWritten > 0) throw new WroteRows();
+        return { rows };
+      });
+    } catch (err) {
+      if (err instanceof WroteRows) return failure('QUERY', 'Only SELECT queries may be run');
+      return failure('QUERY', sqliteMessage(err));
+    }
+  }
+
+  /**
+   * Imports a CSV (header row first) into `table`, all or nothing: the table is created with
+   * the given or inferred column types (`replace` drops it first), then rows go in with
+   * statements of at most 100 parameters each, inside one transaction.
+   */
+  importCsv(input: ImportCsvInput): StoreAnswer<ImportCsvResult> {
+    const problem = identifierProblem(input.table);
+    if (problem) return failure('INVALID', `Table name ${problem}`);
+    try {
+      const records = parseCsv(input.csv);
+      return this.ctx.storage.transactionSync(() => {
+        const existing = this.columnsOf(input.table);
+        if (!existing && this.tableNames().length >= STORE_LIMITS.maxTables) {
+          throw new CsvError(`A deployment's store holds at most ${STORE_LIMITS.maxTables} tables`);
+        }
+        const appendTo = input.mode === 'append' ? (existing ?? undefined) : undefined;
+        const typed = typeCsv(records, input.columns ?? [], appendTo, STORE_LIMITS.maxColumns);
+        if (!appendTo) {
+          if (existing) this.sql.exec(`DROP TABLE ${quote(input.table)}`);
+          const columns = typed.columns.map((c) => `${quote(c.name)} ${DECLARED[c.type]}`).join(', ');
+          this.sql.exec(`CREATE TABLE ${quote(input.table)} (${columns})`);
+        }
+        const names = typed.columns.map((c) => quote(c.name)).join(', ');
+        const perStatement = Math.max(1, Math.floor(MAX_PARAMS / typed.columns.length));
+        const row = `(${typed.columns.map(() => '?').join(', ')})`;
+        for (let i = 0; i < typed.rows.length; i += perStatement) {
+          const chunk = typed.rows.slice(i, i + perStatement);
+          this.sql.exec(
+            `INSERT INTO ${quote(input.table)} (${names}) VALUES ${chunk.map(() => row).join(', ')}`,
+            ...chunk.flat(),
+          );
+        }
+        return { table: input.table, rowsImported: typed.rows.length, rowCount: this.rowCount(input.table) };
+      });
+    } catch (err) {
+      if (err instanceof CsvError) return failure('INVALID', err.message);
+      throw err;
+    }
+  }
+
+  /** Every table with its columns and row count, by name. */
+  listTables(): StoreTable[] {
+    return this.tableNames().map((name) => ({
+      name,
+      columns: this.columnsOf(name) ?? [],
+      rowCount: this.rowCount(name),
+    }));
+  }
+
+  /** Drops `name`; NOT_FOUND when there is no such table. */
+  dropTable(name: string): StoreAnswer<{ name: string; deleted: true }> {
+    if (identifierProblem(name) || !this.columnsOf(name)) return failure('NOT_FOUND', `No table ${name}`);
+    this.sql.exec(`DROP TABLE ${quote(name)}`);
+    return { name, deleted: true };
+  }
+
+  private tableNames(): string[] {
+    return this.sql
+      .exec<{ name: string }>(
+        `SELECT name FROM sqlite_master WHERE type = 'table'
+           AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'
+         ORDER BY name`,
+      )
+      .toArray()
+      .map((r) => r.name);
+  }
+
+  /** The columns of `table` (matched without regard to case, as SQLite does), or null when it does not exist. */
+  private columnsOf(table: string): ColumnSpec[] | null {
+    const columns = this.sql
+      .exec<{ name: string; type: string }>(`SELECT name, type FROM pragma_table_info(?)`, table)
+      .toArray();
+    return columns.length === 0 ? null : columns.map((c) => ({ name: c.name, type: typeOfDeclared(c.type) }));
+  }
+
+  private rowCount(table: string): number {
+    return this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${quote(table)}`).one().n;
+  }
+}
+
+/** SQLite's message without the driver's `: SQLITE_ERROR` suffix. */
+function sqliteMessage(err: unknown): string {
+  return String((err as Error)?.message ?? err).replace(/:\s*SQLITE_[A-Z_]+$/, '');
+}
+
+/** The typed stub of a deployment's store: one object per deployment, never shared. */
+export function deploymentStore(env: Bindings, deploymentId: number): DurableObjectStub<DeploymentStore> {
+  const namespace = env.DEPLOYMENT_STORE as DurableObjectNamespace<DeploymentStore>;
+  return namespace.get(namespace.idFromName(`deployment:${deploymentId}`));
+}

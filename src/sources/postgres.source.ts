@@ -1,0 +1,200 @@
+import pg from 'pg';
+import type { Bindings } from '../core/env';
+import { type DataSource, type DataSourceConfig, DataSourceError, type RunLimits } from './data-source';
+import { forbiddenHostReason } from './host-check';
+
+/** How long connecting (TCP, TLS and authentication) may take before it is a CONNECTION error. */
+export const CONNECT_TIMEOUT_MS = 5_000;
+/** The server cancels a query at the time limit; the client gives up this much later if it does not. */
+const CLIENT_GRACE_MS = 1_000;
+
+type PostgresConfig = Extract<DataSourceConfig, { type: 'postgres' }>;
+
+/** Where a postgres source connects, and the values its error messages must never show. */
+interface Target {
+  client: pg.ClientConfig;
+  secrets: string[];
+}
+
+/** PostgreSQL time values as ISO text: the shaping layer works on text, never on Date objects. */
+const TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})(?: (\d{2}):(\d{2}):(\d{2})(\.\d+)?)?(?:([+-])(\d{2})(?::?(\d{2}))?(?::?(\d{2}))?)?$/;
+
+/**
+ * A PostgreSQL `timestamp`, `timestamptz` or `date` (ISO DateStyle) as `YYYY-MM-DDTHH:MM:SS.mmmZ`.
+ * A value without an offset (`timestamp`, `date`) is taken as UTC. Values ISO text cannot hold
+ * (`infinity`, BC dates, years past 9999) come back as PostgreSQL wrote them.
+ */
+export function isoTimestamp(text: string): string {
+  const m = TIMESTAMP.exec(text);
+  if (!m) return text;
+  const [, y, mo, d, h = '0', mi = '0', s = '0', fraction = '', sign, oh = '0', om = '0', os = '0'] = m;
+  const date = new Date(0);
+  date.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
+  date.setUTCHours(Number(h), Number(mi), Number(s), Number(fraction.slice(1, 4).padEnd(3, '0')));
+  const offsetSeconds = (Number(oh) * 3600 + Number(om) * 60 + Number(os)) * (sign === '-' ? -1 : 1);
+  return new Date(date.getTime() - offsetSeconds * 1000).toISOString();
+}
+
+const asText = (text: string) => text;
+/** OIDs whose default parsers make Date or interval objects: timestamps, dates, intervals and their arrays. */
+const PARSERS: Record<number, (text: string) => unknown> = {
+  1082: isoTimestamp, // date
+  1114: isoTimestamp, // timestamp
+  1184: isoTimestamp, // timestamptz
+  1186: asText, // interval
+  1182: asText, // date[]
+  1115: asText, // timestamp[]
+  1185: asText, // timestamptz[]
+  1187: asText, // interval[]
+};
+
+/** Set on each client, not globally: pg's global parsers are shared with anything else in the isolate. */
+const types = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    (format ?? 'text') === 'text' && PARSERS[oid]
+      ? PARSERS[oid]
+      : pg.types.getTypeParser(oid, format ?? 'text')) as typeof pg.types.getTypeParser,
+};
+
+const configError = (message: string) => new DataSourceError('CONFIG', message);
+
+/** The connection a deployment's postgres settings describe, refused when they reach a forbidden host. */
+function targetOf(env: Bindings, config: PostgresConfig): Target {
+  if (config.hyperdrive) {
+    const allowed = (env.HYPERDRIVE_BINDINGS ?? '')
+      .split(',')
+      .map((name) => name.trim())
+      .filter(Boolean);
+    const binding = allowed.includes(config.hyperdrive)
+      ? (env as unknown as Record<string, Hyperdrive | undefined>)[config.hyperdrive]
+      : undefined;
+    if (!binding?.connectionString) {
+      throw configError(`CUBEJS_DB_HYPERDRIVE names no Hyperdrive binding this service offers`);
+    }
+    const url = new URL(binding.connectionString);
+    return {
+      client: { connectionString: binding.connectionString },
+      secrets: [url.hostname, decodeURIComponent(url.username), decodeURIComponent(url.password)],
+    };
+  }
+  const { host, user } = config;
+  if (!host) throw configError('CUBEJS_DB_HOST is required for a postgres data source');
+  if (!user) throw configError('CUBEJS_DB_USER is required for a postgres data source');
+  const port = config.port === undefined ? 5432 : /^\d{1,5}$/.test(config.port) ? Number(config.port) : 0;
+  if (port < 1 || port > 65535) throw configError('CUBEJS_DB_PORT must be a port number (1–65535)');
+  const ssl = (config.ssl ?? 'false').toLowerCase();
+  if (ssl !== 'true' && ssl !== 'false') throw configError('CUBEJS_DB_SSL must be true or false');
+  const reason = env.DATA_SOURCES_ALLOW_PRIVATE === '1' ? null : forbiddenHostReason(host);
+  if (reason) {
+    // The host is the tenant's own setting, so naming the rule (not the address) is enough.
+    throw new DataSourceError(
+      'FORBIDDEN_HOST',
+      `CUBEJS_DB_HOST is ${reason}; data sources must be reachable on the public internet`,
+    );
+  }
+  return {
+    client: {
+      host,
+      port,
+      user,
+      password: config.password ?? '',
+      database: config.database ?? user,
+      ssl: ssl === 'true',
+    },
+    secrets: [host, user, config.password ?? '', config.database ?? ''],
+  };
+}
+
+/** `text` with every secret of the target (host, user, password, database) replaced by `…`. */
+function scrub(text: string, secrets: string[]): string {
+  let out = text;
+  for (const secret of secrets) {
+    // Short values would blank ordinary words of the message; they say nothing worth hiding.
+    if (secret.length >= 3) out = out.split(secret).join('…');
+  }
+  return out.replace(/\b\d{1,3}(\.\d{1,3}){3}(:\d+)?\b/g, '…');
+}
+
+const couldNotConnect = (reason: string) =>
+  new DataSourceError('CONNECTION', `Could not connect to the data source: ${reason}`);
+
+/** Any failure of a postgres run as a DataSourceError whose message is safe to show. */
+function toDataSourceError(err: unknown, secrets: string[], timeoutMs: number): DataSourceError {
+  if (err instanceof DataSourceError) return err;
+  const e = (err ?? {}) as { code?: unknown; message?: unknown; severity?: unknown };
+  const code = typeof e.code === 'string' ? e.code : '';
+  const message = String(e.message ?? err);
+  if (code === '57014') return new DataSourceError('TIMEOUT', `The query ran longer than ${timeoutMs} ms`);
+  if (code.startsWith('28')) return couldNotConnect('authentication failed');
+  if (code === '3D000') return couldNotConnect('the database does not exist');
+  if (code.startsWith('08') || code.startsWith('57P') || code === '53300') {
+    return couldNotConnect('the server refused or closed the connection');
+  }
+  // A server error about the tenant's own SQL: its message is the useful part.
+  if (typeof e.severity === 'string' && /^[0-9A-Z]{5}$/.test(code)) {
+    return new DataSourceError('QUERY', scrub(message, secrets));
+  }
+  if (/timeout|timed out/i.test(message)) return couldNotConnect('timed out');
+  if (/refused/i.test(message)) return couldNotConnect('connection refused');
+  if (/tls|ssl|certificate/i.test(message)) return couldNotConnect('the TLS handshake failed');
+  return couldNotConnect('the server could not be reached');
+}
+
+/** Runs the query, keeping at most `maxRows` rows: one more and it stops with TOO_MANY_ROWS. */
+function collect(client: pg.Client, sql: string, params: unknown[], maxRows: number) {
+  return new Promise<Record<string, unknown>[]>((resolve, reject) => {
+    const rows: Record<string, unknown>[] = [];
+    // A 'row' listener stops pg from accumulating rows itself, so memory stays at maxRows rows.
+    const query = new pg.Query({ text: sql, values: params });
+    query.on('row', (row: Record<string, unknown>) => {
+      if (rows.length < maxRows) rows.push(row);
+      else reject(new DataSourceError('TOO_MANY_ROWS', `The query returned more than ${maxRows} rows`));
+    });
+    query.on('error', reject);
+    query.on('end', () => resolve(rows));
+    client.query(query);
+  });
+}
+
+async function run(target: Target, sql: string, params: unknown[], limits: RunLimits) {
+  const timeoutMs = Math.max(1, Math.floor(limits.timeoutMs));
+  const client = new pg.Client({ ...target.client, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types });
+  // After end(), or when the server goes away, pg emits 'error' on the client: without a
+  // listener that is an unhandled rejection in the isolate. Failures reach us through the query.
+  client.on('error', () => {});
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    await client.connect();
+    // SET LOCAL lasts for this read-only transaction only, so a pooled connection (Hyperdrive)
+    // goes back as it came. The timeout is a number we computed, not caller text.
+    await client.query(
+      `BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeoutMs}; SET LOCAL TIME ZONE 'UTC'`,
+    );
+    // The server cancels at timeoutMs; this catches a server or network that stops answering.
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new DataSourceError('TIMEOUT', `The query ran longer than ${timeoutMs} ms`)),
+        timeoutMs + CLIENT_GRACE_MS,
+      );
+    });
+    const rows = await Promise.race([collect(client, sql, params, limits.maxRows), deadline]);
+    return { rows };
+  } catch (err) {
+    throw toDataSourceError(err, target.secrets, timeoutMs);
+  } finally {
+    clearTimeout(timer);
+    // Closing ends the transaction too; the answer need not wait for it.
+    client.end().catch(() => {});
+  }
+}
+
+/**
+ * A PostgreSQL data source: a connection of its own per `run` (a Worker holds at most six at
+ * once), over Workers TCP sockets or through an operator's Hyperdrive binding. Refuses, with
+ * CONFIG or FORBIDDEN_HOST, settings that are incomplete or reach a forbidden host.
+ */
+export function postgresSource(env: Bindings, config: PostgresConfig): DataSource {
+  const target = targetOf(env, config);
+  return { dialect: 'postgres', run: (sql, params, limits) => run(target, sql, params, limits) };
+}

@@ -1,0 +1,179 @@
+import { env } from 'cloudflare:test';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Bindings } from '../../src/core/env';
+import { type DataSourceConfig, DataSourceError, openDataSource } from '../../src/sources/open-data-source';
+
+/**
+ * The postgres adapter against the run's real PostgreSQL server (test/global/postgres.setup.ts).
+ * Fixtures are written with a plain pg client, never through the adapter.
+ */
+const server = JSON.parse(env.TEST_POSTGRES) as {
+  host: string;
+  port: number;
+  database: string;
+  user: string;
+  password: string;
+};
+const config: DataSourceConfig = {
+  type: 'postgres',
+  host: server.host,
+  port: String(server.port),
+  database: server.database,
+  user: server.user,
+  password: server.password,
+};
+const limits = { timeoutMs: 5_000, maxRows: 1_000 };
+const SCHEMA = `sources_pg_${Math.random().toString(36).slice(2, 8)}`;
+
+async function admin(sql: string) {
+  const client = new pg.Client({ ...server });
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+async function failure(promise: Promise<unknown>): Promise<DataSourceError> {
+  try {
+    await promise;
+  } catch (err) {
+    expect(err).toBeInstanceOf(DataSourceError);
+    return err as DataSourceError;
+  }
+  throw new Error('expected the run to fail');
+}
+
+beforeAll(async () => {
+  await admin(`
+    CREATE SCHEMA ${SCHEMA};
+    CREATE TABLE ${SCHEMA}.orders (
+      id integer PRIMARY KEY, city text, amount numeric(10,2), big bigint, ratio double precision,
+      placed_at timestamptz, local_at timestamp, day date, paid boolean);
+    INSERT INTO ${SCHEMA}.orders VALUES
+      (1, 'Zürich', 12.50, 9007199254740993, 0.25, '2024-03-10 12:00:00+00', '2024-03-10 12:00:00.123456', '2024-03-10', true),
+      (2, 'O''Hare', 7.00, -1, 1.5, '2024-03-10 23:30:00-05', '1999-12-31 23:59:59', '1999-12-31', false),
+      (3, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL);`);
+});
+afterAll(() => admin(`DROP SCHEMA ${SCHEMA} CASCADE`));
+
+describe('postgres data source', () => {
+  it('runs SQL with bound parameters: numeric and bigint as strings, timestamps as ISO UTC', async () => {
+    const source = openDataSource(env as Bindings, 1, config);
+    expect(source.dialect).toBe('postgres');
+    const { rows } = await source.run(
+      `SELECT id, city, amount, big, ratio, placed_at, local_at, day, paid FROM ${SCHEMA}.orders WHERE id = ANY($1::int[]) AND (city IS NULL OR city <> $2) ORDER BY id`,
+      [[1, 2, 3], 'nowhere'],
+      limits,
+    );
+    expect(rows).toEqual([
+      {
+        id: 1,
+        city: 'Zürich',
+        amount: '12.50',
+        big: '9007199254740993',
+        ratio: 0.25,
+        placed_at: '2024-03-10T12:00:00.000Z',
+        local_at: '2024-03-10T12:00:00.123Z',
+        day: '2024-03-10T00:00:00.000Z',
+        paid: true,
+      },
+      {
+        id: 2,
+        city: "O'Hare",
+        amount: '7.00',
+        big: '-1',
+        ratio: 1.5,
+        placed_at: '2024-03-11T04:30:00.000Z',
+        local_at: '1999-12-31T23:59:59.000Z',
+        day: '1999-12-31T00:00:00.000Z',
+        paid: false,
+      },
+      {
+        id: 3,
+        city: null,
+        amount: null,
+        big: null,
+        ratio: null,
+        placed_at: null,
+        local_at: null,
+        day: null,
+        paid: null,
+      },
+    ]);
+  });
+
+  it('works in UTC whatever the server or role time zone', async () => {
+    const { rows } = await openDataSource(env as Bindings, 1, config).run(
+      `SELECT current_setting('TimeZone') AS tz, date_trunc('day', placed_at) AS d FROM ${SCHEMA}.orders WHERE id = 2`,
+      [],
+      limits,
+    );
+    expect(rows).toEqual([{ tz: 'UTC', d: '2024-03-11T00:00:00.000Z' }]);
+  });
+
+  it('cancels a query past its time limit: TIMEOUT', async () => {
+    const started = Date.now();
+    const err = await failure(
+      openDataSource(env as Bindings, 1, config).run('SELECT pg_sleep(2)', [], {
+        timeoutMs: 200,
+        maxRows: 10,
+      }),
+    );
+    expect(err.code).toBe('TIMEOUT');
+    expect(Date.now() - started).toBeLessThan(1_500);
+  });
+
+  it('refuses more rows than maxRows: TOO_MANY_ROWS', async () => {
+    const source = openDataSource(env as Bindings, 1, config);
+    const err = await failure(
+      source.run('SELECT g FROM generate_series(1, 50) g', [], { timeoutMs: 5_000, maxRows: 49 }),
+    );
+    expect(err.code).toBe('TOO_MANY_ROWS');
+    const { rows } = await source.run('SELECT g FROM generate_series(1, 50) g', [], {
+      timeoutMs: 5_000,
+      maxRows: 50,
+    });
+    expect(rows).toHaveLength(50);
+  });
+
+  it('answers SQL errors as QUERY with the database message', async () => {
+    const err = await failure(
+      openDataSource(env as Bindings, 1, config).run('SELECT * FROM no_such_table', [], limits),
+    );
+    expect(err.code).toBe('QUERY');
+    expect(err.message).toContain('relation "no_such_table" does not exist');
+  });
+
+  it('runs reads only', async () => {
+    const err = await failure(
+      openDataSource(env as Bindings, 1, config).run(`DELETE FROM ${SCHEMA}.orders`, [], limits),
+    );
+    expect(err.code).toBe('QUERY');
+    expect(err.message).toMatch(/read-only/);
+  });
+
+  it('a wrong password is a CONNECTION error naming neither the password nor the host', async () => {
+    const password = 'wrong-password-7f3a9c';
+    const err = await failure(
+      openDataSource(env as Bindings, 1, { ...config, password }).run('SELECT 1', [], limits),
+    );
+    expect(err.code).toBe('CONNECTION');
+    expect(err.message).toBe('Could not connect to the data source: authentication failed');
+    for (const secret of [password, server.host, server.user, String(server.port)]) {
+      expect(err.message).not.toContain(secret);
+    }
+  });
+
+  it('a closed port is a CONNECTION error without the address', async () => {
+    const err = await failure(
+      openDataSource(env as Bindings, 1, { ...config, port: '1' }).run('SELECT 1', [], limits),
+    );
+    expect(err.code).toBe('CONNECTION');
+    expect(err.message).toMatch(/^Could not connect to the data source: /);
+    expect(err.message).not.toContain(server.host);
+  });
+});
