@@ -95,8 +95,13 @@ export interface NormalizedTimeDimension extends QueryMember {
   dateRange?: [string, string];
 }
 
+/**
+ * Values are canonical text for the member's type: numbers as numeric text, booleans `true` or
+ * `false`, times (and every date operator's values) as UTC instants; `null` only for `equals`
+ * and `notEquals`.
+ */
 export type NormalizedFilter =
-  | { member: QueryMember; operator: FilterOperator; values: string[] }
+  | { member: QueryMember; operator: FilterOperator; values: (string | null)[] }
   | { and: NormalizedFilter[] }
   | { or: NormalizedFilter[] };
 

@@ -1,0 +1,61 @@
+import type { Granularity } from '../model/model.types';
+
+/** How a query converts times to local time: the validated zone and its bound parameter. */
+export interface ZoneContext {
+  /** An IANA zone name `Intl` accepts. */
+  zone: string;
+  /** The placeholder of the zone bound as a parameter (for dialects that take it as a value). */
+  zoneParam: string;
+  /** UTC instants (ms) the converted times are expected to fall in. */
+  span: [number, number];
+}
+
+/**
+ * Everything that differs between the SQL of two databases. The planner writes portable SQL
+ * around these pieces; values reach them as placeholders (see `sql-params.ts`), never as text.
+ */
+export interface Dialect {
+  readonly name: 'postgres' | 'sqlite';
+  quote(identifier: string): string;
+  /** The text of the bound parameter at 1-based `position`. */
+  placeholder(position: number): string;
+  /** Whether a parameter used twice may be bound once (PostgreSQL's numbered `$n`). */
+  readonly reusesParams: boolean;
+
+  /** A time expression as a value comparable with `instantParam` (UTC). */
+  instant(expr: string): string;
+  /** A bound instant (`param` is its placeholder) comparable with `instant`. */
+  instantParam(param: string): string;
+  /** How an ISO-8601 UTC instant is bound. */
+  instantValue(iso: string): unknown;
+  /**
+   * A time expression as local wall-clock text `YYYY-MM-DDTHH:MM:SS.mmm` in the zone, truncated
+   * to the granularity when one is given.
+   */
+  localTime(expr: string, zone: ZoneContext, granularity?: Granularity): string;
+
+  /** `expr` equals one of the values of a list parameter (`listValue`). */
+  inList(expr: string, param: string): string;
+  /** `expr` differs from every value of a list parameter (NULL for a NULL `expr`). */
+  notInList(expr: string, param: string): string;
+  /** How a list of values is bound as one parameter. */
+  listValue(values: unknown[]): unknown;
+  /** `expr` matches, case-insensitively, one of the LIKE patterns of a list parameter. */
+  likeAny(expr: string, param: string): string;
+  /** Null-safe equality. */
+  same(left: string, right: string): string;
+  /** A bound number (or list of numbers) that compares with any numeric type. */
+  numberParam(param: string, list: boolean): string;
+  /** How a boolean is bound. */
+  booleanValue(value: boolean): unknown;
+  /** Text of a number for LIKE and comparisons with text. */
+  asText(expr: string): string;
+}
+
+/** Escapes LIKE wildcards (`%`, `_`) and the escape character itself; patterns use `ESCAPE '\'`. */
+export function escapeLike(text: string): string {
+  return text.replace(/[\\%_]/g, (char) => `\\${char}`);
+}
+
+/** `YYYY-MM-DD"T"HH24:MI:SS.MS` in every dialect: the format Cube answers local times in. */
+export const LOCAL_TIME_FORMAT_EXAMPLE = '2024-03-10T00:00:00.000';

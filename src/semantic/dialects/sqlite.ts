@@ -1,0 +1,87 @@
+import type { Granularity } from '../model/model.types';
+import { offsetTransitions } from '../query/time-zone';
+import type { Dialect, ZoneContext } from './dialect';
+
+/**
+ * SQLite (D1, a Durable Object's storage). Times are ISO-8601 text, with or without an offset
+ * (without: UTC). SQLite has no time zones, so a zone's UTC offsets over the query's span are
+ * computed here and written into the statement as a balanced CASE (a binary search per row);
+ * those literals come from `Intl` for a validated zone name, never from the caller. Lists are one
+ * JSON parameter, because a statement binds at most 100 parameters.
+ */
+const UTC_TEXT = '%Y-%m-%d %H:%M:%f';
+
+export const sqlite: Dialect = {
+  name: 'sqlite',
+  reusesParams: false,
+  quote: (identifier) => `"${identifier.replace(/"/g, '""')}"`,
+  placeholder: () => '?',
+
+  instant: (expr) => `strftime('${UTC_TEXT}', ${expr})`,
+  instantParam: (param) => param,
+  instantValue: (iso) => iso.replace('T', ' ').replace(/Z$/, ''),
+  localTime(expr, zone, granularity) {
+    const utc = `strftime('${UTC_TEXT}', ${expr})`;
+    const offset = offsetSql(zone);
+    const local =
+      offset === undefined
+        ? utc
+        : typeof offset === 'number'
+          ? `(SELECT strftime('${UTC_TEXT}', t, '${offset} minutes') FROM (SELECT ${utc} AS t))`
+          : `(SELECT strftime('${UTC_TEXT}', t, (${offset}) || ' minutes') FROM (SELECT ${utc} AS t))`;
+    return `(SELECT ${truncate('l', granularity)} FROM (SELECT ${local} AS l))`;
+  },
+
+  inList: (expr, param) => `(${expr}) IN (SELECT value FROM json_each(${param}))`,
+  notInList: (expr, param) => `(${expr}) NOT IN (SELECT value FROM json_each(${param}))`,
+  listValue: (values) => JSON.stringify(values),
+  likeAny: (expr, param) =>
+    `EXISTS (SELECT 1 FROM json_each(${param}) WHERE lower(${expr}) LIKE lower(value) ESCAPE '\\')`,
+  same: (left, right) => `${left} IS ${right}`,
+  numberParam: (param) => param,
+  booleanValue: (value) => (value ? 1 : 0),
+  asText: (expr) => `CAST(${expr} AS TEXT)`,
+};
+
+/** Local text `l` (`YYYY-MM-DD HH:MM:SS.SSS`) truncated and in Cube's `T` format. */
+function truncate(l: string, granularity: Granularity | undefined): string {
+  switch (granularity) {
+    case undefined:
+      return `strftime('%Y-%m-%dT%H:%M:%f', ${l})`;
+    case 'second':
+      return `strftime('%Y-%m-%dT%H:%M:%S.000', ${l})`;
+    case 'minute':
+      return `strftime('%Y-%m-%dT%H:%M:00.000', ${l})`;
+    case 'hour':
+      return `strftime('%Y-%m-%dT%H:00:00.000', ${l})`;
+    case 'day':
+      return `strftime('%Y-%m-%dT00:00:00.000', ${l})`;
+    case 'week':
+      // `weekday 0` moves forward to Sunday (or stays), six days back is that week's Monday.
+      return `strftime('%Y-%m-%dT00:00:00.000', ${l}, 'weekday 0', '-6 days')`;
+    case 'month':
+      return `strftime('%Y-%m-01T00:00:00.000', ${l})`;
+    case 'quarter':
+      return `(strftime('%Y-', ${l}) || printf('%02d', (CAST(strftime('%m', ${l}) AS INTEGER) - 1) / 3 * 3 + 1) || '-01T00:00:00.000')`;
+    case 'year':
+      return `strftime('%Y-01-01T00:00:00.000', ${l})`;
+  }
+}
+
+/**
+ * The zone's offset in minutes for the UTC text `t`: nothing for UTC, a number for a zone
+ * without changes over the span, else a balanced CASE over the span's transitions.
+ */
+function offsetSql(zone: ZoneContext): string | number | undefined {
+  const { initial, transitions } = offsetTransitions(zone.zone, zone.span[0], zone.span[1]);
+  if (transitions.length === 0) return initial === 0 ? undefined : initial;
+  const bounds = transitions.map((transition) => `'${new Date(transition.at).toISOString().replace('T', ' ').replace('Z', '')}'`);
+  const offsets = [initial, ...transitions.map((transition) => transition.offsetMinutes)];
+  // offsets[i] holds from bounds[i - 1] (inclusive) to bounds[i] (exclusive).
+  const search = (low: number, high: number): string => {
+    if (low === high) return String(offsets[low]);
+    const middle = Math.floor((low + high) / 2);
+    return `CASE WHEN t < ${bounds[middle]} THEN ${search(low, middle)} ELSE ${search(middle + 1, high)} END`;
+  };
+  return search(0, transitions.length);
+}

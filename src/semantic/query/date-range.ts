@@ -1,0 +1,200 @@
+import { QueryError } from './query-error';
+import { type LocalTime, localToMs, msToLocal, utcToZoned, zonedTimeToUtc } from './time-zone';
+
+/**
+ * Date ranges as Cube's API gateway reads them, resolved to inclusive UTC instants in the
+ * query's time zone: absolute `[from, to]` and relative expressions (`today`, `last month`,
+ * `last 7 days`, `from 3 days ago to now`, …). Weeks start on Monday.
+ */
+
+const UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'] as const;
+type Unit = (typeof UNITS)[number];
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+
+/** Inclusive bounds, as UTC instants (ms). */
+export type Instants = [number, number];
+
+export function toIso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+/** Resolves a time dimension's `dateRange` (or an `inDateRange` pair) to inclusive UTC bounds. */
+export function resolveDateRange(range: string | [string, string], zone: string, now: Date): [string, string] {
+  if (Array.isArray(range)) {
+    const [from, to] = range;
+    return [toIso(pointOf(from, zone, now, 'start', range)), toIso(pointOf(to, zone, now, 'end', range))];
+  }
+  const [from, to] = relativeRange(range, zone, now.getTime());
+  return [toIso(from), toIso(to)];
+}
+
+/**
+ * The first (`start`) or last (`end`) instant a date or timestamp stands for: a date is the
+ * whole local day; a timestamp without offset is local; with `Z` or an offset, absolute.
+ */
+export function boundOf(value: string, zone: string, side: 'start' | 'end'): string {
+  const ms = absolutePoint(value.trim(), zone, side);
+  if (ms === undefined) throw new QueryError(`Can't parse date: ${value}`);
+  return toIso(ms);
+}
+
+function pointOf(value: string, zone: string, now: Date, side: 'start' | 'end', whole: unknown): number {
+  const text = typeof value === 'string' ? value.trim() : '';
+  const ms = absolutePoint(text, zone, side) ?? relativePoint(text.toLowerCase(), zone, now.getTime(), side);
+  if (ms === undefined) throw new QueryError(`Can't parse date range: ${JSON.stringify(whole)}`);
+  return ms;
+}
+
+function absolutePoint(text: string, zone: string, side: 'start' | 'end'): number | undefined {
+  const date = DATE.exec(text);
+  if (date) {
+    const day = validLocal(Number(date[1]), Number(date[2]), Number(date[3]), 0, 0, 0, 0);
+    if (!day) return undefined;
+    return side === 'start' ? zonedTimeToUtc(day, zone) : endOf(day, 'day', zone);
+  }
+  const stamp = TIMESTAMP.exec(text);
+  if (!stamp) return undefined;
+  const millisecond = stamp[7] ? Number(stamp[7].slice(0, 3).padEnd(3, '0')) : 0;
+  const local = validLocal(
+    Number(stamp[1]),
+    Number(stamp[2]),
+    Number(stamp[3]),
+    Number(stamp[4]),
+    Number(stamp[5]),
+    Number(stamp[6] ?? 0),
+    millisecond,
+  );
+  if (!local) return undefined;
+  const zoneText = stamp[8];
+  if (!zoneText) return zonedTimeToUtc(local, zone);
+  if (zoneText.toUpperCase() === 'Z') return localToMs(local);
+  const sign = zoneText.startsWith('-') ? -1 : 1;
+  const digits = zoneText.slice(1).replace(':', '');
+  const offset = sign * (Number(digits.slice(0, 2)) * 60 + Number(digits.slice(2)));
+  return localToMs(local) - offset * 60_000;
+}
+
+function validLocal(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  millisecond: number,
+): LocalTime | undefined {
+  const local = { year, month, day, hour, minute, second, millisecond };
+  const back = msToLocal(localToMs(local));
+  const same = back.year === year && back.month === month && back.day === day;
+  return same && hour < 24 && minute < 60 && second < 60 ? local : undefined;
+}
+
+/** `now`, `today`, `N days ago`, `N days from now`, … inside `from … to …`. */
+function relativePoint(text: string, zone: string, now: number, side: 'start' | 'end'): number | undefined {
+  if (text === 'now') return now;
+  const day = { today: 0, yesterday: -1, tomorrow: 1 }[text];
+  if (day !== undefined) {
+    const start = addUnits(startOf(utcToZoned(now, zone), 'day'), 'day', day);
+    return side === 'start' ? zonedTimeToUtc(start, zone) : endOf(start, 'day', zone);
+  }
+  const match = /^(\d+)\s+([a-z]+?)s?\s+(ago|from now)$/.exec(text);
+  const unit = match && unitOf(match[2] ?? '');
+  if (!match || !unit) return undefined;
+  const count = Number(match[1]) * (match[3] === 'ago' ? -1 : 1);
+  if (unit === 'second' || unit === 'minute' || unit === 'hour') return now + count * UNIT_MS[unit];
+  return zonedTimeToUtc(addUnits(utcToZoned(now, zone), unit, count), zone);
+}
+
+const UNIT_MS = { second: 1000, minute: 60_000, hour: 3_600_000 } as const;
+
+function unitOf(word: string): Unit | undefined {
+  return UNITS.find((unit) => unit === word);
+}
+
+function relativeRange(text: string, zone: string, now: number): Instants {
+  const phrase = text.trim().toLowerCase().replace(/\s+/g, ' ');
+  const today = utcToZoned(now, zone);
+  const span = (unit: Unit, fromUnits: number, toUnits: number): Instants => {
+    const base = startOf(today, unit);
+    return [zonedTimeToUtc(addUnits(base, unit, fromUnits), zone), endOf(addUnits(base, unit, toUnits), unit, zone)];
+  };
+  const day = { today: 0, yesterday: -1, tomorrow: 1 }[phrase];
+  if (day !== undefined) return span('day', day, day);
+
+  const single = /^(this|last|next) ([a-z]+)$/.exec(phrase);
+  const singleUnit = single && unitOf(single[2] ?? '');
+  if (single && singleUnit) {
+    const shift = single[1] === 'last' ? -1 : single[1] === 'next' ? 1 : 0;
+    return span(singleUnit, shift, shift);
+  }
+
+  // Cube: the N whole units before the current one (`last 7 days` ends yesterday), or after it.
+  const many = /^(last|next) (\d+) ([a-z]+?)s?$/.exec(phrase);
+  const manyUnit = many && unitOf(many[3] ?? '');
+  if (many && manyUnit) {
+    const count = Number(many[2]);
+    if (count < 1) throw new QueryError(`Can't parse date range: ${text}`);
+    return many[1] === 'last' ? span(manyUnit, -count, -1) : span(manyUnit, 1, count);
+  }
+
+  const fromTo = /^from (.+) to (.+)$/.exec(phrase);
+  if (fromTo) {
+    const from = absolutePoint(fromTo[1] ?? '', zone, 'start') ?? relativePoint(fromTo[1] ?? '', zone, now, 'start');
+    const to = absolutePoint(fromTo[2] ?? '', zone, 'end') ?? relativePoint(fromTo[2] ?? '', zone, now, 'end');
+    if (from !== undefined && to !== undefined) return [from, to];
+  }
+
+  // A single date or timestamp stands for itself (a date: the whole day).
+  const start = absolutePoint(phrase, zone, 'start');
+  const end = absolutePoint(phrase, zone, 'end');
+  if (start !== undefined && end !== undefined) return [start, end];
+  throw new QueryError(`Can't parse date range: ${text}`);
+}
+
+/** The wall-clock start of the unit holding `local`. */
+export function startOf(local: LocalTime, unit: Unit): LocalTime {
+  const result = { ...local, millisecond: 0 };
+  if (unit === 'second') return result;
+  result.second = 0;
+  if (unit === 'minute') return result;
+  result.minute = 0;
+  if (unit === 'hour') return result;
+  result.hour = 0;
+  if (unit === 'day') return result;
+  if (unit === 'week') {
+    const weekday = (new Date(localToMs(result)).getUTCDay() + 6) % 7; // Monday 0
+    return addUnits(result, 'day', -weekday);
+  }
+  result.day = 1;
+  if (unit === 'month') return result;
+  if (unit === 'quarter') return { ...result, month: Math.floor((result.month - 1) / 3) * 3 + 1 };
+  return { ...result, month: 1 };
+}
+
+/** Calendar arithmetic on wall-clock times (months keep the day, clamped to the month's end). */
+export function addUnits(local: LocalTime, unit: Unit, count: number): LocalTime {
+  switch (unit) {
+    case 'second':
+    case 'minute':
+    case 'hour':
+      return msToLocal(localToMs(local) + count * UNIT_MS[unit]);
+    case 'day':
+    case 'week':
+      return msToLocal(localToMs(local) + count * (unit === 'week' ? 7 : 1) * 86_400_000);
+    default: {
+      const months = count * (unit === 'year' ? 12 : unit === 'quarter' ? 3 : 1);
+      const index = local.year * 12 + (local.month - 1) + months;
+      const year = Math.floor(index / 12);
+      const month = index - year * 12 + 1;
+      const lastDay = msToLocal(localToMs({ ...local, year, month: month + 1, day: 0 })).day;
+      return { ...local, year, month, day: Math.min(local.day, lastDay) };
+    }
+  }
+}
+
+/** The last instant (ms) of the unit starting at the wall-clock time `start`. */
+function endOf(start: LocalTime, unit: Unit, zone: string): number {
+  return zonedTimeToUtc(addUnits(startOf(start, unit), unit, 1), zone) - 1;
+}

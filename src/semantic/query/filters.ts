@@ -1,0 +1,117 @@
+import { type Dialect, escapeLike } from '../dialects/dialect';
+import type { DimensionType } from '../model/model.types';
+import type { NormalizedFilter, QueryMember } from './query.types';
+import type { SqlParams } from './sql-params';
+
+/** The SQL a filter applies to and the type its values are bound as. */
+export interface FilterTarget {
+  sql: string;
+  type: DimensionType;
+}
+
+export interface FilterContext {
+  dialect: Dialect;
+  params: SqlParams;
+  target(member: QueryMember): FilterTarget;
+}
+
+/**
+ * A filter as a SQL condition, every value a bound parameter. Cube's semantics: `contains` and
+ * its kin are case-insensitive; the negative operators (`notEquals`, `notContains`, …) keep rows
+ * where the member is NULL; several values of a positive operator are ORed, of a negative ANDed.
+ */
+export function filterSql(filter: NormalizedFilter, context: FilterContext): string {
+  if ('and' in filter) return junction(filter.and, ' AND ', '1 = 1', context);
+  if ('or' in filter) return junction(filter.or, ' OR ', '1 = 0', context);
+  const { dialect, params } = context;
+  const target = context.target(filter.member);
+  const isTime = target.type === 'time';
+  const expr = isTime ? dialect.instant(target.sql) : `(${target.sql})`;
+  const one = (value: string) => {
+    if (isTime) return dialect.instantParam(params.add(dialect.instantValue(value)));
+    if (target.type === 'number') return dialect.numberParam(params.add(Number(value)), false);
+    if (target.type === 'boolean') return params.add(dialect.booleanValue(value === 'true'));
+    return params.add(value);
+  };
+  const list = (values: string[]) => {
+    if (isTime) return params.add(dialect.listValue(values.map((value) => dialect.instantValue(value))));
+    if (target.type === 'number') return dialect.numberParam(params.add(dialect.listValue(values.map(Number))), true);
+    if (target.type === 'boolean') {
+      return params.add(dialect.listValue(values.map((value) => dialect.booleanValue(value === 'true'))));
+    }
+    return params.add(dialect.listValue(values));
+  };
+  const present = filter.values.filter((value): value is string => value !== null);
+  const hasNull = present.length < filter.values.length;
+  const first = present[0] ?? '';
+
+  switch (filter.operator) {
+    case 'equals': {
+      const parts: string[] = [];
+      if (present.length === 1) parts.push(`${expr} = ${one(first)}`);
+      if (present.length > 1) parts.push(dialect.inList(expr, list(present)));
+      if (hasNull) parts.push(`${expr} IS NULL`);
+      return `(${parts.join(' OR ')})`;
+    }
+    case 'notEquals': {
+      const differs =
+        present.length === 0
+          ? undefined
+          : present.length === 1
+            ? `${expr} <> ${one(first)}`
+            : dialect.notInList(expr, list(present));
+      if (hasNull) return differs ? `(${expr} IS NOT NULL AND ${differs})` : `(${expr} IS NOT NULL)`;
+      return `(${differs} OR ${expr} IS NULL)`;
+    }
+    case 'contains':
+    case 'notContains':
+    case 'startsWith':
+    case 'notStartsWith':
+    case 'endsWith':
+    case 'notEndsWith': {
+      const kind = filter.operator.replace(/^not/, '').toLowerCase();
+      const patterns = present.map((value) => {
+        const escaped = escapeLike(value);
+        return kind === 'contains' ? `%${escaped}%` : kind === 'startswith' ? `${escaped}%` : `%${escaped}`;
+      });
+      const matches = dialect.likeAny(target.sql, params.add(dialect.listValue(patterns)));
+      return filter.operator.startsWith('not') ? `(NOT ${matches} OR ${expr} IS NULL)` : `(${matches})`;
+    }
+    case 'gt':
+      return `(${expr} > ${one(first)})`;
+    case 'gte':
+      return `(${expr} >= ${one(first)})`;
+    case 'lt':
+      return `(${expr} < ${one(first)})`;
+    case 'lte':
+      return `(${expr} <= ${one(first)})`;
+    case 'set':
+      return `(${expr} IS NOT NULL)`;
+    case 'notSet':
+      return `(${expr} IS NULL)`;
+    case 'inDateRange':
+      return `(${expr} >= ${one(first)} AND ${expr} <= ${one(present[1] ?? '')})`;
+    case 'notInDateRange':
+      return `(${expr} < ${one(first)} OR ${expr} > ${one(present[1] ?? '')})`;
+    case 'beforeDate':
+      return `(${expr} < ${one(first)})`;
+    case 'beforeOrOnDate':
+      return `(${expr} <= ${one(first)})`;
+    case 'afterDate':
+      return `(${expr} > ${one(first)})`;
+    case 'afterOrOnDate':
+      return `(${expr} >= ${one(first)})`;
+  }
+}
+
+function junction(children: NormalizedFilter[], separator: string, empty: string, context: FilterContext): string {
+  if (children.length === 0) return empty;
+  return `(${children.map((child) => filterSql(child, context)).join(separator)})`;
+}
+
+/** Whether a filter (or any filter inside it) tests a measure, by the test given. */
+export function filterMembers(filter: NormalizedFilter): QueryMember[] {
+  if ('and' in filter) return filter.and.flatMap(filterMembers);
+  if ('or' in filter) return filter.or.flatMap(filterMembers);
+  return [filter.member];
+}

@@ -1,0 +1,329 @@
+import type { Dialect, ZoneContext } from '../dialects/dialect';
+import type { CompiledModel, Granularity, Measure } from '../model/model.types';
+import { type FilterTarget, filterMembers, filterSql } from './filters';
+import { findJoinTree, type JoinTree, multipliedCubes } from './join-tree';
+import { MemberSql } from './member-sql';
+import { type CubeMember, cubeMemberOf } from './members';
+import { QueryError } from './query-error';
+import type { CompiledSql, NormalizedFilter, NormalizedQuery, QueryMember } from './query.types';
+import { SqlParams } from './sql-params';
+
+/** One column of a compiled query's rows: its SQL alias and the member it answers. */
+export interface ResultColumn {
+  alias: string;
+  member: string;
+  kind: 'measure' | 'dimension' | 'timeDimension';
+  /** The dimension's type, or the measure's (`count`, `sum`, …, `number`). */
+  type: string;
+  granularity?: Granularity;
+}
+
+/** SQL for one dialect, its parameters, how to read its rows, and the total-rows count. */
+export interface CompiledQuery extends CompiledSql {
+  columns: ResultColumn[];
+  /** When the query asks for `total`: the number of rows it answers without limit and offset. */
+  totalSql?: CompiledSql;
+}
+
+/** A leaf (aggregated) measure the query needs, directly or through a `number` measure. */
+interface Leaf {
+  alias: string;
+  cube: string;
+  measure: Measure;
+  input?: string;
+  condition?: string;
+  /** 0: aggregated over the joined rows; otherwise the group of its multiplied cube. */
+  group: number;
+}
+
+/** Default span of SQLite's zone conversion when the query gives no date range to bound it. */
+const DEFAULT_SPAN: [number, number] = [Date.UTC(1990, 0, 1), Date.UTC(2050, 0, 1)];
+const LEAF_MARK = '\u0001';
+/** Measures that a repeated row would count twice; min, max and count_distinct are immune. */
+const ADDITIVE = new Set(['count', 'sum', 'avg']);
+
+/**
+ * Plans a normalized query as SQL for one dialect. Cubes are joined along the join tree with
+ * LEFT JOINs from its root. Measures of cubes the tree multiplies (see `multipliedCubes`) are
+ * aggregated the way Cube does: over the distinct primary keys the joined, filtered rows reach
+ * (a keys subquery joined back to the cube's own rows), per combination of dimensions; other
+ * measures aggregate over the joined rows. The groups meet on the dimension columns with
+ * null-safe equality, `number` measures are computed from them, and measure filters apply
+ * after aggregation.
+ *
+ * `extraFilters` (row-level security) are ANDed into the WHERE of every group. An `ungrouped`
+ * query selects row values without aggregation (no primary keys are required, unlike Cube).
+ */
+export function compileQuery(
+  model: CompiledModel,
+  query: NormalizedQuery,
+  dialect: Dialect,
+  options: { extraFilters?: NormalizedFilter[] } = {},
+): CompiledQuery {
+  const params = new SqlParams();
+  const sqlOf = new MemberSql(model, dialect);
+  const timeColumn = query.dimensions.some((member) => dimensionOf(model, member).dimension.type === 'time');
+  const span = timeColumn ? DEFAULT_SPAN : spanOf(query);
+  const zone: ZoneContext = { zone: query.timezone, zoneParam: params.add(query.timezone), span };
+  const allFilters = [...query.filters, ...(options.extraFilters ?? [])];
+  const queried = [...query.measures, ...query.dimensions, ...query.timeDimensions, ...query.segments];
+  for (const member of [...queried, ...allFilters.flatMap(filterMembers)]) sqlOf.cubes.add(lookup(model, member).cube.name);
+
+  // Dimension columns: dimensions, then time dimensions with a granularity.
+  const dimensions = [
+    ...query.dimensions.map((member) => {
+      const dimension = dimensionOf(model, member);
+      const sql = sqlOf.dimension(dimension.cube.name, shortName(dimension));
+      const isTime = dimension.dimension.type === 'time';
+      return {
+        member: member.name,
+        kind: 'dimension' as const,
+        type: dimension.dimension.type,
+        expr: isTime ? dialect.localTime(sql, zone) : sql,
+      };
+    }),
+    ...query.timeDimensions.flatMap((member) => {
+      if (!member.granularity) return [];
+      const dimension = dimensionOf(model, member);
+      const sql = sqlOf.dimension(dimension.cube.name, shortName(dimension));
+      return [
+        {
+          member: member.name,
+          kind: 'timeDimension' as const,
+          type: 'time',
+          granularity: member.granularity,
+          expr: dialect.localTime(sql, zone, member.granularity),
+        },
+      ];
+    }),
+  ];
+
+  // Measures: leaves are aggregated in a group; `number` measures combine them afterwards.
+  const leaves = new Map<string, Leaf>();
+  const leafMarker = (cube: string, measure: Measure): string => {
+    const key = `${cube}.${measure.shortName}`;
+    let leaf = leaves.get(key);
+    if (!leaf) {
+      if (measure.type === 'count_distinct' && measure.sql === undefined) {
+        throw new QueryError(`Measure ${key} of type count_distinct needs sql`);
+      }
+      leaf = {
+        alias: `m${leaves.size}`,
+        cube,
+        measure,
+        input: sqlOf.measureInput(cube, measure),
+        condition: sqlOf.measureCondition(cube, measure),
+        group: 0,
+      };
+      leaves.set(key, leaf);
+    }
+    return `${LEAF_MARK}${leaf.alias}${LEAF_MARK}`;
+  };
+  const measureSql = (cube: string, measure: Measure): string =>
+    measure.type === 'number' ? sqlOf.numberMeasure(cube, measure, measureSql) : leafMarker(cube, measure);
+  const measures = query.measures.map((member) => {
+    const found = lookup(model, member);
+    if (found.kind !== 'measure') throw new QueryError(`Not a measure: ${member.name}`);
+    return {
+      member: member.name,
+      kind: 'measure' as const,
+      type: found.measure.type,
+      expr: measureSql(found.cube.name, found.measure),
+    };
+  });
+
+  const target = (member: QueryMember): FilterTarget => {
+    const found = lookup(model, member);
+    if (found.kind === 'measure') return { sql: measureSql(found.cube.name, found.measure), type: 'number' };
+    if (found.kind === 'dimension') {
+      return { sql: sqlOf.dimension(found.cube.name, shortName(found)), type: found.dimension.type };
+    }
+    throw new QueryError(`A segment cannot be filtered: ${member.name}`);
+  };
+  const context = { dialect, params, target };
+  const rowConditions: string[] = [];
+  const aggregateConditions: string[] = [];
+  for (const filter of allFilters.flatMap(conjuncts)) {
+    const kinds = new Set(filterMembers(filter).map((member) => lookup(model, member).kind));
+    if (kinds.has('measure') && kinds.size > 1) {
+      throw new QueryError('A filter cannot combine measures and dimensions in one `or`');
+    }
+    (kinds.has('measure') ? aggregateConditions : rowConditions).push(filterSql(filter, context));
+  }
+  for (const member of query.segments) {
+    const found = lookup(model, member);
+    rowConditions.push(`(${sqlOf.segment(found.cube.name, shortName(found))})`);
+  }
+  for (const member of query.timeDimensions) {
+    if (!member.dateRange) continue;
+    rowConditions.push(filterSql({ member, operator: 'inDateRange', values: member.dateRange }, context));
+  }
+
+  const tree = findJoinTree(model, [...sqlOf.cubes], query.joinHints);
+  const from = fromClause(tree, sqlOf);
+  const where = rowConditions.length > 0 ? ` WHERE ${rowConditions.join(' AND ')}` : '';
+
+  const columns: ResultColumn[] = [...dimensions, ...measures].map((column, index) => ({
+    alias: `c${index}`,
+    member: column.member,
+    kind: column.kind,
+    type: column.type,
+    ...('granularity' in column ? { granularity: column.granularity } : {}),
+  }));
+  let body: string;
+  if (query.ungrouped) {
+    const select = [...dimensions, ...measures].map((column, index) => `${column.expr} AS c${index}`);
+    const conditions = [...rowConditions, ...aggregateConditions];
+    const filtered = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
+    body = `SELECT ${select.join(', ')} FROM ${from}${filtered}`;
+    body = replaceLeaves(body, leaves, (leaf) => rowValue(leaf));
+  } else {
+    body = groupedBody(tree, sqlOf, dialect, from, where, dimensions, measures, aggregateConditions, leaves);
+  }
+
+  const order = query.order.map(({ member, desc }) => {
+    const column = columns.find((candidate) => candidate.member === member);
+    if (!column) throw new QueryError(`Order member is not in the query: ${member}`);
+    return `${column.alias} ${desc ? 'DESC NULLS FIRST' : 'ASC NULLS LAST'}`;
+  });
+  const ordered = order.length > 0 ? ` ORDER BY ${order.join(', ')}` : '';
+  const paged = `${body}${ordered} LIMIT ${params.add(query.limit)} OFFSET ${params.add(query.offset)}`;
+  const compiled: CompiledQuery = { ...params.finish(paged, dialect), columns };
+  if (query.total) {
+    compiled.totalSql = params.finish(`SELECT count(*) AS total FROM (${body}) AS counted`, dialect);
+  }
+  return compiled;
+}
+
+function groupedBody(
+  tree: JoinTree,
+  sqlOf: MemberSql,
+  dialect: Dialect,
+  from: string,
+  where: string,
+  dimensions: { expr: string }[],
+  measures: { expr: string }[],
+  aggregateConditions: string[],
+  leaves: Map<string, Leaf>,
+): string {
+  const multiplied = multipliedCubes(tree);
+  const groups: string[] = [];
+  for (const leaf of leaves.values()) {
+    if (!multiplied.has(leaf.cube) || !ADDITIVE.has(leaf.measure.type)) continue;
+    if (!groups.includes(leaf.cube)) groups.push(leaf.cube);
+    leaf.group = groups.indexOf(leaf.cube) + 1;
+  }
+  const inGroup = (group: number) => [...leaves.values()].filter((leaf) => leaf.group === group);
+  const dimensionSelect = dimensions.map((dimension, index) => `${dimension.expr} AS d${index}`);
+  const groupBy = dimensions.length > 0 ? ` GROUP BY ${dimensions.map((_, index) => index + 1).join(', ')}` : '';
+
+  // Group 0 holds every combination of dimensions the filtered rows have, so the others join to it.
+  const direct = [...dimensionSelect, ...inGroup(0).map((leaf) => `${aggregate(leaf)} AS ${leaf.alias}`)];
+  if (direct.length === 0) direct.push('count(*) AS n');
+  let joined = `(SELECT ${direct.join(', ')} FROM ${from}${where}${groupBy}) AS q0`;
+
+  groups.forEach((cubeName, index) => {
+    const group = index + 1;
+    const cube = sqlOf.cube(cubeName);
+    const keys = Object.entries(cube.dimensions).filter(([, dimension]) => dimension.primaryKey);
+    if (keys.length === 0) {
+      throw new QueryError(`Cube ${cubeName} needs a primary key: its measures are multiplied by a join`);
+    }
+    const keySelect = keys.map(([name], key) => `${sqlOf.dimension(cubeName, name)} AS k${key}`);
+    const keyRows = `SELECT DISTINCT ${[...dimensionSelect, ...keySelect].join(', ')} FROM ${from}${where}`;
+    const keyJoin = keys.map(([name], key) => `ks.k${key} = ${sqlOf.dimension(cubeName, name)}`).join(' AND ');
+    const select = [
+      ...dimensions.map((_, position) => `ks.d${position}`),
+      ...inGroup(group).map((leaf) => `${aggregate(leaf)} AS ${leaf.alias}`),
+    ];
+    const sub = `SELECT ${select.join(', ')} FROM (${keyRows}) AS ks INNER JOIN ${sqlOf.source(cubeName)} ON ${keyJoin}${groupBy}`;
+    const on =
+      dimensions.length > 0
+        ? dimensions.map((_, position) => dialect.same(`q0.d${position}`, `q${group}.d${position}`)).join(' AND ')
+        : '1 = 1';
+    joined += ` LEFT JOIN (${sub}) AS q${group} ON ${on}`;
+  });
+
+  const select = [
+    ...dimensions.map((_, index) => `q0.d${index} AS c${index}`),
+    ...measures.map((measure, index) => `${measure.expr} AS c${dimensions.length + index}`),
+  ];
+  const having = aggregateConditions.length > 0 ? ` WHERE ${aggregateConditions.join(' AND ')}` : '';
+  const body = `SELECT ${select.join(', ')} FROM ${joined}${having}`;
+  return replaceLeaves(body, leaves, (leaf) => {
+    const column = `q${leaf.group}.${leaf.alias}`;
+    // A combination of dimensions a multiplied cube has no rows for counts none.
+    const counts = leaf.measure.type === 'count';
+    return leaf.group > 0 && counts ? `COALESCE(${column}, 0)` : column;
+  });
+}
+
+function replaceLeaves(sql: string, leaves: Map<string, Leaf>, render: (leaf: Leaf) => string): string {
+  const byAlias = new Map([...leaves.values()].map((leaf) => [leaf.alias, leaf]));
+  return sql.replace(/\u0001(m\d+)\u0001/g, (_, alias: string) => render(byAlias.get(alias) as Leaf));
+}
+
+/** The aggregate of a leaf measure, its `filters` as a CASE inside the aggregate. */
+function aggregate(leaf: Leaf): string {
+  const { input, condition } = leaf;
+  const only = (value: string) => (condition ? `CASE WHEN ${condition} THEN ${value} END` : value);
+  switch (leaf.measure.type) {
+    case 'count':
+      if (input === undefined) return condition ? `count(CASE WHEN ${condition} THEN 1 END)` : 'count(*)';
+      return `count(${only(input)})`;
+    case 'count_distinct':
+      return `count(DISTINCT ${only(input ?? 'NULL')})`;
+    default:
+      return `${leaf.measure.type}(${only(input ?? 'NULL')})`;
+  }
+}
+
+/** A leaf measure's value on one row, for ungrouped queries. */
+function rowValue(leaf: Leaf): string {
+  const { input, condition } = leaf;
+  const value = input ?? '1';
+  return condition ? `CASE WHEN ${condition} THEN ${value} END` : value;
+}
+
+function fromClause(tree: JoinTree, sqlOf: MemberSql): string {
+  let from = sqlOf.source(tree.root);
+  for (const edge of tree.edges) {
+    from += ` LEFT JOIN ${sqlOf.source(edge.child)} ON ${sqlOf.joinCondition(edge.declaredOn, edge.join)}`;
+  }
+  return from;
+}
+
+/** ANDed filters as separate conditions, so measure and dimension filters can be told apart. */
+function conjuncts(filter: NormalizedFilter): NormalizedFilter[] {
+  return 'and' in filter ? filter.and.flatMap(conjuncts) : [filter];
+}
+
+function lookup(model: CompiledModel, member: QueryMember): CubeMember {
+  const found = cubeMemberOf(model, member.target);
+  if (!found) throw new QueryError(`Unknown member: ${member.name}`);
+  return found;
+}
+
+function dimensionOf(model: CompiledModel, member: QueryMember): Extract<CubeMember, { kind: 'dimension' }> {
+  const found = lookup(model, member);
+  if (found.kind !== 'dimension') throw new QueryError(`Not a dimension: ${member.name}`);
+  return found;
+}
+
+function shortName(member: CubeMember): string {
+  return member.name.slice(member.cube.name.length + 1);
+}
+
+/**
+ * The instants a query's local times fall in, for SQLite's offset table: the union of the date
+ * ranges when every time dimension with a granularity has one, else a fixed span.
+ */
+function spanOf(query: NormalizedQuery): [number, number] {
+  const granular = query.timeDimensions.filter((member) => member.granularity);
+  const ranges = granular.map((member) => member.dateRange);
+  if (granular.length === 0 || ranges.some((range) => !range)) return DEFAULT_SPAN;
+  const day = 86_400_000;
+  const starts = ranges.map((range) => Date.parse((range as [string, string])[0]));
+  const ends = ranges.map((range) => Date.parse((range as [string, string])[1]));
+  return [Math.min(...starts) - day, Math.max(...ends) + day];
+}

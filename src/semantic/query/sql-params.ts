@@ -1,0 +1,33 @@
+import type { Dialect } from '../dialects/dialect';
+import type { CompiledSql } from './query.types';
+
+const MARK = '\u0000';
+const MARKER = /\u0000(\d+)\u0000/g;
+
+/**
+ * Bound values collected while SQL is assembled out of order. `add` returns a marker that stands
+ * for the value in SQL text; `finish` numbers the markers in the order they appear in the final
+ * text, so `?` dialects bind in the right order and `$n` dialects bind a repeated value once.
+ */
+export class SqlParams {
+  private readonly values: unknown[] = [];
+
+  add(value: unknown): string {
+    this.values.push(value);
+    return `${MARK}${this.values.length - 1}${MARK}`;
+  }
+
+  finish(sql: string, dialect: Dialect): CompiledSql {
+    const params: unknown[] = [];
+    const positions = new Map<number, number>();
+    const text = sql.replace(MARKER, (_, index: string) => {
+      const key = Number(index);
+      const known = dialect.reusesParams ? positions.get(key) : undefined;
+      if (known !== undefined) return dialect.placeholder(known);
+      params.push(this.values[key]);
+      positions.set(key, params.length);
+      return dialect.placeholder(params.length);
+    });
+    return { sql: text, params };
+  }
+}
