@@ -5,19 +5,22 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { csvChunks, demoModel, demoTables } from './demo-data.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
 const HELP = `Usage: npm run -s seed [-- --url <base URL>] [-- --token <ADMIN_TOKEN>]
 
 Provisions a demo account on a running edgeboard (npm start): an enterprise account with its
-admin user, an access token and an API key, a deployment, and a published dashboard. Prints
-shell export lines, so that
+admin user, an access token and an API key, a deployment whose embedded store holds the demo
+shop (customers, products, 40,000 orders and their items) with its data model built, a Cube API
+token for it, and a published dashboard. Prints shell export lines, so that
 
   eval "$(npm run -s seed)"
 
 sets the variables the README and docs/ use: BASE_URL, ADMIN_TOKEN, ACCOUNT_ID, USER_ID,
-ACCESS_TOKEN, API_KEY, DEPLOYMENT_ID, WORKBOOK_ID, PUBLIC_ID. Each run creates a new account.
+ACCESS_TOKEN, API_KEY, DEPLOYMENT_ID, CUBE_API_TOKEN, WORKBOOK_ID, PUBLIC_ID. Each run creates a
+new account.
 
 Options:
   --url <url>      the API's base URL (default: $BASE_URL, else http://localhost:8787)
@@ -57,11 +60,12 @@ if (!operatorToken) {
   process.exit(1);
 }
 
-async function call(method, route, auth, body) {
+async function call(method, route, auth, body, contentType = 'application/json') {
+  const json = contentType === 'application/json';
   const res = await fetch(`${base}${route}`, {
     method,
-    headers: { authorization: auth, ...(body ? { 'content-type': 'application/json' } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
+    headers: { authorization: auth, ...(body !== undefined ? { 'content-type': contentType } : {}) },
+    body: body === undefined ? undefined : json ? JSON.stringify(body) : body,
   });
   const text = await res.text();
   if (!res.ok) throw new Error(`${method} ${route} answered ${res.status}: ${text}`);
@@ -81,6 +85,30 @@ const revenueSpec = JSON.stringify({
   ],
 });
 
+/** Loads the demo shop into the deployment's embedded store and builds its model. */
+async function loadDemoShop(bearer, deploymentId) {
+  const d = `/api/v1/deployments/${deploymentId}`;
+  for (const table of demoTables()) {
+    let mode = 'replace';
+    for (const chunk of csvChunks(table)) {
+      await call('POST', `${d}/data/tables/${table.name}/import?mode=${mode}`, bearer, chunk, 'text/csv');
+      mode = 'append';
+    }
+  }
+  await call('PUT', `/build/api/v1/deployments/${deploymentId}/data-model/files`, bearer, {
+    files: [{ path: 'model/cubes/shop.yml', content: demoModel() }],
+  });
+  // The builds queue runs the build within a few seconds under npm start.
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const status = await call('GET', `${d}/build-status`, bearer);
+    if (status.status === 'built') return;
+    if (status.status === 'failed') throw new Error(`the demo model failed to build: ${status.errorText}`);
+    if (Date.now() > deadline) throw new Error(`the demo model is still ${status.status} after 60 s`);
+    await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
 /** Single-quoted for a POSIX shell. */
 const quote = (value) => `'${String(value).replaceAll("'", `'\\''`)}'`;
 
@@ -96,6 +124,8 @@ try {
   const bearer = `Bearer ${accessToken}`;
   const deployment = await call('POST', '/build/api/v1/deployments', bearer, { name: 'Demo analytics' });
   const d = `/api/v1/deployments/${deployment.id}`;
+  await loadDemoShop(bearer, deployment.id);
+  const { cubeApiToken } = await call('POST', `${d}/token`, bearer, {});
   const workbook = await call('POST', `${d}/workbooks`, bearer, { name: 'Sales overview' });
   const report = await call('POST', `${d}/reports`, bearer, {
     name: 'Revenue by month',
@@ -135,6 +165,7 @@ try {
     ACCESS_TOKEN: accessToken,
     API_KEY: apiKey,
     DEPLOYMENT_ID: deployment.id,
+    CUBE_API_TOKEN: cubeApiToken,
     WORKBOOK_ID: workbook.id,
     PUBLIC_ID: published.publicId,
   };
@@ -143,6 +174,8 @@ try {
 #   eval "$(npm run -s seed)"    or paste the export lines below.`);
   for (const [name, value] of Object.entries(vars)) console.log(`export ${name}=${quote(value)}`);
   console.log(`# Try: curl -s "$BASE_URL/api/v1/deployments/$DEPLOYMENT_ID" -H "Authorization: Bearer $ACCESS_TOKEN"
+# Query the demo shop: curl -s "$BASE_URL/cubejs-api/v1/load" -H "Authorization: $CUBE_API_TOKEN" \\
+#   -H 'content-type: application/json' -d '{"query":{"measures":["orders.count"],"dimensions":["orders.status"]}}'
 # The interactive API reference: ${base}/docs`);
 } catch (err) {
   console.error(`Seeding failed: ${err.message}\nIs the API running (npm start) at ${base}?`);

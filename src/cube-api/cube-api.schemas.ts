@@ -100,6 +100,6 @@ export const GRANULARITY_NAMES = GRANULARITIES;
 /** Answers are Cube's objects; documented loosely (their members depend on the model). */
 const looseObject = v.looseObject({});
 export const loadResponseSchema = looseObject;
-export const metaResponseSchema = v.looseObject({ cubes: v.array(looseObject) });
+export const metaResponseSchema = v.object({ cubes: v.array(v.unknown()) });
 export const sqlResponseSchema = v.looseObject({ sql: v.unknown() });
 export const dryRunResponseSchema = v.looseObject({ queryType: v.string(), normalizedQueries: v.array(looseObject) });

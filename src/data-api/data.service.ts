@@ -5,12 +5,14 @@ import { postgres } from '../semantic/dialects/postgres';
 import { sqlite } from '../semantic/dialects/sqlite';
 import { metaOf } from '../semantic/model/meta';
 import type { CompiledModel } from '../semantic/model/model.types';
-import { normalizeQuery, QueryError } from '../semantic/query/normalize';
+import { normalizeQuery } from '../semantic/query/normalize';
+import { QueryError } from '../semantic/query/query-error';
 import { type CompiledQuery, compileQuery } from '../semantic/query/plan';
 import { AccessDenied, type Identity, memberVisible, policyFilters } from '../semantic/query/policies';
 import type { CubeQuery, NormalizedQuery } from '../semantic/query/query.types';
 import { annotationOf, shapeRows } from '../semantic/query/results';
-import { DataSourceError, openDataSource } from '../sources/data-source';
+import { DataSourceError, openDataSource } from '../sources/open-data-source';
+import { sha256Hex } from '../core/crypto';
 import * as repo from './data.repository';
 import { cached, cacheKeyOf, DEFAULT_REFRESH_SECONDS } from './result-cache';
 
@@ -59,14 +61,14 @@ function prepare(model: CompiledModel, query: CubeQuery, scope: DataScope) {
 }
 
 /** The semantic layer's and sources' failures as the API answers them (Cube's `{error}` is our envelope's `error`). */
-function asApiError(err: unknown): unknown {
+function asApiError(err: unknown): Error {
   if (err instanceof QueryError) return new ApiError('BAD_REQUEST', err.message);
   if (err instanceof AccessDenied) return new ApiError('FORBIDDEN', err.message);
   if (err instanceof DataSourceError) {
     const code = err.code === 'TIMEOUT' ? 'QUERY_TIMEOUT' : err.code === 'QUERY' ? 'QUERY_FAILED' : 'DATA_SOURCE_ERROR';
     return new ApiError(code, err.message);
   }
-  return err;
+  return err instanceof Error ? err : new Error(String(err));
 }
 
 /** The shortest refresh interval of the cubes a query reads (Cube's `refresh_key.every`). */
@@ -112,7 +114,7 @@ export async function loadQuery(scope: DataScope, query: CubeQuery, options: { r
     const key = await cacheKeyOf({
       deploymentId: scope.deploymentId,
       buildId,
-      sourceFingerprint: config.fingerprint,
+      sourceFingerprint: await sha256Hex(JSON.stringify(config)),
       sql,
       params,
     });
