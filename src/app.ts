@@ -17,6 +17,7 @@ import { dashboardsRoutes } from './dashboards/dashboards.routes';
 import { renderRoutes } from './dashboards/render.routes';
 import { DEPLOYMENTS_DECISIONS } from './deployments/deployments.decisions';
 import { buildDeploymentsRoutes, deploymentsRoutes } from './deployments/deployments.routes';
+import { envVarsRoutes } from './deployments/env-vars.routes';
 import { embedTenantsRoutes, groupsRoutes, userAttributesRoutes } from './embedding/catalogues.routes';
 import { embedRoutes } from './embedding/embed-sessions.routes';
 import { EMBEDDING_DECISIONS } from './embedding/embedding.decisions';
@@ -100,6 +101,7 @@ export function createApp() {
     .route('/api/v1/users', usersRoutes)
     .route('/api/v1/api-keys', apiKeysRoutes)
     .route('/api/v1', deploymentsRoutes)
+    .route('/api/v1', envVarsRoutes)
     .route('/build/api/v1', buildDeploymentsRoutes)
     .route('/api/v1/groups', groupsRoutes)
     .route('/api/v1/user-attributes', userAttributesRoutes)
