@@ -15,6 +15,7 @@ import { createRouter } from './core/router';
 import { DASHBOARDS_DECISIONS } from './dashboards/dashboards.decisions';
 import { dashboardsRoutes } from './dashboards/dashboards.routes';
 import { renderRoutes } from './dashboards/render.routes';
+import { dataStoreRoutes } from './deployments/data-store.routes';
 import { DEPLOYMENTS_DECISIONS } from './deployments/deployments.decisions';
 import { buildDeploymentsRoutes, deploymentsRoutes } from './deployments/deployments.routes';
 import { envVarsRoutes } from './deployments/env-vars.routes';
@@ -102,6 +103,7 @@ export function createApp() {
     .route('/api/v1/api-keys', apiKeysRoutes)
     .route('/api/v1', deploymentsRoutes)
     .route('/api/v1', envVarsRoutes)
+    .route('/api/v1', dataStoreRoutes)
     .route('/build/api/v1', buildDeploymentsRoutes)
     .route('/api/v1/groups', groupsRoutes)
     .route('/api/v1/user-attributes', userAttributesRoutes)
