@@ -18,8 +18,10 @@ import { DASHBOARDS_DECISIONS } from './dashboards/dashboards.decisions';
 import { dashboardsRoutes } from './dashboards/dashboards.routes';
 import { renderRoutes } from './dashboards/render.routes';
 import { dataModelRoutes } from './deployments/data-model.routes';
+import { dataStoreRoutes } from './deployments/data-store.routes';
 import { DEPLOYMENTS_DECISIONS } from './deployments/deployments.decisions';
 import { buildDeploymentsRoutes, deploymentsRoutes } from './deployments/deployments.routes';
+import { envVarsRoutes } from './deployments/env-vars.routes';
 import { embedTenantsRoutes, groupsRoutes, userAttributesRoutes } from './embedding/catalogues.routes';
 import { embedRoutes } from './embedding/embed-sessions.routes';
 import { EMBEDDING_DECISIONS } from './embedding/embedding.decisions';
@@ -104,6 +106,8 @@ export function createApp() {
     .route('/api/v1/api-keys', apiKeysRoutes)
     .route('/api/v1', deploymentsRoutes)
     .route('/api/v1', tokenRoutes)
+    .route('/api/v1', envVarsRoutes)
+    .route('/api/v1', dataStoreRoutes)
     .route('/build/api/v1', buildDeploymentsRoutes)
     .route('/build/api/v1', dataModelRoutes)
     .route('/api/v1/groups', groupsRoutes)

@@ -51,7 +51,7 @@ import {
  * The leading arguments of a service call about the path's deployment `id`: the database, the
  * caller's account and the id. A key scoped to other deployments gets 403 KEY_SCOPE.
  */
-function theDeployment(c: Context<AppEnv>, params: { id: number }) {
+export function theDeployment(c: Context<AppEnv>, params: { id: number }) {
   const principal = accountPrincipal(c);
   requireDeploymentScope(principal, params.id);
   return [c.get('db'), principal.account.id, params.id] as const;

@@ -98,7 +98,7 @@ export function parseCsv(text: string): string[][] {
 }
 
 const INTEGER = /^-?(0|[1-9]\d*)$/;
-const REAL = /^-?(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?$/;
+const REAL = /^-?((0|[1-9]\d*)(\.\d*)?|\.\d+)([eE][-+]?\d+)?$/;
 /** ISO 8601 dates and date-times (`2024-03-10`, `2024-03-10T12:00:00.000Z`, `2024-03-10 12:00`). */
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)?)?$/;
 
@@ -108,7 +108,7 @@ const isTimestamp = (s: string) => TIMESTAMP.test(s) && !Number.isNaN(Date.parse
 
 /**
  * The narrowest type every non-empty value fits: integer, then real, then timestamp, then text.
- * Integers with leading zeros (zip codes, ids) stay text, so no digit is lost.
+ * Numbers with leading zeros (zip codes, ids) stay text, so no digit is lost.
  */
 export function inferType(values: Iterable<string>): ColumnType {
   let integer = true;

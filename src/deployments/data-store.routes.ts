@@ -1,0 +1,62 @@
+import { ApiError } from '../core/errors';
+import { idParams } from '../core/validation';
+import { apiDocs, routeGroup, routes } from '../http/route';
+import { STORE_LIMITS } from '../sources/deployment-store';
+import markdown from './data-store.routes.md';
+import {
+  importQuery,
+  importResultSchema,
+  tableDeletedSchema,
+  tableParams,
+  tablesListSchema,
+} from './data-store.schemas';
+import { dropTable, importTable, listTables } from './data-store.service';
+import { theDeployment } from './deployments.routes';
+
+const docs = apiDocs(markdown, {
+  MAX_TABLES: STORE_LIMITS.maxTables,
+  MAX_COLUMNS: STORE_LIMITS.maxColumns,
+});
+const tags = ['Embedded data'];
+const readRoute = routeGroup({ auth: 'user', tags, errors: [403, 404], docs });
+const adminRoute = routeGroup({ auth: 'admin', tags, errors: [403, 404], docs });
+
+const CSV = /^text\/csv\s*(;|$)/i;
+
+/**
+ * The embedded store of a deployment (edgeboard's own operations): import CSV into tables, list
+ * and drop them. Mounted at /api/v1.
+ */
+export const dataStoreRoutes = routes(
+  adminRoute.post('/deployments/:id/data/tables/:table/import', 'importDataTable', importResultSchema, {
+    input: { params: tableParams, query: importQuery },
+    errors: [409, 413, 415],
+    handler: async (c, { params, query }) => {
+      if (!CSV.test(c.req.header('content-type') ?? '')) {
+        throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the CSV as the body, with content-type text/csv');
+      }
+      const csv = await c.req.text();
+      const [db, accountId, id] = theDeployment(c, params);
+      return importTable(db, c.env, accountId, id, {
+        table: params.table,
+        csv,
+        mode: query.mode,
+        columns: query.types,
+      });
+    },
+  }),
+  readRoute.get('/deployments/:id/data/tables', 'listDataTables', tablesListSchema, {
+    input: { params: idParams },
+    handler: async (c, { params }) => {
+      const [db, accountId, id] = theDeployment(c, params);
+      return listTables(db, c.env, accountId, id);
+    },
+  }),
+  adminRoute.delete('/deployments/:id/data/tables/:table', 'deleteDataTable', tableDeletedSchema, {
+    input: { params: tableParams },
+    handler: async (c, { params }) => {
+      const [db, accountId, id] = theDeployment(c, params);
+      return dropTable(db, c.env, accountId, id, params.table);
+    },
+  }),
+);
