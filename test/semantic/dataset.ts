@@ -75,6 +75,8 @@ const LINE_ITEMS: [number, number, number | null, number, number][] = [
   [12, 13, 1, 8, 10],
   [13, 15, 3, 1, 120],
   [14, 20, 4, 6, 35],
+  // Order 2 holds the widget twice: its amount must still count once per product.
+  [15, 2, 1, 1, 10],
 ];
 
 const PRODUCTS: [number, string, string | null][] = [

@@ -111,7 +111,7 @@ export function compileQuery(
         alias: `m${leaves.size}`,
         cube,
         measure,
-        input: sqlOf.measureInput(cube, measure),
+        input: sqlOf.measureInput(cube, measure) ?? countedKey(sqlOf, cube, measure),
         condition: sqlOf.measureCondition(cube, measure),
         group: 0,
       };
@@ -258,6 +258,16 @@ function groupedBody(
   });
 }
 
+/**
+ * What a `count` without `sql` counts: the primary key, as Cube does, so the NULL row a LEFT JOIN
+ * makes for a cube without matching rows counts none. Without a key, rows (`count(*)`).
+ */
+function countedKey(sqlOf: MemberSql, cubeName: string, measure: Measure): string | undefined {
+  if (measure.type !== 'count') return undefined;
+  const key = Object.entries(sqlOf.cube(cubeName).dimensions).find(([, dimension]) => dimension.primaryKey);
+  return key && sqlOf.dimension(cubeName, key[0]);
+}
+
 function replaceLeaves(sql: string, leaves: Map<string, Leaf>, render: (leaf: Leaf) => string): string {
   const byAlias = new Map([...leaves.values()].map((leaf) => [leaf.alias, leaf]));
   return sql.replace(/\u0001(m\d+)\u0001/g, (_, alias: string) => render(byAlias.get(alias) as Leaf));
@@ -278,10 +288,14 @@ function aggregate(leaf: Leaf): string {
   }
 }
 
-/** A leaf measure's value on one row, for ungrouped queries. */
+/** A leaf measure's value on one row, for ungrouped queries (a count: 1 or 0). */
 function rowValue(leaf: Leaf): string {
   const { input, condition } = leaf;
-  const value = input ?? '1';
+  if (leaf.measure.type === 'count' || leaf.measure.type === 'count_distinct') {
+    const counted = [...(input ? [`(${input}) IS NOT NULL`] : []), ...(condition ? [condition] : [])];
+    return counted.length > 0 ? `CASE WHEN ${counted.join(' AND ')} THEN 1 ELSE 0 END` : '1';
+  }
+  const value = input ?? 'NULL';
   return condition ? `CASE WHEN ${condition} THEN ${value} END` : value;
 }
 
