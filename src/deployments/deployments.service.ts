@@ -3,7 +3,7 @@ import type { BuildMessage, Db } from '../core/env';
 import { ApiError, badRequest, notFound } from '../core/errors';
 import { afterId, pageRequest, toPage } from '../core/pagination';
 import { slugify } from '../core/text';
-import { compileModel } from '../semantic/model/compile';
+import { compileModel, isModelFile } from '../semantic/model/compile';
 import type { CompiledModel, CompileResult, ModelError } from '../semantic/model/model.types';
 import { STARTER_MODEL } from '../semantic/model/starter';
 import * as repo from './deployments.repository';
@@ -48,7 +48,7 @@ export const STARTER = {
         path: 'model/README.md',
         content: '# Data model\n\nAdd cube and view definitions (YAML) to this folder.\n',
       },
-      { path: STARTER_MODEL.path, content: STARTER_MODEL.content },
+      ...STARTER_MODEL.map((f) => ({ path: f.path, content: f.content })),
     ];
   },
 };
@@ -216,7 +216,8 @@ export const MAX_COMPILED_MODEL_BYTES = 900_000;
 /** At most this many errors are listed in a failed build's `errorText`. */
 const MAX_LISTED_ERRORS = 50;
 
-const MODEL_FILE = /\.ya?ml$/;
+/** Where the model lives: the YAML files the compiler reads, and Markdown notes beside them. */
+const MODELS_FOLDER = 'model/';
 const DOC_FILE = /\.md$/;
 
 const projectError = (file: string, message: string): ModelError => ({
@@ -227,9 +228,10 @@ const projectError = (file: string, message: string): ModelError => ({
 });
 
 /**
- * Compiles a project: `edgeboard.json` must parse and name the project and its models folder,
- * every other file must be a YAML or Markdown file in that folder, and the YAML files are the
- * data model (`compileModel`); Markdown files are notes and are not compiled.
+ * Compiles a project: `edgeboard.json` must parse and name the project and its models folder
+ * (`model/`, the folder the model compiler reads), every other file must be a YAML or Markdown
+ * file in that folder, and the YAML files are the data model (`compileModel`); Markdown files
+ * are notes and are not compiled.
  */
 export function compileProject(files: repo.StarterFile[]): ProjectCompileResult {
   const config = files.find((f) => f.path === PROJECT_CONFIG_PATH);
@@ -252,10 +254,22 @@ export function compileProject(files: repo.StarterFile[]): ProjectCompileResult 
       errors: [projectError(PROJECT_CONFIG_PATH, 'edgeboard.json needs a "name" and a "models" folder')],
     };
   }
+  if (models !== MODELS_FOLDER) {
+    return {
+      ok: false,
+      errors: [
+        projectError(
+          PROJECT_CONFIG_PATH,
+          `edgeboard.json: "models" must be "${MODELS_FOLDER}", the one models folder`,
+        ),
+      ],
+    };
+  }
   const strays = files.filter(
     (f) =>
       f.path !== PROJECT_CONFIG_PATH &&
-      !(f.path.startsWith(models) && (MODEL_FILE.test(f.path) || DOC_FILE.test(f.path))),
+      !isModelFile(f.path) &&
+      !(f.path.startsWith(MODELS_FOLDER) && DOC_FILE.test(f.path)),
   );
   if (strays.length > 0) {
     return {
@@ -265,7 +279,7 @@ export function compileProject(files: repo.StarterFile[]): ProjectCompileResult 
       ),
     };
   }
-  return compileModel(files.filter((f) => MODEL_FILE.test(f.path)));
+  return compileModel(files);
 }
 
 /**

@@ -37,7 +37,7 @@ describe('POST /build/api/v1/deployments (E4)', () => {
       .all<{ path: string }>();
     // The starter project gained the example model, so the first build compiles a model.
     expect(files.results.map((f) => f.path)).toEqual(
-      ['edgeboard.json', 'model/README.md', STARTER_MODEL.path].sort(),
+      ['edgeboard.json', 'model/README.md', ...STARTER_MODEL.map((f) => f.path)].sort(),
     );
     const builds = await env.DB.prepare('SELECT id FROM builds WHERE deployment_id = ?')
       .bind(res.body.id)
