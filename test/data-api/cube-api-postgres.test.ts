@@ -60,8 +60,8 @@ describe('/cubejs-api/v1/load over PostgreSQL', () => {
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     const expected = await pgRows(
-      `SELECT p.product, sum(o.amount), count(o.id),
-         (SELECT sum(quantity) FROM ${schema}.line_items li WHERE li.product IS NOT DISTINCT FROM p.product)
+      `SELECT p.product, sum(o.amount) AS amount, count(o.id) AS orders,
+         (SELECT sum(quantity) FROM ${schema}.line_items li WHERE li.product IS NOT DISTINCT FROM p.product) AS quantity
        FROM ${schema}.orders o
        LEFT JOIN (SELECT DISTINCT order_id, product FROM ${schema}.line_items) p ON p.order_id = o.id
        GROUP BY p.product ORDER BY p.product NULLS LAST`,
@@ -215,7 +215,8 @@ describe('/cubejs-api/v1/load over PostgreSQL', () => {
     const meta = await api('GET', '/cubejs-api/v1/meta', { auth: { raw: token } });
     expect(meta.status).toBe(200);
     const names = meta.body.cubes.map((c: { name: string }) => c.name).sort();
-    expect(names).toEqual(['line_items', 'orders', 'sales', 'users']);
+    // The starter project's example cube is still there beside the shop.
+    expect(names).toEqual(['example', 'line_items', 'orders', 'sales', 'users']);
     const orders = meta.body.cubes.find((c: { name: string }) => c.name === 'orders');
     expect(orders.measures.map((m: { name: string }) => m.name)).toContain('orders.total_amount');
     // Non-public members are not listed.

@@ -111,7 +111,7 @@ function addMembers(view: View, entry: Fields, path: string[], cubes: ReadonlyMa
     const source = cube[`${kind}s`][member];
     const own = override.alias ?? (prefix ? `${prefixName}_${member}` : member);
     const name = `${view.name}.${own}`;
-    const existing = view.members[name];
+    const existing = view.members[own];
     if (existing) {
       entry.file.error(
         node,
@@ -128,7 +128,7 @@ function addMembers(view: View, entry: Fields, path: string[], cubes: ReadonlyMa
     };
     const description = override.description ?? source?.description;
     if (description !== undefined) viewMember.description = description;
-    view.members[name] = viewMember;
+    view.members[own] = viewMember;
   };
 
   if (!entry.has('includes')) {

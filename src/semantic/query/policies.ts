@@ -30,13 +30,13 @@ function matching(policies: AccessPolicy[], identity: Identity): AccessPolicy[] 
   return policies.filter((p) => p.groups.includes('*') || p.groups.some((g) => identity.groups.includes(g)));
 }
 
-/** May the caller see `shortName` under these (matching) policies? No member_level: everything. */
-function memberAllowed(policies: AccessPolicy[], shortName: string): boolean {
+/** May the caller see `member` (`Owner.member`) under these (matching) policies? No member_level: everything. */
+function memberAllowed(policies: AccessPolicy[], member: string): boolean {
   return policies.some((p) => {
     const level = p.memberLevel;
     if (!level) return true;
-    const included = level.includes === '*' || level.includes.includes(shortName);
-    return included && !level.excludes.includes(shortName);
+    const included = level.includes === '*' || level.includes.includes(member);
+    return included && !level.excludes.includes(member);
   });
 }
 
@@ -67,7 +67,7 @@ function valuesOf(value: PolicyValue, identity: Identity): string[] | null {
 
 /** A view's member stands for a cube member: filters run on the cube member. */
 function targetOf(model: CompiledModel, member: string): string {
-  return model.views[ownerOf(member)]?.members[member]?.target ?? member;
+  return model.views[ownerOf(member)]?.members[member.slice(member.indexOf('.') + 1)]?.target ?? member;
 }
 
 function toFilter(model: CompiledModel, filter: PolicyFilter, identity: Identity): NormalizedFilter {
@@ -115,7 +115,6 @@ function membersOf(query: NormalizedQuery): { name: string; target: string }[] {
 }
 
 const ownerOf = (member: string): string => member.slice(0, member.indexOf('.'));
-const shortOf = (member: string): string => member.slice(member.indexOf('.') + 1);
 
 /**
  * The data access policies of the model for one caller and one query: throws AccessDenied for
@@ -130,7 +129,7 @@ export function policyFilters(model: CompiledModel, query: NormalizedQuery, iden
     if (policies.length === 0) return;
     const applicable = matching(policies, identity);
     for (const name of names) {
-      if (applicable.length === 0 || !memberAllowed(applicable, shortOf(name))) throw new AccessDenied(name);
+      if (applicable.length === 0 || !memberAllowed(applicable, name)) throw new AccessDenied(name);
     }
     if (seen.has(owner)) return;
     seen.add(owner);
@@ -163,5 +162,5 @@ export function memberVisible(model: CompiledModel, member: string, identity: Id
   const policies = model.views[owner]?.accessPolicies ?? model.cubes[owner]?.accessPolicies ?? [];
   if (policies.length === 0) return true;
   const applicable = matching(policies, identity);
-  return applicable.length > 0 && memberAllowed(applicable, shortOf(member));
+  return applicable.length > 0 && memberAllowed(applicable, member);
 }
