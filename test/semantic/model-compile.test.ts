@@ -1017,6 +1017,12 @@ views:
     );
     expectOneError(`${base}      - join_path: orders\n`, 'includes is required', 23);
     expectOneError(
+      `${base}      - join_path: orders\n        includes: all\n`,
+      'includes must be "*" or a list',
+      24,
+      19,
+    );
+    expectOneError(
       `${base}      - join_path: orders\n        includes:\n          - name: id\n            format: id\n`,
       'format is not supported',
       26,

@@ -161,6 +161,10 @@ function addMembers(view: View, entry: Fields, path: string[], cubes: ReadonlyMa
     }
     return;
   }
+  if (isScalar(includes)) {
+    entry.error('includes', 'includes must be "*" or a list of members');
+    return;
+  }
   for (const node of entry.sequence('includes') ?? []) {
     if (isMap(node)) {
       const item = entry.file.mapping(node, `${entry.what}: includes`, INCLUDE_KEYS);
