@@ -5,6 +5,13 @@ import type { ErrorList } from './yaml-reader';
 
 type MemberKind = 'measure' | 'dimension' | 'segment';
 
+/** What SQL may reference; `declared` also knows members that failed to compile. */
+interface Scope {
+  cubes: ReadonlyMap<string, Cube>;
+  viewNames: ReadonlySet<string>;
+  declared: (cube: string, member: string) => boolean;
+}
+
 /** What a reference names: a cube's alias, or one member. */
 type Target = { alias: string } | { cube: string; member: string; kind: MemberKind };
 
@@ -13,12 +20,24 @@ type Target = { alias: string } | { cube: string; member: string; kind: MemberKi
  * every `{reference}` in SQL names something its SQL may use, and member references have no
  * cycle.
  */
-export function checkCubes(drafts: ReadonlyMap<string, CubeDraft>, viewNames: ReadonlySet<string>, errors: ErrorList): void {
+export function checkCubes(
+  drafts: ReadonlyMap<string, CubeDraft>,
+  viewNames: ReadonlySet<string>,
+  errors: ErrorList,
+): void {
   const cubes = new Map([...drafts].map(([name, draft]) => [name, draft.cube]));
   checkJoins(cubes, errors);
   const graph = new Map<string, string[]>();
+  const scope: Scope = {
+    cubes,
+    viewNames,
+    declared: (cube, member) => drafts.get(cube)?.declared.has(member) ?? false,
+  };
   for (const draft of drafts.values()) {
-    for (const site of draft.sqlSites) checkSql(site, cubes, viewNames, graph);
+    for (const site of draft.sqlSites) {
+      // A join to a cube that does not exist has had its error; its ON condition would only repeat it.
+      if (site.joinTarget === undefined || cubes.has(site.joinTarget)) checkSql(site, scope, graph);
+    }
   }
   checkCycles(cubes, graph, errors);
 }
@@ -58,12 +77,7 @@ function checkJoins(cubes: ReadonlyMap<string, Cube>, errors: ErrorList): void {
   }
 }
 
-function checkSql(
-  site: SqlSite,
-  cubes: ReadonlyMap<string, Cube>,
-  viewNames: ReadonlySet<string>,
-  graph: Map<string, string[]>,
-): void {
+function checkSql(site: SqlSite, scope: Scope, graph: Map<string, string[]>): void {
   const { references, problems } = scanReferences(site.sql);
   const seen = new Map<string, number>();
   const at = (start: number, end: number): SourcePosition => {
@@ -90,7 +104,9 @@ function checkSql(
       report(`a cube's sql cannot hold references such as ${text}`, position);
       continue;
     }
-    const target = resolve(span.reference.path, site.cube, cubes, viewNames);
+    const target = resolve(span.reference.path, site.cube, scope);
+    // A member that failed to compile has had its error; referring to it is not another one.
+    if (target === null) continue;
     if (typeof target === 'string') {
       report(`${text}: ${target}`, position);
       continue;
@@ -106,13 +122,8 @@ function checkSql(
   }
 }
 
-/** What `path` names from SQL of cube `own`, or why it names nothing. */
-function resolve(
-  path: string[],
-  own: string,
-  cubes: ReadonlyMap<string, Cube>,
-  viewNames: ReadonlySet<string>,
-): Target | string {
+/** What `path` names from SQL of cube `own`, why it names nothing, or null for a broken member. */
+function resolve(path: string[], own: string, { cubes, viewNames, declared }: Scope): Target | string | null {
   const [first = '', second] = path;
   if (path.length > 2) return 'a reference has at most two parts ({cube.member})';
   if (second === undefined) {
@@ -120,14 +131,16 @@ function resolve(
     const member = memberOf(cubes.get(own), first);
     if (member) return { cube: own, member: first, kind: member };
     if (cubes.has(first)) return { alias: first };
+    if (declared(own, first)) return null;
     if (viewNames.has(first)) return `views cannot be referenced in SQL`;
     return `cube "${own}" has no member "${first}", and no cube is named "${first}"`;
   }
   const cubeName = first === 'CUBE' ? own : first;
   const cube = cubes.get(cubeName);
-  if (!cube) return viewNames.has(cubeName) ? 'views cannot be referenced in SQL' : `no cube is named "${cubeName}"`;
+  if (!cube)
+    return viewNames.has(cubeName) ? 'views cannot be referenced in SQL' : `no cube is named "${cubeName}"`;
   const member = memberOf(cube, second);
-  if (!member) return `cube "${cubeName}" has no member "${second}"`;
+  if (!member) return declared(cubeName, second) ? null : `cube "${cubeName}" has no member "${second}"`;
   return { cube: cubeName, member: second, kind: member };
 }
 
@@ -160,20 +173,31 @@ function misuse(site: SqlSite, target: Target): string | undefined {
         : `an aggregating measure may only reference dimensions (use type number to combine measures), and ${named} is not one`;
     case 'segment':
     case 'filter':
-      return target.kind === 'measure' ? `${named} cannot be used here; only dimensions and segments can` : undefined;
+      return target.kind === 'measure'
+        ? `${named} cannot be used here; only dimensions and segments can`
+        : undefined;
     default:
       return target.kind === 'dimension' ? undefined : `${named} cannot be used here; only dimensions can`;
   }
 }
 
 /** Reports each cycle of member references once, at its first member. */
-function checkCycles(cubes: ReadonlyMap<string, Cube>, graph: ReadonlyMap<string, string[]>, errors: ErrorList): void {
+function checkCycles(
+  cubes: ReadonlyMap<string, Cube>,
+  graph: ReadonlyMap<string, string[]>,
+  errors: ErrorList,
+): void {
   const done = new Set<string>();
   const reported = new Set<string>();
   const positionOf = (name: string): SourcePosition | null => {
     const [cubeName = '', member = ''] = name.split('.');
     const cube = cubes.get(cubeName);
-    return cube?.dimensions[member]?.position ?? cube?.measures[member]?.position ?? cube?.segments[member]?.position ?? null;
+    return (
+      cube?.dimensions[member]?.position ??
+      cube?.measures[member]?.position ??
+      cube?.segments[member]?.position ??
+      null
+    );
   };
   const visit = (name: string, stack: string[]) => {
     const index = stack.indexOf(name);

@@ -43,6 +43,8 @@ export interface CubeDraft {
   cube: Cube;
   file: YamlFile;
   sqlSites: SqlSite[];
+  /** Every member name the cube declares, those too broken to compile included. */
+  declared: Set<string>;
 }
 
 const CUBE_KEYS = {
@@ -106,7 +108,10 @@ const DIMENSION_KEYS = {
 const SEGMENT_KEYS = { allowed: MEMBER_COMMON };
 const JOIN_KEYS = { allowed: ['name', 'sql', 'relationship'] };
 const FILTER_KEYS = { allowed: ['sql'] };
-const REFRESH_KEY_KEYS = { allowed: ['every', 'sql'], unsupported: ['timezone', 'immutable', 'incremental', 'update_window'] };
+const REFRESH_KEY_KEYS = {
+  allowed: ['every', 'sql'],
+  unsupported: ['timezone', 'immutable', 'incremental', 'update_window'],
+};
 
 /** Cube's relationship names, old and new, to the three this model knows. */
 const RELATIONSHIP_ALIASES: Record<string, Relationship> = {
@@ -130,6 +135,7 @@ export function readCube(file: YamlFile, node: Node): CubeDraft | null {
   const draft: CubeDraft = {
     file,
     sqlSites: [],
+    declared: new Set(),
     cube: {
       name,
       title: fields.string('title') ?? titleFromName(name),
@@ -159,7 +165,7 @@ export function readCube(file: YamlFile, node: Node): CubeDraft | null {
   const refreshEvery = readRefreshKey(fields);
   if (refreshEvery !== undefined) cube.refreshEvery = refreshEvery;
 
-  const taken = new Set<string>();
+  const taken = draft.declared;
   for (const item of fields.sequence('dimensions') ?? []) {
     const dimension = readDimension(draft, item, taken);
     if (dimension) cube.dimensions[dimension.shortName] = dimension;
@@ -175,7 +181,8 @@ export function readCube(file: YamlFile, node: Node): CubeDraft | null {
   for (const item of fields.sequence('joins') ?? []) {
     const join = readJoin(draft, item);
     if (!join) continue;
-    if (cube.joins[join.cube]) file.error(item, `cube "${name}": the join to "${join.cube}" is defined twice`);
+    if (cube.joins[join.cube])
+      file.error(item, `cube "${name}": the join to "${join.cube}" is defined twice`);
     else cube.joins[join.cube] = join;
   }
   if (fields.has('access_policy')) {
@@ -221,18 +228,17 @@ function readRefreshKey(fields: Fields): number | undefined {
   if (every === undefined) return undefined;
   const seconds = parseDuration(every);
   if (seconds === null) {
-    refreshKey.error('every', `"${every}" is not an interval (write e.g. "30 seconds", "10 minutes", "1 hour", "1 day")`);
+    refreshKey.error(
+      'every',
+      `"${every}" is not an interval (write e.g. "30 seconds", "10 minutes", "1 hour", "1 day")`,
+    );
     return undefined;
   }
   return seconds;
 }
 
 /** The fields every member shares; null when the member has no usable name or repeats one. */
-function readMemberMeta(
-  draft: CubeDraft,
-  fields: Fields,
-  taken: Set<string>,
-): MemberMeta | null {
+function readMemberMeta(draft: CubeDraft, fields: Fields, taken: Set<string>): MemberMeta | null {
   const shortName = readName(fields);
   if (shortName === undefined) return null;
   if (taken.has(shortName)) {
@@ -256,12 +262,20 @@ function readMemberMeta(
 
 function readDimension(draft: CubeDraft, node: Node, taken: Set<string>): Dimension | null {
   const cube = draft.cube.name;
-  const fields = draft.file.mapping(node, labelOf(draft.file, node, `cube "${cube}": dimension`), DIMENSION_KEYS);
+  const fields = draft.file.mapping(
+    node,
+    labelOf(draft.file, node, `cube "${cube}": dimension`),
+    DIMENSION_KEYS,
+  );
   if (!fields) return null;
   const member = readMemberMeta(draft, fields, taken);
   const type = readType(fields, 'dimension', DIMENSION_TYPES);
   const sql = member
-    ? addSql(draft, fields, 'sql', { use: 'dimension', member: member.name, owner: `dimension "${member.name}"` })
+    ? addSql(draft, fields, 'sql', {
+        use: 'dimension',
+        member: member.name,
+        owner: `dimension "${member.name}"`,
+      })
     : undefined;
   if (!member || !type || sql === undefined) return null;
   const dimension: Dimension = { ...member, type, sql, primaryKey: fields.boolean('primary_key') ?? false };
@@ -299,7 +313,8 @@ function readMeasure(draft: CubeDraft, node: Node, taken: Set<string>): Measure 
     });
     if (filterSql !== undefined) measure.filters.push({ sql: filterSql });
   }
-  if (type === 'number' && fields.has('filters')) fields.error('filters', 'a number measure cannot have filters');
+  if (type === 'number' && fields.has('filters'))
+    fields.error('filters', 'a number measure cannot have filters');
   return measure;
 }
 
@@ -309,7 +324,11 @@ function readSegment(draft: CubeDraft, node: Node, taken: Set<string>): Segment 
   if (!fields) return null;
   const member = readMemberMeta(draft, fields, taken);
   if (!member) return null;
-  const sql = addSql(draft, fields, 'sql', { use: 'segment', member: member.name, owner: `segment "${member.name}"` });
+  const sql = addSql(draft, fields, 'sql', {
+    use: 'segment',
+    member: member.name,
+    owner: `segment "${member.name}"`,
+  });
   return sql === undefined ? null : { ...member, sql };
 }
 
@@ -321,10 +340,17 @@ function readJoin(draft: CubeDraft, node: Node): Join | null {
   const text = fields.string('relationship', true);
   const relationship = text === undefined ? undefined : RELATIONSHIP_ALIASES[text];
   if (text !== undefined && !relationship) {
-    fields.error('relationship', `unknown relationship "${text}" (expected one of: ${RELATIONSHIPS.join(', ')})`);
+    fields.error(
+      'relationship',
+      `unknown relationship "${text}" (expected one of: ${RELATIONSHIPS.join(', ')})`,
+    );
   }
   if (target === undefined) return null;
-  const sql = addSql(draft, fields, 'sql', { use: 'join', joinTarget: target, owner: `the join ${cube} → ${target}` });
+  const sql = addSql(draft, fields, 'sql', {
+    use: 'join',
+    joinTarget: target,
+    owner: `the join ${cube} → ${target}`,
+  });
   if (sql === undefined || !relationship) return null;
   return { cube: target, relationship, sql, position: fields.position };
 }

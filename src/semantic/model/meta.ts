@@ -65,7 +65,10 @@ const AGG_TYPES: Record<MeasureType, string> = {
  * `visible` narrows it further for one caller (member-level access policies); a member it
  * answers false for is left out.
  */
-export function metaOf(model: CompiledModel, visible: (memberName: string) => boolean = () => true): CubeMetaResponse {
+export function metaOf(
+  model: CompiledModel,
+  visible: (memberName: string) => boolean = () => true,
+): CubeMetaResponse {
   const cubes: CubeMeta[] = [];
   for (const cube of Object.values(model.cubes)) {
     if (cube.public) cubes.push(cubeMeta(cube, visible));
@@ -81,11 +84,15 @@ function cubeMeta(cube: Cube, visible: (memberName: string) => boolean): CubeMet
     Object.values(members).filter((member) => member.public && visible(member.name));
   return {
     ...header(cube, 'cube'),
-    measures: shown(cube.measures).map((measure) => measureMeta(measure.name, cube.title, measure.title, measure)),
+    measures: shown(cube.measures).map((measure) =>
+      measureMeta(measure.name, cube.title, measure.title, measure),
+    ),
     dimensions: shown(cube.dimensions).map((dimension) =>
       dimensionMeta(dimension.name, cube.title, dimension.title, dimension),
     ),
-    segments: shown(cube.segments).map((segment) => segmentMeta(segment.name, cube.title, segment.title, segment)),
+    segments: shown(cube.segments).map((segment) =>
+      segmentMeta(segment.name, cube.title, segment.title, segment),
+    ),
   };
 }
 
@@ -98,11 +105,14 @@ function viewMeta(view: View, model: CompiledModel, visible: (memberName: string
     const described = { description: member.description };
     if (member.kind === 'measure') {
       const measure = cube?.measures[memberName];
-      if (measure) meta.measures.push(measureMeta(member.name, view.title, member.title, { ...measure, ...described }));
+      if (measure)
+        meta.measures.push(measureMeta(member.name, view.title, member.title, { ...measure, ...described }));
     } else if (member.kind === 'dimension') {
       const dimension = cube?.dimensions[memberName];
       if (dimension) {
-        meta.dimensions.push(dimensionMeta(member.name, view.title, member.title, { ...dimension, ...described }));
+        meta.dimensions.push(
+          dimensionMeta(member.name, view.title, member.title, { ...dimension, ...described }),
+        );
       }
     } else {
       meta.segments.push(segmentMeta(member.name, view.title, member.title, described));
@@ -123,7 +133,12 @@ function header(definition: Cube | View, type: 'cube' | 'view') {
   };
 }
 
-function common(name: string, ownerTitle: string, title: string, from: { description?: string }): MemberMetaCommon {
+function common(
+  name: string,
+  ownerTitle: string,
+  title: string,
+  from: { description?: string },
+): MemberMetaCommon {
   return {
     name,
     title: `${ownerTitle} ${title}`,
@@ -159,6 +174,11 @@ function dimensionMeta(name: string, ownerTitle: string, title: string, dimensio
   };
 }
 
-function segmentMeta(name: string, ownerTitle: string, title: string, segment: Pick<Segment, 'description'>): SegmentMeta {
+function segmentMeta(
+  name: string,
+  ownerTitle: string,
+  title: string,
+  segment: Pick<Segment, 'description'>,
+): SegmentMeta {
   return common(name, ownerTitle, title, segment);
 }

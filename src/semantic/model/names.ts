@@ -36,6 +36,7 @@ export function titleFromName(name: string): string {
 export function readPublic(fields: Fields): boolean {
   const isPublic = fields.boolean('public');
   const shown = fields.boolean('shown');
-  if (fields.has('public') && fields.has('shown')) fields.error('shown', 'give public or shown (its old name), not both');
+  if (fields.has('public') && fields.has('shown'))
+    fields.error('shown', 'give public or shown (its old name), not both');
   return isPublic ?? shown ?? true;
 }

@@ -10,14 +10,18 @@ export interface PolicySubject {
   members: ReadonlySet<string>;
 }
 
-const POLICY_KEYS = { allowed: ['group', 'groups', 'row_level', 'member_level'], unsupported: ['role', 'roles', 'conditions'] };
+const POLICY_KEYS = {
+  allowed: ['group', 'groups', 'row_level', 'member_level'],
+  unsupported: ['role', 'roles', 'conditions'],
+};
 const ROW_LEVEL_KEYS = { allowed: ['filters', 'allow_all'] };
 const MEMBER_LEVEL_KEYS = { allowed: ['includes', 'excludes'] };
 const FILTER_KEYS = { allowed: ['member', 'operator', 'values', 'and', 'or'] };
 const VALUELESS_OPERATORS = ['set', 'notSet'];
 
 /** A value taken from the caller: `{ securityContext.a.b }` or `{ userAttributes.x }`. */
-const CALLER_VALUE = /^\{\s*(securityContext((?:\.[A-Za-z_][A-Za-z0-9_]*)+)|userAttributes\.([A-Za-z_][A-Za-z0-9_]*))\s*\}$/;
+const CALLER_VALUE =
+  /^\{\s*(securityContext((?:\.[A-Za-z_][A-Za-z0-9_]*)+)|userAttributes\.([A-Za-z_][A-Za-z0-9_]*))\s*\}$/;
 
 /** Reads a cube's or view's `access_policy` list; member names come out qualified (`Cube.member`). */
 export function readPolicies(file: YamlFile, node: Node | null, subject: PolicySubject): AccessPolicy[] {
@@ -80,7 +84,12 @@ function readFilters(file: YamlFile, nodes: Node[], what: string, subject: Polic
   return filters;
 }
 
-function readFilter(file: YamlFile, node: Node, what: string, subject: PolicySubject): PolicyFilter | undefined {
+function readFilter(
+  file: YamlFile,
+  node: Node,
+  what: string,
+  subject: PolicySubject,
+): PolicyFilter | undefined {
   const fields = file.mapping(node, what, FILTER_KEYS);
   if (!fields) return undefined;
   for (const logical of ['and', 'or'] as const) {
@@ -96,7 +105,10 @@ function readFilter(file: YamlFile, node: Node, what: string, subject: PolicySub
   const operator = fields.string('operator', true);
   const member = memberName === undefined ? undefined : qualify(fields, 'member', memberName, subject);
   if (operator !== undefined && !(FILTER_OPERATORS as readonly string[]).includes(operator)) {
-    fields.error('operator', `unknown operator "${operator}" (expected one of: ${FILTER_OPERATORS.join(', ')})`);
+    fields.error(
+      'operator',
+      `unknown operator "${operator}" (expected one of: ${FILTER_OPERATORS.join(', ')})`,
+    );
     return undefined;
   }
   const values = readValues(fields);
@@ -130,7 +142,11 @@ function readValue(file: YamlFile, node: Node, what: string): PolicyValue | unde
   if (isMap(node) && node.items.length === 1 && isScalar(node.items[0]?.key)) {
     const entry = node.items[0];
     const key = entry?.key;
-    if (isScalar(key) && typeof key.value === 'string' && (entry?.value == null || (isScalar(entry.value) && entry.value.value === null))) {
+    if (
+      isScalar(key) &&
+      typeof key.value === 'string' &&
+      (entry?.value == null || (isScalar(entry.value) && entry.value.value === null))
+    ) {
       return readValueText(file, node, `{ ${key.value} }`, what);
     }
   }
@@ -160,8 +176,7 @@ function readMemberLevel(fields: Fields, subject: PolicySubject): AccessPolicy['
   let includes: string[] | '*' = '*';
   if (memberLevel.has('includes')) {
     const node = memberLevel.value('includes');
-    includes =
-      isScalar(node) && node.value === '*' ? '*' : readMemberNames(memberLevel, 'includes', subject);
+    includes = isScalar(node) && node.value === '*' ? '*' : readMemberNames(memberLevel, 'includes', subject);
   }
   const excludes = memberLevel.has('excludes') ? readMemberNames(memberLevel, 'excludes', subject) : [];
   return { includes, excludes };
@@ -183,11 +198,20 @@ function qualify(fields: Fields, key: string, name: string, subject: PolicySubje
 }
 
 /** `member` or `Subject.member` → `Subject.member`, when the subject has that member. */
-function qualifyAt(file: YamlFile, node: Node, what: string, name: string, subject: PolicySubject): string | undefined {
+function qualifyAt(
+  file: YamlFile,
+  node: Node,
+  what: string,
+  name: string,
+  subject: PolicySubject,
+): string | undefined {
   const parts = name.split('.');
   const [owner, member] = parts.length === 2 ? parts : [subject.name, parts[0]];
   if (parts.length > 2 || owner !== subject.name) {
-    file.error(node, `${what}: "${name}" is not a member of ${subject.kind} "${subject.name}" (a policy may only name its own members)`);
+    file.error(
+      node,
+      `${what}: "${name}" is not a member of ${subject.kind} "${subject.name}" (a policy may only name its own members)`,
+    );
     return undefined;
   }
   if (member === undefined || !subject.members.has(member)) {

@@ -22,7 +22,13 @@ const PATH = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$/;
 const LEADING_WORD = /^[A-Za-z_][A-Za-z0-9_]*/;
 
 /** Cube's template variables, which need a request context this model format does not carry. */
-const CONTEXT_VARIABLES = ['FILTER_PARAMS', 'FILTER_GROUP', 'SECURITY_CONTEXT', 'COMPILE_CONTEXT', 'SQL_UTILS'];
+const CONTEXT_VARIABLES = [
+  'FILTER_PARAMS',
+  'FILTER_GROUP',
+  'SECURITY_CONTEXT',
+  'COMPILE_CONTEXT',
+  'SQL_UTILS',
+];
 
 /** Every reference and every malformed brace group in `sql`, in order. */
 export function scanReferences(sql: string): { references: Reference[]; problems: TemplateProblem[] } {
@@ -43,7 +49,11 @@ export function scanReferences(sql: string): { references: Reference[]; problems
     }
     const close = sql.indexOf('}', open + 1);
     if (close < 0) {
-      problems.push({ start: open, end: sql.length, message: 'unclosed "{" (a reference is {member} or {cube.member})' });
+      problems.push({
+        start: open,
+        end: sql.length,
+        message: 'unclosed "{" (a reference is {member} or {cube.member})',
+      });
       break;
     }
     const end = close + 1;
@@ -51,7 +61,11 @@ export function scanReferences(sql: string): { references: Reference[]; problems
     const inner = sql.slice(open + 1, close).trim();
     const word = LEADING_WORD.exec(inner)?.[0] ?? '';
     if (start !== open) {
-      problems.push({ start, end, message: `\${…} is the JavaScript model syntax; in YAML write {${inner}}` });
+      problems.push({
+        start,
+        end,
+        message: `\${…} is the JavaScript model syntax; in YAML write {${inner}}`,
+      });
     } else if (CONTEXT_VARIABLES.includes(word)) {
       problems.push({ start, end, message: `${word} is not supported` });
     } else if (!PATH.test(inner)) {

@@ -7,9 +7,20 @@ import type { Fields, YamlFile } from './yaml-reader';
 
 const VIEW_KEYS = {
   allowed: ['name', 'title', 'description', 'public', 'shown', 'meta', 'cubes', 'access_policy'],
-  unsupported: ['extends', 'folders', 'measures', 'dimensions', 'segments', 'hierarchies', 'pre_aggregations'],
+  unsupported: [
+    'extends',
+    'folders',
+    'measures',
+    'dimensions',
+    'segments',
+    'hierarchies',
+    'pre_aggregations',
+  ],
 };
-const ENTRY_KEYS = { allowed: ['join_path', 'includes', 'excludes', 'prefix', 'alias'], unsupported: ['split'] };
+const ENTRY_KEYS = {
+  allowed: ['join_path', 'includes', 'excludes', 'prefix', 'alias'],
+  unsupported: ['split'],
+};
 const INCLUDE_KEYS = { allowed: ['name', 'alias', 'title', 'description'], unsupported: ['format', 'meta'] };
 
 type Kind = ViewMember['kind'];
@@ -57,7 +68,11 @@ export function readView(file: YamlFile, node: Node, cubes: ReadonlyMap<string, 
  * The cube names of `join_path`, checked: each cube exists, each step follows a join the left
  * cube defines, and the path starts at the view's root (the first path's first cube).
  */
-function readJoinPath(entry: Fields, cubes: ReadonlyMap<string, Cube>, root: string | undefined): string[] | null {
+function readJoinPath(
+  entry: Fields,
+  cubes: ReadonlyMap<string, Cube>,
+  root: string | undefined,
+): string[] | null {
   const text = entry.string('join_path', true);
   if (text === undefined) return null;
   const path = text.split('.');
@@ -101,7 +116,11 @@ function addMembers(view: View, entry: Fields, path: string[], cubes: ReadonlyMa
     else entry.file.error(node, `${entry.what}: cube "${cubeName}" has no member "${member}" to exclude`);
   }
 
-  const add = (member: string, node: Node, override: { alias?: string; title?: string; description?: string }) => {
+  const add = (
+    member: string,
+    node: Node,
+    override: { alias?: string; title?: string; description?: string },
+  ) => {
     const kind = kindOf(cube, member);
     if (!kind) {
       entry.file.error(node, `${entry.what}: cube "${cubeName}" has no member "${member}"`);
@@ -140,6 +159,10 @@ function addMembers(view: View, entry: Fields, path: string[], cubes: ReadonlyMa
     for (const kind of ['dimensions', 'measures', 'segments'] as const) {
       for (const member of Object.keys(cube[kind])) add(member, includes, {});
     }
+    return;
+  }
+  if (isScalar(includes)) {
+    entry.error('includes', 'includes must be "*" or a list of members');
     return;
   }
   for (const node of entry.sequence('includes') ?? []) {

@@ -1,4 +1,14 @@
-import { type Document, isAlias, isMap, isScalar, isSeq, LineCounter, type Node, parseDocument, type YAMLMap } from 'yaml';
+import {
+  type Document,
+  isAlias,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  type Node,
+  parseDocument,
+  type YAMLMap,
+} from 'yaml';
 import type { ModelError, ModelFile, SourcePosition } from './model.types';
 
 /** More errors than this help nobody: the first ones are fixed first anyway. */
@@ -180,7 +190,10 @@ export class Fields {
   }
 
   error(key: string | null, message: string): void {
-    this.file.error(key === null ? this.node : (this.value(key) ?? this.keyNode(key)), `${this.what}: ${message}`);
+    this.file.error(
+      key === null ? this.node : (this.value(key) ?? this.keyNode(key)),
+      `${this.what}: ${message}`,
+    );
   }
 
   missing(key: string): void {
@@ -201,7 +214,9 @@ export class Fields {
       if (required) this.missing(key);
       return undefined;
     }
-    const text = this.file.text(this.value(key) ?? this.keyNode(key), `${this.what}: ${key}`, { numbers: true });
+    const text = this.file.text(this.value(key) ?? this.keyNode(key), `${this.what}: ${key}`, {
+      numbers: true,
+    });
     if (text !== undefined && text.trim() === '') {
       this.error(key, `${key} must not be empty`);
       return undefined;
