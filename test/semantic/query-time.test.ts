@@ -37,13 +37,23 @@ describe('time dimensions', () => {
   it('DST days in New York: 23 and 25 hours, one hour read twice', async () => {
     const query = (granularity: 'day' | 'hour') => ({
       measures: ['orders.count'],
-      timeDimensions: [{ dimension: 'orders.created_at', granularity, dateRange: ['2024-11-03', '2024-11-03'] as [string, string] }],
+      timeDimensions: [
+        {
+          dimension: 'orders.created_at',
+          granularity,
+          dateRange: ['2024-11-03', '2024-11-03'] as [string, string],
+        },
+      ],
       timezone: 'America/New_York',
     });
     for (const dialect of ['postgres', 'sqlite'] as const) {
       const days = await load(shop, dialect, query('day'));
       expect(days.data).toEqual([
-        { 'orders.created_at.day': '2024-11-03T00:00:00.000', 'orders.created_at': '2024-11-03T00:00:00.000', 'orders.count': '3' },
+        {
+          'orders.created_at.day': '2024-11-03T00:00:00.000',
+          'orders.created_at': '2024-11-03T00:00:00.000',
+          'orders.count': '3',
+        },
       ]);
       const hours = await load(shop, dialect, query('hour'));
       expect(hours.data.map((row) => [row['orders.created_at.hour'], row['orders.count']])).toEqual([
@@ -52,7 +62,9 @@ describe('time dimensions', () => {
       ]);
       const spring = await load(shop, dialect, {
         dimensions: ['orders.id'],
-        timeDimensions: [{ dimension: 'orders.created_at', granularity: 'day', dateRange: ['2024-03-10', '2024-03-10'] }],
+        timeDimensions: [
+          { dimension: 'orders.created_at', granularity: 'day', dateRange: ['2024-03-10', '2024-03-10'] },
+        ],
         timezone: 'America/New_York',
         order: { 'orders.id': 'asc' },
       });
@@ -80,7 +92,12 @@ describe('time dimensions', () => {
   it('a time dimension among dimensions reads as local time to the millisecond', async () => {
     await expectMatches(
       shop,
-      { dimensions: ['orders.id', 'orders.created_at'], filters: [{ member: 'orders.id', operator: 'lte', values: ['14'] }], order: { 'orders.id': 'asc' }, timezone: 'America/New_York' },
+      {
+        dimensions: ['orders.id', 'orders.created_at'],
+        filters: [{ member: 'orders.id', operator: 'lte', values: ['14'] }],
+        order: { 'orders.id': 'asc' },
+        timezone: 'America/New_York',
+      },
       {
         postgres: `SELECT id AS "orders.id", ${localText("created_at AT TIME ZONE 'America/New_York'")} AS "orders.created_at"
           FROM {orders} WHERE id <= 14 ORDER BY id`,
@@ -97,7 +114,11 @@ describe('time dimensions', () => {
       ],
       order: [['orders.created_at', 'asc']],
     });
-    expect(data[0]).toMatchObject({ 'orders.created_at.year': '2024-01-01T00:00:00.000', 'orders.created_at.quarter': '2024-01-01T00:00:00.000', 'orders.count': '8' });
+    expect(data[0]).toMatchObject({
+      'orders.created_at.year': '2024-01-01T00:00:00.000',
+      'orders.created_at.quarter': '2024-01-01T00:00:00.000',
+      'orders.count': '8',
+    });
     expect(data.map((row) => row['orders.created_at.quarter'])).toEqual([
       '2024-01-01T00:00:00.000',
       '2024-04-01T00:00:00.000',
@@ -111,14 +132,20 @@ describe('date ranges of time dimensions', () => {
   const idsIn = (dateRange: string | [string, string], timezone: string, where: string) =>
     expectMatches(
       shop,
-      { dimensions: ['orders.id'], timeDimensions: [{ dimension: 'orders.created_at', dateRange }], order: { 'orders.id': 'asc' }, timezone },
+      {
+        dimensions: ['orders.id'],
+        timeDimensions: [{ dimension: 'orders.created_at', dateRange }],
+        order: { 'orders.id': 'asc' },
+        timezone,
+      },
       { postgres: `SELECT id AS "orders.id" FROM {orders} WHERE ${where} ORDER BY id` },
     );
   const local = (text: string, zone: string) => `'${text}'::timestamp AT TIME ZONE '${zone}'`;
 
   it('relative ranges against a fixed now (Saturday 2024-06-15 12:00Z)', async () => {
     for (const zone of ['UTC', 'America/New_York']) {
-      const between = (from: string, to: string) => `created_at >= ${local(from, zone)} AND created_at < ${local(to, zone)}`;
+      const between = (from: string, to: string) =>
+        `created_at >= ${local(from, zone)} AND created_at < ${local(to, zone)}`;
       await idsIn('today', zone, between('2024-06-15', '2024-06-16'));
       await idsIn('yesterday', zone, between('2024-06-14', '2024-06-15'));
       await idsIn('tomorrow', zone, between('2024-06-16', '2024-06-17'));
@@ -136,9 +163,17 @@ describe('date ranges of time dimensions', () => {
       await idsIn('next 2 weeks', zone, between('2024-06-17', '2024-07-01'));
       await idsIn('from 2024-03-10 to 2024-03-11', zone, between('2024-03-10', '2024-03-12'));
       await idsIn(['2024-01-31', '2024-02-01'], zone, between('2024-01-31', '2024-02-02'));
-      await idsIn(['2024-01-31T23:59:59', '2024-02-01T00:00:00'], zone, `created_at >= ${local('2024-01-31 23:59:59', zone)} AND created_at <= ${local('2024-02-01 00:00:00', zone)}`);
+      await idsIn(
+        ['2024-01-31T23:59:59', '2024-02-01T00:00:00'],
+        zone,
+        `created_at >= ${local('2024-01-31 23:59:59', zone)} AND created_at <= ${local('2024-02-01 00:00:00', zone)}`,
+      );
     }
-    await idsIn('from 7 days ago to now', 'UTC', "created_at >= '2024-06-08 12:00:00Z' AND created_at <= '2024-06-15 12:00:00Z'");
+    await idsIn(
+      'from 7 days ago to now',
+      'UTC',
+      "created_at >= '2024-06-08 12:00:00Z' AND created_at <= '2024-06-15 12:00:00Z'",
+    );
   });
 });
 
@@ -159,7 +194,10 @@ describe('order, limit, offset, total', () => {
       GROUP BY u.name ORDER BY 2 DESC, 1 ASC NULLS LAST LIMIT 3 OFFSET 1`;
     await expectMatches(shop, query, hand);
     for (const dialect of ['postgres', 'sqlite'] as const) {
-      const [groups] = await shop.hand(dialect, 'SELECT count(DISTINCT coalesce(u.name, \'\')) AS n FROM {orders} o LEFT JOIN {users} u ON o.user_id = u.id');
+      const [groups] = await shop.hand(
+        dialect,
+        "SELECT count(DISTINCT coalesce(u.name, '')) AS n FROM {orders} o LEFT JOIN {users} u ON o.user_id = u.id",
+      );
       const { total, data } = await load(shop, dialect, query);
       expect(total).toBe(Number(groups?.n));
       expect(data).toHaveLength(3);
@@ -169,7 +207,10 @@ describe('order, limit, offset, total', () => {
   it('orders by default as Cube: the first time dimension ascending, else the first measure descending', async () => {
     await expectMatches(
       shop,
-      { measures: ['orders.count'], timeDimensions: [{ dimension: 'orders.created_at', granularity: 'year' }] },
+      {
+        measures: ['orders.count'],
+        timeDimensions: [{ dimension: 'orders.created_at', granularity: 'year' }],
+      },
       {
         postgres: `SELECT ${localText("date_trunc('year', created_at AT TIME ZONE 'UTC')")} AS "orders.created_at.year",
           ${localText("date_trunc('year', created_at AT TIME ZONE 'UTC')")} AS "orders.created_at", count(*) AS "orders.count"
