@@ -1,9 +1,9 @@
 import { env } from 'cloudflare:test';
 import pg from 'pg';
 import { expect } from 'vitest';
+import type { Dialect } from '../../src/semantic/dialects/dialect';
 import { postgres } from '../../src/semantic/dialects/postgres';
 import { sqlite } from '../../src/semantic/dialects/sqlite';
-import type { Dialect } from '../../src/semantic/dialects/dialect';
 import type { CompiledModel } from '../../src/semantic/model/model.types';
 import { normalizeQuery } from '../../src/semantic/query/normalize';
 import { type CompiledQuery, compileQuery } from '../../src/semantic/query/plan';
@@ -169,7 +169,11 @@ export function shopModel(table: (name: Table) => string): CompiledModel {
         },
         measures: { count: { type: 'count' } },
       }),
-      cube('hidden', { sqlTable: table('users'), public: false, dimensions: { id: { sql: 'id', type: 'number' } } }),
+      cube('hidden', {
+        sqlTable: table('users'),
+        public: false,
+        dimensions: { id: { sql: 'id', type: 'number' } },
+      }),
     ],
     [
       view('customer_orders', {
@@ -210,11 +214,17 @@ export async function openShop(): Promise<Shop> {
   const statements: D1PreparedStatement[] = [];
   for (const [name, { columns, rows }] of Object.entries(TABLES)) {
     await client.query(`CREATE TABLE ${schema}.${name} (${columns})`);
-    statements.push(env.DB.prepare(`CREATE TABLE ${schema}_${name} (${columns.replace('TIMESTAMPTZ', 'TEXT')})`));
+    statements.push(
+      env.DB.prepare(`CREATE TABLE ${schema}_${name} (${columns.replace('TIMESTAMPTZ', 'TEXT')})`),
+    );
     for (const row of rows) {
       const marks = row.map((_, index) => `$${index + 1}`).join(', ');
       await client.query(`INSERT INTO ${schema}.${name} VALUES (${marks})`, [...row]);
-      statements.push(env.DB.prepare(`INSERT INTO ${schema}_${name} VALUES (${row.map(() => '?').join(', ')})`).bind(...row));
+      statements.push(
+        env.DB.prepare(`INSERT INTO ${schema}_${name} VALUES (${row.map(() => '?').join(', ')})`).bind(
+          ...row,
+        ),
+      );
     }
   }
   await env.DB.batch(statements);
@@ -222,7 +232,11 @@ export async function openShop(): Promise<Shop> {
     dialect === 'postgres' ? `${schema}.${name}` : `${schema}_${name}`;
   const execute = async (dialect: DialectName, sql: string, params: unknown[]) => {
     if (dialect === 'postgres') return (await client.query(sql, params)).rows as Record<string, unknown>[];
-    return (await env.DB.prepare(sql).bind(...params).all<Record<string, unknown>>()).results;
+    return (
+      await env.DB.prepare(sql)
+        .bind(...params)
+        .all<Record<string, unknown>>()
+    ).results;
   };
   return {
     schema,
@@ -231,7 +245,11 @@ export async function openShop(): Promise<Shop> {
       sqlite: shopModel((name) => tableName('sqlite', name)),
     },
     hand: (dialect, sql, params = []) =>
-      execute(dialect, sql.replace(/\{(\w+)\}/g, (_, name: string) => tableName(dialect, name)), params),
+      execute(
+        dialect,
+        sql.replace(/\{(\w+)\}/g, (_, name: string) => tableName(dialect, name)),
+        params,
+      ),
     execute,
     close: async () => {
       await client.query(`DROP SCHEMA ${schema} CASCADE`);
@@ -254,7 +272,9 @@ export async function load(
 ): Promise<{ data: Record<string, unknown>[]; compiled: CompiledQuery; total?: number }> {
   const shopModel = shop.models[dialect];
   const normalized = normalizeQuery(shopModel, query, { now: options.now ?? NOW });
-  const compiled = compileQuery(shopModel, normalized, DIALECTS[dialect], { extraFilters: options.extraFilters });
+  const compiled = compileQuery(shopModel, normalized, DIALECTS[dialect], {
+    extraFilters: options.extraFilters,
+  });
   const rows = await shop.execute(dialect, compiled.sql, compiled.params);
   const data = shapeRows(compiled, rows);
   if (!compiled.totalSql) return { data, compiled };
@@ -317,8 +337,16 @@ export async function expectMatches(
   for (const dialect of ['postgres', 'sqlite'] as const) {
     const { data } = await load(shop, dialect, query, options);
     const own = typeof hand === 'string' ? hand : hand[dialect];
-    const expected = asCube(await shop.hand(own === undefined ? 'postgres' : dialect, own ?? (hand as { postgres: string }).postgres));
-    expect(sameRows(data, expected), `${dialect}:\n${JSON.stringify(data)}\nexpected:\n${JSON.stringify(expected)}`).toBe(true);
+    const expected = asCube(
+      await shop.hand(
+        own === undefined ? 'postgres' : dialect,
+        own ?? (hand as { postgres: string }).postgres,
+      ),
+    );
+    expect(
+      sameRows(data, expected),
+      `${dialect}:\n${JSON.stringify(data)}\nexpected:\n${JSON.stringify(expected)}`,
+    ).toBe(true);
     answers[dialect] = data;
   }
   return answers;

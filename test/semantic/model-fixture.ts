@@ -27,9 +27,19 @@ export interface CubeSpec {
   public?: boolean;
   dimensions?: Record<
     string,
-    { sql: string; type: DimensionType; primaryKey?: boolean; public?: boolean; title?: string; format?: string }
+    {
+      sql: string;
+      type: DimensionType;
+      primaryKey?: boolean;
+      public?: boolean;
+      title?: string;
+      format?: string;
+    }
   >;
-  measures?: Record<string, { type: MeasureType; sql?: string; filters?: string[]; public?: boolean; title?: string }>;
+  measures?: Record<
+    string,
+    { type: MeasureType; sql?: string; filters?: string[]; public?: boolean; title?: string }
+  >;
   segments?: Record<string, string>;
   joins?: Record<string, { relationship: Relationship; sql: string }>;
 }
@@ -62,9 +72,11 @@ export function cube(name: string, spec: CubeSpec): Cube {
     };
   }
   const segments: Record<string, Segment> = {};
-  for (const [member, sql] of Object.entries(spec.segments ?? {})) segments[member] = { ...meta(member), sql };
+  for (const [member, sql] of Object.entries(spec.segments ?? {}))
+    segments[member] = { ...meta(member), sql };
   const joins: Record<string, Join> = {};
-  for (const [other, join] of Object.entries(spec.joins ?? {})) joins[other] = { cube: other, ...join, position };
+  for (const [other, join] of Object.entries(spec.joins ?? {}))
+    joins[other] = { cube: other, ...join, position };
   return {
     name,
     title: titleOf(name),

@@ -11,11 +11,22 @@ afterAll(async () => {
 });
 
 /** The ids of the rows of `table` the filters keep, against the hand-written WHERE. */
-function expectIds(table: 'orders' | 'users' | 'products', filters: CubeFilter[], where: string | { postgres: string; sqlite?: string }, timezone?: string) {
-  const hand = (condition: string) => `SELECT id AS "${table}.id" FROM {${table}} WHERE ${condition} ORDER BY id`;
+function expectIds(
+  table: 'orders' | 'users' | 'products',
+  filters: CubeFilter[],
+  where: string | { postgres: string; sqlite?: string },
+  timezone?: string,
+) {
+  const hand = (condition: string) =>
+    `SELECT id AS "${table}.id" FROM {${table}} WHERE ${condition} ORDER BY id`;
   return expectMatches(
     shop,
-    { dimensions: [`${table}.id`], filters, order: { [`${table}.id`]: 'asc' }, ...(timezone ? { timezone } : {}) },
+    {
+      dimensions: [`${table}.id`],
+      filters,
+      order: { [`${table}.id`]: 'asc' },
+      ...(timezone ? { timezone } : {}),
+    },
     typeof where === 'string'
       ? hand(where)
       : { postgres: hand(where.postgres), ...(where.sqlite ? { sqlite: hand(where.sqlite) } : {}) },
@@ -24,23 +35,67 @@ function expectIds(table: 'orders' | 'users' | 'products', filters: CubeFilter[]
 
 describe('equality', () => {
   it('equals one value, several values, and null', async () => {
-    await expectIds('orders', [{ member: 'orders.status', operator: 'equals', values: ['pending'] }], "status = 'pending'");
-    await expectIds('orders', [{ member: 'orders.status', operator: 'equals', values: ['pending', 'cancelled'] }], "status IN ('pending', 'cancelled')");
-    await expectIds('orders', [{ member: 'orders.status', operator: 'equals', values: ['pending', null] }], "(status = 'pending' OR status IS NULL)");
-    await expectIds('users', [{ member: 'users.name', operator: 'equals', values: ["O'Brien", '東京 Taro'] }], "name IN ('O''Brien', '東京 Taro')");
-    await expectIds('orders', [{ member: 'orders.amount', operator: 'equals', values: [100, '60'] }], 'amount IN (100, 60)');
+    await expectIds(
+      'orders',
+      [{ member: 'orders.status', operator: 'equals', values: ['pending'] }],
+      "status = 'pending'",
+    );
+    await expectIds(
+      'orders',
+      [{ member: 'orders.status', operator: 'equals', values: ['pending', 'cancelled'] }],
+      "status IN ('pending', 'cancelled')",
+    );
+    await expectIds(
+      'orders',
+      [{ member: 'orders.status', operator: 'equals', values: ['pending', null] }],
+      "(status = 'pending' OR status IS NULL)",
+    );
+    await expectIds(
+      'users',
+      [{ member: 'users.name', operator: 'equals', values: ["O'Brien", '東京 Taro'] }],
+      "name IN ('O''Brien', '東京 Taro')",
+    );
+    await expectIds(
+      'orders',
+      [{ member: 'orders.amount', operator: 'equals', values: [100, '60'] }],
+      'amount IN (100, 60)',
+    );
   });
 
   it('notEquals keeps the rows where the member is NULL, unless null is one of the values', async () => {
-    await expectIds('orders', [{ member: 'orders.status', operator: 'notEquals', values: ['completed'] }], "(status <> 'completed' OR status IS NULL)");
-    await expectIds('orders', [{ member: 'orders.status', operator: 'notEquals', values: ['completed', 'pending'] }], "(status NOT IN ('completed', 'pending') OR status IS NULL)");
-    await expectIds('orders', [{ member: 'orders.status', operator: 'notEquals', values: ['completed', null] }], "(status IS NOT NULL AND status <> 'completed')");
-    await expectIds('orders', [{ member: 'orders.status', operator: 'notEquals', values: [null] }], 'status IS NOT NULL');
+    await expectIds(
+      'orders',
+      [{ member: 'orders.status', operator: 'notEquals', values: ['completed'] }],
+      "(status <> 'completed' OR status IS NULL)",
+    );
+    await expectIds(
+      'orders',
+      [{ member: 'orders.status', operator: 'notEquals', values: ['completed', 'pending'] }],
+      "(status NOT IN ('completed', 'pending') OR status IS NULL)",
+    );
+    await expectIds(
+      'orders',
+      [{ member: 'orders.status', operator: 'notEquals', values: ['completed', null] }],
+      "(status IS NOT NULL AND status <> 'completed')",
+    );
+    await expectIds(
+      'orders',
+      [{ member: 'orders.status', operator: 'notEquals', values: [null] }],
+      'status IS NOT NULL',
+    );
   });
 
   it('booleans', async () => {
-    await expectIds('orders', [{ member: 'orders.is_big', operator: 'equals', values: ['true'] }], 'amount > 100');
-    await expectIds('orders', [{ member: 'orders.is_big', operator: 'equals', values: [false] }], 'amount <= 100');
+    await expectIds(
+      'orders',
+      [{ member: 'orders.is_big', operator: 'equals', values: ['true'] }],
+      'amount > 100',
+    );
+    await expectIds(
+      'orders',
+      [{ member: 'orders.is_big', operator: 'equals', values: [false] }],
+      'amount <= 100',
+    );
   });
 
   it('many values are one parameter, not one each (SQLite binds at most 100)', async () => {
@@ -51,7 +106,10 @@ describe('equality', () => {
     });
     expect(compiled.params.length).toBeLessThan(10);
     expect(data).toHaveLength(25);
-    const pg = await load(shop, 'postgres', { dimensions: ['orders.id'], filters: [{ member: 'orders.id', operator: 'notEquals', values }] });
+    const pg = await load(shop, 'postgres', {
+      dimensions: ['orders.id'],
+      filters: [{ member: 'orders.id', operator: 'notEquals', values }],
+    });
     expect(pg.compiled.params.length).toBeLessThan(10);
     expect(pg.data).toHaveLength(0);
   });
@@ -59,24 +117,68 @@ describe('equality', () => {
 
 describe('text matching', () => {
   it('contains, startsWith, endsWith are case-insensitive; several values are ORed', async () => {
-    await expectIds('orders', [{ member: 'orders.status', operator: 'contains', values: ['PLET'] }], "lower(status) LIKE '%plet%'");
-    await expectIds('users', [{ member: 'users.city', operator: 'startsWith', values: ['new', 'DUB'] }], "(lower(city) LIKE 'new%' OR lower(city) LIKE 'dub%')");
-    await expectIds('users', [{ member: 'users.name', operator: 'endsWith', values: ['ICE'] }], "lower(name) LIKE '%ice'");
-    await expectIds('users', [{ member: 'users.name', operator: 'contains', values: ['zoë', '東京'] }], "(name LIKE '%Zoë%' OR name LIKE '%東京%')");
+    await expectIds(
+      'orders',
+      [{ member: 'orders.status', operator: 'contains', values: ['PLET'] }],
+      "lower(status) LIKE '%plet%'",
+    );
+    await expectIds(
+      'users',
+      [{ member: 'users.city', operator: 'startsWith', values: ['new', 'DUB'] }],
+      "(lower(city) LIKE 'new%' OR lower(city) LIKE 'dub%')",
+    );
+    await expectIds(
+      'users',
+      [{ member: 'users.name', operator: 'endsWith', values: ['ICE'] }],
+      "lower(name) LIKE '%ice'",
+    );
+    await expectIds(
+      'users',
+      [{ member: 'users.name', operator: 'contains', values: ['zoë', '東京'] }],
+      "(name LIKE '%Zoë%' OR name LIKE '%東京%')",
+    );
   });
 
   it('%, _ and \\ in values match themselves', async () => {
-    await expectIds('products', [{ member: 'products.name', operator: 'contains', values: ['%'] }], "name = 'Gadget 100%'");
-    await expectIds('products', [{ member: 'products.name', operator: 'contains', values: ['_'] }], "name = 'Thing_1'");
-    await expectIds('users', [{ member: 'users.name', operator: 'endsWith', values: ['_%'] }], "name = 'Bob_%'");
+    await expectIds(
+      'products',
+      [{ member: 'products.name', operator: 'contains', values: ['%'] }],
+      "name = 'Gadget 100%'",
+    );
+    await expectIds(
+      'products',
+      [{ member: 'products.name', operator: 'contains', values: ['_'] }],
+      "name = 'Thing_1'",
+    );
+    await expectIds(
+      'users',
+      [{ member: 'users.name', operator: 'endsWith', values: ['_%'] }],
+      "name = 'Bob_%'",
+    );
     await expectIds('users', [{ member: 'users.name', operator: 'contains', values: ['\\'] }], '1 = 0');
-    await expectIds('products', [{ member: 'products.name', operator: 'startsWith', values: ['thing_'] }], "name = 'Thing_1'");
+    await expectIds(
+      'products',
+      [{ member: 'products.name', operator: 'startsWith', values: ['thing_'] }],
+      "name = 'Thing_1'",
+    );
   });
 
   it('the negatives AND their values and keep NULL rows', async () => {
-    await expectIds('users', [{ member: 'users.city', operator: 'notContains', values: ['york'] }], "(lower(city) NOT LIKE '%york%' OR city IS NULL)");
-    await expectIds('users', [{ member: 'users.city', operator: 'notStartsWith', values: ['new', 'par'] }], "((lower(city) NOT LIKE 'new%' AND lower(city) NOT LIKE 'par%') OR city IS NULL)");
-    await expectIds('orders', [{ member: 'orders.status', operator: 'notEndsWith', values: ['ING'] }], "(lower(status) NOT LIKE '%ing' OR status IS NULL)");
+    await expectIds(
+      'users',
+      [{ member: 'users.city', operator: 'notContains', values: ['york'] }],
+      "(lower(city) NOT LIKE '%york%' OR city IS NULL)",
+    );
+    await expectIds(
+      'users',
+      [{ member: 'users.city', operator: 'notStartsWith', values: ['new', 'par'] }],
+      "((lower(city) NOT LIKE 'new%' AND lower(city) NOT LIKE 'par%') OR city IS NULL)",
+    );
+    await expectIds(
+      'orders',
+      [{ member: 'orders.status', operator: 'notEndsWith', values: ['ING'] }],
+      "(lower(status) NOT LIKE '%ing' OR status IS NULL)",
+    );
   });
 });
 
@@ -84,13 +186,21 @@ describe('comparisons, set, nesting', () => {
   it('gt, gte, lt, lte on numbers', async () => {
     await expectIds('orders', [{ member: 'orders.amount', operator: 'gt', values: ['100'] }], 'amount > 100');
     await expectIds('orders', [{ member: 'orders.amount', operator: 'gte', values: [100] }], 'amount >= 100');
-    await expectIds('orders', [{ member: 'orders.amount', operator: 'lt', values: ['59.5'] }], 'amount < 59.5');
+    await expectIds(
+      'orders',
+      [{ member: 'orders.amount', operator: 'lt', values: ['59.5'] }],
+      'amount < 59.5',
+    );
     await expectIds('orders', [{ member: 'orders.amount', operator: 'lte', values: ['60'] }], 'amount <= 60');
   });
 
   it('set and notSet', async () => {
     await expectIds('orders', [{ member: 'orders.status', operator: 'set' }], 'status IS NOT NULL');
-    await expectIds('orders', [{ member: 'orders.amount', operator: 'notSet', values: [] }], 'amount IS NULL');
+    await expectIds(
+      'orders',
+      [{ member: 'orders.amount', operator: 'notSet', values: [] }],
+      'amount IS NULL',
+    );
   });
 
   it('nested and/or, and the legacy `dimension` key', async () => {
@@ -99,7 +209,12 @@ describe('comparisons, set, nesting', () => {
       [
         {
           or: [
-            { and: [{ dimension: 'orders.status', operator: 'equals', values: ['completed'] }, { member: 'orders.amount', operator: 'gte', values: ['200'] }] },
+            {
+              and: [
+                { dimension: 'orders.status', operator: 'equals', values: ['completed'] },
+                { member: 'orders.amount', operator: 'gte', values: ['200'] },
+              ],
+            },
             { member: 'orders.status', operator: 'notSet' },
           ],
         },
@@ -117,9 +232,11 @@ describe('date filters, in the query time zone', () => {
       'orders',
       [{ member: 'orders.created_at', operator: 'inDateRange', values: ['2024-03-10', '2024-03-10'] }],
       {
-        postgres: "created_at >= '2024-03-10 00:00'::timestamp AT TIME ZONE 'America/New_York' AND created_at < '2024-03-11 00:00'::timestamp AT TIME ZONE 'America/New_York'",
+        postgres:
+          "created_at >= '2024-03-10 00:00'::timestamp AT TIME ZONE 'America/New_York' AND created_at < '2024-03-11 00:00'::timestamp AT TIME ZONE 'America/New_York'",
         // Written by hand: 2024-03-10 in New York runs from 05:00Z to 04:00Z the next day (23 hours).
-        sqlite: "datetime(created_at) >= '2024-03-10 05:00:00' AND datetime(created_at) < '2024-03-11 04:00:00'",
+        sqlite:
+          "datetime(created_at) >= '2024-03-10 05:00:00' AND datetime(created_at) < '2024-03-11 04:00:00'",
       },
       newYork,
     );
@@ -134,18 +251,45 @@ describe('date filters, in the query time zone', () => {
     const day = '2024-11-03';
     const start = "'2024-11-03 00:00'::timestamp AT TIME ZONE 'America/New_York'";
     const next = "'2024-11-04 00:00'::timestamp AT TIME ZONE 'America/New_York'";
-    await expectIds('orders', [{ member: 'orders.created_at', operator: 'beforeDate', values: [day] }], { postgres: `created_at < ${start}` }, newYork);
-    await expectIds('orders', [{ member: 'orders.created_at', operator: 'beforeOrOnDate', values: [day] }], { postgres: `created_at < ${next}` }, newYork);
-    await expectIds('orders', [{ member: 'orders.created_at', operator: 'afterDate', values: [day] }], { postgres: `created_at >= ${next}` }, newYork);
-    await expectIds('orders', [{ member: 'orders.created_at', operator: 'afterOrOnDate', values: [day] }], { postgres: `created_at >= ${start}` }, newYork);
+    await expectIds(
+      'orders',
+      [{ member: 'orders.created_at', operator: 'beforeDate', values: [day] }],
+      { postgres: `created_at < ${start}` },
+      newYork,
+    );
+    await expectIds(
+      'orders',
+      [{ member: 'orders.created_at', operator: 'beforeOrOnDate', values: [day] }],
+      { postgres: `created_at < ${next}` },
+      newYork,
+    );
+    await expectIds(
+      'orders',
+      [{ member: 'orders.created_at', operator: 'afterDate', values: [day] }],
+      { postgres: `created_at >= ${next}` },
+      newYork,
+    );
+    await expectIds(
+      'orders',
+      [{ member: 'orders.created_at', operator: 'afterOrOnDate', values: [day] }],
+      { postgres: `created_at >= ${start}` },
+      newYork,
+    );
     // A timestamp is the instant itself: 2024-01-31T23:59:59Z is not before itself.
-    await expectIds('orders', [{ member: 'orders.created_at', operator: 'beforeDate', values: ['2024-01-31T23:59:59Z'] }], "created_at < '2024-01-31 23:59:59Z'");
+    await expectIds(
+      'orders',
+      [{ member: 'orders.created_at', operator: 'beforeDate', values: ['2024-01-31T23:59:59Z'] }],
+      "created_at < '2024-01-31 23:59:59Z'",
+    );
   });
 
   it('gt and lt on a time dimension read a local timestamp', async () => {
     await expectIds(
       'orders',
-      [{ member: 'orders.created_at', operator: 'gte', values: ['2024-03-10T03:30:00'] }, { member: 'orders.created_at', operator: 'lt', values: ['2024-03-11'] }],
+      [
+        { member: 'orders.created_at', operator: 'gte', values: ['2024-03-10T03:30:00'] },
+        { member: 'orders.created_at', operator: 'lt', values: ['2024-03-11'] },
+      ],
       { postgres: "created_at >= '2024-03-10 07:30:00Z' AND created_at < '2024-03-11 04:00:00Z'" },
       newYork,
     );

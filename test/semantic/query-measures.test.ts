@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectMatches, load, openShop, type Shop } from './dataset';
+import { expectMatches, openShop, type Shop } from './dataset';
 
 let shop: Shop;
 beforeAll(async () => {
@@ -31,10 +31,13 @@ describe('measures', () => {
        FROM {orders} GROUP BY status ORDER BY status ASC NULLS LAST`,
     );
     // Integer results read the same from both databases.
-    const completed = (rows: Record<string, unknown>[]) => rows.find((row) => row['orders.status'] === 'completed');
+    const completed = (rows: Record<string, unknown>[]) =>
+      rows.find((row) => row['orders.status'] === 'completed');
     expect(completed(answers.postgres)?.['orders.count']).toBe('14');
     expect(completed(answers.sqlite)?.['orders.count']).toBe('14');
-    expect(completed(answers.sqlite)?.['orders.total_amount']).toBe(completed(answers.postgres)?.['orders.total_amount']);
+    expect(completed(answers.sqlite)?.['orders.total_amount']).toBe(
+      completed(answers.postgres)?.['orders.total_amount'],
+    );
   });
 });
 
@@ -100,7 +103,11 @@ describe('fan-out: measures of a cube repeated by a join are not double counted'
   it('a count of users by order status counts each user once per status', async () => {
     await expectMatches(
       shop,
-      { measures: ['users.count', 'orders.count'], dimensions: ['orders.status'], order: { 'orders.status': 'asc' } },
+      {
+        measures: ['users.count', 'orders.count'],
+        dimensions: ['orders.status'],
+        order: { 'orders.status': 'asc' },
+      },
       `SELECT o.status AS "orders.status", count(DISTINCT u.id) AS "users.count", count(*) AS "orders.count"
        FROM {orders} o LEFT JOIN {users} u ON o.user_id = u.id GROUP BY o.status ORDER BY o.status ASC NULLS LAST`,
     );
@@ -160,7 +167,12 @@ describe('number measures, measure filters, measures filtered after aggregation'
   it('a measure filter with a decimal value against an integer count', async () => {
     await expectMatches(
       shop,
-      { measures: ['orders.count'], dimensions: ['orders.status'], filters: [{ member: 'orders.count', operator: 'gt', values: ['4.5'] }], order: { 'orders.status': 'asc' } },
+      {
+        measures: ['orders.count'],
+        dimensions: ['orders.status'],
+        filters: [{ member: 'orders.count', operator: 'gt', values: ['4.5'] }],
+        order: { 'orders.status': 'asc' },
+      },
       `SELECT status AS "orders.status", count(*) AS "orders.count" FROM {orders} GROUP BY status HAVING count(*) > 4.5 ORDER BY status ASC NULLS LAST`,
     );
   });
@@ -195,7 +207,11 @@ describe('segments, views, extra filters, ungrouped', () => {
     const city = { name: 'users.city', target: 'users.city' };
     await expectMatches(
       shop,
-      { measures: ['orders.count', 'orders.total_amount'], dimensions: ['orders.status'], order: { 'orders.status': 'asc' } },
+      {
+        measures: ['orders.count', 'orders.total_amount'],
+        dimensions: ['orders.status'],
+        order: { 'orders.status': 'asc' },
+      },
       `SELECT o.status AS "orders.status", count(*) AS "orders.count", sum(o.amount) AS "orders.total_amount"
        FROM {orders} o LEFT JOIN {users} u ON o.user_id = u.id WHERE u.city IN ('New York', 'Paris')
        GROUP BY o.status ORDER BY o.status ASC NULLS LAST`,
@@ -229,7 +245,14 @@ describe('segments, views, extra filters, ungrouped', () => {
   it('a cube defined by SQL, a boolean dimension and a dimension built from another', async () => {
     const answers = await expectMatches(
       shop,
-      { dimensions: ['orders.is_big', 'orders.status_label'], measures: ['orders.count'], order: [['orders.status_label', 'asc'], ['orders.is_big', 'asc']] },
+      {
+        dimensions: ['orders.is_big', 'orders.status_label'],
+        measures: ['orders.count'],
+        order: [
+          ['orders.status_label', 'asc'],
+          ['orders.is_big', 'asc'],
+        ],
+      },
       {
         postgres: `SELECT amount > 100 AS "orders.is_big", upper(status) || '!' AS "orders.status_label", count(*) AS "orders.count"
           FROM {orders} GROUP BY 1, 2 ORDER BY 2 ASC NULLS LAST, 1 ASC NULLS LAST`,
@@ -238,7 +261,11 @@ describe('segments, views, extra filters, ungrouped', () => {
     expect(answers.sqlite.some((row) => row['orders.is_big'] === true)).toBe(true);
     await expectMatches(
       shop,
-      { dimensions: ['products.category'], measures: ['products.count'], order: { 'products.category': 'asc' } },
+      {
+        dimensions: ['products.category'],
+        measures: ['products.count'],
+        order: { 'products.category': 'asc' },
+      },
       'SELECT category AS "products.category", count(*) AS "products.count" FROM {products} GROUP BY category ORDER BY category ASC NULLS LAST',
     );
   });

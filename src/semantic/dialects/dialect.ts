@@ -56,6 +56,3 @@ export interface Dialect {
 export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
-
-/** `YYYY-MM-DD"T"HH24:MI:SS.MS` in every dialect: the format Cube answers local times in. */
-export const LOCAL_TIME_FORMAT_EXAMPLE = '2024-03-10T00:00:00.000';

@@ -28,7 +28,7 @@ export const sqlite: Dialect = {
         ? utc
         : typeof offset === 'number'
           ? `(SELECT strftime('${UTC_TEXT}', t, '${offset} minutes') FROM (SELECT ${utc} AS t))`
-          : `(SELECT strftime('${UTC_TEXT}', t, (${offset}) || ' minutes') FROM (SELECT ${utc} AS t))`;
+          : `(SELECT strftime('${UTC_TEXT}', t, (${offset}) || ' minutes') FROM (SELECT t, CAST(strftime('%s', t) AS INTEGER) AS s FROM (SELECT ${utc} AS t)))`;
     return `(SELECT ${truncate('l', granularity)} FROM (SELECT ${local} AS l))`;
   },
 
@@ -69,19 +69,20 @@ function truncate(l: string, granularity: Granularity | undefined): string {
 }
 
 /**
- * The zone's offset in minutes for the UTC text `t`: nothing for UTC, a number for a zone
+ * The zone's offset in minutes for `s`, epoch seconds of a UTC time: nothing for UTC, a number for a zone
  * without changes over the span, else a balanced CASE over the span's transitions.
  */
 function offsetSql(zone: ZoneContext): string | number | undefined {
   const { initial, transitions } = offsetTransitions(zone.zone, zone.span[0], zone.span[1]);
   if (transitions.length === 0) return initial === 0 ? undefined : initial;
-  const bounds = transitions.map((transition) => `'${new Date(transition.at).toISOString().replace('T', ' ').replace('Z', '')}'`);
+  // Epoch seconds keep the literals short: the CASE is written once per converted column.
+  const bounds = transitions.map((transition) => Math.floor(transition.at / 1000));
   const offsets = [initial, ...transitions.map((transition) => transition.offsetMinutes)];
   // offsets[i] holds from bounds[i - 1] (inclusive) to bounds[i] (exclusive).
   const search = (low: number, high: number): string => {
     if (low === high) return String(offsets[low]);
     const middle = Math.floor((low + high) / 2);
-    return `CASE WHEN t < ${bounds[middle]} THEN ${search(low, middle)} ELSE ${search(middle + 1, high)} END`;
+    return `CASE WHEN s<${bounds[middle]} THEN ${search(low, middle)} ELSE ${search(middle + 1, high)} END`;
   };
   return search(0, transitions.length);
 }

@@ -11,7 +11,8 @@ const UNITS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'y
 type Unit = (typeof UNITS)[number];
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
+const TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(Z|[+-]\d{2}:?\d{2})?$/i;
 
 /** Inclusive bounds, as UTC instants (ms). */
 export type Instants = [number, number];
@@ -21,7 +22,11 @@ export function toIso(ms: number): string {
 }
 
 /** Resolves a time dimension's `dateRange` (or an `inDateRange` pair) to inclusive UTC bounds. */
-export function resolveDateRange(range: string | [string, string], zone: string, now: Date): [string, string] {
+export function resolveDateRange(
+  range: string | [string, string],
+  zone: string,
+  now: Date,
+): [string, string] {
   if (Array.isArray(range)) {
     const [from, to] = range;
     return [toIso(pointOf(from, zone, now, 'start', range)), toIso(pointOf(to, zone, now, 'end', range))];
@@ -118,7 +123,10 @@ function relativeRange(text: string, zone: string, now: number): Instants {
   const today = utcToZoned(now, zone);
   const span = (unit: Unit, fromUnits: number, toUnits: number): Instants => {
     const base = startOf(today, unit);
-    return [zonedTimeToUtc(addUnits(base, unit, fromUnits), zone), endOf(addUnits(base, unit, toUnits), unit, zone)];
+    return [
+      zonedTimeToUtc(addUnits(base, unit, fromUnits), zone),
+      endOf(addUnits(base, unit, toUnits), unit, zone),
+    ];
   };
   const day = { today: 0, yesterday: -1, tomorrow: 1 }[phrase];
   if (day !== undefined) return span('day', day, day);
@@ -141,8 +149,10 @@ function relativeRange(text: string, zone: string, now: number): Instants {
 
   const fromTo = /^from (.+) to (.+)$/.exec(phrase);
   if (fromTo) {
-    const from = absolutePoint(fromTo[1] ?? '', zone, 'start') ?? relativePoint(fromTo[1] ?? '', zone, now, 'start');
-    const to = absolutePoint(fromTo[2] ?? '', zone, 'end') ?? relativePoint(fromTo[2] ?? '', zone, now, 'end');
+    const from =
+      absolutePoint(fromTo[1] ?? '', zone, 'start') ?? relativePoint(fromTo[1] ?? '', zone, now, 'start');
+    const to =
+      absolutePoint(fromTo[2] ?? '', zone, 'end') ?? relativePoint(fromTo[2] ?? '', zone, now, 'end');
     if (from !== undefined && to !== undefined) return [from, to];
   }
 

@@ -35,7 +35,8 @@ export function filterSql(filter: NormalizedFilter, context: FilterContext): str
   };
   const list = (values: string[]) => {
     if (isTime) return params.add(dialect.listValue(values.map((value) => dialect.instantValue(value))));
-    if (target.type === 'number') return dialect.numberParam(params.add(dialect.listValue(values.map(Number))), true);
+    if (target.type === 'number')
+      return dialect.numberParam(params.add(dialect.listValue(values.map(Number))), true);
     if (target.type === 'boolean') {
       return params.add(dialect.listValue(values.map((value) => dialect.booleanValue(value === 'true'))));
     }
@@ -104,12 +105,17 @@ export function filterSql(filter: NormalizedFilter, context: FilterContext): str
   }
 }
 
-function junction(children: NormalizedFilter[], separator: string, empty: string, context: FilterContext): string {
+function junction(
+  children: NormalizedFilter[],
+  separator: string,
+  empty: string,
+  context: FilterContext,
+): string {
   if (children.length === 0) return empty;
   return `(${children.map((child) => filterSql(child, context)).join(separator)})`;
 }
 
-/** Whether a filter (or any filter inside it) tests a measure, by the test given. */
+/** The members a filter tests, nested ones included. */
 export function filterMembers(filter: NormalizedFilter): QueryMember[] {
   if ('and' in filter) return filter.and.flatMap(filterMembers);
   if ('or' in filter) return filter.or.flatMap(filterMembers);

@@ -42,7 +42,8 @@ function treeFromHints(model: CompiledModel, cubes: string[], hints: string[][],
   const tree: JoinTree = { root, edges: [] };
   const reached = new Set([root]);
   for (const path of hints) {
-    if (path[0] !== root) throw new QueryError(`Views of different roots cannot be joined: '${root}', '${path[0]}'`);
+    if (path[0] !== root)
+      throw new QueryError(`Views of different roots cannot be joined: '${root}', '${path[0]}'`);
     for (let index = 1; index < path.length; index += 1) {
       const parent = path[index - 1] as string;
       const child = path[index] as string;
@@ -56,12 +57,18 @@ function treeFromHints(model: CompiledModel, cubes: string[], hints: string[][],
     }
   }
   const extended = treeFrom(model, root, cubes, tree);
-  if (!extended) throw new QueryError(`Can't find join path to join ${cubes.map((cube) => `'${cube}'`).join(', ')}`);
+  if (!extended)
+    throw new QueryError(`Can't find join path to join ${cubes.map((cube) => `'${cube}'`).join(', ')}`);
   return extended;
 }
 
 /** Extends `tree` breadth-first from the cubes it reaches until every cube in `needed` is in. */
-function treeFrom(model: CompiledModel, root: string, needed: string[], tree: JoinTree): JoinTree | undefined {
+function treeFrom(
+  model: CompiledModel,
+  root: string,
+  needed: string[],
+  tree: JoinTree,
+): JoinTree | undefined {
   const inTree = new Set([root, ...tree.edges.map((edge) => edge.child)]);
   const missing = needed.filter((cube) => !inTree.has(cube));
   if (missing.length === 0) return tree;

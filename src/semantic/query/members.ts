@@ -62,7 +62,12 @@ export function findMember(model: CompiledModel, name: unknown): FoundMember {
   }
   const target = cubeMemberOf(model, name);
   if (!target) throw new QueryError(`Unknown member: ${name}`);
-  const meta = target.kind === 'measure' ? target.measure : target.kind === 'dimension' ? target.dimension : target.segment;
+  const meta =
+    target.kind === 'measure'
+      ? target.measure
+      : target.kind === 'dimension'
+        ? target.dimension
+        : target.segment;
   if (!target.cube.public || !meta.public) throw new QueryError(`Member is not public: ${name}`);
   return { name, target };
 }

@@ -1,7 +1,6 @@
 import { type CompiledModel, GRANULARITIES, type Granularity } from '../model/model.types';
 import { boundOf, resolveDateRange } from './date-range';
 import { type FoundMember, findMember } from './members';
-import { QueryError } from './query-error';
 import {
   type CubeFilter,
   type CubeQuery,
@@ -14,6 +13,7 @@ import {
   type NormalizedTimeDimension,
   type QueryMember,
 } from './query.types';
+import { QueryError } from './query-error';
 import { isValidTimeZone } from './time-zone';
 
 const DATE_OPERATORS = new Set<FilterOperator>([
@@ -32,7 +32,11 @@ const NUMERIC = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
  * instants in the query's time zone (relative ones against `now`), limit, offset and order set.
  * Anything unknown or ill-formed is a `QueryError` naming it: nothing is silently dropped.
  */
-export function normalizeQuery(model: CompiledModel, query: CubeQuery, options: { now: Date }): NormalizedQuery {
+export function normalizeQuery(
+  model: CompiledModel,
+  query: CubeQuery,
+  options: { now: Date },
+): NormalizedQuery {
   const timezone = query.timezone ?? 'UTC';
   if (typeof timezone !== 'string' || !isValidTimeZone(timezone)) {
     throw new QueryError(`Unknown time zone: ${String(timezone)}`);
@@ -58,18 +62,20 @@ export function normalizeQuery(model: CompiledModel, query: CubeQuery, options: 
     if (found.target.kind !== 'segment') throw new QueryError(`Not a segment: ${found.name}`);
     return use(found);
   });
-  const timeDimensions = listOf(query.timeDimensions, 'timeDimensions').map((entry): NormalizedTimeDimension => {
-    const found = findMember(model, entry?.dimension);
-    if (found.target.kind !== 'dimension' || found.target.dimension.type !== 'time') {
-      throw new QueryError(`Not a time dimension: ${found.name}`);
-    }
-    const timeDimension: NormalizedTimeDimension = use(found);
-    if (entry.granularity !== undefined) timeDimension.granularity = granularityOf(entry.granularity);
-    if (entry.dateRange !== undefined) {
-      timeDimension.dateRange = resolveDateRange(dateRangeOf(entry.dateRange), timezone, options.now);
-    }
-    return timeDimension;
-  });
+  const timeDimensions = listOf(query.timeDimensions, 'timeDimensions').map(
+    (entry): NormalizedTimeDimension => {
+      const found = findMember(model, entry?.dimension);
+      if (found.target.kind !== 'dimension' || found.target.dimension.type !== 'time') {
+        throw new QueryError(`Not a time dimension: ${found.name}`);
+      }
+      const timeDimension: NormalizedTimeDimension = use(found);
+      if (entry.granularity !== undefined) timeDimension.granularity = granularityOf(entry.granularity);
+      if (entry.dateRange !== undefined) {
+        timeDimension.dateRange = resolveDateRange(dateRangeOf(entry.dateRange), timezone, options.now);
+      }
+      return timeDimension;
+    },
+  );
   const filters = listOf(query.filters, 'filters').map((filter) =>
     normalizeFilter(model, filter, timezone, options.now, use),
   );
@@ -191,13 +197,17 @@ function checkValueCount(operator: FilterOperator, count: number): void {
       ? [0, 0]
       : operator === 'inDateRange' || operator === 'notInDateRange'
         ? [2, 2]
-        : ['gt', 'gte', 'lt', 'lte', 'beforeDate', 'beforeOrOnDate', 'afterDate', 'afterOrOnDate'].includes(operator)
+        : ['gt', 'gte', 'lt', 'lte', 'beforeDate', 'beforeOrOnDate', 'afterDate', 'afterOrOnDate'].includes(
+              operator,
+            )
           ? [1, 1]
           : [1, Number.POSITIVE_INFINITY];
   const [least, most] = expected as [number, number];
   if (count < least || count > most) {
     const wanted = least === most ? `${least}` : `at least ${least}`;
-    throw new QueryError(`Operator ${operator} takes ${wanted} value${least === 1 && most === 1 ? '' : 's'}, got ${count}`);
+    throw new QueryError(
+      `Operator ${operator} takes ${wanted} value${least === 1 && most === 1 ? '' : 's'}, got ${count}`,
+    );
   }
 }
 

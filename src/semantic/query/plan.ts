@@ -4,8 +4,8 @@ import { type FilterTarget, filterMembers, filterSql } from './filters';
 import { findJoinTree, type JoinTree, multipliedCubes } from './join-tree';
 import { MemberSql } from './member-sql';
 import { type CubeMember, cubeMemberOf } from './members';
-import { QueryError } from './query-error';
 import type { CompiledSql, NormalizedFilter, NormalizedQuery, QueryMember } from './query.types';
+import { QueryError } from './query-error';
 import { SqlParams } from './sql-params';
 
 /** One column of a compiled query's rows: its SQL alias and the member it answers. */
@@ -38,7 +38,7 @@ interface Leaf {
 
 /** Default span of SQLite's zone conversion when the query gives no date range to bound it. */
 const DEFAULT_SPAN: [number, number] = [Date.UTC(1990, 0, 1), Date.UTC(2050, 0, 1)];
-const LEAF_MARK = '\u0001';
+const LEAF_MARK = '\uE001';
 /** Measures that a repeated row would count twice; min, max and count_distinct are immune. */
 const ADDITIVE = new Set(['count', 'sum', 'avg']);
 
@@ -67,7 +67,8 @@ export function compileQuery(
   const zone: ZoneContext = { zone: query.timezone, zoneParam: params.add(query.timezone), span };
   const allFilters = [...query.filters, ...(options.extraFilters ?? [])];
   const queried = [...query.measures, ...query.dimensions, ...query.timeDimensions, ...query.segments];
-  for (const member of [...queried, ...allFilters.flatMap(filterMembers)]) sqlOf.cubes.add(lookup(model, member).cube.name);
+  for (const member of [...queried, ...allFilters.flatMap(filterMembers)])
+    sqlOf.cubes.add(lookup(model, member).cube.name);
 
   // Dimension columns: dimensions, then time dimensions with a granularity.
   const dimensions = [
@@ -215,7 +216,8 @@ function groupedBody(
   }
   const inGroup = (group: number) => [...leaves.values()].filter((leaf) => leaf.group === group);
   const dimensionSelect = dimensions.map((dimension, index) => `${dimension.expr} AS d${index}`);
-  const groupBy = dimensions.length > 0 ? ` GROUP BY ${dimensions.map((_, index) => index + 1).join(', ')}` : '';
+  const groupBy =
+    dimensions.length > 0 ? ` GROUP BY ${dimensions.map((_, index) => index + 1).join(', ')}` : '';
 
   // Group 0 holds every combination of dimensions the filtered rows have, so the others join to it.
   const direct = [...dimensionSelect, ...inGroup(0).map((leaf) => `${aggregate(leaf)} AS ${leaf.alias}`)];
@@ -231,7 +233,9 @@ function groupedBody(
     }
     const keySelect = keys.map(([name], key) => `${sqlOf.dimension(cubeName, name)} AS k${key}`);
     const keyRows = `SELECT DISTINCT ${[...dimensionSelect, ...keySelect].join(', ')} FROM ${from}${where}`;
-    const keyJoin = keys.map(([name], key) => `ks.k${key} = ${sqlOf.dimension(cubeName, name)}`).join(' AND ');
+    const keyJoin = keys
+      .map(([name], key) => `ks.k${key} = ${sqlOf.dimension(cubeName, name)}`)
+      .join(' AND ');
     const select = [
       ...dimensions.map((_, position) => `ks.d${position}`),
       ...inGroup(group).map((leaf) => `${aggregate(leaf)} AS ${leaf.alias}`),
@@ -239,7 +243,9 @@ function groupedBody(
     const sub = `SELECT ${select.join(', ')} FROM (${keyRows}) AS ks INNER JOIN ${sqlOf.source(cubeName)} ON ${keyJoin}${groupBy}`;
     const on =
       dimensions.length > 0
-        ? dimensions.map((_, position) => dialect.same(`q0.d${position}`, `q${group}.d${position}`)).join(' AND ')
+        ? dimensions
+            .map((_, position) => dialect.same(`q0.d${position}`, `q${group}.d${position}`))
+            .join(' AND ')
         : '1 = 1';
     joined += ` LEFT JOIN (${sub}) AS q${group} ON ${on}`;
   });
@@ -270,7 +276,7 @@ function countedKey(sqlOf: MemberSql, cubeName: string, measure: Measure): strin
 
 function replaceLeaves(sql: string, leaves: Map<string, Leaf>, render: (leaf: Leaf) => string): string {
   const byAlias = new Map([...leaves.values()].map((leaf) => [leaf.alias, leaf]));
-  return sql.replace(/\u0001(m\d+)\u0001/g, (_, alias: string) => render(byAlias.get(alias) as Leaf));
+  return sql.replace(/\uE001(m\d+)\uE001/g, (_, alias: string) => render(byAlias.get(alias) as Leaf));
 }
 
 /** The aggregate of a leaf measure, its `filters` as a CASE inside the aggregate. */

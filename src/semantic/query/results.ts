@@ -8,11 +8,14 @@ import type { Annotation, NormalizedQuery, QueryMember } from './query.types';
  * twice (`Orders.createdAt.day` and `Orders.createdAt`); numbers (measures and number
  * dimensions) as text, as Cube answers them from PostgreSQL; booleans as booleans.
  */
-export function shapeRows(compiled: CompiledQuery, rows: Record<string, unknown>[]): Record<string, unknown>[] {
+export function shapeRows(
+  compiled: CompiledQuery,
+  rows: Record<string, unknown>[],
+): Record<string, unknown>[] {
   return rows.map((row) => {
     const shaped: Record<string, unknown> = {};
     for (const column of compiled.columns) {
-      const value = valueOf(row[column.alias], column.kind === 'measure' ? 'number' : column.type);
+      const value = cubeValue(row[column.alias], column.kind === 'measure' ? 'number' : column.type);
       if (column.kind === 'timeDimension') shaped[`${column.member}.${column.granularity}`] = value;
       shaped[column.member] = value;
     }
@@ -20,7 +23,7 @@ export function shapeRows(compiled: CompiledQuery, rows: Record<string, unknown>
   });
 }
 
-function valueOf(value: unknown, type: string): unknown {
+function cubeValue(value: unknown, type: string): unknown {
   if (value === null || value === undefined) return null;
   if (type === 'boolean') {
     if (typeof value === 'boolean') return value;
@@ -50,14 +53,26 @@ export function annotationOf(model: CompiledModel, query: NormalizedQuery): Anno
     annotation.measures[member.name] = { ...titles, type: 'number', ...formatOf(model, member) };
   }
   for (const member of query.dimensions) {
-    annotation.dimensions[member.name] = { ...titlesOf(model, member), type: typeOf(model, member), ...formatOf(model, member) };
+    annotation.dimensions[member.name] = {
+      ...titlesOf(model, member),
+      type: typeOf(model, member),
+      ...formatOf(model, member),
+    };
   }
   for (const member of query.segments) annotation.segments[member.name] = titlesOf(model, member);
   for (const member of query.timeDimensions) {
     if (!member.granularity) continue;
     const titles = titlesOf(model, member);
-    const granularity = { name: member.granularity, title: member.granularity, interval: INTERVALS[member.granularity] };
-    annotation.timeDimensions[`${member.name}.${member.granularity}`] = { ...titles, type: 'time', granularity };
+    const granularity = {
+      name: member.granularity,
+      title: member.granularity,
+      interval: INTERVALS[member.granularity],
+    };
+    annotation.timeDimensions[`${member.name}.${member.granularity}`] = {
+      ...titles,
+      type: 'time',
+      granularity,
+    };
     annotation.timeDimensions[member.name] = { ...titles, type: 'time' };
   }
   return annotation;
@@ -74,7 +89,11 @@ function titlesOf(model: CompiledModel, member: QueryMember): { title: string; s
 }
 
 function metaOf(target: ReturnType<typeof findMember>['target']) {
-  return target.kind === 'measure' ? target.measure : target.kind === 'dimension' ? target.dimension : target.segment;
+  return target.kind === 'measure'
+    ? target.measure
+    : target.kind === 'dimension'
+      ? target.dimension
+      : target.segment;
 }
 
 function typeOf(model: CompiledModel, member: QueryMember): string {

@@ -1,8 +1,8 @@
 import type { Dialect } from '../dialects/dialect';
 import type { CompiledSql } from './query.types';
 
-const MARK = '\u0000';
-const MARKER = /\u0000(\d+)\u0000/g;
+const MARK = '\uE000';
+const MARKER = /\uE000(\d+)\uE000/g;
 
 /**
  * Bound values collected while SQL is assembled out of order. `add` returns a marker that stands
