@@ -115,6 +115,38 @@ describe('postgres data source', () => {
     expect(rows).toEqual([{ tz: 'UTC', d: '2024-03-11T00:00:00.000Z' }]);
   });
 
+  it('leaves values ISO text cannot hold as PostgreSQL wrote them; intervals as text', async () => {
+    const { rows } = await openDataSource(env as Bindings, 1, config).run(
+      `SELECT 'infinity'::timestamptz AS inf, '0044-03-15 12:00:00+00'::timestamptz AS old,
+         '0044-03-15 BC'::date AS bc, interval '1 day 02:00' AS iv, ARRAY['2024-03-10'::date] AS days`,
+      [],
+      limits,
+    );
+    expect(rows).toEqual([
+      {
+        inf: 'infinity',
+        old: '0044-03-15T12:00:00.000Z',
+        bc: '0044-03-15 BC',
+        iv: '1 day 02:00:00',
+        days: '{2024-03-10}',
+      },
+    ]);
+  });
+
+  it('cuts the user, database and host out of a QUERY message', async () => {
+    const err = await failure(
+      openDataSource(env as Bindings, 1, config).run(
+        'SELECT (current_user || $1)::int',
+        [`@${server.host}`],
+        limits,
+      ),
+    );
+    expect(err.code).toBe('QUERY');
+    expect(err.message).toMatch(/^invalid input syntax for type integer/);
+    expect(err.message).not.toContain(server.user);
+    expect(err.message).not.toContain(server.host);
+  });
+
   it('cancels a query past its time limit: TIMEOUT', async () => {
     const started = Date.now();
     const err = await failure(
