@@ -28,7 +28,18 @@ const COUNTRIES = [
 const SEGMENTS = ['Consumer', 'Corporate', 'Home Office'];
 const CATEGORIES = ['Books', 'Electronics', 'Garden', 'Home', 'Sports', 'Toys'];
 const ADJECTIVES = ['Classic', 'Compact', 'Deluxe', 'Eco', 'Smart', 'Ultra', 'Vintage', "Chef's"];
-const NOUNS = ['Lamp', 'Kettle', 'Backpack', 'Speaker', 'Planter', 'Puzzle', 'Racket', 'Novel', 'Drone', 'Mug'];
+const NOUNS = [
+  'Lamp',
+  'Kettle',
+  'Backpack',
+  'Speaker',
+  'Planter',
+  'Puzzle',
+  'Racket',
+  'Novel',
+  'Drone',
+  'Mug',
+];
 const STATUSES = [
   ['completed', 0.72],
   ['shipped', 0.12],
@@ -74,7 +85,12 @@ export function demoTables({ orders = 40_000 } = {}) {
   const products = [];
   for (let id = 1; id <= 120; id++) {
     const category = CATEGORIES[id % CATEGORIES.length];
-    products.push([id, `${pick(rnd, ADJECTIVES)} ${pick(rnd, NOUNS)} ${id}`, category, Math.round((5 + rnd() * 195) * 100) / 100]);
+    products.push([
+      id,
+      `${pick(rnd, ADJECTIVES)} ${pick(rnd, NOUNS)} ${id}`,
+      category,
+      Math.round((5 + rnd() * 195) * 100) / 100,
+    ]);
   }
   const orderRows = [];
   const items = [];
@@ -84,7 +100,13 @@ export function demoTables({ orders = 40_000 } = {}) {
     let at = start + Math.floor(Math.sqrt(rnd()) * span);
     if (rnd() < 0.05) at = Date.UTC(new Date(at).getUTCFullYear(), 11, 1 + Math.floor(rnd() * 31), 10);
     at -= at % 60_000;
-    orderRows.push([id, 1 + Math.floor(rnd() * customerCount), weighted(rnd, STATUSES), pick(rnd, CHANNELS), iso(at)]);
+    orderRows.push([
+      id,
+      1 + Math.floor(rnd() * customerCount),
+      weighted(rnd, STATUSES),
+      pick(rnd, CHANNELS),
+      iso(at),
+    ]);
     const lines = 1 + Math.floor(rnd() * 4);
     for (let line = 0; line < lines; line++) {
       const product = products[Math.floor(rnd() * products.length)];
@@ -93,7 +115,11 @@ export function demoTables({ orders = 40_000 } = {}) {
     }
   }
   return [
-    { name: 'customers', columns: ['id', 'name', 'country', 'city', 'segment', 'signed_up_at'], rows: customers },
+    {
+      name: 'customers',
+      columns: ['id', 'name', 'country', 'city', 'segment', 'signed_up_at'],
+      rows: customers,
+    },
     { name: 'products', columns: ['id', 'name', 'category', 'price'], rows: products },
     { name: 'orders', columns: ['id', 'customer_id', 'status', 'channel', 'created_at'], rows: orderRows },
     {

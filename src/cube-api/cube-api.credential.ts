@@ -8,7 +8,8 @@ import type { DataScope } from '../data-api/data.service';
 import { embedIdentity } from '../embedding/embed-identity.service';
 import type { Identity } from '../semantic/query/policies';
 
-const MISSING = 'Authorization header is required: a Cube API token (POST /api/v1/deployments/{id}/token) or an embed token';
+const MISSING =
+  'Authorization header is required: a Cube API token (POST /api/v1/deployments/{id}/token) or an embed token';
 
 /** `Authorization: <token>` (Cube's clients) or `Authorization: Bearer <token>`. */
 function tokenOf(c: Context<AppEnv>): string {
@@ -72,7 +73,11 @@ export async function dataScopeOf(c: Context<AppEnv>): Promise<DataScope> {
     caller = {
       accountId: viewer.accountId,
       deploymentId: viewer.deploymentId,
-      identity: { groups: viewer.groups, userAttributes: viewer.userAttributes, securityContext: viewer.securityContext },
+      identity: {
+        groups: viewer.groups,
+        userAttributes: viewer.userAttributes,
+        securityContext: viewer.securityContext,
+      },
     };
   }
   const slug = slugOfHost(c);

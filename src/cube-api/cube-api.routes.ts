@@ -26,7 +26,8 @@ const route = routeGroup({
 export const cubeApiRoutes = routes(
   route.get('/load', 'cubeLoad', loadResponseSchema, {
     input: { query: loadQueryString },
-    handler: async (c, { query }) => load(await dataScopeOf(c), parseQueryParam(query.query), query.queryType),
+    handler: async (c, { query }) =>
+      load(await dataScopeOf(c), parseQueryParam(query.query), query.queryType),
   }),
   route.post('/load', 'cubeLoadPost', loadResponseSchema, {
     input: { body: loadBody },

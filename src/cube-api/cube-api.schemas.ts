@@ -61,7 +61,10 @@ export const cubeQuerySchema: v.GenericSchema<CubeQuery> = v.object({
   filters: v.optional(v.pipe(v.array(filterSchema(1)), v.maxLength(MAX_QUERY_MEMBERS))),
   order: v.optional(
     v.union([
-      v.pipe(v.record(memberName, direction), v.check((o) => Object.keys(o).length <= MAX_QUERY_MEMBERS)),
+      v.pipe(
+        v.record(memberName, direction),
+        v.check((o) => Object.keys(o).length <= MAX_QUERY_MEMBERS),
+      ),
       v.pipe(v.array(v.tuple([memberName, direction])), v.maxLength(MAX_QUERY_MEMBERS)),
     ]),
   ),
@@ -102,4 +105,7 @@ const looseObject = v.looseObject({});
 export const loadResponseSchema = looseObject;
 export const metaResponseSchema = v.object({ cubes: v.array(v.unknown()) });
 export const sqlResponseSchema = v.looseObject({ sql: v.unknown() });
-export const dryRunResponseSchema = v.looseObject({ queryType: v.string(), normalizedQueries: v.array(looseObject) });
+export const dryRunResponseSchema = v.looseObject({
+  queryType: v.string(),
+  normalizedQueries: v.array(looseObject),
+});

@@ -1,8 +1,15 @@
+import * as v from 'valibot';
 import { ApiError } from '../core/errors';
 import { toDetails } from '../core/validation';
-import { type DataScope, dryRunQuery, type LoadResult, loadQuery, metaFor, sqlQuery } from '../data-api/data.service';
+import {
+  type DataScope,
+  dryRunQuery,
+  type LoadResult,
+  loadQuery,
+  metaFor,
+  sqlQuery,
+} from '../data-api/data.service';
 import type { CubeQuery, NormalizedQuery } from '../semantic/query/query.types';
-import * as v from 'valibot';
 import { cubeQueriesSchema } from './cube-api.schemas';
 
 /** A `query=` parameter: JSON of one query or a list of them, checked like a POST body. */
@@ -16,7 +23,11 @@ export function parseQueryParam(text: string): CubeQuery | CubeQuery[] {
   const result = v.safeParse(cubeQueriesSchema, parsed);
   if (!result.success) {
     const details = toDetails(result.issues).map((d) => ({ ...d, path: `query.${d.path}` }));
-    throw new ApiError('VALIDATION_FAILED', `Invalid query: ${details[0]?.path} ${details[0]?.message}`, details);
+    throw new ApiError(
+      'VALIDATION_FAILED',
+      `Invalid query: ${details[0]?.path} ${details[0]?.message}`,
+      details,
+    );
   }
   return result.output as CubeQuery | CubeQuery[];
 }

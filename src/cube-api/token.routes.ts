@@ -14,7 +14,9 @@ const tokenBody = v.optional(
   v.nullable(
     v.object({
       expiresIn: v.optional(
-        v.nullable(v.pipe(v.number(), v.integer(), v.minValue(TOKEN_MIN_SECONDS), v.maxValue(TOKEN_MAX_SECONDS))),
+        v.nullable(
+          v.pipe(v.number(), v.integer(), v.minValue(TOKEN_MIN_SECONDS), v.maxValue(TOKEN_MAX_SECONDS)),
+        ),
       ),
       securityContext: v.optional(v.nullable(boundedObject(SECURITY_CONTEXT_LIMITS))),
     }),

@@ -47,7 +47,12 @@ function keyOf(secret: string) {
 
 export async function signApiToken(secrets: Secrets, claims: ApiTokenClaims, now: Date): Promise<string> {
   const { kid, key } = await keyOf(secrets.SESSION_SIGNING_KEY);
-  return new SignJWT({ use: TOKEN_USE, acc: claims.accountId, dep: claims.deploymentId, sc: claims.securityContext })
+  return new SignJWT({
+    use: TOKEN_USE,
+    acc: claims.accountId,
+    dep: claims.deploymentId,
+    sc: claims.securityContext,
+  })
     .setProtectedHeader({ alg: 'HS256', kid })
     .setIssuedAt(Math.floor(now.getTime() / 1000))
     .setExpirationTime(claims.expiresAt)

@@ -24,7 +24,11 @@ export async function findServingBuild(
 
 /** The compiled model of a build (read once per build and isolate: builds never change). */
 export async function readCompiledModel(db: Db, buildId: number): Promise<unknown> {
-  const rows = await db.select({ model: builds.compiledModel }).from(builds).where(eq(builds.id, buildId)).limit(1);
+  const rows = await db
+    .select({ model: builds.compiledModel })
+    .from(builds)
+    .where(eq(builds.id, buildId))
+    .limit(1);
   return rows[0]?.model ?? null;
 }
 

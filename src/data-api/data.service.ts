@@ -1,3 +1,4 @@
+import { sha256Hex } from '../core/crypto';
 import type { Bindings, Db } from '../core/env';
 import { ApiError } from '../core/errors';
 import { readDataSourceConfig } from '../deployments/env-vars.service';
@@ -6,13 +7,12 @@ import { sqlite } from '../semantic/dialects/sqlite';
 import { metaOf } from '../semantic/model/meta';
 import type { CompiledModel } from '../semantic/model/model.types';
 import { normalizeQuery } from '../semantic/query/normalize';
-import { QueryError } from '../semantic/query/query-error';
 import { type CompiledQuery, compileQuery } from '../semantic/query/plan';
 import { AccessDenied, type Identity, memberVisible, policyFilters } from '../semantic/query/policies';
 import type { CubeQuery, NormalizedQuery } from '../semantic/query/query.types';
+import { QueryError } from '../semantic/query/query-error';
 import { annotationOf, shapeRows } from '../semantic/query/results';
 import { DataSourceError, openDataSource } from '../sources/open-data-source';
-import { sha256Hex } from '../core/crypto';
 import * as repo from './data.repository';
 import { cached, cacheKeyOf, DEFAULT_REFRESH_SECONDS } from './result-cache';
 
@@ -65,7 +65,8 @@ function asApiError(err: unknown): Error {
   if (err instanceof QueryError) return new ApiError('BAD_REQUEST', err.message);
   if (err instanceof AccessDenied) return new ApiError('FORBIDDEN', err.message);
   if (err instanceof DataSourceError) {
-    const code = err.code === 'TIMEOUT' ? 'QUERY_TIMEOUT' : err.code === 'QUERY' ? 'QUERY_FAILED' : 'DATA_SOURCE_ERROR';
+    const code =
+      err.code === 'TIMEOUT' ? 'QUERY_TIMEOUT' : err.code === 'QUERY' ? 'QUERY_FAILED' : 'DATA_SOURCE_ERROR';
     return new ApiError(code, err.message);
   }
   return err instanceof Error ? err : new Error(String(err));
@@ -79,7 +80,8 @@ function refreshSeconds(model: CompiledModel, query: NormalizedQuery): number {
     ),
   );
   let seconds = Number.POSITIVE_INFINITY;
-  for (const name of cubes) seconds = Math.min(seconds, model.cubes[name]?.refreshEvery ?? DEFAULT_REFRESH_SECONDS);
+  for (const name of cubes)
+    seconds = Math.min(seconds, model.cubes[name]?.refreshEvery ?? DEFAULT_REFRESH_SECONDS);
   return Number.isFinite(seconds) ? seconds : DEFAULT_REFRESH_SECONDS;
 }
 
@@ -124,7 +126,8 @@ export async function loadQuery(scope: DataScope, query: CubeQuery, options: { r
       { fresh: options.renew === true, now: scope.now, waitUntil: scope.waitUntil },
       async () => {
         try {
-          return (await source.run(sql, params, { timeoutMs: QUERY_TIMEOUT_MS, maxRows: MAX_RESULT_ROWS })).rows;
+          return (await source.run(sql, params, { timeoutMs: QUERY_TIMEOUT_MS, maxRows: MAX_RESULT_ROWS }))
+            .rows;
         } catch (err) {
           throw asApiError(err);
         }

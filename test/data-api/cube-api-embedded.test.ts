@@ -1,5 +1,5 @@
-import cube from '@cubejs-client/core';
 import { env, runInDurableObject, SELF } from 'cloudflare:test';
+import cube from '@cubejs-client/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deploymentStore } from '../../src/sources/deployment-store';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
@@ -77,7 +77,9 @@ describe('the embedded store', () => {
 
     const months = await load(storeToken, {
       measures: ['orders.count'],
-      timeDimensions: [{ dimension: 'orders.created_at', granularity: 'month', dateRange: ['2024-01-01', '2024-03-31'] }],
+      timeDimensions: [
+        { dimension: 'orders.created_at', granularity: 'month', dateRange: ['2024-01-01', '2024-03-31'] },
+      ],
     });
     expect(months.status, JSON.stringify(months.body)).toBe(200);
     const byMonth = await storeRows(
@@ -124,7 +126,9 @@ describe('@cubejs-client/core, unchanged', () => {
       const resultSet = await api.load({
         measures: ['orders.count', 'orders.total_amount'],
         dimensions: ['users.country'],
-        timeDimensions: [{ dimension: 'orders.created_at', granularity: 'month', dateRange: ['2024-01-01', '2024-12-31'] }],
+        timeDimensions: [
+          { dimension: 'orders.created_at', granularity: 'month', dateRange: ['2024-01-01', '2024-12-31'] },
+        ],
         filters: [{ member: 'orders.status', operator: 'equals', values: ['completed'] }],
         order: { 'users.country': 'asc', 'orders.created_at': 'asc' },
       });
@@ -151,7 +155,10 @@ describe('@cubejs-client/core, unchanged', () => {
 
       const meta = await api.meta();
       expect(meta.cubes.map((c) => c.name)).toContain('orders');
-      const sql = await api.sql({ measures: ['orders.count'], filters: [{ member: 'orders.status', operator: 'equals', values: ['completed'] }] });
+      const sql = await api.sql({
+        measures: ['orders.count'],
+        filters: [{ member: 'orders.status', operator: 'equals', values: ['completed'] }],
+      });
       expect(sql.sql()).toMatch(/select/i);
       expect(sql.rawQuery().sql[1]).toContain('completed');
     });

@@ -44,9 +44,14 @@ describe('/cubejs-api/v1/load over PostgreSQL', () => {
     const expected = await pgRows(
       `SELECT status, count(*), sum(amount), avg(amount) FROM ${schema}.orders GROUP BY status ORDER BY status`,
     );
-    expect(rowsOf(res.body.data, ['orders.status', 'orders.count', 'orders.total_amount', 'orders.average_amount'])).toEqual(
-      textRows(expected),
-    );
+    expect(
+      rowsOf(res.body.data, [
+        'orders.status',
+        'orders.count',
+        'orders.total_amount',
+        'orders.average_amount',
+      ]),
+    ).toEqual(textRows(expected));
     expect(res.body.annotation.measures['orders.count']).toMatchObject({ type: 'number' });
     expect(res.body.query).toMatchObject({ limit: 10000, timezone: 'UTC' });
     expect(typeof res.body.lastRefreshTime).toBe('string');
@@ -67,7 +72,12 @@ describe('/cubejs-api/v1/load over PostgreSQL', () => {
        GROUP BY p.product ORDER BY p.product NULLS LAST`,
     );
     expect(
-      rowsOf(res.body.data, ['line_items.product', 'orders.total_amount', 'orders.count', 'line_items.quantity']),
+      rowsOf(res.body.data, [
+        'line_items.product',
+        'orders.total_amount',
+        'orders.count',
+        'line_items.quantity',
+      ]),
     ).toEqual(textRows(expected));
     // The one side's total over all products would exceed the orders' own total if counted per item.
     const overall = await pgRows(`SELECT sum(amount) AS s FROM ${schema}.orders`);
@@ -262,11 +272,17 @@ describe('credentials of the Cube REST API', () => {
       403,
     );
     expectError(
-      await api('POST', `/api/v1/deployments/${deploymentId}/token`, { auth: acme.admin, body: { expiresIn: 10 } }),
+      await api('POST', `/api/v1/deployments/${deploymentId}/token`, {
+        auth: acme.admin,
+        body: { expiresIn: 10 },
+      }),
       400,
     );
     const other = await seedAccount();
-    expectError(await api('POST', `/api/v1/deployments/${deploymentId}/token`, { auth: other.admin, body: {} }), 404);
+    expectError(
+      await api('POST', `/api/v1/deployments/${deploymentId}/token`, { auth: other.admin, body: {} }),
+      404,
+    );
   });
 });
 
@@ -282,7 +298,14 @@ describe('data access policies', () => {
         measures: ['orders.count', 'orders.total_amount'],
         dimensions: ['orders.country'],
         // An OR filter that would include other countries cannot widen the policy.
-        filters: [{ or: [{ member: 'orders.country', operator: 'set' }, { member: 'orders.country', operator: 'notSet' }] }],
+        filters: [
+          {
+            or: [
+              { member: 'orders.country', operator: 'set' },
+              { member: 'orders.country', operator: 'notSet' },
+            ],
+          },
+        ],
       });
       expect(res.status, JSON.stringify(res.body)).toBe(200);
       const expected = await pgRows(

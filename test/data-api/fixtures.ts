@@ -192,7 +192,9 @@ export async function loadShopIntoPostgres(): Promise<string> {
   const client = await pgClient();
   try {
     await client.query(`CREATE SCHEMA ${schema}`);
-    await client.query(`CREATE TABLE ${schema}.users (id int PRIMARY KEY, name text, country text, tier text)`);
+    await client.query(
+      `CREATE TABLE ${schema}.users (id int PRIMARY KEY, name text, country text, tier text)`,
+    );
     await client.query(
       `CREATE TABLE ${schema}.orders (id int PRIMARY KEY, user_id int, status text, amount numeric(10,2), country text, created_at timestamptz)`,
     );
@@ -202,9 +204,10 @@ export async function loadShopIntoPostgres(): Promise<string> {
     for (const [table, { columns, rows }] of Object.entries(TABLES)) {
       for (const row of rows) {
         const placeholders = row.map((_, i) => `$${i + 1}`).join(', ');
-        await client.query(`INSERT INTO ${schema}.${table} (${columns.join(', ')}) VALUES (${placeholders})`, [
-          ...row,
-        ]);
+        await client.query(
+          `INSERT INTO ${schema}.${table} (${columns.join(', ')}) VALUES (${placeholders})`,
+          [...row],
+        );
       }
     }
   } finally {
@@ -237,11 +240,15 @@ export function csvOf(table: keyof typeof TABLES): string {
 /** Imports the shop into a deployment's embedded store through HTTP. */
 export async function loadShopIntoStore(auth: Auth, deploymentId: number): Promise<void> {
   for (const table of Object.keys(TABLES) as (keyof typeof TABLES)[]) {
-    const res = await api('POST', `/api/v1/deployments/${deploymentId}/data/tables/${table}/import?mode=replace`, {
-      auth,
-      rawBody: csvOf(table),
-      headers: { 'content-type': 'text/csv' },
-    });
+    const res = await api(
+      'POST',
+      `/api/v1/deployments/${deploymentId}/data/tables/${table}/import?mode=replace`,
+      {
+        auth,
+        rawBody: csvOf(table),
+        headers: { 'content-type': 'text/csv' },
+      },
+    );
     expect(res.status, JSON.stringify(res.body)).toBe(200);
   }
 }

@@ -58,7 +58,8 @@ function valuesOf(value: PolicyValue, identity: Identity): string[] | null {
       : identity.userAttributes[value.userAttribute];
   const list = Array.isArray(raw) ? raw : [raw];
   const scalars = list.filter(
-    (x): x is string | number | boolean => typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean',
+    (x): x is string | number | boolean =>
+      typeof x === 'string' || typeof x === 'number' || typeof x === 'boolean',
   );
   // Missing, null, an object, or an empty list: the caller does not have this value.
   if (scalars.length === 0 || scalars.length !== list.length) return null;
@@ -90,7 +91,11 @@ function toFilter(model: CompiledModel, filter: PolicyFilter, identity: Identity
  * The rows a set of matching policies lets through: any policy without row-level filters (or
  * with `allow_all`) lets every row through; otherwise a row must pass one policy's filters.
  */
-function rowFilterOf(model: CompiledModel, policies: AccessPolicy[], identity: Identity): NormalizedFilter | null {
+function rowFilterOf(
+  model: CompiledModel,
+  policies: AccessPolicy[],
+  identity: Identity,
+): NormalizedFilter | null {
   const alternatives: NormalizedFilter[] = [];
   for (const policy of policies) {
     const level = policy.rowLevel;
@@ -122,7 +127,11 @@ const ownerOf = (member: string): string => member.slice(0, member.indexOf('.'))
  * (one per cube or view with row-level policies). The values in them come from the caller and
  * are bound as parameters by the query compiler like any filter value.
  */
-export function policyFilters(model: CompiledModel, query: NormalizedQuery, identity: Identity): NormalizedFilter[] {
+export function policyFilters(
+  model: CompiledModel,
+  query: NormalizedQuery,
+  identity: Identity,
+): NormalizedFilter[] {
   const filters: NormalizedFilter[] = [];
   const seen = new Set<string>();
   const apply = (owner: string, policies: AccessPolicy[], names: string[]) => {
