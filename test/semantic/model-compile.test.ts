@@ -330,8 +330,9 @@ describe('a realistic model', () => {
       ['sales.customer_name', 'users.name', 'orders.users', 'dimension'],
       ['sales.product_name', 'products.name', 'orders.line_items.products', 'dimension'],
     ]);
-    expect(sales?.members['sales.customer_name']?.title).toBe('Customer');
-    expect(sales?.members['sales.total_amount']).toMatchObject({
+    // Keyed by the member's own name within the view, as a cube's members are.
+    expect(sales?.members.customer_name?.title).toBe('Customer');
+    expect(sales?.members.total_amount).toMatchObject({
       title: 'Total Amount',
       description: 'Sum of order amounts',
     });
