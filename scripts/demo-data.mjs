@@ -223,7 +223,7 @@ cubes:
         sql: "{CUBE}.customer_id = {customers.id}"
       - name: order_items
         relationship: one_to_many
-        sql: "{CUBE}.id = {order_items.order_id}"
+        sql: "{CUBE}.id = {order_items}.order_id"
     dimensions:
       - name: id
         sql: id

@@ -66,7 +66,7 @@ describe('the app core', () => {
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
     expect(Object.keys(res.body.components.securitySchemes).sort()).toEqual(
-      ['apiKeyAuth', 'bearerAuth', 'operatorAuth', 'sessionAuth', 'sessionQuery'].sort(),
+      ['apiKeyAuth', 'bearerAuth', 'cubeApiToken', 'operatorAuth', 'sessionAuth', 'sessionQuery'].sort(),
     );
     const create = res.body.paths['/build/api/v1/deployments'].post;
     // Issue 12: `cubecloud` (Cube's name of hosted) is accepted too.

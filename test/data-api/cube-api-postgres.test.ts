@@ -340,3 +340,34 @@ describe('data access policies', () => {
     expect(orders.measures.map((m: { name: string }) => m.name)).not.toContain('orders.average_amount');
   });
 });
+
+describe('embed tokens on the Cube REST API', () => {
+  it("carry the embed viewer's groups and security context into the policies, until revoked", async () => {
+    const group = await api('POST', '/api/v1/groups', { auth: acme.admin, body: { name: 'reps' } });
+    expect(group.status, JSON.stringify(group.body)).toBe(200);
+    const minted = await api('POST', '/api/v1/embed/generate-session', {
+      auth: { bearer: acme.key.apiKey },
+      body: { deploymentId, externalId: 'rep-ie', groups: ['reps'], securityContext: { country: 'IE' } },
+    });
+    expect(minted.status, JSON.stringify(minted.body)).toBe(200);
+    const exchanged = await api('POST', '/api/v1/embed/session/token', {
+      body: { sessionId: minted.body.sessionId },
+    });
+    expect(exchanged.status, JSON.stringify(exchanged.body)).toBe(200);
+    const embedToken = exchanged.body.token as string;
+    const res = await load(embedToken, { measures: ['orders.count'], dimensions: ['orders.country'] });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const expected = await pgRows(
+      `SELECT country, count(*) FROM ${schema}.orders WHERE country = 'IE' GROUP BY country`,
+    );
+    expect(rowsOf(res.body.data, ['orders.country', 'orders.count'])).toEqual(textRows(expected));
+    // The session id itself is not a data credential, and a revoked session's token stops working.
+    expectError(await load(minted.body.sessionId, { measures: ['orders.count'] }), 401);
+    const revoked = await api('POST', '/api/v1/embed/session/revoke', {
+      auth: acme.admin,
+      body: { sessionId: minted.body.sessionId },
+    });
+    expect(revoked.status, JSON.stringify(revoked.body)).toBe(200);
+    expectError(await load(embedToken, { measures: ['orders.count'] }), 401);
+  });
+});
