@@ -9,6 +9,7 @@ import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync 
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 
 const DEBIAN_ROOT = '/usr/lib/postgresql';
 
@@ -137,16 +138,20 @@ export async function startPostgres({ quiet = true } = {}) {
     );
   psql("CREATE ROLE edgeboard LOGIN PASSWORD 'edgeboard'");
   psql('CREATE DATABASE edgeboard OWNER edgeboard');
-  const stop = () => {
-    if (server.exitCode === null) server.kill('SIGINT');
-    return new Promise((resolve) => {
-      const done = () => {
-        rmSync(dir, { recursive: true, force: true });
-        resolve();
-      };
-      if (server.exitCode !== null) done();
-      else server.once('exit', done);
-    });
+  // runuser does not pass a signal on to the server it started: pg_ctl stops the server itself,
+  // and a server still up after that is killed, so a test run never waits on its teardown.
+  const stop = async () => {
+    if (server.exitCode === null) {
+      try {
+        run('pg_ctl', ['stop', '-D', data, '-m', 'immediate', '-w', '-t', '10']);
+      } catch {
+        // Already gone, or refused: the kill below ends it.
+      }
+      const exited = new Promise((resolve) => server.once('exit', resolve));
+      const waited = await Promise.race([exited.then(() => true), delay(5_000).then(() => false)]);
+      if (!waited) server.kill('SIGKILL');
+    }
+    rmSync(dir, { recursive: true, force: true });
   };
   process.once('exit', () => {
     if (server.exitCode === null) server.kill('SIGKILL');
