@@ -149,12 +149,14 @@ async function deployModel(ctx, deploymentId, yaml) {
     }),
     'model files',
   );
+  console.log('DEBUG put done');
   const deadline = Date.now() + 60_000;
   for (;;) {
     const status = await must(
       ctx.api('GET', `/api/v1/deployments/${deploymentId}/build-status`, { auth }),
       'build status',
     );
+    console.log('DEBUG status', JSON.stringify(status));
     if (status.status === 'built') break;
     if (status.status === 'failed') throw new Error(`semantic bench: build failed: ${status.errorText}`);
     if (Date.now() > deadline) throw new Error(`semantic bench: build still ${status.status} after 60 s`);
@@ -309,6 +311,7 @@ export default async function semantic(ctx) {
         'deployment',
       )
     ).id;
+  console.log('semantic bench: creating deployments…');
   const pgId = await create('Semantic PostgreSQL');
   const embeddedId = await create('Semantic embedded');
   await must(
@@ -327,6 +330,7 @@ export default async function semantic(ctx) {
     }),
     'env vars',
   );
+  console.log('semantic bench: building the PostgreSQL deployment…');
   const pgToken = await deployModel(ctx, pgId, demoModel(`${SCHEMA}.`));
 
   started = Date.now();
@@ -335,6 +339,7 @@ export default async function semantic(ctx) {
   console.log(`semantic bench: embedded store imported (CSV chunks over HTTP) in ${(embeddedLoad / 1000).toFixed(1)} s`);
   const embeddedToken = await deployModel(ctx, embeddedId, demoModel(''));
 
+  console.log('semantic bench: built; connecting to both engines…');
   const engine = await engines(ctx, server, embeddedId);
   ctx.defer(() => engine.close());
   const ns = await ctx.mf.getDurableObjectNamespace('DEPLOYMENT_STORE');

@@ -267,6 +267,11 @@ cubes:
         sql: id
         type: number
         primary_key: true
+      # The join from orders names it: a member, hidden from /meta.
+      - name: order_id
+        sql: order_id
+        type: number
+        public: false
     measures:
       - name: quantity
         sql: quantity
