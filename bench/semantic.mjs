@@ -149,14 +149,12 @@ async function deployModel(ctx, deploymentId, yaml) {
     }),
     'model files',
   );
-  console.log('DEBUG put done');
   const deadline = Date.now() + 60_000;
   for (;;) {
     const status = await must(
       ctx.api('GET', `/api/v1/deployments/${deploymentId}/build-status`, { auth }),
       'build status',
     );
-    console.log('DEBUG status', JSON.stringify(status));
     if (status.status === 'built') break;
     if (status.status === 'failed') throw new Error(`semantic bench: build failed: ${status.errorText}`);
     if (Date.now() > deadline) throw new Error(`semantic bench: build still ${status.status} after 60 s`);

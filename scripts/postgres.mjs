@@ -138,7 +138,15 @@ export async function startPostgres({ quiet = true } = {}) {
   psql("CREATE ROLE edgeboard LOGIN PASSWORD 'edgeboard'");
   psql('CREATE DATABASE edgeboard OWNER edgeboard');
   const stop = () => {
-    if (server.exitCode === null) server.kill('SIGINT');
+    // runuser does not pass SIGINT on to the server (it ignores it, as su does): pg_ctl asks the
+    // postmaster itself for a fast shutdown, which ends runuser too.
+    if (server.exitCode === null) {
+      try {
+        run('pg_ctl', ['stop', '-D', data, '-m', 'fast', '-w']);
+      } catch {
+        server.kill('SIGTERM');
+      }
+    }
     return new Promise((resolve) => {
       const done = () => {
         rmSync(dir, { recursive: true, force: true });
@@ -149,7 +157,12 @@ export async function startPostgres({ quiet = true } = {}) {
     });
   };
   process.once('exit', () => {
-    if (server.exitCode === null) server.kill('SIGKILL');
+    if (server.exitCode !== null) return;
+    // Killing runuser would leave the server running: stop the server, then runuser.
+    try {
+      run('pg_ctl', ['stop', '-D', data, '-m', 'immediate', '-w']);
+    } catch {}
+    server.kill('SIGKILL');
   });
   return {
     host: '127.0.0.1',
