@@ -49,7 +49,8 @@ const CACHED_QUERY = QUERIES[1].query;
 
 async function must(promise, what) {
   const res = await promise;
-  if (res.status >= 300) throw new Error(`semantic bench, ${what}: ${res.status} ${JSON.stringify(res.body)}`);
+  if (res.status >= 300)
+    throw new Error(`semantic bench, ${what}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
 }
 
@@ -168,9 +169,12 @@ async function deployModel(ctx, deploymentId, yaml) {
 }
 
 async function cube(ctx, token, op, query) {
-  const res = await fetch(`${ctx.url}/cubejs-api/v1/${op}?query=${encodeURIComponent(JSON.stringify(query))}`, {
-    headers: { authorization: token },
-  });
+  const res = await fetch(
+    `${ctx.url}/cubejs-api/v1/${op}?query=${encodeURIComponent(JSON.stringify(query))}`,
+    {
+      headers: { authorization: token },
+    },
+  );
   const body = await res.json();
   if (res.status !== 200) throw new Error(`semantic bench, ${op}: ${res.status} ${JSON.stringify(body)}`);
   return body;
@@ -266,7 +270,13 @@ async function coldOverhead(ctx, store, token, engine, runs) {
     row(['', `overhead of /load (${store})`, `+${ms(l50 - d50)}`, `${(l50 / d50).toFixed(2)}x`, '']);
     if (hop > 0) {
       const e50 = Math.max(0.01, d50 - hop);
-      row(['', `overhead, engine less the RPC hop (${ms(e50)} ms)`, `+${ms(l50 - e50)}`, `${(l50 / e50).toFixed(2)}x`, '']);
+      row([
+        '',
+        `overhead, engine less the RPC hop (${ms(e50)} ms)`,
+        `+${ms(l50 - e50)}`,
+        `${(l50 / e50).toFixed(2)}x`,
+        '',
+      ]);
     }
   }
   return lines;
@@ -308,7 +318,9 @@ export default async function semantic(ctx) {
   let started = Date.now();
   await loadPostgres(server, tables);
   const pgLoad = Date.now() - started;
-  console.log(`semantic bench: PostgreSQL loaded (COPY, indexes, ANALYZE) in ${(pgLoad / 1000).toFixed(1)} s`);
+  console.log(
+    `semantic bench: PostgreSQL loaded (COPY, indexes, ANALYZE) in ${(pgLoad / 1000).toFixed(1)} s`,
+  );
 
   const create = async (name) =>
     (
@@ -342,7 +354,9 @@ export default async function semantic(ctx) {
   started = Date.now();
   await loadEmbedded(ctx, embeddedId, tables);
   const embeddedLoad = Date.now() - started;
-  console.log(`semantic bench: embedded store imported (CSV chunks over HTTP) in ${(embeddedLoad / 1000).toFixed(1)} s`);
+  console.log(
+    `semantic bench: embedded store imported (CSV chunks over HTTP) in ${(embeddedLoad / 1000).toFixed(1)} s`,
+  );
   const embeddedToken = await deployModel(ctx, embeddedId, demoModel(''));
 
   console.log('semantic bench: built; connecting to both engines…');

@@ -425,7 +425,9 @@ async function main() {
           num(r.rps),
           num(r.p50, 1),
           num(r.p99, 1),
-          Object.keys(FLOORS).find((k) => FLOORS[k] === r.floor).replace('none', 'trivial'),
+          Object.keys(FLOORS)
+            .find((k) => FLOORS[k] === r.floor)
+            .replace('none', 'trivial'),
           num(r.ratio, 2),
           c.primary,
           c.replica,
