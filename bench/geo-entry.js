@@ -9,6 +9,9 @@
 // bookmark reach a replica, except statements that write, which a replica forwards.
 import worker from './index.js';
 
+// The Durable Object classes wrangler.toml binds must be exported by the entry module.
+export { DeploymentStore } from './index.js';
+
 const sleep = (ms) => (ms > 0 ? new Promise((resolve) => setTimeout(resolve, ms)) : undefined);
 const READ_ONLY = /^\s*(select|with|explain|pragma|values)\b/i;
 const WRITES = /\b(insert|update|delete|replace)\b/i;

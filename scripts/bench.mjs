@@ -111,6 +111,9 @@ async function startWorker() {
       ADMIN_TOKEN: OPERATOR_TOKEN,
       SESSION_SIGNING_KEY: 'bench-session-signing-key-0123456789abcdef',
       EXPOSE_DB_METRICS: '1',
+      ENV_VARS_KEY: 'bench-env-vars-key-0123456789abcdef0123456789',
+      // The semantic scenarios point a deployment at a throwaway PostgreSQL server on loopback.
+      DATA_SOURCES_ALLOW_PRIVATE: '1',
     },
   };
   // wrangler describes the Worker in Miniflare 4's option shape; Miniflare 5 converts it.
@@ -253,13 +256,15 @@ const median = (xs) => {
 /**
  * The floors a route is measured against: a trivial Worker in the same emulator answering
  * after the same kinds of storage calls. `kv`: one KV read; `d1`: one D1 round trip (SELECT 1);
- * `kv+d1`: one KV read, then one D1 round trip.
+ * `kv+d1`: one KV read, then one D1 round trip; `2d1+cache`: two D1 round trips side by side,
+ * then a Cache API hit read to the end (what a cached Cube `/load` costs).
  */
 const FLOORS = {
   none: { path: '/', what: 'answering at once' },
   kv: { path: '/kv', what: 'one KV read' },
   d1: { path: '/d1', what: 'one D1 round trip' },
   'kv+d1': { path: '/both', what: 'one KV read + one D1 round trip' },
+  '2d1+cache': { path: '/cached', what: 'two parallel D1 round trips + one Cache API hit' },
 };
 
 async function startFloor() {
@@ -267,6 +272,13 @@ async function startFloor() {
     const p = new URL(req.url).pathname;
     if (p === '/kv' || p === '/both') await env.KV.get('k');
     if (p === '/d1' || p === '/both') await env.DB.prepare('SELECT 1 AS x').first();
+    if (p === '/cached') {
+      await Promise.all([1, 2].map(() => env.DB.prepare('SELECT 1 AS x').first()));
+      const key = 'https://floor.invalid/cached';
+      const hit = await caches.default.match(key);
+      if (hit) await hit.json();
+      else await caches.default.put(key, new Response('{"ok":true}', { headers: { 'cache-control': 'max-age=3600' } }));
+    }
     return new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } });
   } };`;
   const mf = new Miniflare(
@@ -331,12 +343,24 @@ async function main() {
   const { mf, url } = await startWorker();
   const floor = await startFloor();
   const started = Date.now();
+  // Teardowns scenario files register (ctx.defer): run at the end, even when the bench fails.
+  const deferred = [];
   try {
     const d1 = await mf.getD1Database('DB');
     await migrate(d1);
     const api = makeApi(url);
     const world = await seedWorld(api);
-    const ctx = { api, d1, world, url, mf, outbound, operatorToken: OPERATOR_TOKEN, quick: QUICK };
+    const ctx = {
+      api,
+      d1,
+      world,
+      url,
+      mf,
+      outbound,
+      operatorToken: OPERATOR_TOKEN,
+      quick: QUICK,
+      defer: (fn) => deferred.push(fn),
+    };
 
     const scenarios = [];
     const files = readdirSync(path.join(root, 'bench'))
@@ -401,7 +425,9 @@ async function main() {
           num(r.rps),
           num(r.p50, 1),
           num(r.p99, 1),
-          r.floor.path === '/' ? 'trivial' : r.floor.path.slice(1).replace('both', 'kv+d1'),
+          Object.keys(FLOORS)
+            .find((k) => FLOORS[k] === r.floor)
+            .replace('none', 'trivial'),
           num(r.ratio, 2),
           c.primary,
           c.replica,
@@ -466,6 +492,11 @@ async function main() {
     if (!ONLY || ONLY === 'floor') await printFloors(floor.url);
     console.log(`\nBench time (after bundling): ${num((Date.now() - started) / 1000)} s`);
   } finally {
+    for (const fn of deferred.reverse()) {
+      await Promise.resolve()
+        .then(fn)
+        .catch((err) => console.error(`bench teardown failed: ${err?.stack ?? err}`));
+    }
     await mf.dispose();
     await floor.mf.dispose();
   }
@@ -477,7 +508,7 @@ async function printFloors(floorUrl) {
   console.log(
     `\nPlatform floor (a trivial Worker in the same emulator; ${num(base)} req/s answering at once):`,
   );
-  for (const key of ['kv', 'd1', 'kv+d1']) {
+  for (const key of ['kv', 'd1', 'kv+d1', '2d1+cache']) {
     const { path: p, what } = FLOORS[key];
     const rps = (await autocannonRun(floorUrl, { method: 'GET', path: p }, DURATION)).requests.average;
     console.log(`  ${pad(what, 50)} ${pad(num(rps), 7)} req/s  ${num(rps / base, 2)} of the trivial Worker`);
