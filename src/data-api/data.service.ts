@@ -1,13 +1,13 @@
 import { sha256Hex } from '../core/crypto';
 import type { Bindings, Db } from '../core/env';
-import { ApiError } from '../core/errors';
+import { ApiError, type ErrorCode } from '../core/errors';
 import { readDataSourceConfig } from '../deployments/env-vars.service';
 import { postgres } from '../semantic/dialects/postgres';
 import { sqlite } from '../semantic/dialects/sqlite';
 import { metaOf } from '../semantic/model/meta';
 import type { CompiledModel } from '../semantic/model/model.types';
 import { normalizeQuery } from '../semantic/query/normalize';
-import { type CompiledQuery, compileQuery } from '../semantic/query/plan';
+import { compileQuery } from '../semantic/query/plan';
 import { AccessDenied, type Identity, memberVisible, policyFilters } from '../semantic/query/policies';
 import type { CubeQuery, NormalizedQuery } from '../semantic/query/query.types';
 import { QueryError } from '../semantic/query/query-error';
@@ -60,14 +60,23 @@ function prepare(model: CompiledModel, query: CubeQuery, scope: DataScope) {
   }
 }
 
+/** A source's failure by what it means for the caller. */
+const SOURCE_ERROR_CODES = {
+  TIMEOUT: 'QUERY_TIMEOUT',
+  QUERY: 'QUERY_FAILED',
+  TOO_MANY_ROWS: 'QUERY_FAILED',
+  CONNECTION: 'DATA_SOURCE_ERROR',
+  // The deployment's settings, not the query: fixed through its env vars.
+  CONFIG: 'CONFLICT',
+  FORBIDDEN_HOST: 'CONFLICT',
+} as const satisfies Record<DataSourceError['code'], ErrorCode>;
+
 /** The semantic layer's and sources' failures as the API answers them (Cube's `{error}` is our envelope's `error`). */
 function asApiError(err: unknown): Error {
   if (err instanceof QueryError) return new ApiError('BAD_REQUEST', err.message);
   if (err instanceof AccessDenied) return new ApiError('FORBIDDEN', err.message);
   if (err instanceof DataSourceError) {
-    const code =
-      err.code === 'TIMEOUT' ? 'QUERY_TIMEOUT' : err.code === 'QUERY' ? 'QUERY_FAILED' : 'DATA_SOURCE_ERROR';
-    return new ApiError(code, err.message);
+    return new ApiError(SOURCE_ERROR_CODES[err.code], err.message);
   }
   return err instanceof Error ? err : new Error(String(err));
 }
@@ -96,27 +105,40 @@ export interface LoadResult {
   cacheHit: boolean;
 }
 
-/** Runs one Cube query for the scope's caller: Cube's `/load` answer for it. */
-export async function loadQuery(scope: DataScope, query: CubeQuery, options: { renew?: boolean } = {}) {
+/**
+ * A query planned for the scope's caller: the serving model and the data source settings (read
+ * side by side), the query checked and its policies applied, the SQL in the source's dialect.
+ * Every failure on the way is an API error (a data source that is misconfigured or names a
+ * forbidden host is the deployment's state: 409).
+ */
+async function plan(scope: DataScope, query: CubeQuery) {
   const [{ buildId, model }, config] = await Promise.all([
     servingModel(scope),
-    readDataSourceConfig(scope.db, scope.deploymentId, scope.env),
+    readDataSourceConfig(scope.db, scope.deploymentId, scope.env).catch((err) => {
+      throw asApiError(err);
+    }),
   ]);
   const { normalized, extraFilters } = prepare(model, query, scope);
-  const source = openDataSource(scope.env, scope.deploymentId, config);
-  const dialect = source.dialect === 'postgres' ? postgres : sqlite;
-  let compiled: CompiledQuery;
   try {
-    compiled = compileQuery(model, normalized, dialect, { extraFilters });
+    const source = openDataSource(scope.env, scope.deploymentId, config);
+    const dialect = source.dialect === 'postgres' ? postgres : sqlite;
+    const compiled = compileQuery(model, normalized, dialect, { extraFilters });
+    return { buildId, model, config, source, normalized, compiled };
   } catch (err) {
     throw asApiError(err);
   }
+}
+
+/** Runs one Cube query for the scope's caller: Cube's `/load` answer for it. */
+export async function loadQuery(scope: DataScope, query: CubeQuery, options: { renew?: boolean } = {}) {
+  const { buildId, model, config, source, normalized, compiled } = await plan(scope, query);
   const ttl = refreshSeconds(model, normalized);
+  const sourceFingerprint = await sha256Hex(JSON.stringify(config));
   const run = async (sql: string, params: unknown[]) => {
     const key = await cacheKeyOf({
       deploymentId: scope.deploymentId,
       buildId,
-      sourceFingerprint: await sha256Hex(JSON.stringify(config)),
+      sourceFingerprint,
       sql,
       params,
     });
@@ -152,20 +174,8 @@ export async function loadQuery(scope: DataScope, query: CubeQuery, options: { r
 
 /** The SQL a query compiles to for the scope's caller, policies applied (Cube's `/sql`). */
 export async function sqlQuery(scope: DataScope, query: CubeQuery) {
-  const [{ model }, config] = await Promise.all([
-    servingModel(scope),
-    readDataSourceConfig(scope.db, scope.deploymentId, scope.env),
-  ]);
-  const { normalized, extraFilters } = prepare(model, query, scope);
-  const dialectName = openDataSource(scope.env, scope.deploymentId, config).dialect;
-  try {
-    const compiled = compileQuery(model, normalized, dialectName === 'postgres' ? postgres : sqlite, {
-      extraFilters,
-    });
-    return { normalized, compiled, dbType: dialectName };
-  } catch (err) {
-    throw asApiError(err);
-  }
+  const { normalized, compiled, source } = await plan(scope, query);
+  return { normalized, compiled, dbType: source.dialect };
 }
 
 /** The normalized query, checked against the model and the caller's access (Cube's `/dry-run`). */

@@ -34,7 +34,7 @@ export async function cacheKeyOf(parts: CacheKeyParts): Promise<string> {
   return `https://result-cache.edgeboard.invalid/${parts.deploymentId}/${digest}`;
 }
 
-async function cacheOf(): Promise<Cache | null> {
+function cacheOf(): Cache | null {
   // Not every runtime exposes caches (and a Worker on a workers.dev route has no-op caches):
   // without one, every query runs.
   return typeof caches === 'undefined' ? null : caches.default;
@@ -50,7 +50,7 @@ export async function cached(
   options: { fresh: boolean; now: Date; waitUntil?: (p: Promise<unknown>) => void },
   run: () => Promise<Record<string, unknown>[]>,
 ): Promise<{ result: CachedResult; hit: boolean }> {
-  const cache = await cacheOf();
+  const cache = cacheOf();
   if (cache && !options.fresh) {
     const hit = await cache.match(key);
     if (hit) return { result: (await hit.json()) as CachedResult, hit: true };

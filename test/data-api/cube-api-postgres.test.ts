@@ -371,3 +371,32 @@ describe('embed tokens on the Cube REST API', () => {
     expectError(await load(embedToken, { measures: ['orders.count'] }), 401);
   });
 });
+
+describe('a misconfigured data source', () => {
+  it('answers 409 naming the problem, never a 500', async () => {
+    const staging = acme.deployments[1];
+    await deployModel(acme.admin, staging, shopModel(`${schema}.`));
+    const stagingToken = await cubeToken(acme.admin, staging, MANAGER);
+    for (const env_variables of [
+      [{ name: 'CUBEJS_DB_TYPE', value: 'mysql' }],
+      // postgres without a host: the settings are incomplete.
+      [{ name: 'CUBEJS_DB_TYPE', value: 'postgres' }],
+    ]) {
+      const set = await api('PUT', `/api/v1/deployments/${staging}/env-vars`, {
+        auth: acme.admin,
+        body: { env_variables },
+      });
+      expect(set.status, JSON.stringify(set.body)).toBe(200);
+      const res = await load(stagingToken, { measures: ['orders.count'] });
+      expectError(res, 409);
+      const sqlRes = await api(
+        'GET',
+        `/cubejs-api/v1/sql?${new URLSearchParams({ query: '{"measures":["orders.count"]}' })}`,
+        {
+          auth: { raw: stagingToken },
+        },
+      );
+      expectError(sqlRes, 409);
+    }
+  });
+});
