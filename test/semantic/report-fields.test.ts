@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { normalizeQuery } from '../../src/semantic/query/normalize';
 import type { CubeQuery, NormalizedQuery } from '../../src/semantic/query/query.types';
 import {
@@ -11,7 +11,7 @@ import {
   type PeriodComparisonField,
   type ResultRow,
 } from '../../src/semantic/query/report-fields';
-import { NOW, shopModel } from './dataset';
+import { load, NOW, openShop, type Shop, shopModel } from './dataset';
 
 const model = shopModel((name) => name);
 const normalized = (query: CubeQuery): NormalizedQuery => normalizeQuery(model, query, { now: NOW });
@@ -579,5 +579,113 @@ describe('applyReportFields', () => {
       filled: 0,
       overLimit: false,
     });
+  });
+});
+
+describe('report fields on the shop, against SQL written by hand', () => {
+  let shop: Shop;
+  beforeAll(async () => {
+    shop = await openShop();
+  });
+  afterAll(async () => {
+    await shop.close();
+  });
+
+  const local = (expr: string) => `to_char(${expr}, 'YYYY-MM-DD"T"HH24:MI:SS.MS')`;
+  const newYork = (day: string) => `(timestamp '${day}' AT TIME ZONE 'America/New_York')`;
+  const byBucketAndStatus = (rows: Record<string, unknown>[]) =>
+    [...rows].sort((a, b) =>
+      `${a.bucket}|${a.status ?? '\u0000'}`.localeCompare(`${b.bucket}|${b.status ?? '\u0000'}`),
+    );
+
+  for (const dialect of ['postgres', 'sqlite'] as const) {
+    it(`fills every status's missing months in New York (${dialect})`, async () => {
+      const cubeQuery: CubeQuery = {
+        measures: ['orders.count'],
+        dimensions: ['orders.status'],
+        timezone: 'America/New_York',
+        timeDimensions: [
+          { dimension: 'orders.created_at', granularity: 'month', dateRange: ['2024-01-01', '2024-06-30'] },
+        ],
+      };
+      const { data } = await load(shop, dialect, cubeQuery);
+      const { rows, filled } = fillMissingRows(data, normalized(cubeQuery), {
+        member: 'orders.created_at',
+        excludedDimensions: [],
+      });
+      // Every status seen in the range, crossed with every month of it; empty months count 0.
+      const expected = await shop.hand(
+        'postgres',
+        `WITH o AS (
+           SELECT status, date_trunc('month', created_at AT TIME ZONE 'America/New_York') AS b FROM {orders}
+           WHERE created_at >= ${newYork('2024-01-01')} AND created_at < ${newYork('2024-07-01')}),
+         s AS (SELECT DISTINCT status FROM o),
+         m AS (SELECT generate_series(timestamp '2024-01-01', timestamp '2024-06-01', interval '1 month') AS b)
+         SELECT ${local('m.b')} AS bucket, s.status, count(o.b)::text AS count
+         FROM s CROSS JOIN m LEFT JOIN o ON o.status IS NOT DISTINCT FROM s.status AND o.b = m.b
+         GROUP BY m.b, s.status`,
+      );
+      expect(rows.every((row) => row['orders.created_at'] === row['orders.created_at.month'])).toBe(true);
+      expect(
+        byBucketAndStatus(
+          rows.map((row) => ({
+            bucket: row['orders.created_at.month'],
+            status: row['orders.status'],
+            count: row['orders.count'],
+          })),
+        ),
+      ).toEqual(byBucketAndStatus(expected));
+      expect(filled).toBe(expected.filter((row) => row.count === '0').length);
+      expect(filled).toBeGreaterThan(0);
+    });
+  }
+
+  it('month over month of the total amount in New York', async () => {
+    const cubeQuery: CubeQuery = {
+      measures: ['orders.total_amount'],
+      timezone: 'America/New_York',
+      timeDimensions: [
+        { dimension: 'orders.created_at', granularity: 'month', dateRange: ['2024-02-01', '2024-06-30'] },
+      ],
+    };
+    const comparison: PeriodComparisonField = {
+      measure: 'orders.total_amount',
+      timeDimension: 'orders.created_at',
+      offset: { amount: 1, unit: 'month' },
+      outputs: ['previousValue', 'change', 'percentChange'],
+    };
+    const [current, previous] = await Promise.all([
+      load(shop, 'postgres', cubeQuery),
+      load(shop, 'postgres', comparisonQuery(cubeQuery, comparison, { now: NOW })),
+    ]);
+    const merged = mergeComparison(current.data, previous.data, comparison, normalized(cubeQuery));
+    const expected = await shop.hand(
+      'postgres',
+      `WITH t AS (
+         SELECT date_trunc('month', created_at AT TIME ZONE 'America/New_York') AS b, sum(amount) AS total
+         FROM {orders} WHERE created_at >= ${newYork('2024-01-01')} AND created_at < ${newYork('2024-07-01')}
+         GROUP BY 1)
+       SELECT ${local('c.b')} AS bucket, c.total::float8 AS total, p.total::float8 AS previous,
+         (c.total - p.total)::float8 AS change,
+         (100.0 * (c.total - p.total) / NULLIF(abs(p.total), 0))::float8 AS percent
+       FROM t c LEFT JOIN t p ON p.b = c.b - interval '1 month'
+       WHERE c.b >= timestamp '2024-02-01' ORDER BY c.b`,
+    );
+    const numberOrNull = (value: unknown) => (value === null ? null : Number(value));
+    expect(
+      merged.map((row) => ({
+        bucket: row['orders.created_at.month'],
+        total: numberOrNull(row['orders.total_amount']),
+        previous: numberOrNull(row['orders.total_amount.previousValue']),
+        change: row['orders.total_amount.change'],
+        percent: row['orders.total_amount.percentChange'],
+      })),
+    ).toEqual(
+      expected.map((row) => ({
+        ...row,
+        percent: row.percent === null ? null : Number((row.percent as number).toPrecision(12)),
+      })),
+    );
+    expect(expected.some((row) => row.previous !== null && row.change !== 0)).toBe(true);
   });
 });
