@@ -359,6 +359,8 @@ async function main() {
       outbound,
       operatorToken: OPERATOR_TOKEN,
       quick: QUICK,
+      // Round length, rounds and connections, for files that drive autocannon themselves.
+      settings: { duration: DURATION, rounds: ROUNDS, connections: CONNECTIONS },
       defer: (fn) => deferred.push(fn),
     };
 
