@@ -293,3 +293,173 @@ views:
         includes: [category]
 `;
 }
+
+/** The months the demo shop has orders in (its orders run from 2023 to the end of 2025). */
+const DEMO_PERIOD = ['2023-01-01', '2025-12-31'];
+
+/**
+ * The reports of the demo dashboard: each a Cube query over `demoModel()` (its `jsonQuery`) and
+ * the chart that shows its rows (`spec`: chart settings only; the rows come from the query on
+ * every load). Field keys are the rows' keys, as Cube names them.
+ */
+export function demoReports() {
+  const revenue = 'order_items.revenue';
+  return [
+    {
+      key: 'revenue',
+      name: 'Revenue',
+      query: { measures: [revenue] },
+      spec: { type: 'kpi', y: revenue, unit: '$' },
+    },
+    {
+      key: 'orders',
+      name: 'Orders',
+      query: { measures: ['orders.count'] },
+      spec: { type: 'kpi', y: 'orders.count' },
+    },
+    {
+      key: 'completion',
+      name: 'Completion rate',
+      query: { measures: ['orders.completion_rate'] },
+      spec: { type: 'kpi', y: 'orders.completion_rate', unit: '%' },
+    },
+    {
+      key: 'trend',
+      name: 'Revenue by month',
+      query: {
+        measures: [revenue],
+        timeDimensions: [{ dimension: 'orders.created_at', granularity: 'month', dateRange: DEMO_PERIOD }],
+        order: { 'orders.created_at': 'asc' },
+      },
+      spec: { type: 'area', x: 'orders.created_at.month', y: revenue, unit: '$' },
+    },
+    {
+      key: 'status',
+      name: 'Orders by status',
+      query: { measures: ['orders.count'], dimensions: ['orders.status'], order: { 'orders.count': 'desc' } },
+      spec: { type: 'donut', x: 'orders.status', y: 'orders.count' },
+    },
+    {
+      key: 'categories',
+      name: 'Revenue by category',
+      query: { measures: [revenue], dimensions: ['products.category'], order: { [revenue]: 'desc' } },
+      spec: { type: 'bar', x: 'products.category', y: revenue, unit: '$' },
+    },
+    {
+      key: 'countries',
+      name: 'Orders by country',
+      query: {
+        measures: ['orders.count'],
+        dimensions: ['customers.country'],
+        order: { 'orders.count': 'desc' },
+      },
+      spec: { type: 'bar', x: 'customers.country', y: 'orders.count' },
+    },
+    {
+      key: 'products',
+      name: 'Top products',
+      query: {
+        measures: [revenue, 'order_items.quantity'],
+        dimensions: ['products.name', 'products.category'],
+        order: { [revenue]: 'desc' },
+        limit: 10,
+      },
+      spec: { type: 'table' },
+    },
+  ];
+}
+
+/**
+ * Where each widget sits: `[x, y, w, h]` on the 12-column grid, then on the xs (4 columns) and
+ * xxs (2 columns, a 360 px phone) grids, where the charts stack at full width. The breakpoints in
+ * between fit the 12-column positions into their columns.
+ */
+const DEMO_LAYOUT = {
+  country: [
+    [0, 0, 6, 1],
+    [0, 0, 2, 1],
+    [0, 0, 2, 1],
+  ],
+  grain: [
+    [6, 0, 6, 1],
+    [2, 0, 2, 1],
+    [0, 1, 2, 1],
+  ],
+  revenue: [
+    [0, 1, 4, 1],
+    [0, 1, 4, 1],
+    [0, 2, 2, 1],
+  ],
+  orders: [
+    [4, 1, 4, 1],
+    [0, 2, 2, 1],
+    [0, 3, 2, 1],
+  ],
+  completion: [
+    [8, 1, 4, 1],
+    [2, 2, 2, 1],
+    [0, 4, 2, 1],
+  ],
+  trend: [
+    [0, 2, 8, 2],
+    [0, 3, 4, 2],
+    [0, 5, 2, 2],
+  ],
+  status: [
+    [8, 2, 4, 2],
+    [0, 5, 4, 2],
+    [0, 7, 2, 2],
+  ],
+  categories: [
+    [0, 4, 6, 2],
+    [0, 7, 4, 2],
+    [0, 9, 2, 2],
+  ],
+  countries: [
+    [6, 4, 6, 2],
+    [0, 9, 4, 2],
+    [0, 11, 2, 2],
+  ],
+  products: [
+    [0, 6, 12, 3],
+    [0, 11, 4, 3],
+    [0, 13, 2, 4],
+  ],
+};
+
+/**
+ * The demo dashboard (a draft for `PUT …/workbooks/{id}/dashboard`): a country filter and a time
+ * grain control over the orders' dates, then the charts of `demoReports()`. `reportIds` maps each
+ * report's key to the id the API gave it.
+ */
+export function demoDashboard(reportIds) {
+  const box = ([x, y, w, h]) => ({ x, y, w, h });
+  const placed = (id) => ({
+    position: box(DEMO_LAYOUT[id][0]),
+    responsiveLayouts: { xs: box(DEMO_LAYOUT[id][1]), xxs: box(DEMO_LAYOUT[id][2]) },
+  });
+  return {
+    kind: 'CLASSIC',
+    title: 'Sales overview',
+    widgets: [
+      {
+        id: 'country',
+        type: 'FILTER',
+        ...placed('country'),
+        config: { label: 'Country', member: 'customers.country' },
+      },
+      {
+        id: 'grain',
+        type: 'TIME_GRAIN',
+        ...placed('grain'),
+        config: { label: 'Period', member: 'orders.created_at', grain: 'month' },
+      },
+      ...demoReports().map((report) => ({
+        id: report.key,
+        type: 'CHART',
+        ...placed(report.key),
+        config: { reportId: reportIds[report.key] },
+      })),
+    ],
+  };
+}
