@@ -370,61 +370,23 @@ export function demoReports() {
 }
 
 /**
- * Where each widget sits: `[x, y, w, h]` on the 12-column grid, then on the xs (4 columns) and
- * xxs (2 columns, a 360 px phone) grids, where the charts stack at full width. The breakpoints in
- * between fit the 12-column positions into their columns.
+ * Where each widget sits at each breakpoint, as `[x, y, w, h]` on its grid: lg 12 columns (the
+ * widget's `position`), md 10, sm 6, xs 4 and xxs 2 (a 360 px phone, where everything stacks).
+ * A row is 75 px: a control takes one, a KPI two, a chart four, the table six.
  */
+// biome-ignore format: one line per widget reads as a table
 const DEMO_LAYOUT = {
-  country: [
-    [0, 0, 6, 1],
-    [0, 0, 2, 1],
-    [0, 0, 2, 1],
-  ],
-  grain: [
-    [6, 0, 6, 1],
-    [2, 0, 2, 1],
-    [0, 1, 2, 1],
-  ],
-  revenue: [
-    [0, 1, 4, 1],
-    [0, 1, 4, 1],
-    [0, 2, 2, 1],
-  ],
-  orders: [
-    [4, 1, 4, 1],
-    [0, 2, 2, 1],
-    [0, 3, 2, 1],
-  ],
-  completion: [
-    [8, 1, 4, 1],
-    [2, 2, 2, 1],
-    [0, 4, 2, 1],
-  ],
-  trend: [
-    [0, 2, 8, 2],
-    [0, 3, 4, 2],
-    [0, 5, 2, 2],
-  ],
-  status: [
-    [8, 2, 4, 2],
-    [0, 5, 4, 2],
-    [0, 7, 2, 2],
-  ],
-  categories: [
-    [0, 4, 6, 2],
-    [0, 7, 4, 2],
-    [0, 9, 2, 2],
-  ],
-  countries: [
-    [6, 4, 6, 2],
-    [0, 9, 4, 2],
-    [0, 11, 2, 2],
-  ],
-  products: [
-    [0, 6, 12, 3],
-    [0, 11, 4, 3],
-    [0, 13, 2, 4],
-  ],
+  //            lg 12          md 10          sm 6           xs 4           xxs 2
+  country:    [[0, 0, 6, 1],  [0, 0, 5, 1],  [0, 0, 3, 1],  [0, 0, 4, 1],  [0, 0, 2, 1]],
+  grain:      [[6, 0, 6, 1],  [5, 0, 5, 1],  [3, 0, 3, 1],  [0, 1, 4, 1],  [0, 1, 2, 1]],
+  revenue:    [[0, 1, 4, 2],  [0, 1, 3, 2],  [0, 1, 2, 2],  [0, 2, 4, 2],  [0, 2, 2, 2]],
+  orders:     [[4, 1, 4, 2],  [3, 1, 3, 2],  [2, 1, 2, 2],  [0, 4, 2, 2],  [0, 4, 2, 2]],
+  completion: [[8, 1, 4, 2],  [6, 1, 4, 2],  [4, 1, 2, 2],  [2, 4, 2, 2],  [0, 6, 2, 2]],
+  trend:      [[0, 3, 8, 4],  [0, 3, 6, 4],  [0, 3, 6, 4],  [0, 6, 4, 4],  [0, 8, 2, 4]],
+  status:     [[8, 3, 4, 4],  [6, 3, 4, 4],  [0, 7, 3, 4],  [0, 10, 4, 4], [0, 12, 2, 4]],
+  categories: [[0, 7, 6, 4],  [0, 7, 5, 4],  [3, 7, 3, 4],  [0, 14, 4, 4], [0, 16, 2, 4]],
+  countries:  [[6, 7, 6, 4],  [5, 7, 5, 4],  [0, 11, 6, 4], [0, 18, 4, 4], [0, 20, 2, 4]],
+  products:   [[0, 11, 12, 6], [0, 11, 10, 6], [0, 15, 6, 6], [0, 22, 4, 6], [0, 24, 2, 7]],
 };
 
 /**
@@ -434,13 +396,14 @@ const DEMO_LAYOUT = {
  */
 export function demoDashboard(reportIds) {
   const box = ([x, y, w, h]) => ({ x, y, w, h });
-  const placed = (id) => ({
-    position: box(DEMO_LAYOUT[id][0]),
-    responsiveLayouts: { xs: box(DEMO_LAYOUT[id][1]), xxs: box(DEMO_LAYOUT[id][2]) },
-  });
+  const placed = (id) => {
+    const [lg, md, sm, xs, xxs] = DEMO_LAYOUT[id].map(box);
+    return { position: lg, responsiveLayouts: { lg, md, sm, xs, xxs } };
+  };
   return {
     kind: 'CLASSIC',
     title: 'Sales overview',
+    layout: { rowHeight: 75 },
     widgets: [
       {
         id: 'country',

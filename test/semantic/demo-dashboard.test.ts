@@ -64,16 +64,28 @@ describe("the seed's demo dashboard", () => {
     expect(charts.map((w) => w.config.reportId).sort()).toEqual(Object.values(ids).sort());
   });
 
-  it('lays every widget out without overlap at 12, 4 and 2 columns', () => {
+  it('lays every widget out without overlap at every breakpoint', () => {
     const layouts: [string, number, (w: Widget) => Box][] = [
-      ['lg', 12, (w) => w.position],
-      ['xs', 4, (w) => w.responsiveLayouts.xs as Box],
-      ['xxs', 2, (w) => w.responsiveLayouts.xxs as Box],
+      ['position', 12, (w) => w.position],
+      ...(
+        [
+          ['lg', 12],
+          ['md', 10],
+          ['sm', 6],
+          ['xs', 4],
+          ['xxs', 2],
+        ] as const
+      ).map(([bp, cols]): [string, number, (w: Widget) => Box] => [
+        bp,
+        cols,
+        (w) => w.responsiveLayouts[bp] as Box,
+      ]),
     ];
     for (const [name, cols, boxOf] of layouts) {
       const taken = new Set<string>();
       for (const widget of widgets) {
         const box = boxOf(widget);
+        expect(box, `${name} ${widget.id}`).toBeDefined();
         expect(box.x + box.w, `${name} ${widget.id}`).toBeLessThanOrEqual(cols);
         for (let x = box.x; x < box.x + box.w; x++) {
           for (let y = box.y; y < box.y + box.h; y++) {
