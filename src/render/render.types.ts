@@ -46,6 +46,8 @@ export interface RenderInput {
   filters?: unknown;
   /** Current TIME_GRAIN values: `{<widgetId or member>: grain}` or `[{widgetId|member, value|grain}]`. */
   timeGrains?: unknown;
+  /** When the data shown was read (ISO time); absent for static reports. */
+  dataTime?: string | null;
 }
 
 export const BREAKPOINT_NAMES = ['lg', 'md', 'sm', 'xs', 'xxs'] as const;
