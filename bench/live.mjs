@@ -10,6 +10,9 @@
 // - cold load vs its slowest query: the load with every query missing the result cache (each
 //   iteration sets the filter to a value list no earlier load used), against each of its eight
 //   queries run alone through `/cubejs-api/v1/load` with a value list of its own.
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import autocannon from 'autocannon';
 import { csvChunks, demoModel, demoTables } from '../scripts/demo-data.mjs';
 
@@ -434,6 +437,112 @@ async function coldVsSlowest(ctx, boards, session, token, runs) {
   return lines;
 }
 
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--no-first-run',
+  '--disable-background-networking',
+];
+
+/**
+ * A viewer changing the status filter in Chromium: the viewer page is opened on its own (not
+ * framed), then each iteration picks a value in the FILTER control's list and times, inside the
+ * page, from the control's `change` event to the moment every chart's section has been replaced
+ * (the viewer fetches the content of the charts the filter can change and swaps their sections),
+ * and to the next animation frame after it. Warm: the value alternates between two statuses
+ * whose results are cached. Cold: `completed` plus a value no row has, new each time, as in the
+ * cold load figure.
+ */
+async function filterInChromium(ctx, boards, session, runs) {
+  if (!existsSync(CHROMIUM)) return [`skipped: ${CHROMIUM} is not installed (apt-get install chromium)`];
+  const { chromium } = await import('playwright-core');
+  const profile = mkdtempSync(path.join(os.tmpdir(), 'live-bench-chromium-'));
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM,
+    headless: true,
+    args: CHROMIUM_ARGS,
+  });
+  try {
+    const page = await browser.newPage();
+    await page.goto(
+      `${ctx.url}/embed/dashboard/${boards.live.publicId}?session=${encodeURIComponent(session)}`,
+    );
+    await page.waitForSelector('#eb-root[data-state="ready"]', { timeout: 30_000 });
+    const charts = CHARTS.map((c) => c.id);
+    /** One change of the filter list to `value` (JSON of a value or a list), timed in the page. */
+    const change = (value) =>
+      page.evaluate(
+        async ({ value, charts, widget }) => {
+          const select = document.querySelector(`select[data-eb-filter="${widget}"]`);
+          if (!select) throw new Error('no filter control');
+          const old = charts.map((id) => document.querySelector(`section[data-widget-id="${id}"]`));
+          if (old.some((s) => !s)) throw new Error('a chart section is missing');
+          let option = [...select.options].find((o) => o.value === value);
+          if (!option) {
+            option = document.createElement('option');
+            option.value = value;
+            option.textContent = value;
+            select.append(option);
+          }
+          return new Promise((resolve, reject) => {
+            const timer = setTimeout(() => reject(new Error('charts not replaced within 30 s')), 30_000);
+            const start = performance.now();
+            const observer = new MutationObserver(() => {
+              if (old.some((s) => s.isConnected)) return;
+              const replaced = performance.now() - start;
+              observer.disconnect();
+              clearTimeout(timer);
+              requestAnimationFrame(() => resolve({ replaced, frame: performance.now() - start }));
+            });
+            observer.observe(document.getElementById('eb-content'), { childList: true, subtree: true });
+            select.value = value;
+            select.dispatchEvent(new Event('change'));
+          });
+        },
+        { value, charts, widget: FILTER_WIDGET },
+      );
+    const warmValues = [JSON.stringify('completed'), JSON.stringify('cancelled')];
+    // Both warm values once, untimed: their results are then in the cache.
+    for (const v of warmValues) await change(v);
+    const warm = { replaced: [], frame: [] };
+    const cold = { replaced: [], frame: [] };
+    // The embed load API with the same cached values from Node, in the same loop: the server's share.
+    const api = [];
+    let n = 0;
+    for (let i = 0; i < runs; i++) {
+      const values = [JSON.parse(warmValues[i % 2])];
+      api.push((await timed(() => embedLoad(ctx, session, boards.live.publicId, values))).ms);
+      const w = await change(warmValues[i % 2]);
+      const c = await change(
+        JSON.stringify(['completed', `bench-browser-${process.pid}-${Date.now()}-${n++}`]),
+      );
+      for (const [into, t] of [
+        [warm, w],
+        [cold, c],
+      ]) {
+        into.replaced.push(t.replaced);
+        into.frame.push(t.frame);
+      }
+    }
+    const line = (label, t) =>
+      `${pad(label, 44)} replaced p50 ${ms(pct(t.replaced, 50))} ms, p99 ${ms(pct(t.replaced, 99))} ms; ` +
+      `next frame p50 ${ms(pct(t.frame, 50))} ms`;
+    return [
+      `${runs} changes each, alternating, 8 chart sections swapped per change (headless Chromium, ${CHROMIUM})`,
+      line('warm (cached statuses)', warm),
+      line('cold (a fresh value list each time)', cold),
+      `cold / warm p50: ${(pct(cold.replaced, 50) / pct(warm.replaced, 50)).toFixed(2)}x; ` +
+        `warm change - cached embed load API from Node (same values, p50 ${ms(pct(api, 50))} ms): ` +
+        `+${ms(pct(warm.replaced, 50) - pct(api, 50))} ms (the viewer's content fetch, HTML and swap)`,
+    ];
+  } finally {
+    await browser.close();
+    rmSync(profile, { recursive: true, force: true });
+  }
+}
+
 export default async function live(ctx) {
   const orders = ctx.quick ? 10_000 : 40_000;
   const tables = demoTables({ orders });
@@ -516,6 +625,10 @@ export default async function live(ctx) {
     {
       name: `live: cold embed load vs its slowest query alone (${runs} iterations)`,
       run: () => coldVsSlowest(ctx, boards, session, token, runs),
+    },
+    {
+      name: 'live: viewer filter change to redrawn charts (Chromium, /embed/dashboard/{publicId})',
+      run: () => filterInChromium(ctx, boards, session, ctx.quick ? 10 : 25),
     },
   ];
 }
