@@ -285,12 +285,12 @@ describe('generate-session lockedFilters', () => {
     expect(res.body.data).toEqual([{ 'orders.country': 'FR', 'orders.count': expect.anything() }]);
     expect(Number(res.body.data[0]['orders.count'])).toBe(fr?.n);
     // A filter of its own cannot widen it.
-    const escape = await load(token, {
+    const widened = await load(token, {
       measures: ['orders.count'],
       filters: [{ member: 'orders.country', operator: 'equals', values: ['JP'] }],
     });
-    expect(escape.status, JSON.stringify(escape.body)).toBe(200);
-    expect(Number(escape.body.data[0]?.['orders.count'] ?? 0)).toBe(0);
+    expect(widened.status, JSON.stringify(widened.body)).toBe(200);
+    expect(Number(widened.body.data[0]?.['orders.count'] ?? 0)).toBe(0);
 
     // A locked member the query's cube cannot be narrowed by refuses the query (fails closed).
     const broken = await mintLocked({ lockedFilters: [{ member: 'orders.nope', values: ['x'] }] });
