@@ -1,12 +1,20 @@
 import { type DataScope, type LoadResult, loadQueries } from '../data-api/data.service';
 import type { ControlFilter } from '../semantic/query/controls';
 import type { CubeQuery } from '../semantic/query/query.types';
+import {
+  applyReportFields,
+  comparisonQuery,
+  type PeriodComparisonField,
+  type ReportFields,
+} from '../semantic/query/report-fields';
 import { type DashboardControls, queryControls } from './controls';
 
 /** Rows a live chart carries: more than any chart draws, few enough for an embed load's answer. */
 export const MAX_LIVE_ROWS = 1_000;
 /** Queries one load runs at most (a dashboard with more charts shows the rest without data). */
 export const MAX_LIVE_REPORTS = 50;
+/** Period comparisons one report computes at most (each is a query of its own). */
+const MAX_COMPARISONS = 4;
 
 /** A report as a dashboard holds it: a published snapshot, or a draft's report as it is now. */
 export interface DashboardReport {
@@ -18,6 +26,8 @@ export interface DashboardReport {
   spec?: string | null;
   /** A Cube query (JSON): the report's data, run for each viewer. */
   jsonQuery?: string | null;
+  fillMissingRows?: ReportFields['fillMissingRows'];
+  periodComparisons?: unknown;
 }
 
 /** A report with its data for this load: `spec` holds its rows, or `error` why it has none. */
@@ -66,7 +76,12 @@ function shownReports(config: unknown, widgetIds: readonly string[] | undefined)
  * The chart a report's query answers: its settings, the rows, and what the renderer needs to
  * read them (the category and value fields when not set, display names, time grains).
  */
-export function liveSpec(settings: Obj, result: LoadResult): string {
+export function liveSpec(
+  settings: Obj,
+  result: LoadResult,
+  rows: Record<string, unknown>[] = result.data,
+  comparisons: readonly PeriodComparisonField[] = [],
+): string {
   const query = result.query;
   const grains: Record<string, string> = {};
   for (const td of query.timeDimensions) {
@@ -80,8 +95,14 @@ export function liveSpec(settings: Obj, result: LoadResult): string {
   for (const group of [a.measures, a.dimensions, a.timeDimensions]) {
     for (const [key, value] of Object.entries(group)) labels[key] = value.shortTitle || value.title;
   }
+  for (const c of comparisons) {
+    const title = labels[c.measure] ?? c.measure;
+    labels[`${c.measure}.previousValue`] = `${title} (previous)`;
+    labels[`${c.measure}.change`] = `${title} change`;
+    labels[`${c.measure}.percentChange`] = `${title} % change`;
+  }
   // A time dimension answers under two keys; a table shows the one with its grain.
-  const data = result.data.slice(0, MAX_LIVE_ROWS).map((row) => {
+  const data = rows.slice(0, MAX_LIVE_ROWS).map((row) => {
     const shown: Obj = {};
     for (const [key, value] of Object.entries(row)) {
       if (!(key in grains) && timeKeys.some((t) => t.startsWith(`${key}.`))) continue;
@@ -113,7 +134,7 @@ export async function liveDashboard<R extends DashboardReport>(
   const reports = dashboard.reportSnapshots.filter(
     (r) => !shown || shown.has(r.reportId) || (r.id !== undefined && shown.has(r.id)),
   );
-  const live: { report: R; settings: Obj; query: CubeQuery }[] = [];
+  const live: { report: R; settings: Obj; query: CubeQuery; comparisons: Comparison[] }[] = [];
   const answers = new Map<R, LiveReport<R>>();
   for (const report of reports) {
     if (!report.jsonQuery) {
@@ -128,16 +149,25 @@ export async function liveDashboard<R extends DashboardReport>(
       });
       continue;
     }
-    live.push({ report, settings: parseObject(report.spec) ?? {}, query: boundedQuery(query as CubeQuery) });
+    const bounded = boundedQuery(query as CubeQuery);
+    live.push({
+      report,
+      settings: parseObject(report.spec) ?? {},
+      query: bounded,
+      comparisons: comparisonsOf(report, bounded, scope.now),
+    });
   }
-  const outcomes = await loadQueries(
-    scope,
-    live.map((l) => l.query),
-    { controls: queryControls(controls, options.locked), renew: options.renew },
-  );
+  // One call for every query of the load: the reports' and their period comparisons'.
+  const queries = live.flatMap((l) => [l.query, ...l.comparisons.flatMap((c) => (c.query ? [c.query] : []))]);
+  const outcomes = await loadQueries(scope, queries, {
+    controls: queryControls(controls, options.locked),
+    renew: options.renew,
+  });
+  let next = 0;
   let dataTime: string | null = null;
-  for (const [i, { report, settings }] of live.entries()) {
-    const outcome = outcomes[i];
+  for (const { report, settings, comparisons } of live) {
+    const outcome = outcomes[next++];
+    const previous = comparisons.map((c) => (c.query ? outcomes[next++] : undefined));
     if (!outcome) continue;
     if (!outcome.ok) {
       answers.set(report, { ...report, spec: JSON.stringify(settings), error: outcome.error.message });
@@ -145,9 +175,55 @@ export async function liveDashboard<R extends DashboardReport>(
     }
     const refreshed = outcome.result.lastRefreshTime;
     if (dataTime === null || refreshed < dataTime) dataTime = refreshed;
-    answers.set(report, { ...report, spec: liveSpec(settings, outcome.result), error: null });
+    const computed = applyReportFields({
+      rows: outcome.result.data,
+      query: outcome.result.query,
+      fields: {
+        fillMissingRows: report.fillMissingRows ?? null,
+        periodComparisons: comparisons.map((c) => c.field),
+      },
+      comparisonRows: previous.map((p) => (p?.ok ? p.result.data : [])),
+    });
+    const failed = [
+      ...comparisons.flatMap((c) => (c.error ? [c.error] : [])),
+      ...previous.flatMap((p) => (p && !p.ok ? [p.error.message] : [])),
+    ];
+    answers.set(report, {
+      ...report,
+      spec: liveSpec(
+        settings,
+        outcome.result,
+        computed.rows,
+        comparisons.map((c) => c.field),
+      ),
+      // The rows are shown; what could not be computed on them is said, not hidden.
+      error: [...failed, ...computed.errors].join('; ') || null,
+    });
   }
   return { reportSnapshots: reports.map((r) => answers.get(r) ?? r), dataTime };
+}
+
+/** A period comparison of a report and the query that reads its earlier period (or why there is none). */
+interface Comparison {
+  field: PeriodComparisonField;
+  query?: CubeQuery;
+  error?: string;
+}
+
+function comparisonsOf(report: DashboardReport, query: CubeQuery, now: Date): Comparison[] {
+  const fields = Array.isArray(report.periodComparisons)
+    ? (report.periodComparisons as PeriodComparisonField[])
+    : [];
+  return fields.slice(0, MAX_COMPARISONS).map((field, index) => {
+    try {
+      return { field, query: comparisonQuery(query, field, { now }) };
+    } catch (err) {
+      return {
+        field,
+        error: `periodComparisons[${index}]: ${err instanceof Error ? err.message : String(err)}`,
+      };
+    }
+  });
 }
 
 /** A chart needs no more rows than it can carry: the query's own limit, at most MAX_LIVE_ROWS. */

@@ -3,12 +3,30 @@ import type { DeploymentScope } from '../auth/deployment-scope';
 import type { AppEnv } from '../core/env';
 import { ApiError, badRequest } from '../core/errors';
 import { compileModelQuery } from '../data-api/data.service';
-import type { CubeQuery } from '../semantic/query/query.types';
+import type { CubeQuery, NormalizedQuery } from '../semantic/query/query.types';
+import { checkReportFields, type ReportFields } from '../semantic/query/report-fields';
 
 /** The parts of a report body that depend on its query. */
 interface QueryFields {
   jsonQuery?: string | null;
   sqlQuery?: string | null;
+  fillMissingRows?: ReportFields['fillMissingRows'];
+  periodComparisons?: unknown[] | null;
+}
+
+/** The computed fields sent must fit the query (when one is sent) and name known units and outputs. */
+function checkFields(body: QueryFields, query: NormalizedQuery | null) {
+  const fields: ReportFields = {
+    fillMissingRows: body.fillMissingRows ?? null,
+    periodComparisons: (body.periodComparisons ?? null) as ReportFields['periodComparisons'],
+  };
+  const errors = checkReportFields(fields, query);
+  if (errors.length > 0) {
+    throw badRequest(
+      errors[0] as string,
+      errors.map((message) => ({ path: message.split(/[:\s[.]/)[0] ?? '', message })),
+    );
+  }
 }
 
 function parseQuery(text: string): CubeQuery {
@@ -40,11 +58,21 @@ export async function withCompiledQuery<B extends QueryFields | undefined>(
   scope: DeploymentScope,
   body: B,
 ): Promise<B> {
-  const text = body?.jsonQuery;
-  if (typeof text !== 'string') return body;
-  const query = parseQuery(text);
+  if (!body) return body;
+  const text = body.jsonQuery;
+  if (typeof text !== 'string') {
+    checkFields(body, null);
+    return body;
+  }
+  const { compiled, normalized } = await compiledQuery(c, scope, parseQuery(text));
+  checkFields(body, normalized);
+  return { ...body, sqlQuery: compiled.sql } as B;
+}
+
+/** The query checked and compiled against the serving model; its faults are 400s on `jsonQuery`. */
+async function compiledQuery(c: Context<AppEnv>, scope: DeploymentScope, query: CubeQuery) {
   try {
-    const { compiled } = await compileModelQuery(
+    return await compileModelQuery(
       {
         db: c.get('db'),
         env: c.env,
@@ -54,7 +82,6 @@ export async function withCompiledQuery<B extends QueryFields | undefined>(
       },
       query,
     );
-    return { ...body, sqlQuery: compiled.sql } as B;
   } catch (err) {
     if (err instanceof ApiError && err.code === 'BAD_REQUEST') {
       throw badRequest(`jsonQuery: ${err.message}`, [{ path: 'jsonQuery', message: err.message }]);
