@@ -453,9 +453,13 @@ function grainForm(control: ViewerControl): HTMLElement {
   return form;
 }
 
-/** Replaces each control widget's read-only value with its form control. */
+/**
+ * Replaces each control widget's read-only value with its form control. A control that can change
+ * no chart (a dashboard of static snapshots) keeps its label: a list that does nothing would mislead.
+ */
 function makeControls(): void {
   for (const control of controls.widgets) {
+    if (control.targets.length === 0 && !control.locked) continue;
     const body = section(control.widgetId)?.querySelector('.eb-widget-body');
     if (!body) continue;
     body.replaceChildren(control.kind === 'filter' ? filterForm(control) : grainForm(control));
