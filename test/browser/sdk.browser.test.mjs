@@ -86,6 +86,7 @@ setTimeout(() => parent.postMessage({ type: 'edgeboard:resize', height: 1234 }, 
 import { embedDashboard } from '/sdk/index.js';
 window.events = [];
 window.heights = [];
+window.filterChanges = [];
 window.fetches = 0;
 window.embed = embedDashboard({
   container: document.getElementById('board'),
@@ -97,11 +98,13 @@ window.embed = embedDashboard({
     return (await fetch(${JSON.stringify(sessionUrl)}, { method: 'POST' })).json();
   },
   theme: { border: '1px solid #ddd' },
-  // Heights apart: the real viewer posts one whenever the dashboard's height changes.
+  // Heights and filter values apart, so the events read as the session's story.
   onEvent: (e) =>
     e.type === 'resize'
       ? window.heights.push(e.height)
-      : window.events.push(e.type === 'error' ? 'error: ' + e.error.message : e.type),
+      : e.type === 'filters-changed'
+        ? window.filterChanges.push(e.filters)
+        : window.events.push(e.type === 'error' ? 'error: ' + e.error.message : e.type),
 });
 </script></body></html>`);
     } else {
@@ -172,7 +175,7 @@ test('loads the dashboard, renews its session without reloading, then destroys e
   const page = await context.newPage();
   await page.goto(`${host.url}/`);
   const viewer = page.frameLocator('#board iframe');
-  await viewer.locator('h2.eb-widget-title', { hasText: 'Welcome' }).waitFor();
+  await viewer.locator('h1.eb-title', { hasText: 'Sales overview' }).waitFor();
   await waitFor(async () => (await events(page)).includes('loaded'), 'loaded');
 
   // The session is in the fragment only: never sent to the server, and gone from the address.
@@ -188,7 +191,7 @@ test('loads the dashboard, renews its session without reloading, then destroys e
   await waitFor(async () => (await events(page)).includes('renewed'), 'renewed', 50_000);
   assert.equal(await page.evaluate(() => window.fetches), 2);
   assert.equal(await frame.evaluate(() => window.sameDocument), true, 'renewed without a reload');
-  assert.ok(await viewer.locator('h2.eb-widget-title', { hasText: 'Welcome' }).isVisible());
+  assert.ok(await viewer.locator('h1.eb-title', { hasText: 'Sales overview' }).isVisible());
   assert.deepEqual(await events(page), ['loaded', 'renewed']);
   for (const sessionId of minted) assert.ok(!server.output().includes(sessionId), 'no session id in the log');
 

@@ -237,6 +237,7 @@ const viewerOrigin = ${JSON.stringify(new URL(apiUrl).origin)};
 window.messages = [];
 // Heights and error codes apart, so the message sequence reads as the renewal protocol.
 window.heights = [];
+window.filterChanges = [];
 window.errors = [];
 window.autoRenew = ${autoRenew};
 window.renew = async () => {
@@ -246,6 +247,7 @@ window.renew = async () => {
 window.addEventListener('message', (event) => {
   if (event.source !== frame.contentWindow || event.origin !== viewerOrigin) return;
   if (event.data.type === 'edgeboard:resize') return void window.heights.push(event.data.height);
+  if (event.data.type === 'edgeboard:filters-changed') return void window.filterChanges.push(event.data.filters);
   if (event.data.type === 'edgeboard:error') window.errors.push(event.data.code);
   window.messages.push(event.data.type);
   if (window.autoRenew && (event.data.type === 'edgeboard:session-expiring' || event.data.type === 'edgeboard:session-expired')) {
