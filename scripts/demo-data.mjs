@@ -325,7 +325,7 @@ export function demoReports() {
     },
     {
       key: 'trend',
-      name: 'Revenue by month',
+      name: 'Revenue over time',
       query: {
         measures: [revenue],
         timeDimensions: [{ dimension: 'orders.created_at', granularity: 'month', dateRange: DEMO_PERIOD }],
@@ -372,7 +372,7 @@ export function demoReports() {
 /**
  * Where each widget sits at each breakpoint, as `[x, y, w, h]` on its grid: lg 12 columns (the
  * widget's `position`), md 10, sm 6, xs 4 and xxs 2 (a 360 px phone, where everything stacks).
- * A row is 75 px: a control takes one, a KPI two, a chart four, the table six.
+ * A row is 75 px: a control takes one, a KPI two, a chart four, the table five.
  */
 // biome-ignore format: one line per widget reads as a table
 const DEMO_LAYOUT = {
@@ -386,7 +386,7 @@ const DEMO_LAYOUT = {
   status:     [[8, 3, 4, 4],  [6, 3, 4, 4],  [0, 7, 3, 4],  [0, 10, 4, 4], [0, 12, 2, 4]],
   categories: [[0, 7, 6, 4],  [0, 7, 5, 4],  [3, 7, 3, 4],  [0, 14, 4, 4], [0, 16, 2, 4]],
   countries:  [[6, 7, 6, 4],  [5, 7, 5, 4],  [0, 11, 6, 4], [0, 18, 4, 4], [0, 20, 2, 4]],
-  products:   [[0, 11, 12, 6], [0, 11, 10, 6], [0, 15, 6, 6], [0, 22, 4, 6], [0, 24, 2, 7]],
+  products:   [[0, 11, 12, 5], [0, 11, 10, 5], [0, 15, 6, 5], [0, 22, 4, 5], [0, 24, 2, 5]],
 };
 
 /**

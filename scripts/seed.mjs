@@ -14,7 +14,7 @@ const HELP = `Usage: npm run -s seed [-- --url <base URL>] [-- --token <ADMIN_TO
 Provisions a demo account on a running edgeboard (npm start): an enterprise account with its
 admin user, an access token and an API key, a deployment whose embedded store holds the demo
 shop (customers, products, 40,000 orders and their items) with its data model built, a Cube API
-token for it, and a published dashboard over the demo shop (KPIs, revenue by month, orders by
+token for it, and a published dashboard over the demo shop (KPIs, revenue over time, orders by
 status, revenue by category, orders by country, top products, with a country filter and a time
 grain control), embedding allowed. Prints shell export lines, so that
 

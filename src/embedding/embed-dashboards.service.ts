@@ -4,9 +4,9 @@ import { ApiError, notFound } from '../core/errors';
 import { type ControlValues, type DashboardControls, resolveControls } from '../dashboards/controls';
 import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
 import { type DashboardReport, liveDashboard } from '../dashboards/live-reports.service';
+import { restrictSnapshots, type ViewerAttributes } from '../dashboards/row-security';
 import { type DataScope, loadQueries, queryReach } from '../data-api/data.service';
 import type { CubeQuery } from '../semantic/query/query.types';
-import { restrictSnapshots, type ViewerAttributes } from '../dashboards/row-security';
 import * as repo from './embed-dashboards.repository';
 import { type EmbedContext, rebuildSession, sessionRevoked } from './embed-sessions.service';
 import { getSession, type SessionPayload, type SessionUser } from './session-store';
@@ -258,9 +258,7 @@ async function controlTargets(
   const targets: Record<string, string[]> = {};
   const add = (widgetId: string | undefined, member: string, kind: 'filters' | 'timeGrains') => {
     if (widgetId === undefined) return;
-    targets[widgetId] = charts
-      .filter((_, i) => reach[i]?.[kind].includes(member))
-      .map((c) => c.widgetId);
+    targets[widgetId] = charts.filter((_, i) => reach[i]?.[kind].includes(member)).map((c) => c.widgetId);
   };
   for (const f of controls.filters) add(f.widgetId, f.member, 'filters');
   for (const g of controls.timeGrains) add(g.widgetId, g.member, 'timeGrains');

@@ -2,7 +2,6 @@ import * as v from 'valibot';
 import { ATTRIBUTE_TYPES } from '../../schema/embedding';
 import { type JsonLimits, jsonBounds } from '../core/json';
 import { pageQueryEntries } from '../core/pagination';
-import { CONTROL_OPERATORS, type ControlFilter } from '../semantic/query/controls';
 import {
   boundedObject,
   httpUrl,
@@ -13,6 +12,7 @@ import {
   type WithoutNulls,
   withoutNulls,
 } from '../core/validation';
+import { CONTROL_OPERATORS, type ControlFilter } from '../semantic/query/controls';
 
 /** A signed session id's longest form (its claims with the most locked filters fit well within it). */
 export const MAX_SESSION_ID_LENGTH = 8192;

@@ -139,7 +139,8 @@ function allowed(origin: string): boolean {
 function controlQuery(widgetIds: string[] | null): string {
   const params = new URLSearchParams();
   const set = [...filters].filter(([member]) => !locked.has(member));
-  if (set.length > 0) params.set('filters', JSON.stringify(set.map(([member, values]) => ({ member, values }))));
+  if (set.length > 0)
+    params.set('filters', JSON.stringify(set.map(([member, values]) => ({ member, values }))));
   if (grains.size > 0) {
     params.set('timeGrains', JSON.stringify([...grains].map(([member, grain]) => ({ member, grain }))));
   }
@@ -149,7 +150,11 @@ function controlQuery(widgetIds: string[] | null): string {
 }
 
 function currentFilters(): { member: string; values: Scalar[]; locked?: boolean }[] {
-  return [...filters].map(([member, values]) => ({ member, values, ...(locked.has(member) && { locked: true }) }));
+  return [...filters].map(([member, values]) => ({
+    member,
+    values,
+    ...(locked.has(member) && { locked: true }),
+  }));
 }
 
 function announceFilters(): void {
@@ -340,7 +345,10 @@ function fillFilter(select: HTMLSelectElement, current: Scalar[], offered: Scala
   select.replaceChildren(...options);
 }
 
-async function offeredValues(widgetId: string, search: string): Promise<{ values: Scalar[]; truncated: boolean } | null> {
+async function offeredValues(
+  widgetId: string,
+  search: string,
+): Promise<{ values: Scalar[]; truncated: boolean } | null> {
   if (!session) return null;
   const params = new URLSearchParams({ widgetId });
   if (search) params.set('search', search);
@@ -414,7 +422,9 @@ function filterForm(control: ViewerControl): HTMLElement {
   select.addEventListener('change', () => {
     const chosen = select.value;
     const parsed: unknown = chosen === '' ? [] : JSON.parse(chosen);
-    setFilters([{ member: control.member, values: Array.isArray(parsed) ? (parsed as Scalar[]) : [parsed as Scalar] }]);
+    setFilters([
+      { member: control.member, values: Array.isArray(parsed) ? (parsed as Scalar[]) : [parsed as Scalar] },
+    ]);
   });
   form.append(
     labelled('label', `Search ${control.label}`, 'eb-sr', search.id),
@@ -443,9 +453,13 @@ function grainForm(control: ViewerControl): HTMLElement {
   return form;
 }
 
-/** Replaces each control widget's read-only value with its form control. */
+/**
+ * Replaces each control widget's read-only value with its form control. A control that can change
+ * no chart (a dashboard of static snapshots) keeps its label: a list that does nothing would mislead.
+ */
 function makeControls(): void {
   for (const control of controls.widgets) {
+    if (control.targets.length === 0 && !control.locked) continue;
     const body = section(control.widgetId)?.querySelector('.eb-widget-body');
     if (!body) continue;
     body.replaceChildren(control.kind === 'filter' ? filterForm(control) : grainForm(control));
