@@ -1,7 +1,7 @@
 import { mix, type Rgba, withAlpha } from './color';
 import type { ChartSpec, Rect, ResolvedTheme } from './render.types';
 import { push, r2, type SceneNode, text } from './scene-nodes';
-import { drawableText, formatNumber, measure } from './text';
+import { drawableText, fitText, formatNumber, measure } from './text';
 
 function niceStep(span: number, count: number): number {
   const raw = span / count;
@@ -24,46 +24,83 @@ export function niceTicks(min: number, max: number, count = 4): number[] {
   return ticks;
 }
 
+/** Below this width a chart is laid out for a phone: fewer ticks, shorter labels, legend below. */
+export const NARROW_CHART_WIDTH = 340;
+const LEGEND_SIZE = 11;
+const LEGEND_ROW = 16;
+
+/**
+ * Legend entries placed left to right, wrapping onto at most `maxRows` rows of `width`; the
+ * entries that do not fit are left out. Returns the rows used.
+ */
 function legend(
   nodes: SceneNode[],
   names: string[],
   colors: Rgba[],
-  box: Rect,
+  box: { x: number; y: number; w: number },
   theme: ResolvedTheme,
+  maxRows = 1,
 ): number {
+  const maxLabel = Math.min(140, Math.max(box.w - 14, 20));
   let x = box.x;
-  const y = box.y;
+  let row = 0;
   for (const [i, name] of names.entries()) {
-    const label = drawableText(name);
-    const width = Math.min(measure(label, 11), 140);
-    if (x + 14 + width > box.x + box.w) break;
+    const label = fitText(drawableText(name), LEGEND_SIZE, false, maxLabel);
+    const width = measure(label, LEGEND_SIZE);
+    if (x > box.x && x + 13 + width > box.x + box.w) {
+      if (row + 1 >= maxRows) break;
+      row += 1;
+      x = box.x;
+    }
+    const y = box.y + row * LEGEND_ROW;
     nodes.push({ kind: 'rect', x, y: y + 2, w: 9, h: 9, r: 2, fill: colors[i % colors.length] as Rgba });
-    push(nodes, text(x + 13, y + 10, label, 11, theme.widget.text.secondary, { maxWidth: 140 }));
+    push(nodes, text(x + 13, y + 10, label, LEGEND_SIZE, theme.widget.text.secondary));
     x += 13 + width + 14;
   }
-  return 18;
+  return names.length > 0 ? row + 1 : 0;
+}
+
+/** How many legend rows `names` need in `width` (at most `maxRows`). */
+function legendRowsNeeded(names: string[], width: number, maxRows: number): number {
+  const maxLabel = Math.min(140, Math.max(width - 14, 20));
+  let x = 0;
+  let rows = names.length > 0 ? 1 : 0;
+  for (const name of names) {
+    const w = 13 + measure(fitText(drawableText(name), LEGEND_SIZE, false, maxLabel), LEGEND_SIZE);
+    if (x > 0 && x + w > width) {
+      if (rows >= maxRows) break;
+      rows += 1;
+      x = 0;
+    }
+    x += w + 14;
+  }
+  return rows;
 }
 
 function cartesian(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedTheme) {
   const colors = theme.palette;
   const secondary = theme.widget.text.secondary;
+  const narrow = box.w < NARROW_CHART_WIDTH;
+  const names = chart.series.length > 1 ? chart.series.map((s) => s.name) : [];
   let top = box.y;
-  if (chart.series.length > 1)
-    top += legend(
-      nodes,
-      chart.series.map((s) => s.name),
-      colors,
-      box,
-      theme,
-    );
+  let bottom = box.y + box.h;
+  // A phone has no width to spare beside the plot: the legend goes below it, on up to two rows.
+  if (names.length > 0 && narrow) {
+    const rows = legendRowsNeeded(names, box.w, 2);
+    bottom -= rows * LEGEND_ROW + 2;
+    legend(nodes, names, colors, { x: box.x, y: bottom + 2, w: box.w }, theme, rows);
+  } else if (names.length > 0) {
+    top += legend(nodes, names, colors, box, theme) * LEGEND_ROW + 2;
+  }
   const values = chart.series.flatMap((s) => s.values).filter((v): v is number => v !== null);
-  const ticks = niceTicks(Math.min(...values), Math.max(...values));
+  const tickCount = narrow || bottom - top < 140 ? 3 : 4;
+  const ticks = niceTicks(Math.min(...values), Math.max(...values), tickCount);
   const lo = ticks[0] as number;
   const hi = ticks[ticks.length - 1] as number;
   if (ticks.length < 2 || !(hi > lo)) return;
   const labels = ticks.map((t) => formatNumber(t, 'compact', chart.unit));
   const axisWidth = Math.max(...labels.map((l) => measure(l, 10))) + 8;
-  const plot = { x: box.x + axisWidth, y: top + 4, w: box.w - axisWidth, h: box.y + box.h - top - 4 - 18 };
+  const plot = { x: box.x + axisWidth, y: top + 4, w: box.w - axisWidth, h: bottom - top - 4 - 18 };
   if (plot.w < 20 || plot.h < 20) return;
   const yOf = (v: number) => plot.y + plot.h - ((v - lo) / (hi - lo)) * plot.h;
   const grid = mix(theme.widget.background, theme.widget.text.secondary, 0.18);
@@ -79,8 +116,9 @@ function cartesian(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: Resol
   });
   const n = chart.categories.length;
   const slot = plot.w / n;
-  // Category labels: as many as fit side by side, evenly spread.
-  const widest = Math.max(...chart.categories.map((c) => Math.min(measure(drawableText(c), 10), 90)));
+  // Category labels: as many as fit side by side, evenly spread; shorter (cut) on a phone.
+  const labelCap = narrow ? 56 : 90;
+  const widest = Math.max(...chart.categories.map((c) => Math.min(measure(drawableText(c), 10), labelCap)));
   const every = Math.max(1, Math.ceil((widest + 8) / slot));
   chart.categories.forEach((c, i) => {
     if (i % every !== 0) return;
@@ -88,7 +126,7 @@ function cartesian(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: Resol
       nodes,
       text(plot.x + slot * (i + 0.5), plot.y + plot.h + 13, c, 10, secondary, {
         anchor: 'middle',
-        maxWidth: Math.max(slot * every - 4, 12),
+        maxWidth: Math.min(Math.max(slot * every - 4, 12), labelCap),
       }),
     );
   });
@@ -155,11 +193,27 @@ function pie(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedThe
   const values = (chart.series[0]?.values ?? []).map((v) => (v !== null && v > 0 ? v : 0));
   const total = values.reduce((a, b) => a + b, 0);
   const colors = theme.palette;
-  const legendWidth = box.w > 260 ? Math.min(160, box.w * 0.4) : 0;
-  const radius = Math.min((box.w - legendWidth) / 2, box.h / 2) - 2;
+  // Beside the pie on a wide box; below it on a phone (when there is height for it); else none.
+  const below = box.w < NARROW_CHART_WIDTH && box.h >= 140;
+  const legendWidth = !below && box.w > 260 ? Math.min(160, box.w * 0.4) : 0;
+  const legendRows = below
+    ? legendRowsNeeded(chart.categories, box.w, Math.floor((box.h * 0.4) / LEGEND_ROW))
+    : 0;
+  const pieHeight = box.h - (legendRows > 0 ? legendRows * LEGEND_ROW + 6 : 0);
+  const radius = Math.min((box.w - legendWidth) / 2, pieHeight / 2) - 2;
   if (radius < 8) return;
   const cx = box.x + (box.w - legendWidth) / 2;
-  const cy = box.y + box.h / 2;
+  const cy = box.y + pieHeight / 2;
+  if (legendRows > 0) {
+    legend(
+      nodes,
+      chart.categories,
+      colors,
+      { x: box.x, y: box.y + pieHeight + 6, w: box.w },
+      theme,
+      legendRows,
+    );
+  }
   if (total <= 0) {
     nodes.push({
       kind: 'path',
@@ -188,22 +242,19 @@ function pie(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedThe
     }
     angle += sweep;
   });
+  const centerSize = Math.min(16, radius * 0.4);
   if (chart.type === 'donut') {
     nodes.push({ kind: 'path', d: circlePath(cx, cy, radius * 0.58), fill: theme.widget.background });
+  }
+  // Text below 10 px is not legible: a small donut shows no total.
+  if (chart.type === 'donut' && centerSize >= 10) {
     push(
       nodes,
-      text(
-        cx,
-        cy + 5,
-        formatNumber(total, 'compact', chart.unit),
-        Math.min(16, radius * 0.4),
-        theme.widget.text.color,
-        {
-          bold: true,
-          anchor: 'middle',
-          maxWidth: radius,
-        },
-      ),
+      text(cx, cy + 5, formatNumber(total, 'compact', chart.unit), centerSize, theme.widget.text.color, {
+        bold: true,
+        anchor: 'middle',
+        maxWidth: radius,
+      }),
     );
   }
   if (legendWidth > 0) {
@@ -247,7 +298,9 @@ function kpi(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedThe
 
 function table(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedTheme) {
   const rowHeight = 20;
-  const colWidth = box.w / chart.columns.length;
+  // Columns narrower than this show only an ellipsis: a phone shows the first columns that fit.
+  const shownColumns = Math.max(1, Math.min(chart.columns.length, Math.floor(box.w / 60)));
+  const colWidth = box.w / shownColumns;
   const color = theme.widget.text.color;
   const rule = mix(theme.widget.background, theme.widget.text.secondary, 0.18);
   nodes.push({
@@ -259,7 +312,7 @@ function table(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedT
     r: 0,
     fill: mix(theme.widget.background, theme.widget.text.secondary, 0.08),
   });
-  chart.columns.forEach((c, i) => {
+  chart.columns.slice(0, shownColumns).forEach((c, i) => {
     push(
       nodes,
       text(box.x + colWidth * i + 6, box.y + 14, c, 11, color, { bold: true, maxWidth: colWidth - 10 }),
@@ -276,7 +329,7 @@ function table(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedT
       stroke: rule,
       strokeWidth: 1,
     });
-    row.forEach((cell, i) => {
+    row.slice(0, shownColumns).forEach((cell, i) => {
       push(nodes, text(box.x + colWidth * i + 6, y + 14, cell, 11, color, { maxWidth: colWidth - 10 }));
     });
   });

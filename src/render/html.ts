@@ -1,7 +1,16 @@
 import { escapeMarkup } from '../core/text';
 import { chartNodes } from './charts';
 import { type Rgba, toCss } from './color';
-import { computeLayout, gridPositions, gridSpec, maxRows, sortedBreakpoints, widgetContents } from './layout';
+import {
+  breakpointDrawWidths,
+  computeLayout,
+  gridPositions,
+  gridSpec,
+  maxRows,
+  sortedBreakpoints,
+  type WidgetContents,
+  widgetContents,
+} from './layout';
 import type {
   Border,
   Breakpoint,
@@ -74,6 +83,7 @@ function gridCss(input: RenderInput): string {
     const positions = gridPositions(widgets, bp, grid);
     const rules = [
       `.eb-grid{grid-template-columns:repeat(${grid.cols[bp]},minmax(0,1fr))}`,
+      `.eb-grid .eb-chart{display:none}.eb-grid .eb-chart--${bp}{display:block}`,
       ...positions.map((p, index) =>
         !p || p.y >= limit
           ? `#eb-w${index}{display:none}`
@@ -86,18 +96,65 @@ function gridCss(input: RenderInput): string {
   return [base, ...blocks].join('\n');
 }
 
-function chartSvg(widget: LaidOutWidget, theme: ResolvedTheme): string {
-  if (widget.content.kind !== 'chart') return '';
-  // Drawn at the widget's size in a desktop layout, then scaled to the box it gets.
-  const { body } = widgetBoxes(widget, theme);
-  const w = Math.max(40, Math.round(body.w));
-  const h = Math.max(30, Math.round(body.h));
-  const nodes = chartNodes(widget.content.chart, { x: 0, y: 0, w, h }, theme);
-  const label = escapeMarkup(widget.title ?? 'Chart');
-  return `<svg class="eb-chart" viewBox="0 0 ${w} ${h}" preserveAspectRatio="xMidYMid meet" role="img" aria-label="${label}">${nodesToSvg(nodes, font(theme.widget.text.fontFamily))}</svg>`;
+/** A chart's drawings, one per distinct box it gets across the breakpoints. */
+type ChartDrawings = { breakpoints: Breakpoint[]; w: number; h: number; svg: string }[];
+
+/**
+ * Each chart drawn for the box it gets at each breakpoint (its layout at that breakpoint's draw
+ * width), so a phone gets a chart laid out for a phone instead of a shrunken desktop one.
+ * Breakpoints whose boxes are the same share one drawing.
+ */
+function chartDrawings(
+  input: RenderInput,
+  contents: WidgetContents,
+  theme: ResolvedTheme,
+): Map<number, ChartDrawings> {
+  const grid = gridSpec(input);
+  const widths = breakpointDrawWidths(grid);
+  const drawings = new Map<number, ChartDrawings>();
+  const fontFamily = font(theme.widget.text.fontFamily);
+  const unmatched: Breakpoint[] = [];
+  for (const bp of sortedBreakpoints(grid)) {
+    const layout = computeLayout(input, { width: widths[bp], contents });
+    if (layout.breakpoint !== bp) {
+      unmatched.push(bp);
+      continue;
+    }
+    for (const widget of layout.widgets) {
+      if (widget.content.kind !== 'chart') continue;
+      const { body } = widgetBoxes(widget, theme);
+      const w = Math.max(40, Math.round(body.w));
+      const h = Math.max(30, Math.round(body.h));
+      const list = drawings.get(widget.index) ?? [];
+      const same = list.find((d) => d.w === w && d.h === h);
+      if (same) {
+        same.breakpoints.push(bp);
+      } else {
+        const nodes = chartNodes(widget.content.chart, { x: 0, y: 0, w, h }, theme);
+        list.push({ breakpoints: [bp], w, h, svg: nodesToSvg(nodes, fontFamily) });
+      }
+      drawings.set(widget.index, list);
+    }
+  }
+  // Breakpoints too narrow to lay out (custom values below the smallest render width) show the
+  // nearest drawing rather than none.
+  for (const list of drawings.values()) list[list.length - 1]?.breakpoints.push(...unmatched);
+  return drawings;
 }
 
-function widgetBody(widget: LaidOutWidget, theme: ResolvedTheme): string {
+function chartSvg(widget: LaidOutWidget, drawings: ChartDrawings | undefined): string {
+  if (widget.content.kind !== 'chart' || !drawings) return '';
+  const label = escapeMarkup(widget.title ?? 'Chart');
+  // The grid's CSS shows the drawing of the breakpoint in effect and hides the others.
+  return drawings
+    .map((d) => {
+      const classes = d.breakpoints.map((bp) => ` eb-chart--${bp}`).join('');
+      return `<svg class="eb-chart${classes}" viewBox="0 0 ${d.w} ${d.h}" preserveAspectRatio="xMidYMid meet" role="img" aria-label="${label}">${d.svg}</svg>`;
+    })
+    .join('');
+}
+
+function widgetBody(widget: LaidOutWidget, drawings: ChartDrawings | undefined): string {
   const content = widget.content;
   switch (content.kind) {
     case 'text':
@@ -105,7 +162,7 @@ function widgetBody(widget: LaidOutWidget, theme: ResolvedTheme): string {
     case 'control':
       return `<div class="eb-control" data-control="${content.control}"><div class="eb-control-value" role="status" aria-label="${escapeMarkup(content.label)}"><span>${escapeMarkup(content.value)}</span><span class="eb-chevron" aria-hidden="true"></span></div></div>`;
     case 'chart':
-      return chartSvg(widget, theme);
+      return chartSvg(widget, drawings);
     case 'field':
       return `<div class="eb-field">${content.label ? `<span class="eb-field-label">${escapeMarkup(content.label)}</span>` : ''}<span class="eb-field-value">${escapeMarkup(content.value)}</span></div>`;
     case 'divider':
@@ -143,10 +200,12 @@ function avatarHtml(input: RenderInput): string {
 
 /** The dashboard's markup and its stylesheet: the page embeds both, renewal swaps both. */
 export function dashboardFragment(input: RenderInput): { title: string; html: string; css: string } {
-  const layout = computeLayout(input);
+  const contents = widgetContents(input);
+  const layout = computeLayout(input, { contents });
   const theme = layout.theme;
+  const drawings = chartDrawings(input, contents, theme);
   const laidOut = new Map(layout.widgets.map((w) => [w.index, w]));
-  const widgets = widgetContents(input)
+  const widgets = contents
     .map((c) => {
       // Widgets without a box at the desktop width still get one for their own breakpoints.
       const widget: LaidOutWidget = laidOut.get(c.index) ?? {
@@ -156,7 +215,7 @@ export function dashboardFragment(input: RenderInput): { title: string; html: st
       };
       const kind = widget.content.kind === 'control' ? ' eb-widget--control' : '';
       const title = widget.title ? `<h2 class="eb-widget-title">${escapeMarkup(widget.title)}</h2>` : '';
-      return `<section class="eb-widget eb-widget--${widget.content.kind}${kind}" id="eb-w${widget.index}" data-widget-id="${escapeMarkup(widget.id)}" data-widget-type="${escapeMarkup(widget.type)}">${title}<div class="eb-widget-body">${widgetBody(widget, theme)}</div></section>`;
+      return `<section class="eb-widget eb-widget--${widget.content.kind}${kind}" id="eb-w${widget.index}" data-widget-id="${escapeMarkup(widget.id)}" data-widget-type="${escapeMarkup(widget.type)}">${title}<div class="eb-widget-body">${widgetBody(widget, drawings.get(widget.index))}</div></section>`;
     })
     .join('');
   const header = layout.header;
