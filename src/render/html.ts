@@ -221,11 +221,16 @@ export function dashboardFragment(input: RenderInput): { title: string; html: st
   const header = layout.header;
   const title = header?.title || 'Dashboard';
   const heading = `<div class="eb-heading">${header?.title ? `<h1 class="eb-title">${escapeMarkup(header.title)}</h1>` : ''}${header?.description ? `<p class="eb-description">${escapeMarkup(header.description)}</p>` : ''}</div>`;
-  const chat = input.settings?.showDashboardChat
-    ? `<button class="eb-chat" type="button" data-eb-chat aria-label="Ask about this dashboard">Ask about this dashboard</button>`
-    : '';
+  // The chat button has its own place in the header's toolbar: floating over the grid, it would
+  // cover a widget's corner. Only an explicit true shows it.
+  const chat =
+    input.settings?.showDashboardChat === true
+      ? `<button class="eb-chat" type="button" data-eb-chat>Ask about this dashboard</button>`
+      : '';
+  const avatar = avatarHtml(input);
+  const toolbar = chat || avatar ? `<div class="eb-toolbar">${chat}${avatar}</div>` : '';
   const empty = widgets ? '' : '<p class="eb-empty">This dashboard has no widgets yet.</p>';
-  const html = `<header class="eb-header">${heading}${avatarHtml(input)}</header><main class="eb-grid">${widgets}</main>${empty}${chat}`;
+  const html = `<header class="eb-header">${heading}${toolbar}</header><main class="eb-grid">${widgets}</main>${empty}`;
   return { title, html, css: `${themeCss(theme)}\n${gridCss(input)}` };
 }
 
@@ -234,8 +239,9 @@ export const DASHBOARD_BASE_CSS = `*,*::before,*::after{box-sizing:border-box}
 html,body{margin:0;padding:0}
 body{min-height:100vh;-webkit-font-smoothing:antialiased}
 [hidden]{display:none!important}
-.eb-header{display:flex;align-items:center;justify-content:space-between;gap:16px;padding:16px 16px 0}
-.eb-heading{min-width:0}
+.eb-header{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:8px 16px;padding:16px 16px 0}
+.eb-heading{min-width:0;flex:1 1 200px}
+.eb-toolbar{display:flex;align-items:center;gap:12px;flex:none;margin-left:auto}
 .eb-title{margin:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .eb-description{margin:4px 0 0;font-size:13px}
 .eb-viewer{display:flex;align-items:center;gap:8px;flex:none}
@@ -261,7 +267,7 @@ body{min-height:100vh;-webkit-font-smoothing:antialiased}
 .eb-tab{padding-bottom:4px;border-bottom:2px solid transparent;opacity:.8}
 .eb-tab--active{font-weight:700;opacity:1}
 .eb-empty{text-align:center;padding:48px 16px;opacity:.7}
-.eb-chat{position:fixed;right:16px;bottom:16px;border:0;border-radius:999px;color:#fff;padding:10px 16px;font:inherit;font-size:14px;font-weight:600;cursor:pointer;box-shadow:0 2px 8px rgba(0,0,0,.2)}
+.eb-chat{border:0;border-radius:999px;color:#fff;padding:7px 14px;font:inherit;font-size:13px;font-weight:600;line-height:1.2;white-space:nowrap;cursor:pointer;flex:none}
 .eb-notice{max-width:520px;margin:12vh auto;padding:24px;text-align:center;font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#1f2430}
 .eb-notice h1{font-size:20px;margin:0 0 8px}
 .eb-notice p{margin:0;color:#4b5563;line-height:1.5}`;
