@@ -1,4 +1,5 @@
 import { mix, type Rgba, withAlpha } from './color';
+import { type ColumnFormat, formatValue } from './column-format';
 import type { ChartSpec, Rect, ResolvedTheme } from './render.types';
 import { push, r2, type SceneNode, text } from './scene-nodes';
 import { drawableText, fitText, formatNumber, measure } from './text';
@@ -22,6 +23,21 @@ export function niceTicks(min: number, max: number, count = 4): number[] {
   for (let v = lo; v <= hi + step / 2 && ticks.length < 20; v += step)
     ticks.push(Math.round(v / step) * step);
   return ticks;
+}
+
+type Series = ChartSpec['series'][number];
+
+/** A value as a tooltip, KPI or label shows it: the series' column format, else the default. */
+function valueText(value: number, series: Series | undefined, unit: string | null): string {
+  return series?.format ? formatValue(value, series.format) : formatNumber(value, 'full', unit);
+}
+
+/** The column format every series shares (the axis can then be written in it), else null. */
+function sharedFormat(chart: ChartSpec): ColumnFormat | null {
+  const first = chart.series[0]?.format ?? null;
+  if (!first) return null;
+  const same = chart.series.every((s) => JSON.stringify(s.format) === JSON.stringify(first));
+  return same ? first : null;
 }
 
 /** Below this width a chart is laid out for a phone: fewer ticks, shorter labels, legend below. */
@@ -98,7 +114,10 @@ function cartesian(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: Resol
   const lo = ticks[0] as number;
   const hi = ticks[ticks.length - 1] as number;
   if (ticks.length < 2 || !(hi > lo)) return;
-  const labels = ticks.map((t) => formatNumber(t, 'compact', chart.unit));
+  const axisFormat = sharedFormat(chart);
+  const labels = ticks.map((t) =>
+    axisFormat ? formatValue(t, axisFormat, { compact: true }) : formatNumber(t, 'compact', chart.unit),
+  );
   const axisWidth = Math.max(...labels.map((l) => measure(l, 10))) + 8;
   const plot = { x: box.x + axisWidth, y: top + 4, w: box.w - axisWidth, h: bottom - top - 4 - 18 };
   if (plot.w < 20 || plot.h < 20) return;
@@ -148,6 +167,7 @@ function cartesian(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: Resol
           h: r2(Math.max(Math.abs(zero - y), 0.5)),
           r: 0,
           fill,
+          tooltip: pointTooltip(chart, s, i, v),
         });
       });
     });
@@ -157,6 +177,7 @@ function cartesian(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: Resol
     const color = colors[si % colors.length] as Rgba;
     const runs: [number, number][][] = [];
     let run: [number, number][] = [];
+    const tips: string[] = [];
     s.values.forEach((v, i) => {
       if (v === null) {
         if (run.length) runs.push(run);
@@ -164,7 +185,9 @@ function cartesian(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: Resol
         return;
       }
       run.push([r2(plot.x + slot * (i + 0.5)), r2(yOf(v))]);
+      tips.push(pointTooltip(chart, s, i, v));
     });
+    let point = 0;
     if (run.length) runs.push(run);
     for (const points of runs) {
       const line = points.map(([x, y], i) => `${i === 0 ? 'M' : 'L'}${x} ${y}`).join('');
@@ -179,10 +202,19 @@ function cartesian(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: Resol
       }
       if (points.length > 1) nodes.push({ kind: 'path', d: line, stroke: color, strokeWidth: 2 });
       if (points.length <= 40) {
-        for (const [x, y] of points) nodes.push({ kind: 'path', d: circlePath(x, y, 2.5), fill: color });
-      }
+        for (const [x, y] of points) {
+          nodes.push({ kind: 'path', d: circlePath(x, y, 2.5), fill: color, tooltip: tips[point] });
+          point += 1;
+        }
+      } else point += points.length;
     }
   });
+}
+
+function pointTooltip(chart: ChartSpec, series: Series, index: number, value: number): string {
+  const category = chart.categories[index] ?? '';
+  const name = chart.series.length > 1 ? ` · ${series.name}` : '';
+  return `${category}${name}: ${valueText(value, series, chart.unit)}`;
 }
 
 function circlePath(cx: number, cy: number, r: number): string {
@@ -223,12 +255,15 @@ function pie(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedThe
     });
   }
   let angle = -Math.PI / 2;
+  const series = chart.series[0];
   values.forEach((v, i) => {
     if (v <= 0) return;
     const fill = colors[i % colors.length] as Rgba;
     const sweep = (v / total) * Math.PI * 2;
+    const share = Math.round((v / total) * 1000) / 10;
+    const tooltip = `${chart.categories[i] ?? ''}: ${valueText(v, series, chart.unit)} (${share}%)`;
     if (sweep >= Math.PI * 2 - 1e-6) {
-      nodes.push({ kind: 'path', d: circlePath(cx, cy, radius), fill });
+      nodes.push({ kind: 'path', d: circlePath(cx, cy, radius), fill, tooltip });
     } else {
       const [x1, y1] = [cx + radius * Math.cos(angle), cy + radius * Math.sin(angle)];
       const [x2, y2] = [cx + radius * Math.cos(angle + sweep), cy + radius * Math.sin(angle + sweep)];
@@ -238,6 +273,7 @@ function pie(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedThe
         fill,
         stroke: theme.widget.background,
         strokeWidth: 1,
+        tooltip,
       });
     }
     angle += sweep;
@@ -272,7 +308,7 @@ function kpi(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedThe
   const series = chart.series[0];
   const index = series?.values.findIndex((v) => v !== null) ?? -1;
   if (!series || index < 0) return;
-  const value = formatNumber(series.values[index] as number, 'full', chart.unit);
+  const value = valueText(series.values[index] as number, series, chart.unit);
   const size = Math.max(12, Math.min(44, box.h * 0.45, (box.w / Math.max(value.length, 1)) * 1.6));
   const cx = box.x + box.w / 2;
   const cy = box.y + box.h / 2;

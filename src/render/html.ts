@@ -131,7 +131,7 @@ function chartDrawings(
         same.breakpoints.push(bp);
       } else {
         const nodes = chartNodes(widget.content.chart, { x: 0, y: 0, w, h }, theme);
-        list.push({ breakpoints: [bp], w, h, svg: nodesToSvg(nodes, fontFamily) });
+        list.push({ breakpoints: [bp], w, h, svg: nodesToSvg(nodes, fontFamily, { tooltips: true }) });
       }
       drawings.set(widget.index, list);
     }
@@ -178,7 +178,12 @@ function widgetBody(widget: LaidOutWidget, drawings: ChartDrawings | undefined):
             )
             .join('')}</div>`
         : '';
-      const caption = content.caption ? `<div class="eb-caption">${escapeMarkup(content.caption)}</div>` : '';
+      const detail = content.detail
+        ? `<span class="eb-caption-detail">${escapeMarkup(content.detail)}</span>`
+        : '';
+      const caption = content.caption
+        ? `<div class="eb-caption${detail ? ' eb-caption--error' : ''}">${escapeMarkup(content.caption)}${detail}</div>`
+        : '';
       return `${tabs}${caption}`;
     }
   }
@@ -257,6 +262,7 @@ body{min-height:100vh;-webkit-font-smoothing:antialiased}
 .eb-control-value span:first-child{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .eb-chevron{width:7px;height:7px;border-right:1.5px solid currentColor;border-bottom:1.5px solid currentColor;transform:rotate(45deg) translateY(-2px);opacity:.6;flex:none}
 .eb-caption{margin:auto;font-size:12px;text-align:center}
+.eb-caption-detail{display:block;margin-top:4px;font-size:11px;opacity:.85;overflow-wrap:anywhere;max-height:4.2em;overflow:hidden}
 .eb-widget.eb-widget--spacer,.eb-widget.eb-widget--divider{background:none;border:0;padding:0}
 .eb-widget--divider .eb-widget-body{justify-content:center}
 .eb-divider{width:100%;margin:0;border-style:solid none none}

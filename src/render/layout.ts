@@ -1,4 +1,5 @@
 import { parseChartSpec, toNumber } from './chart-spec';
+import { columnFormatsOf } from './column-format';
 import type {
   Breakpoint,
   DashboardLayout,
@@ -215,6 +216,24 @@ function currentValue(
   return null;
 }
 
+/** Longest query error shown under "Could not load data". */
+export const MAX_ERROR_LENGTH = 200;
+
+/** A snapshot's query error as shown: one line, bounded; null when the query did not fail. */
+function errorText(error: unknown): string | null {
+  if (typeof error !== 'string') return null;
+  const line = cleanText(error, 2_000).replace(/\s+/g, ' ').trim();
+  if (!line) return null;
+  // By code points, so a cut never splits a surrogate pair.
+  const chars = Array.from(line);
+  return chars.length > MAX_ERROR_LENGTH
+    ? `${chars
+        .slice(0, MAX_ERROR_LENGTH - 1)
+        .join('')
+        .trimEnd()}…`
+    : line;
+}
+
 function snapshotFor(config: Obj, snapshots: readonly RenderSnapshot[]): RenderSnapshot | undefined {
   const reportId = toNumber(config.reportId);
   const snapshotId = toNumber(config.reportSnapshotId ?? config.snapshotId);
@@ -262,8 +281,16 @@ function contentOf(
     }
     case 'CHART': {
       const snapshot = snapshotFor(config, input.reportSnapshots ?? []);
-      const chart = parseChartSpec(snapshot?.spec, config.chartType);
       const fallbackTitle = cleanText(snapshot?.title || snapshot?.name || '', 500) || null;
+      const error = errorText(snapshot?.error);
+      if (error !== null) {
+        return {
+          content: { kind: 'frame', caption: 'Could not load data', tabs: [], detail: error },
+          fallbackTitle,
+        };
+      }
+      const formats = columnFormatsOf(snapshot?.preferences);
+      const chart = parseChartSpec(snapshot?.spec, config.chartType, formats);
       return {
         content: chart ? { kind: 'chart', chart } : { kind: 'frame', caption: 'No data', tabs: [] },
         fallbackTitle,
