@@ -166,19 +166,29 @@ export function maxRows(grid: GridSpec): number {
 
 // ---- Widget content ----
 
-function lookupTable(input: unknown): Map<string, unknown> {
-  const table = new Map<string, unknown>();
+/**
+ * Entries of a render's `filters`/`timeGrains` (a map or a list): the names each goes by (widget
+ * id first, as controls look values up), the one to show (its member, else its key) and its value.
+ */
+function controlEntries(input: unknown): { keys: string[]; name: string; value: unknown }[] {
+  const str = (k: unknown): k is string => typeof k === 'string' && k !== '';
   if (Array.isArray(input)) {
-    for (const entry of input) {
+    return input.map((entry) => {
       const e = obj(entry);
       const value =
         'value' in e ? e.value : 'values' in e ? e.values : 'grain' in e ? e.grain : e.granularity;
-      for (const key of [e.widgetId, e.id, e.member, e.dimension]) {
-        if (typeof key === 'string' && key && !table.has(key)) table.set(key, value);
-      }
-    }
-  } else {
-    for (const [key, value] of Object.entries(obj(input))) table.set(key, value);
+      const keys = [e.widgetId, e.id, e.member, e.dimension].filter(str);
+      const name = [e.member, e.dimension, ...keys].find(str) ?? '';
+      return { keys, name, value };
+    });
+  }
+  return Object.entries(obj(input)).map(([key, value]) => ({ keys: [key], name: key, value }));
+}
+
+function lookupTable(input: unknown): Map<string, unknown> {
+  const table = new Map<string, unknown>();
+  for (const { keys, value } of controlEntries(input)) {
+    for (const key of keys) if (!table.has(key)) table.set(key, value);
   }
   return table;
 }
@@ -374,22 +384,6 @@ function humanize(member: string): string {
   return capitalize(last.replace(/[_-]+/g, ' ').trim()) || member;
 }
 
-/** Entries of a render's `filters`/`timeGrains` as (names it goes by, value) pairs. */
-function controlEntries(input: unknown): { keys: string[]; value: unknown }[] {
-  if (Array.isArray(input)) {
-    return input.map((entry) => {
-      const e = obj(entry);
-      const value =
-        'value' in e ? e.value : 'values' in e ? e.values : 'grain' in e ? e.grain : e.granularity;
-      const keys = [e.member, e.dimension, e.widgetId, e.id].filter(
-        (k): k is string => typeof k === 'string' && k !== '',
-      );
-      return { keys, value };
-    });
-  }
-  return Object.entries(obj(input)).map(([key, value]) => ({ keys: [key], value }));
-}
-
 /**
  * The controls in effect as one line: every FILTER and TIME_GRAIN widget with a value (the
  * render's, else its default), then the render's filters and time grains no widget shows (a
@@ -409,19 +403,18 @@ function contextOf(input: RenderInput, contents: WidgetContents): string | null 
     }
     if (c.content.applied) parts.push(c.content.applied);
   }
-  for (const { keys, value } of controlEntries(input.filters)) {
+  for (const { keys, name, value } of controlEntries(input.filters)) {
     const text = valueText(value);
     if (text !== null && keys.length > 0 && !keys.some((k) => shown.filter.has(k))) {
-      parts.push(`${cleanText(humanize(keys[0] as string), 200)}: ${text}`);
+      parts.push(`${cleanText(humanize(name), 200)}: ${text}`);
     }
   }
   const grains = controlEntries(input.timeGrains).filter(
     (e) => valueText(e.value) !== null && e.keys.length > 0 && !e.keys.some((k) => shown.timeGrain.has(k)),
   );
-  for (const { keys, value } of grains) {
-    const name =
-      grains.length > 1 ? `Time grain (${humanize(keys[0] as string).toLowerCase()})` : 'Time grain';
-    parts.push(`${cleanText(name, 200)}: ${capitalize(valueText(value) as string)}`);
+  for (const { name, value } of grains) {
+    const label = grains.length > 1 ? `Time grain (${humanize(name).toLowerCase()})` : 'Time grain';
+    parts.push(`${cleanText(label, 200)}: ${capitalize(valueText(value) as string)}`);
   }
   const asOf = dataTimeText(input.dataTime);
   if (asOf) parts.push(`Data as of ${asOf}`);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { computeLayout } from '../../src/render/layout';
 import { renderDashboard } from '../../src/render/render';
 import type { RenderInput } from '../../src/render/render.types';
 import { pdfPagesText } from '../helpers/pdf-text';
@@ -72,6 +73,29 @@ describe('PDF header and footer', () => {
       expect(page).toContain(`Page ${i + 1} of ${pages.length}`);
     });
     expect(pages[1]).toMatch(/Country: FR · Time grain: Week.*…/);
+  });
+});
+
+describe('the line of controls', () => {
+  it('reads both forms of filters and names values no widget shows by their member', () => {
+    const layout = computeLayout({
+      config: gridConfig([
+        {
+          id: 'where',
+          type: 'FILTER',
+          position: { x: 0, y: 0, w: 6, h: 1 },
+          config: { member: 'orders.country' },
+        },
+      ]),
+      filters: { where: ['DE', 'AT'], 'orders.channel': 'web' },
+      timeGrains: [
+        { member: 'orders.created_at', grain: 'day' },
+        { member: 'users.signed_up_at', value: 'week' },
+      ],
+    });
+    expect(layout.header?.context).toBe(
+      'Country: DE, AT · Channel: web · Time grain (created at): Day · Time grain (signed up at): Week',
+    );
   });
 });
 
