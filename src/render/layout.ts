@@ -1,4 +1,5 @@
 import { parseChartSpec, toNumber } from './chart-spec';
+import { columnFormatsOf } from './column-format';
 import type {
   Breakpoint,
   DashboardLayout,
@@ -21,9 +22,13 @@ const DEFAULT_MARGIN: [number, number] = [10, 10];
 
 /** Width of PNG/PDF renders: a desktop screen, the lg breakpoint with the default breakpoints. */
 export const DEFAULT_RENDER_WIDTH = 1280;
+/** A small phone: the narrowest breakpoint's charts are drawn for this width. */
+export const NARROW_RENDER_WIDTH = 360;
 /** No render is taller than this (memory of the PNG, pages of the PDF); widgets below are cut. */
 export const MAX_CANVAS_HEIGHT = 12_000;
 export const MAX_COLS = 96;
+const MIN_RENDER_WIDTH = 200;
+const MAX_RENDER_WIDTH = 4_000;
 const MAX_ROW_HEIGHT = 2_000;
 const MAX_SPACING = 200;
 export const HEADER_TITLE_SIZE = 20;
@@ -68,6 +73,25 @@ export function gridSpec(input: RenderInput): GridSpec {
 /** Breakpoints from the widest, as react-grid-layout orders them. */
 export function sortedBreakpoints(grid: GridSpec): Breakpoint[] {
   return [...BREAKPOINT_NAMES].sort((a, b) => grid.breakpoints[b] - grid.breakpoints[a]);
+}
+
+/**
+ * The width each breakpoint's charts are drawn for in the viewer: the narrowest width of its range
+ * (its value + 1 px), so the browser only ever scales a chart up within the range and its text never
+ * shrinks below the size it was drawn at; the narrowest breakpoint is drawn for a small phone
+ * (360 px, within its range), the only one scaled down (below 360 px).
+ */
+export function breakpointDrawWidths(grid: GridSpec): Record<Breakpoint, number> {
+  const sorted = sortedBreakpoints(grid);
+  const widths = {} as Record<Breakpoint, number>;
+  sorted.forEach((bp, i) => {
+    const lower = grid.breakpoints[bp] + 1;
+    const wider = sorted[i - 1];
+    const upper = wider === undefined ? Number.POSITIVE_INFINITY : grid.breakpoints[wider];
+    const drawn = i === sorted.length - 1 ? Math.min(Math.max(NARROW_RENDER_WIDTH, lower), upper) : lower;
+    widths[bp] = Math.max(MIN_RENDER_WIDTH, Math.min(MAX_RENDER_WIDTH, drawn));
+  });
+  return widths;
 }
 
 /** react-grid-layout's rule: the widest breakpoint whose value is below the width. */
@@ -192,6 +216,24 @@ function currentValue(
   return null;
 }
 
+/** Longest query error shown under "Could not load data". */
+export const MAX_ERROR_LENGTH = 200;
+
+/** A snapshot's query error as shown: one line, bounded; null when the query did not fail. */
+function errorText(error: unknown): string | null {
+  if (typeof error !== 'string') return null;
+  const line = cleanText(error, 2_000).replace(/\s+/g, ' ').trim();
+  if (!line) return null;
+  // By code points, so a cut never splits a surrogate pair.
+  const chars = Array.from(line);
+  return chars.length > MAX_ERROR_LENGTH
+    ? `${chars
+        .slice(0, MAX_ERROR_LENGTH - 1)
+        .join('')
+        .trimEnd()}…`
+    : line;
+}
+
 function snapshotFor(config: Obj, snapshots: readonly RenderSnapshot[]): RenderSnapshot | undefined {
   const reportId = toNumber(config.reportId);
   const snapshotId = toNumber(config.reportSnapshotId ?? config.snapshotId);
@@ -239,8 +281,16 @@ function contentOf(
     }
     case 'CHART': {
       const snapshot = snapshotFor(config, input.reportSnapshots ?? []);
-      const chart = parseChartSpec(snapshot?.spec, config.chartType);
       const fallbackTitle = cleanText(snapshot?.title || snapshot?.name || '', 500) || null;
+      const error = errorText(snapshot?.error);
+      if (error !== null) {
+        return {
+          content: { kind: 'frame', caption: 'Could not load data', tabs: [], detail: error },
+          fallbackTitle,
+        };
+      }
+      const formats = columnFormatsOf(snapshot?.preferences);
+      const chart = parseChartSpec(snapshot?.spec, config.chartType, formats);
       return {
         content: chart ? { kind: 'chart', chart } : { kind: 'frame', caption: 'No data', tabs: [] },
         fallbackTitle,
@@ -276,8 +326,10 @@ function contentOf(
   }
 }
 
+export type WidgetContents = Pick<LaidOutWidget, 'index' | 'id' | 'type' | 'title' | 'content'>[];
+
 /** The widgets with their content, independent of the breakpoint (shared by every output). */
-export function widgetContents(input: RenderInput) {
+export function widgetContents(input: RenderInput): WidgetContents {
   const widgets = Array.isArray(input.config?.widgets) ? (input.config?.widgets as unknown[]) : [];
   const tables = { filters: lookupTable(input.filters), grains: lookupTable(input.timeGrains) };
   return widgets.map((widget, index) => {
@@ -304,13 +356,19 @@ export function headerOf(input: RenderInput): { title: string; description: stri
  * The dashboard laid out at `width` pixels: the breakpoint for that width, each widget's box
  * (react-grid-layout's arithmetic), the resolved theme and the header. PNG and PDF draw this.
  */
-export function computeLayout(input: RenderInput, options: { width?: number } = {}): DashboardLayout {
-  const width = Math.round(Math.min(4_000, Math.max(200, options.width ?? DEFAULT_RENDER_WIDTH)));
+export function computeLayout(
+  input: RenderInput,
+  options: { width?: number; contents?: WidgetContents } = {},
+): DashboardLayout {
+  const width = Math.round(
+    Math.min(MAX_RENDER_WIDTH, Math.max(MIN_RENDER_WIDTH, options.width ?? DEFAULT_RENDER_WIDTH)),
+  );
   const grid = gridSpec(input);
   const theme = resolveTheme(input.config?.theme);
   const breakpoint = breakpointFor(grid, width);
   const cols = grid.cols[breakpoint];
-  const contents = widgetContents(input);
+  // Callers laying one dashboard out at several widths parse its charts once.
+  const contents = options.contents ?? widgetContents(input);
   const rawWidgets = Array.isArray(input.config?.widgets) ? (input.config?.widgets as unknown[]) : [];
   const positions = gridPositions(rawWidgets, breakpoint, grid);
   const head = headerOf(input);

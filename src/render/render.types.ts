@@ -1,4 +1,5 @@
 import type { Rgba } from './color';
+import type { ColumnFormat } from './column-format';
 
 /**
  * The dashboard model the renderer draws. Domains adapt their records to it (a stored dashboard
@@ -23,6 +24,12 @@ export interface RenderSnapshot {
   title?: string | null;
   /** The chart of the report as JSON text (see chart-spec.ts). */
   spec?: string | null;
+  /** The report's Cube query as JSON text, when it has one (carried along; `spec` is what is drawn). */
+  jsonQuery?: string | null;
+  /** Why the report's query failed: the chart is drawn as "Could not load data" with this message. */
+  error?: string | null;
+  /** `columnFormats`: how numeric fields are written (see column-format.ts). */
+  preferences?: { columnFormats?: unknown } | null;
 }
 
 /** Who is looking (the viewer page); deliveries have no viewer. */
@@ -46,7 +53,7 @@ export interface RenderInput {
   filters?: unknown;
   /** Current TIME_GRAIN values: `{<widgetId or member>: grain}` or `[{widgetId|member, value|grain}]`. */
   timeGrains?: unknown;
-  /** When the data shown was read (ISO time); absent for static reports. */
+  /** When the data was read (ISO 8601): PNG/PDF say "Data as of <UTC time>". */
   dataTime?: string | null;
 }
 
@@ -105,8 +112,9 @@ export type ChartType = 'bar' | 'line' | 'area' | 'pie' | 'donut' | 'kpi' | 'tab
 export interface ChartSpec {
   type: ChartType;
   categories: string[];
-  series: { name: string; values: (number | null)[] }[];
-  /** Table charts: the column names and the cells as text. */
+  /** `key`: the field; `name`: its label (the spec's `labels`), else the key. */
+  series: { key: string; name: string; values: (number | null)[]; format: ColumnFormat | null }[];
+  /** Table charts: the column names (labels) and the cells as text (formatted). */
   columns: string[];
   rows: string[][];
   unit: string | null;
@@ -116,8 +124,11 @@ export type WidgetContent =
   | { kind: 'text'; text: string }
   | { kind: 'control'; control: 'filter' | 'timeGrain'; label: string; value: string }
   | { kind: 'chart'; chart: ChartSpec }
-  /** A titled frame: a chart without data, an AI widget, a (tabs) container or parent. */
-  | { kind: 'frame'; caption: string; tabs: string[] }
+  /**
+   * A titled frame: a chart without data (or whose query failed: `detail` is the message), an AI
+   * widget, a (tabs) container or parent.
+   */
+  | { kind: 'frame'; caption: string; tabs: string[]; detail?: string }
   /** A FIELD: its label over its value. */
   | { kind: 'field'; label: string; value: string }
   /** A DIVIDER: a rule across the box (down it when the box is taller than wide). */

@@ -18,6 +18,8 @@ export type SceneNode =
       stroke?: Rgba;
       strokeWidth?: number;
       dash?: number[];
+      /** Shown on hover in the viewer (an SVG `<title>`); PNG and PDF ignore it. */
+      tooltip?: string;
     }
   | {
       kind: 'text';
@@ -29,7 +31,7 @@ export type SceneNode =
       color: Rgba;
       anchor: 'start' | 'middle' | 'end';
     }
-  | { kind: 'path'; d: string; fill?: Rgba; stroke?: Rgba; strokeWidth?: number };
+  | { kind: 'path'; d: string; fill?: Rgba; stroke?: Rgba; strokeWidth?: number; tooltip?: string };
 
 /** Nodes that belong together on a page (the header, one widget): a PDF page break never cuts one. */
 export interface SceneBlock {

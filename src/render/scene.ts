@@ -65,21 +65,36 @@ function frameBody(nodes: SceneNode[], widget: LaidOutWidget, box: Rect, theme: 
     });
     top += 26;
   }
-  if (widget.content.caption && box.y + box.h - top > 14) {
+  const room = box.y + box.h - top;
+  if (widget.content.caption && room > 14) {
+    // A failed query's message goes under the caption, on as many lines (≤ 3) as the box holds.
+    const detail = widget.content.detail
+      ? wrapText(
+          drawableText(widget.content.detail),
+          11,
+          false,
+          box.w,
+          Math.min(3, Math.floor((room - 20) / 14)),
+        )
+      : [];
+    const height = 12 + detail.length * 14;
+    const baseline = top + (room - height) / 2 + 10;
     push(
       nodes,
-      text(
-        box.x + box.w / 2,
-        top + (box.y + box.h - top) / 2 + 4,
-        widget.content.caption,
-        12,
-        theme.widget.text.secondary,
-        {
+      text(box.x + box.w / 2, baseline, widget.content.caption, 12, theme.widget.text.secondary, {
+        anchor: 'middle',
+        maxWidth: box.w,
+      }),
+    );
+    detail.forEach((line, i) => {
+      push(
+        nodes,
+        text(box.x + box.w / 2, baseline + 16 + i * 14, line, 11, theme.widget.text.secondary, {
           anchor: 'middle',
           maxWidth: box.w,
-        },
-      ),
-    );
+        }),
+      );
+    });
   }
 }
 
