@@ -405,7 +405,13 @@ export async function attemptRun(
       let render = renders.get(scope.key);
       if (!render) {
         render = (async () => {
-          const live = await liveDashboard({ ...data, identity: scope.identity }, dashboard, controls);
+          const live = await liveDashboard({ ...data, identity: scope.identity }, dashboard, controls).catch(
+            (err: unknown) => {
+              // A deployment that cannot serve (no model, a misconfigured source) will not mend on retry.
+              if (err instanceof ApiError && err.status < 500) throw new PermanentDeliveryError(err.message);
+              throw err;
+            },
+          );
           return ports.renderer.render({
             dashboard: { ...dashboard, reportSnapshots: live.reportSnapshots },
             format: context.format,
