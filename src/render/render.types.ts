@@ -122,7 +122,8 @@ export interface ChartSpec {
 
 export type WidgetContent =
   | { kind: 'text'; text: string }
-  | { kind: 'control'; control: 'filter' | 'timeGrain'; label: string; value: string }
+  /** `applied`: how the header names the value in effect ("Country: FR"), null when none is set. */
+  | { kind: 'control'; control: 'filter' | 'timeGrain'; label: string; value: string; applied: string | null }
   | { kind: 'chart'; chart: ChartSpec }
   /**
    * A titled frame: a chart without data (or whose query failed: `detail` is the message), an AI
@@ -155,13 +156,24 @@ export interface GridSpec {
   padding: [number, number];
 }
 
+/** What PNG and PDF write above the grid (and a PDF on every page). */
+export interface DashboardHeader {
+  title: string;
+  description: string | null;
+  /** The filters and time grains in effect and the data's time: "Country: FR · Time grain: Week · Data as of …". */
+  context: string | null;
+  /** `context` wrapped to the render's width (at most three lines). */
+  contextLines: string[];
+  height: number;
+}
+
 export interface DashboardLayout {
   width: number;
   height: number;
   breakpoint: Breakpoint;
   grid: GridSpec;
   theme: ResolvedTheme;
-  header: { title: string; description: string | null; height: number } | null;
+  header: DashboardHeader | null;
   widgets: LaidOutWidget[];
   /** Widgets dropped or cut because the dashboard is taller than a render may be. */
   truncated: boolean;

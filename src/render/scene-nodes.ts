@@ -45,6 +45,13 @@ export interface Scene {
   height: number;
   background: Rgba;
   blocks: SceneBlock[];
+  /**
+   * What a PDF repeats at the top of every page after the first (the first has the dashboard's
+   * header): the title and the controls in effect, drawn from y = 0 in `height` pixels.
+   */
+  runningHeader: { height: number; nodes: SceneNode[] } | null;
+  /** A PDF's page numbers: colour and right inset. */
+  footer: { color: Rgba; inset: number };
 }
 
 /** Coordinates rounded to 1/100 px: small SVG, stable output. */
