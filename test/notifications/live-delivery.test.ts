@@ -119,6 +119,10 @@ describe('a notification with filters and a time grain', () => {
     const email = emailTo('boss-pdf@example.com');
     expect(email.attachment.contentType).toBe('application/pdf');
     const text = await pdfText(email.attachment.bytes);
+    // The PDF's header names the controls in effect and when the data was read.
+    expect(text).toMatch(
+      /\nStatus: completed · Grain: Week · Data as of \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC\n/,
+    );
 
     const products = await productsSql(`o.status = 'completed'`);
     const unfiltered = await productsSql('true');
