@@ -1,4 +1,6 @@
+import { type ColumnFormats, formatFor, formatValue } from './column-format';
 import type { ChartSpec, ChartType } from './render.types';
+import { cleanText } from './text';
 
 const TYPES: Record<string, ChartType> = {
   bar: 'bar',
@@ -44,14 +46,30 @@ function cellText(value: unknown): string {
 
 const isRow = (r: unknown): r is Row => !!r && typeof r === 'object' && !Array.isArray(r);
 
+/** The spec's `labels`: `{<field key>: display name}`, names cleaned and bounded. */
+function labelsOf(value: unknown): Map<string, string> {
+  const labels = new Map<string, string>();
+  if (!isRow(value)) return labels;
+  for (const [key, name] of Object.entries(value).slice(0, 200)) {
+    const text = typeof name === 'string' ? cleanText(name, 200).replace(/\s+/g, ' ').trim() : '';
+    if (text) labels.set(key, text);
+  }
+  return labels;
+}
+
 /**
  * A report snapshot's `spec`, as the renderer reads it: JSON
  * `{"type": "bar"|"line"|"area"|"pie"|"donut"|"kpi"|"table", "data": [{...}, ...], "x"?: field,
- * "y"?: field | [fields], "unit"?: string}`; `typeOverride` (a widget's `config.chartType`) replaces
- * the spec's type. Returns null where there is nothing to draw (not
- * JSON, an unknown type, no rows, no numbers), and the widget is then drawn as a titled frame.
+ * "y"?: field | [fields], "unit"?: string, "labels"?: {field: name}}`; `typeOverride` (a widget's
+ * `config.chartType`) replaces the spec's type; `formats` (the report's column formats) write its
+ * numbers. Returns null where there is nothing to draw (not JSON, an unknown type, no rows, no
+ * numbers), and the widget is then drawn as a titled frame.
  */
-export function parseChartSpec(spec: unknown, typeOverride?: unknown): ChartSpec | null {
+export function parseChartSpec(
+  spec: unknown,
+  typeOverride?: unknown,
+  formats: ColumnFormats = new Map(),
+): ChartSpec | null {
   if (typeof spec !== 'string' || spec.length === 0 || spec.length > 2_000_000) return null;
   let parsed: unknown;
   try {
@@ -68,16 +86,24 @@ export function parseChartSpec(spec: unknown, typeOverride?: unknown): ChartSpec
   const first = rows[0] as Row;
   const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))].slice(0, 50);
   const unit = typeof parsed.unit === 'string' ? parsed.unit.slice(0, 16) : null;
+  const labels = labelsOf(parsed.labels);
+  const label = (key: string) => labels.get(key) ?? key;
 
   if (type === 'table') {
     const columns = keys.slice(0, 12);
     if (columns.length === 0) return null;
+    const columnFormats = columns.map((c) => formatFor(formats, c, labels.get(c)));
+    const cell = (value: unknown, i: number) => {
+      const format = columnFormats[i];
+      const n = format ? toNumber(value) : null;
+      return format && n !== null ? formatValue(n, format) : cellText(value);
+    };
     return {
       type,
       categories: [],
       series: [],
-      columns,
-      rows: rows.map((r) => columns.map((c) => cellText(r[c]))),
+      columns: columns.map(label),
+      rows: rows.map((r) => columns.map((c, i) => cell(r[c], i))),
       unit,
     };
   }
@@ -98,7 +124,12 @@ export function parseChartSpec(spec: unknown, typeOverride?: unknown): ChartSpec
   if (type === 'pie' || type === 'donut' || type === 'kpi') yKeys = yKeys.slice(0, 1);
   // Beyond ±1e15 an axis can no longer be labelled (and sums could overflow): such values are capped.
   const capped = (v: number | null) => (v === null ? null : Math.max(-1e15, Math.min(1e15, v)));
-  const series = yKeys.map((k) => ({ name: k, values: rows.map((r) => capped(toNumber(r[k]))) }));
+  const series = yKeys.map((k) => ({
+    key: k,
+    name: label(k),
+    values: rows.map((r) => capped(toNumber(r[k]))),
+    format: formatFor(formats, k, labels.get(k)),
+  }));
   if (!series.some((s) => s.values.some((v) => v !== null))) return null;
   const categories = rows.map((r, i) => (xKey ? cellText(r[xKey]) : String(i + 1)));
   return { type, categories, series, columns: [], rows: [], unit };
