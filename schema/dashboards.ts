@@ -82,6 +82,8 @@ export const snapshotContents = sqliteTable(
     description: text().notNull(),
     spec: text().notNull(),
     sqlQuery: text().notNull(),
+    /** The report's Cube query (JSON text), frozen with its chart settings: viewers run it live. */
+    jsonQuery: text(),
     meta: text({ mode: 'json' }).notNull(),
     fillMissingRows: text({ mode: 'json' }),
     periodComparisons: text({ mode: 'json' }).notNull(),

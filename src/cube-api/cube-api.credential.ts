@@ -6,6 +6,7 @@ import { looksLikeApiToken, verifyApiToken } from '../data-api/api-token';
 import { findDeploymentBySlug } from '../data-api/data.repository';
 import type { DataScope } from '../data-api/data.service';
 import { embedIdentity } from '../embedding/embed-identity.service';
+import { waitUntilOf } from '../http/wait-until';
 import type { Identity } from '../semantic/query/policies';
 
 const MISSING =
@@ -95,13 +96,6 @@ export async function dataScopeOf(c: Context<AppEnv>): Promise<DataScope> {
     deploymentId: caller.deploymentId,
     identity: caller.identity,
     now,
-    waitUntil: (p) => {
-      try {
-        c.executionCtx.waitUntil(p);
-      } catch {
-        // No execution context (a direct app.request in a script): the put is awaited instead.
-        void p;
-      }
-    },
+    waitUntil: waitUntilOf(c),
   };
 }

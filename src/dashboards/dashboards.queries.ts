@@ -18,6 +18,7 @@ export const reportSnapshotsJson = (versionAlias: string): SQL =>
   sql.raw(`(SELECT json_group_array(json_object(
       'id', rs.id, 'reportId', sc.report_id, 'versionNumber', sc.version_number, 'name', sc.name,
       'title', sc.title, 'description', sc.description, 'spec', sc.spec, 'sqlQuery', sc.sql_query,
+      'jsonQuery', sc.json_query,
       'meta', json(sc.meta), 'fillMissingRows', json(sc.fill_missing_rows),
       'periodComparisons', json(sc.period_comparisons), 'preferences', json(sc.preferences)) ORDER BY rs.id)
     FROM report_snapshots rs JOIN snapshot_contents sc ON sc.id = rs.content_id

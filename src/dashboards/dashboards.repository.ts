@@ -195,9 +195,9 @@ export async function publish(
     // Content-addressed: a report version already frozen by an earlier publish is not stored
     // again (a report's versionNumber moves with every change of its content).
     sql`INSERT INTO snapshot_contents (deployment_id, report_id, version_number, name, title, description,
-        spec, sql_query, meta, fill_missing_rows, period_comparisons, preferences)
+        spec, sql_query, json_query, meta, fill_missing_rows, period_comparisons, preferences)
       SELECT ${scope.deploymentId}, r.item_id, r.version_number, i.name, r.title, r.description, r.spec,
-        r.sql_query, r.meta, r.fill_missing_rows, r.period_comparisons, r.preferences
+        r.sql_query, r.json_query, r.meta, r.fill_missing_rows, r.period_comparisons, r.preferences
       FROM reports r JOIN workspace_items i ON i.id = r.item_id
       WHERE r.workbook_id = ${workbookId} AND ${guard}
       ORDER BY r.item_id

@@ -313,6 +313,10 @@ export const reportSnapshotSchema = v.object({
   reportId: v.number(),
   name: v.string(),
   ...reportContentEntries,
+  /** The report's Cube query as JSON text, frozen at publish; null for a report of static rows. */
+  jsonQuery: v.optional(v.nullable(v.string())),
+  /** Why this load has no rows for the report (its query failed); absent when it has them. */
+  error: v.optional(v.nullable(v.string())),
 });
 
 export type ReportSnapshot = v.InferOutput<typeof reportSnapshotSchema>;

@@ -31,7 +31,9 @@ export async function findRenderSource(
     version === 'draft'
       ? sql`w.dashboard_draft AS draft,
       (SELECT json_group_array(json_object('id', r.item_id, 'reportId', r.item_id, 'name', ri.name,
-          'title', r.title, 'spec', r.spec) ORDER BY r.item_id)
+          'title', r.title, 'spec', r.spec, 'jsonQuery', r.json_query,
+          'fillMissingRows', json(r.fill_missing_rows), 'periodComparisons', json(r.period_comparisons),
+          'preferences', json(r.preferences)) ORDER BY r.item_id)
         FROM reports r JOIN workspace_items ri ON ri.id = r.item_id
         WHERE r.workbook_id = w.item_id) AS reports,
       NULL AS published`

@@ -1,5 +1,6 @@
 import { inDeployment } from '../auth/deployment-scope';
 import { routeGroup, routes } from '../http/route';
+import { waitUntilOf } from '../http/wait-until';
 import { workbookParams } from './dashboards.schemas';
 import markdown from './render.routes.md';
 import { renderQuery } from './render.schemas';
@@ -15,7 +16,11 @@ export const renderRoutes = routes(
       200: { description: 'The image (image/png or application/pdf)', contentType: 'image/png' },
     },
     handler: async (c, { params, query }) => {
-      const rendered = await renderWorkbookDashboard(...inDeployment(c, params), params.id, query);
+      const rendered = await renderWorkbookDashboard(...inDeployment(c, params), params.id, query, {
+        env: c.env,
+        now: c.get('clock').now(),
+        waitUntil: waitUntilOf(c),
+      });
       return new Response(rendered.bytes as Uint8Array<ArrayBuffer>, {
         status: 200,
         headers: {

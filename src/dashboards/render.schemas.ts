@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { obj } from '../core/validation';
+import { controlParams } from './controls.schemas';
 
 export const RENDER_FORMATS = ['png', 'pdf'] as const;
 export const RENDER_VERSIONS = ['published', 'draft'] as const;
@@ -16,6 +17,7 @@ export const renderQuery = obj({
   format: v.optional(v.picklist(RENDER_FORMATS), 'png'),
   version: v.optional(v.picklist(RENDER_VERSIONS), 'published'),
   width: v.optional(width),
+  ...controlParams,
 });
 
 export type RenderQuery = v.InferOutput<typeof renderQuery>;

@@ -1,20 +1,34 @@
 import type { DeploymentScope } from '../auth/deployment-scope';
-import type { Db } from '../core/env';
+import type { Bindings, Db } from '../core/env';
 import { notFound } from '../core/errors';
 import { type RenderedDashboard, renderDashboard } from '../render/render';
 import type { RenderInput } from '../render/render.types';
+import { displayedControls, resolveControls } from './controls';
+import { liveDashboard } from './live-reports.service';
 import { findRenderSource } from './render.repository';
 import type { RenderQuery } from './render.schemas';
 
+/** What a render needs beyond the database: the bindings and clock its live queries run with. */
+export interface RenderRuntime {
+  env: Bindings;
+  now: Date;
+  waitUntil?: (p: Promise<unknown>) => void;
+}
+
+/** Nobody in particular: an account user is no embed viewer, so only the policies for everyone (`*`) apply. */
+const ACCOUNT_USER = { groups: [], userAttributes: {}, securityContext: {} };
+
 /**
- * A workbook's dashboard as an image: the published version (what notifications send, with its
- * frozen report snapshots) or the draft (with the workbook's reports as they are now).
+ * A workbook's dashboard as an image: the published version (what notifications send: its
+ * frozen reports) or the draft (the workbook's reports as they are now), with live data for
+ * every report that has a query, under the given (else the saved) controls' values.
  */
 export async function renderWorkbookDashboard(
   db: Db,
   scope: DeploymentScope,
   workbookId: number,
   query: RenderQuery,
+  runtime: RenderRuntime,
 ): Promise<RenderedDashboard & { filename: string }> {
   const source = await findRenderSource(db, scope, workbookId, query.version);
   if (!source.deploymentOk) throw notFound('Deployment');
@@ -33,6 +47,21 @@ export async function renderWorkbookDashboard(
       description: p.description,
     };
   }
-  const rendered = await renderDashboard(input, query.format, { width: query.width });
+  const controls = resolveControls(input.config, { filters: query.filters, timeGrains: query.timeGrains });
+  const live = await liveDashboard(
+    { db, ...runtime, accountId: scope.accountId, deploymentId: scope.deploymentId, identity: ACCOUNT_USER },
+    { config: input.config, reportSnapshots: input.reportSnapshots ?? [] },
+    controls,
+  );
+  const rendered = await renderDashboard(
+    {
+      ...input,
+      reportSnapshots: live.reportSnapshots,
+      ...displayedControls(controls),
+      dataTime: live.dataTime,
+    },
+    query.format,
+    { width: query.width },
+  );
   return { ...rendered, filename: `dashboard-${workbookId}-${query.version}.${query.format}` };
 }

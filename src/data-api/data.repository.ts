@@ -22,6 +22,16 @@ export async function findServingBuild(
   return rows[0] ?? null;
 }
 
+/** Whether the account has this deployment. */
+export async function deploymentExists(db: Db, accountId: number, deploymentId: number): Promise<boolean> {
+  const rows = await db
+    .select({ id: deployments.id })
+    .from(deployments)
+    .where(and(eq(deployments.id, deploymentId), eq(deployments.accountId, accountId)))
+    .limit(1);
+  return rows.length > 0;
+}
+
 /** The compiled model of a build (read once per build and isolate: builds never change). */
 export async function readCompiledModel(db: Db, buildId: number): Promise<unknown> {
   const rows = await db

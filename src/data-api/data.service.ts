@@ -6,6 +6,7 @@ import { postgres } from '../semantic/dialects/postgres';
 import { sqlite } from '../semantic/dialects/sqlite';
 import { metaOf } from '../semantic/model/meta';
 import type { CompiledModel } from '../semantic/model/model.types';
+import { applyControls, type ControlFilter, type QueryControls } from '../semantic/query/controls';
 import { normalizeQuery } from '../semantic/query/normalize';
 import { compileQuery } from '../semantic/query/plan';
 import { AccessDenied, type Identity, memberVisible, policyFilters } from '../semantic/query/policies';
@@ -38,6 +39,10 @@ const MAX_CACHED_MODELS = 50;
 async function servingModel(scope: DataScope): Promise<{ buildId: number; model: CompiledModel }> {
   const build = await repo.findServingBuild(scope.db, scope.accountId, scope.deploymentId);
   if (!build) {
+    // Only on the way to an error: is it the deployment that is missing, or its build?
+    if (!(await repo.deploymentExists(scope.db, scope.accountId, scope.deploymentId))) {
+      throw new ApiError('NOT_FOUND', 'Deployment not found');
+    }
     throw new ApiError('CONFLICT', 'This deployment has no built data model yet: check its build status');
   }
   let model = models.get(build.buildId);
@@ -105,39 +110,58 @@ export interface LoadResult {
   cacheHit: boolean;
 }
 
+/** The serving model, the data source and what keys its cache: read once for all the queries of a request. */
+interface SourceContext {
+  buildId: number;
+  model: CompiledModel;
+  source: ReturnType<typeof openDataSource>;
+  sourceFingerprint: Promise<string>;
+}
+
 /**
- * A query planned for the scope's caller: the serving model and the data source settings (read
- * side by side), the query checked and its policies applied, the SQL in the source's dialect.
- * Every failure on the way is an API error (a data source that is misconfigured or names a
- * forbidden host is the deployment's state: 409).
+ * The serving model and the data source settings, read side by side. A data source that is
+ * misconfigured or names a forbidden host is the deployment's state: 409.
  */
-async function plan(scope: DataScope, query: CubeQuery) {
+async function sourceContext(scope: DataScope): Promise<SourceContext> {
   const [{ buildId, model }, config] = await Promise.all([
     servingModel(scope),
     readDataSourceConfig(scope.db, scope.deploymentId, scope.env).catch((err) => {
       throw asApiError(err);
     }),
   ]);
-  const { normalized, extraFilters } = prepare(model, query, scope);
   try {
     const source = openDataSource(scope.env, scope.deploymentId, config);
-    const dialect = source.dialect === 'postgres' ? postgres : sqlite;
-    const compiled = compileQuery(model, normalized, dialect, { extraFilters });
-    return { buildId, model, config, source, normalized, compiled };
+    return { buildId, model, source, sourceFingerprint: sha256Hex(JSON.stringify(config)) };
   } catch (err) {
     throw asApiError(err);
   }
 }
 
-/** Runs one Cube query for the scope's caller: Cube's `/load` answer for it. */
-export async function loadQuery(scope: DataScope, query: CubeQuery, options: { renew?: boolean } = {}) {
-  const { buildId, model, config, source, normalized, compiled } = await plan(scope, query);
-  const ttl = refreshSeconds(model, normalized);
-  const sourceFingerprint = await sha256Hex(JSON.stringify(config));
+const dialectOf = (ctx: SourceContext) => (ctx.source.dialect === 'postgres' ? postgres : sqlite);
+
+/** A query checked for the scope's caller, its policies applied, compiled in the source's dialect. */
+function planIn(ctx: SourceContext, scope: DataScope, query: CubeQuery) {
+  const { normalized, extraFilters } = prepare(ctx.model, query, scope);
+  try {
+    return { normalized, compiled: compileQuery(ctx.model, normalized, dialectOf(ctx), { extraFilters }) };
+  } catch (err) {
+    throw asApiError(err);
+  }
+}
+
+/** Runs a planned query through the result cache (identical concurrent queries share one run). */
+async function execute(
+  ctx: SourceContext,
+  scope: DataScope,
+  { normalized, compiled }: ReturnType<typeof planIn>,
+  options: { renew?: boolean },
+): Promise<LoadResult> {
+  const ttl = refreshSeconds(ctx.model, normalized);
+  const sourceFingerprint = await ctx.sourceFingerprint;
   const run = async (sql: string, params: unknown[]) => {
     const key = await cacheKeyOf({
       deploymentId: scope.deploymentId,
-      buildId,
+      buildId: ctx.buildId,
       sourceFingerprint,
       sql,
       params,
@@ -148,8 +172,9 @@ export async function loadQuery(scope: DataScope, query: CubeQuery, options: { r
       { fresh: options.renew === true, now: scope.now, waitUntil: scope.waitUntil },
       async () => {
         try {
-          return (await source.run(sql, params, { timeoutMs: QUERY_TIMEOUT_MS, maxRows: MAX_RESULT_ROWS }))
-            .rows;
+          return (
+            await ctx.source.run(sql, params, { timeoutMs: QUERY_TIMEOUT_MS, maxRows: MAX_RESULT_ROWS })
+          ).rows;
         } catch (err) {
           throw asApiError(err);
         }
@@ -163,19 +188,83 @@ export async function loadQuery(scope: DataScope, query: CubeQuery, options: { r
   const result: LoadResult = {
     query: normalized,
     data: shapeRows(compiled, main.result.rows),
-    annotation: annotationOf(model, normalized),
+    annotation: annotationOf(ctx.model, normalized),
     lastRefreshTime: main.result.refreshedAt,
-    dbType: source.dialect,
+    dbType: ctx.source.dialect,
     cacheHit: main.hit,
   };
   if (total) result.total = Number(Object.values(total.result.rows[0] ?? { total: 0 })[0] ?? 0);
   return result;
 }
 
+/** Runs one Cube query for the scope's caller: Cube's `/load` answer for it. */
+export async function loadQuery(scope: DataScope, query: CubeQuery, options: { renew?: boolean } = {}) {
+  const ctx = await sourceContext(scope);
+  return execute(ctx, scope, planIn(ctx, scope, query), options);
+}
+
+/** One query's outcome among several: its answer (and the control filters that narrowed it), or the API error it alone failed with. */
+export type QueryOutcome =
+  | { ok: true; result: LoadResult; applied: string[] }
+  | { ok: false; error: ApiError };
+
+/**
+ * Runs several Cube queries for the scope's caller, concurrently, reading the model and the data
+ * source settings once. `controls` are a dashboard's filter and time-grain values, applied to
+ * each query the model lets them narrow (`required` filters refuse a query they cannot narrow).
+ * A query that fails (bad member, policy, source error) fails alone; a deployment that cannot
+ * serve (no build, misconfigured source) fails the whole call.
+ */
+export async function loadQueries(
+  scope: DataScope,
+  queries: readonly CubeQuery[],
+  options: { renew?: boolean; controls?: QueryControls & { required?: readonly ControlFilter[] } } = {},
+): Promise<QueryOutcome[]> {
+  if (queries.length === 0) return [];
+  const ctx = await sourceContext(scope);
+  return Promise.all(
+    queries.map(async (query): Promise<QueryOutcome> => {
+      try {
+        const controlled = options.controls
+          ? applyControls(ctx.model, query, options.controls, scope.now)
+          : { query, applied: [] };
+        const result = await execute(ctx, scope, planIn(ctx, scope, controlled.query), options);
+        return { ok: true, result, applied: controlled.applied };
+      } catch (err) {
+        const error = asApiError(err);
+        if (error instanceof ApiError) return { ok: false, error };
+        throw error;
+      }
+    }),
+  );
+}
+
+const NOBODY = { groups: [], userAttributes: {}, securityContext: {} };
+
+/**
+ * A query checked against the deployment's model alone (no caller, so no policy) and the SQL it
+ * compiles to in the deployment's dialect: what a report stores as its `sqlQuery`. Policies
+ * apply when each viewer runs it.
+ */
+export async function compileModelQuery(scope: Omit<DataScope, 'identity'>, query: CubeQuery) {
+  const ctx = await sourceContext({ ...scope, identity: NOBODY });
+  try {
+    const normalized = normalizeQuery(ctx.model, query, { now: scope.now });
+    return {
+      normalized,
+      compiled: compileQuery(ctx.model, normalized, dialectOf(ctx), {}),
+      dbType: ctx.source.dialect,
+      model: ctx.model,
+    };
+  } catch (err) {
+    throw asApiError(err);
+  }
+}
+
 /** The SQL a query compiles to for the scope's caller, policies applied (Cube's `/sql`). */
 export async function sqlQuery(scope: DataScope, query: CubeQuery) {
-  const { normalized, compiled, source } = await plan(scope, query);
-  return { normalized, compiled, dbType: source.dialect };
+  const ctx = await sourceContext(scope);
+  return { ...planIn(ctx, scope, query), dbType: ctx.source.dialect };
 }
 
 /** The normalized query, checked against the model and the caller's access (Cube's `/dry-run`). */

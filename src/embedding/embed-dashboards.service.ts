@@ -1,7 +1,9 @@
 import { createDb } from '../core/db';
 import type { Db } from '../core/env';
 import { ApiError, notFound } from '../core/errors';
+import { type ControlValues, type DashboardControls, resolveControls } from '../dashboards/controls';
 import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
+import { liveDashboard } from '../dashboards/live-reports.service';
 import { restrictSnapshots, type ViewerAttributes } from '../dashboards/row-security';
 import * as repo from './embed-dashboards.repository';
 import { type EmbedContext, rebuildSession, sessionRevoked } from './embed-sessions.service';
@@ -32,7 +34,18 @@ export interface EffectiveSettings {
 export type EmbedDashboardView = PublishedDashboard & {
   viewer: Viewer;
   settings: EffectiveSettings;
+  /** The controls' values this load applied (widget defaults, the caller's, the session's locked ones). */
+  controls: DashboardControls;
+  /** When the oldest of the live data was read (ISO); null when no report has a query. */
+  dataTime: string | null;
 };
+
+/** What a load shows: the controls' values set by the viewer or host page, and which widgets to refresh. */
+export interface LoadOptions {
+  controls?: Omit<ControlValues, 'locked'>;
+  /** Only the reports these widgets show are run and answered (a control changed). */
+  widgetIds?: readonly string[];
+}
 
 function effectiveSettings(claims: SessionClaims, accountChat: boolean): EffectiveSettings {
   const s = claims.settings;
@@ -87,9 +100,10 @@ export async function loadEmbedDashboard(
   ctx: EmbedContext,
   credential: { id: string; use: TokenUse },
   publicId: string,
+  options: LoadOptions = {},
 ): Promise<EmbedDashboardView> {
   const claims = await verifySession(ctx.env, credential.id, ctx.clock.now(), credential.use);
-  return loadEmbedDashboardFor(ctx, claims, publicId);
+  return loadEmbedDashboardFor(ctx, claims, publicId, options);
 }
 
 /** The load for a session whose token the caller has verified already (the viewer page needs its expiry too). */
@@ -97,6 +111,7 @@ export async function loadEmbedDashboardFor(
   ctx: EmbedContext,
   claims: SessionClaims,
   publicId: string,
+  options: LoadOptions = {},
 ): Promise<EmbedDashboardView> {
   // A session minted for one dashboard (Cube's publicDashboardId) sees no other.
   if (claims.publicDashboardId !== undefined && claims.publicDashboardId !== publicId) {
@@ -115,19 +130,41 @@ export async function loadEmbedDashboardFor(
   }
   // Rebuilt from the primary only for a load that will be answered: a refused one costs no write.
   const payload = cached ?? (await rebuildSession(ctx, claims));
-  // Only the viewer's public face leaves: never the security context, groups or attributes;
-  // report rows are those the viewer's attributes allow (row-level security).
-  return {
-    ...row.dashboard,
-    reportSnapshots: restrictSnapshots(
-      row.dashboard.reportSnapshots,
-      asViewerAttributes(payload.attributes),
-      {
-        restrictedBy: row.catalogueAttributes,
+  // Only the viewer's public face leaves: never the security context, groups or attributes.
+  // Static report rows are those the viewer's attributes allow (row-level security); live
+  // reports run with the viewer's identity, so the model's access policies apply.
+  const dashboard = row.dashboard;
+  const controls = resolveControls(dashboard.config, { ...options.controls });
+  const live = await liveDashboard(
+    {
+      db: replica,
+      env: ctx.env,
+      accountId: claims.accountId,
+      deploymentId: dashboard.deploymentId,
+      identity: {
+        groups: payload.groups,
+        userAttributes: payload.attributes,
+        securityContext: payload.securityContext ?? {},
       },
-    ),
+      now: ctx.clock.now(),
+      waitUntil: ctx.waitUntil,
+    },
+    {
+      config: dashboard.config,
+      reportSnapshots: restrictSnapshots(dashboard.reportSnapshots, asViewerAttributes(payload.attributes), {
+        restrictedBy: row.catalogueAttributes,
+      }),
+    },
+    controls,
+    { widgetIds: options.widgetIds },
+  );
+  return {
+    ...dashboard,
+    reportSnapshots: live.reportSnapshots,
     viewer: viewerOf(payload),
     settings: effectiveSettings(claims, row.showDashboardChat),
+    controls,
+    dataTime: live.dataTime,
   };
 }
 

@@ -10,8 +10,10 @@ import {
 import { isoNow } from '../core/clock';
 import type { AppEnv } from '../core/env';
 import { ApiError } from '../core/errors';
+import { controlParams, dashboardControlsSchema } from '../dashboards/controls.schemas';
 import { publishedDashboardSchema } from '../dashboards/dashboards.schemas';
 import { apiDocs, routeGroup, routes } from '../http/route';
+import { waitUntilOf } from '../http/wait-until';
 import { loadEmbedDashboard, updateEmbedFlags } from './embed-dashboards.service';
 import markdown from './embed-sessions.routes.md';
 import {
@@ -43,6 +45,7 @@ export const embedContext = <E extends AppEnv>(c: Context<E>): EmbedContext => (
   d1: c.get('d1'),
   env: c.env,
   clock: c.get('clock'),
+  waitUntil: waitUntilOf(c),
 });
 
 /**
@@ -80,7 +83,12 @@ const embedDashboardSchema = v.object({
   ...publishedDashboardSchema.entries,
   viewer: viewerSchema,
   settings: effectiveSettingsSchema,
+  controls: dashboardControlsSchema,
+  dataTime: v.nullable(v.string()),
 });
+
+/** A load's credential (`?session=`) and the controls' values it shows the dashboard with. */
+const embedLoadQuery = v.object({ ...sessionQuery.entries, ...controlParams });
 
 const docs = apiDocs(markdown, { MINT_LIMITS_TEXT, EMBED_TOKEN_MINUTES: EMBED_TOKEN_TTL_SECONDS / 60 });
 const route = routeGroup({ auth: 'admin', tags: ['Signed embedding'], errors: [403, 404], docs });
@@ -120,8 +128,10 @@ export const embedRoutes = routes(
       ),
   }),
   sessionRoute.get('/dashboard/:publicId', 'getDashboard', embedDashboardSchema, {
-    input: { params: publicIdParams, query: sessionQuery },
+    input: { params: publicIdParams, query: embedLoadQuery },
     handler: async (c, { params, query }) =>
-      loadEmbedDashboard(embedContext(c), credentialOf(c, query), params.publicId),
+      loadEmbedDashboard(embedContext(c), credentialOf(c, query), params.publicId, {
+        controls: { filters: query.filters, timeGrains: query.timeGrains },
+      }),
   }),
 );

@@ -12,11 +12,10 @@ import { type SessionClaims, signSession, verifySession } from './session-token'
 /** What the session services need from a request: the counted D1 binding, the bindings, the clock. */
 export interface EmbedContext {
   d1: D1Database;
-  env: Pick<
-    Bindings,
-    'SESSIONS' | 'SESSION_RATE_LIMITER' | 'SESSION_SIGNING_KEY' | 'SESSION_SIGNING_KEY_PREVIOUS'
-  >;
+  env: Bindings;
   clock: Clock;
+  /** Work that may finish after the answer (cache writes of live queries). */
+  waitUntil?: (p: Promise<unknown>) => void;
 }
 
 export function toPayload(

@@ -1,7 +1,8 @@
 import { createDb } from '../core/db';
 import { ApiError } from '../core/errors';
+import { displayedControls } from '../dashboards/controls';
 import type { RenderInput } from '../render/render.types';
-import { loadEmbedDashboardFor } from './embed-dashboards.service';
+import { type LoadOptions, loadEmbedDashboardFor } from './embed-dashboards.service';
 import type { EmbedContext } from './embed-sessions.service';
 import { verifySession } from './session-token';
 import { NOTICE_OF_CODE, type NoticeKind } from './viewer.page';
@@ -54,6 +55,7 @@ export async function viewerDashboard(
   ctx: EmbedContext,
   publicId: string,
   sessionId: string,
+  options: LoadOptions = {},
 ): Promise<{ input: RenderInput; expiresInMs: number }> {
   if (!PUBLIC_ID.test(publicId)) throw new ApiError('NOT_FOUND', 'Dashboard not found');
   if (!sessionId || sessionId.length > MAX_SESSION_LENGTH) {
@@ -61,7 +63,7 @@ export async function viewerDashboard(
   }
   const now = ctx.clock.now();
   const claims = await verifySession(ctx.env, sessionId, now);
-  const view = await loadEmbedDashboardFor(ctx, claims, publicId);
+  const view = await loadEmbedDashboardFor(ctx, claims, publicId, options);
   return {
     input: {
       config: view.config,
@@ -70,6 +72,8 @@ export async function viewerDashboard(
       description: view.description,
       viewer: view.viewer,
       settings: view.settings,
+      ...displayedControls(view.controls),
+      dataTime: view.dataTime,
     },
     expiresInMs: Math.max(0, claims.expiresAt * 1000 - now.getTime()),
   };

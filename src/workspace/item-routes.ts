@@ -5,6 +5,7 @@ import { type DeploymentScope, inDeployment, nowOf } from '../auth/deployment-sc
 import type { AppEnv, Db } from '../core/env';
 import { deletedSchema } from '../core/validation';
 import type { HandlerResult, RouteGroup } from '../http/route';
+import { withCompiledQuery } from './report-query.service';
 import type { ItemRecord } from './workspace.repository';
 import * as schemas from './workspace.schemas';
 import * as service from './workspace.service';
@@ -99,8 +100,10 @@ export function itemRoutes<K extends Kind>(route: RouteGroup, kind: K) {
     route.post('/', `create${label}`, item as Item<K>, {
       input: { params: schemas.deploymentParams, body: create },
       errors: WRITE_ERRORS[kind],
-      handler: async (c, { params, body }) =>
-        answer(await run.create(...inDeployment(c, params), body, nowOf(c))),
+      handler: async (c, { params, body }) => {
+        const [db, scope] = inDeployment(c, params);
+        return answer(await run.create(db, scope, await checkedBody(c, scope, kind, body), nowOf(c)));
+      },
     }),
     route.get('/:id', `get${label}`, item as Item<K>, {
       input: { params: schemas.itemParams },
@@ -110,10 +113,19 @@ export function itemRoutes<K extends Kind>(route: RouteGroup, kind: K) {
     route.put('/:id', `update${label}`, item as Item<K>, {
       input: { params: schemas.itemParams, body: UPDATE_BODIES[kind] as (typeof UPDATE_BODIES)[K] },
       errors: WRITE_ERRORS[kind],
-      handler: async (c, { params, body }) =>
-        answer(await run.update(...inDeployment(c, params), params.id, body, nowOf(c))),
+      handler: async (c, { params, body }) => {
+        const [db, scope] = inDeployment(c, params);
+        return answer(
+          await run.update(db, scope, params.id, await checkedBody(c, scope, kind, body), nowOf(c)),
+        );
+      },
     }),
   ] as const;
+}
+
+/** A report's query is checked against the data model, and its SQL derived, before it is written. */
+function checkedBody<B>(c: Context<AppEnv>, scope: DeploymentScope, kind: Kind, body: B): Promise<B> {
+  return kind === 'REPORT' ? withCompiledQuery(c, scope, body as never) : Promise.resolve(body);
 }
 
 type Keyed = 'WORKBOOK' | 'REPORT';
@@ -153,12 +165,9 @@ function upsertRoute<K extends Keyed>(route: RouteGroup, kind: K) {
     input: { params, body: UPSERT_BODIES[kind] as (typeof UPSERT_BODIES)[K] },
     errors: [409, 429],
     handler: async (c, input) => {
-      const rec = await run(
-        ...inDeployment(c, input.params),
-        input.params[key as never],
-        input.body,
-        nowOf(c),
-      );
+      const [db, scope] = inDeployment(c, input.params);
+      const body = await checkedBody(c, scope, kind, input.body);
+      const rec = await run(db, scope, input.params[key as never], body, nowOf(c));
       return SERVICES[kind].present(rec) as HandlerResult<{ 200: Item<K> }>;
     },
   });

@@ -421,6 +421,7 @@ const SNAPSHOT_FIELDS = [
   'description',
   'spec',
   'sqlQuery',
+  'jsonQuery',
   'meta',
   'fillMissingRows',
   'periodComparisons',
@@ -493,8 +494,8 @@ export function updateReport(
       ${publicIdTaken(values.publicId, id)} AS public_id_taken`,
     'deployment_ok AND found AND folder_ok AND workbook_ok AND public_id_kept AND NOT public_id_taken',
   );
-  // The version moves with what a publish freezes (name and content), and only then: publishes
-  // store one copy of each version, so a move of the placement or the query must not add one.
+  // The version moves with what a publish freezes (name, content and query), and only then:
+  // publishes store one copy of each version, so a move of the placement must not add one.
   const contentSent =
     patch.name !== undefined || SNAPSHOT_FIELDS.some((field) => values[field] !== undefined);
   const sets: SQL[] = contentSent ? [sql`version_number = version_number + 1`] : [];

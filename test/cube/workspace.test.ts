@@ -4,6 +4,7 @@
 // with Cube's type. Clients call with `Authorization: Bearer <API key>`.
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { runLatestBuild } from '../data-api/fixtures';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 
@@ -18,7 +19,16 @@ beforeAll(async () => {
   other = await seedAccount();
   key = { bearer: acme.key.apiKey };
   d = acme.deployments[0];
+  // A report's jsonQuery is checked against the deployment's model: build its starter project.
+  expect((await runLatestBuild(key, d)).status).toBe('built');
 });
+
+/** A Cube query over the starter model, padded with a filter value to `bytes` when asked. */
+const starterQuery = (pad = '') =>
+  JSON.stringify({
+    measures: ['example.count'],
+    ...(pad ? { filters: [{ member: 'example.label', operator: 'equals', values: [pad] }] } : {}),
+  });
 
 async function call(method: string, path: string, body?: unknown, auth: { bearer: string } = key) {
   return api(method, `${base()}${path}`, { auth, body });
@@ -236,7 +246,7 @@ describe('Workbooks', () => {
   it('duplicateWorkbook: "Copy of", same folder, its reports copied; shared is a 403', async () => {
     const f = await ok('POST', '/folders', { name: 'Dup shelf' });
     const wb = await ok('POST', '/workbooks', { name: 'Original', folderId: f.id, meta: { m: 1 } });
-    const r1 = await ok('POST', '/reports', { name: 'R1', workbookId: wb.id, jsonQuery: '{"a":1}' });
+    const r1 = await ok('POST', '/reports', { name: 'R1', workbookId: wb.id, jsonQuery: starterQuery() });
     const r2 = await ok('POST', '/reports', { name: 'R2', workbookId: wb.id, title: 'T2' });
     for (const body of [undefined, { shared: null }, { shared: false }]) {
       const copy = await ok('POST', `/workbooks/${wb.id}/duplicate`, body);
@@ -251,7 +261,7 @@ describe('Workbooks', () => {
       const copies = await ok('GET', `/reports?workbookId=${copy.id}&sortBy=name&sortDirection=ASC`);
       expect(copies.items.map((r: Record<string, any>) => [r.name, r.jsonQuery, r.title, r.version])).toEqual(
         [
-          ['R1', '{"a":1}', '', 1],
+          ['R1', starterQuery(), '', 1],
           ['R2', null, 'T2', 1],
         ],
       );
@@ -343,7 +353,7 @@ describe('Reports', () => {
       const body = {
         name: `Cube report ${i}`,
         title: 'Revenue',
-        jsonQuery: '{"measures":["orders.count"]}',
+        jsonQuery: starterQuery(),
         sqlQuery: 'SELECT 1',
         meta: { v: i },
         folderId: f.id,
@@ -418,7 +428,7 @@ describe('Reports', () => {
       expect(same).toMatchObject({ name: 'Editable', version: 1, updatedAt: rp.updatedAt });
     }
     const edited = await ok('PUT', `/reports/${rp.id}`, {
-      jsonQuery: '{}',
+      jsonQuery: starterQuery(),
       publicId: rp.publicId,
       pivotItems,
       placementId: 'p1',
@@ -426,7 +436,12 @@ describe('Reports', () => {
       title: 'New',
     });
     expectReport(edited);
-    expect(edited).toMatchObject({ jsonQuery: '{}', resultLocation: 'B2', title: 'New', version: 2 });
+    expect(edited).toMatchObject({
+      jsonQuery: starterQuery(),
+      resultLocation: 'B2',
+      title: 'New',
+      version: 2,
+    });
     expectError(await call('PUT', `/reports/${rp.id}`, { publicId: 'ZZZZZZZZZZZZ' }), 400, 'BAD_REQUEST');
     expectError(await call('PUT', `/reports/${rp.id}`, { source: 'D3' }), 400, 'VALIDATION_FAILED');
     expect((await row('SELECT public_id FROM reports WHERE item_id = ?', rp.id))?.public_id).toBe(
@@ -559,10 +574,13 @@ describe('Reports', () => {
     const stored = async () =>
       (await row('SELECT stored_bytes FROM accounts WHERE id = ?', acme.accountId))?.stored_bytes;
     const before = await stored();
-    const rp = await ok('POST', '/reports', { jsonQuery: 'q'.repeat(1000) });
+    const rp = await ok('POST', '/reports', { jsonQuery: starterQuery('q'.repeat(1000)) });
     const created = await stored();
     expect(created - before).toBeGreaterThanOrEqual(1000);
-    await ok('PUT', `/reports/${rp.id}`, { jsonQuery: 'q'.repeat(3000), sheetId: 's'.repeat(100) });
+    await ok('PUT', `/reports/${rp.id}`, {
+      jsonQuery: starterQuery('q'.repeat(3000)),
+      sheetId: 's'.repeat(100),
+    });
     expect((await stored()) - created).toBeGreaterThanOrEqual(2100);
     await ok('DELETE', `/reports/${rp.id}`);
     expect(await stored()).toBe(before);

@@ -52,7 +52,7 @@ describe('content-addressed report snapshots', () => {
     expect(await contents(r2.id)).toBe(0);
   });
 
-  it('adds no copy for a change a snapshot does not freeze (placement, query) nor an empty upsert', async () => {
+  it('adds no copy for a change a snapshot does not freeze (placement) nor an empty upsert', async () => {
     const wb = await workbook(acme.member, d);
     const r = await report(acme.member, d, { name: 'Q', workbookId: wb.id, sqlQuery: 'y'.repeat(20_000) });
     await api('PUT', `${base(d)}/workbooks/${wb.id}/dashboard`, {
@@ -62,7 +62,7 @@ describe('content-addressed report snapshots', () => {
     expect((await publish(wb.id)).status).toBe(200);
     const edited = await api('PUT', `${base(d)}/reports/${r.id}`, {
       auth: acme.member,
-      body: { resultLocation: 'B2', jsonQuery: '{}', externalWorkbookId: 'sheet-1' },
+      body: { resultLocation: 'B2', externalWorkbookId: 'sheet-1' },
     });
     expect(edited.status).toBe(200);
     expect(edited.body.versionNumber).toBe(1);

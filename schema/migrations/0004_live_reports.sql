@@ -1,0 +1,1 @@
+ALTER TABLE `snapshot_contents` ADD `json_query` text;

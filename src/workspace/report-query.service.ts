@@ -1,0 +1,91 @@
+import type { Context } from 'hono';
+import type { DeploymentScope } from '../auth/deployment-scope';
+import type { AppEnv } from '../core/env';
+import { ApiError, badRequest } from '../core/errors';
+import { compileModelQuery } from '../data-api/data.service';
+import type { CubeQuery, NormalizedQuery } from '../semantic/query/query.types';
+import { checkReportFields, type ReportFields } from '../semantic/query/report-fields';
+
+/** The parts of a report body that depend on its query. */
+interface QueryFields {
+  jsonQuery?: string | null;
+  sqlQuery?: string | null;
+  fillMissingRows?: ReportFields['fillMissingRows'];
+  periodComparisons?: unknown[] | null;
+}
+
+/** The computed fields sent must fit the query (when one is sent) and name known units and outputs. */
+function checkFields(body: QueryFields, query: NormalizedQuery | null) {
+  const fields: ReportFields = {
+    fillMissingRows: body.fillMissingRows ?? null,
+    periodComparisons: (body.periodComparisons ?? null) as ReportFields['periodComparisons'],
+  };
+  const errors = checkReportFields(fields, query);
+  if (errors.length > 0) {
+    throw badRequest(
+      errors[0] as string,
+      errors.map((message) => ({ path: message.split(/[:\s[.]/)[0] ?? '', message })),
+    );
+  }
+}
+
+function parseQuery(text: string): CubeQuery {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    throw badRequest('jsonQuery is not JSON', [
+      { path: 'jsonQuery', message: 'Expected a Cube query as JSON text' },
+    ]);
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) {
+    throw badRequest('jsonQuery is not a Cube query', [
+      { path: 'jsonQuery', message: 'Expected a JSON object such as {"measures": ["orders.count"]}' },
+    ]);
+  }
+  return parsed as CubeQuery;
+}
+
+/**
+ * A report body whose query is checked against the deployment's data model (an unknown member,
+ * operator or granularity is a 400 naming it) and whose `sqlQuery` becomes the SQL that query
+ * compiles to in the deployment's dialect (before any viewer's row-level filters). A body
+ * without `jsonQuery` (or with null: not sent, as every field of Cube's report bodies) passes
+ * as it is.
+ */
+export async function withCompiledQuery<B extends QueryFields | undefined>(
+  c: Context<AppEnv>,
+  scope: DeploymentScope,
+  body: B,
+): Promise<B> {
+  if (!body) return body;
+  const text = body.jsonQuery;
+  if (typeof text !== 'string') {
+    checkFields(body, null);
+    return body;
+  }
+  const { compiled, normalized } = await compiledQuery(c, scope, parseQuery(text));
+  checkFields(body, normalized);
+  return { ...body, sqlQuery: compiled.sql } as B;
+}
+
+/** The query checked and compiled against the serving model; its faults are 400s on `jsonQuery`. */
+async function compiledQuery(c: Context<AppEnv>, scope: DeploymentScope, query: CubeQuery) {
+  try {
+    return await compileModelQuery(
+      {
+        db: c.get('db'),
+        env: c.env,
+        accountId: scope.accountId,
+        deploymentId: scope.deploymentId,
+        now: c.get('clock').now(),
+      },
+      query,
+    );
+  } catch (err) {
+    if (err instanceof ApiError && err.code === 'BAD_REQUEST') {
+      throw badRequest(`jsonQuery: ${err.message}`, [{ path: 'jsonQuery', message: err.message }]);
+    }
+    throw err;
+  }
+}
