@@ -7,3 +7,16 @@ export interface DemoTable {
 export function demoTables(options?: { orders?: number }): DemoTable[];
 export function csvChunks(table: DemoTable, maxBytes?: number): string[];
 export function demoModel(prefix?: string): string;
+
+export interface DemoReport {
+  /** The widget id that shows it, and its key in `demoDashboard`'s `reportIds`. */
+  key: string;
+  name: string;
+  /** A Cube query over `demoModel()`. */
+  query: Record<string, unknown>;
+  /** Chart settings (`type`, `x`, `y`, `unit`), without data. */
+  spec: Record<string, unknown>;
+}
+
+export function demoReports(): DemoReport[];
+export function demoDashboard(reportIds: Record<string, number>): Record<string, unknown>;

@@ -293,3 +293,136 @@ views:
         includes: [category]
 `;
 }
+
+/** The months the demo shop has orders in (its orders run from 2023 to the end of 2025). */
+const DEMO_PERIOD = ['2023-01-01', '2025-12-31'];
+
+/**
+ * The reports of the demo dashboard: each a Cube query over `demoModel()` (its `jsonQuery`) and
+ * the chart that shows its rows (`spec`: chart settings only; the rows come from the query on
+ * every load). Field keys are the rows' keys, as Cube names them.
+ */
+export function demoReports() {
+  const revenue = 'order_items.revenue';
+  return [
+    {
+      key: 'revenue',
+      name: 'Revenue',
+      query: { measures: [revenue] },
+      spec: { type: 'kpi', y: revenue, unit: '$' },
+    },
+    {
+      key: 'orders',
+      name: 'Orders',
+      query: { measures: ['orders.count'] },
+      spec: { type: 'kpi', y: 'orders.count' },
+    },
+    {
+      key: 'completion',
+      name: 'Completion rate',
+      query: { measures: ['orders.completion_rate'] },
+      spec: { type: 'kpi', y: 'orders.completion_rate', unit: '%' },
+    },
+    {
+      key: 'trend',
+      name: 'Revenue over time',
+      query: {
+        measures: [revenue],
+        timeDimensions: [{ dimension: 'orders.created_at', granularity: 'month', dateRange: DEMO_PERIOD }],
+        order: { 'orders.created_at': 'asc' },
+      },
+      spec: { type: 'area', x: 'orders.created_at.month', y: revenue, unit: '$' },
+    },
+    {
+      key: 'status',
+      name: 'Orders by status',
+      query: { measures: ['orders.count'], dimensions: ['orders.status'], order: { 'orders.count': 'desc' } },
+      spec: { type: 'donut', x: 'orders.status', y: 'orders.count' },
+    },
+    {
+      key: 'categories',
+      name: 'Revenue by category',
+      query: { measures: [revenue], dimensions: ['products.category'], order: { [revenue]: 'desc' } },
+      spec: { type: 'bar', x: 'products.category', y: revenue, unit: '$' },
+    },
+    {
+      key: 'countries',
+      name: 'Orders by country',
+      query: {
+        measures: ['orders.count'],
+        dimensions: ['customers.country'],
+        order: { 'orders.count': 'desc' },
+      },
+      spec: { type: 'bar', x: 'customers.country', y: 'orders.count' },
+    },
+    {
+      key: 'products',
+      name: 'Top products',
+      query: {
+        measures: [revenue, 'order_items.quantity'],
+        dimensions: ['products.name', 'products.category'],
+        order: { [revenue]: 'desc' },
+        limit: 10,
+      },
+      spec: { type: 'table' },
+    },
+  ];
+}
+
+/**
+ * Where each widget sits at each breakpoint, as `[x, y, w, h]` on its grid: lg 12 columns (the
+ * widget's `position`), md 10, sm 6, xs 4 and xxs 2 (a 360 px phone, where everything stacks).
+ * A row is 75 px: a control takes one, a KPI two, a chart four, the table five.
+ */
+// biome-ignore format: one line per widget reads as a table
+const DEMO_LAYOUT = {
+  //            lg 12          md 10          sm 6           xs 4           xxs 2
+  country:    [[0, 0, 6, 1],  [0, 0, 5, 1],  [0, 0, 3, 1],  [0, 0, 4, 1],  [0, 0, 2, 1]],
+  grain:      [[6, 0, 6, 1],  [5, 0, 5, 1],  [3, 0, 3, 1],  [0, 1, 4, 1],  [0, 1, 2, 1]],
+  revenue:    [[0, 1, 4, 2],  [0, 1, 3, 2],  [0, 1, 2, 2],  [0, 2, 4, 2],  [0, 2, 2, 2]],
+  orders:     [[4, 1, 4, 2],  [3, 1, 3, 2],  [2, 1, 2, 2],  [0, 4, 2, 2],  [0, 4, 2, 2]],
+  completion: [[8, 1, 4, 2],  [6, 1, 4, 2],  [4, 1, 2, 2],  [2, 4, 2, 2],  [0, 6, 2, 2]],
+  trend:      [[0, 3, 8, 4],  [0, 3, 6, 4],  [0, 3, 6, 4],  [0, 6, 4, 4],  [0, 8, 2, 4]],
+  status:     [[8, 3, 4, 4],  [6, 3, 4, 4],  [0, 7, 3, 4],  [0, 10, 4, 4], [0, 12, 2, 4]],
+  categories: [[0, 7, 6, 4],  [0, 7, 5, 4],  [3, 7, 3, 4],  [0, 14, 4, 4], [0, 16, 2, 4]],
+  countries:  [[6, 7, 6, 4],  [5, 7, 5, 4],  [0, 11, 6, 4], [0, 18, 4, 4], [0, 20, 2, 4]],
+  products:   [[0, 11, 12, 5], [0, 11, 10, 5], [0, 15, 6, 5], [0, 22, 4, 5], [0, 24, 2, 5]],
+};
+
+/**
+ * The demo dashboard (a draft for `PUT …/workbooks/{id}/dashboard`): a country filter and a time
+ * grain control over the orders' dates, then the charts of `demoReports()`. `reportIds` maps each
+ * report's key to the id the API gave it.
+ */
+export function demoDashboard(reportIds) {
+  const box = ([x, y, w, h]) => ({ x, y, w, h });
+  const placed = (id) => {
+    const [lg, md, sm, xs, xxs] = DEMO_LAYOUT[id].map(box);
+    return { position: lg, responsiveLayouts: { lg, md, sm, xs, xxs } };
+  };
+  return {
+    kind: 'CLASSIC',
+    title: 'Sales overview',
+    layout: { rowHeight: 75 },
+    widgets: [
+      {
+        id: 'country',
+        type: 'FILTER',
+        ...placed('country'),
+        config: { label: 'Country', member: 'customers.country' },
+      },
+      {
+        id: 'grain',
+        type: 'TIME_GRAIN',
+        ...placed('grain'),
+        config: { label: 'Period', member: 'orders.created_at', grain: 'month' },
+      },
+      ...demoReports().map((report) => ({
+        id: report.key,
+        type: 'CHART',
+        ...placed(report.key),
+        config: { reportId: reportIds[report.key] },
+      })),
+    ],
+  };
+}

@@ -5,7 +5,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { csvChunks, demoModel, demoTables } from './demo-data.mjs';
+import { csvChunks, demoDashboard, demoModel, demoReports, demoTables } from './demo-data.mjs';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 
@@ -14,7 +14,9 @@ const HELP = `Usage: npm run -s seed [-- --url <base URL>] [-- --token <ADMIN_TO
 Provisions a demo account on a running edgeboard (npm start): an enterprise account with its
 admin user, an access token and an API key, a deployment whose embedded store holds the demo
 shop (customers, products, 40,000 orders and their items) with its data model built, a Cube API
-token for it, and a published dashboard. Prints shell export lines, so that
+token for it, and a published dashboard over the demo shop (KPIs, revenue over time, orders by
+status, revenue by category, orders by country, top products, with a country filter and a time
+grain control), embedding allowed. Prints shell export lines, so that
 
   eval "$(npm run -s seed)"
 
@@ -72,19 +74,6 @@ async function call(method, route, auth, body, contentType = 'application/json')
   return JSON.parse(text);
 }
 
-/** A report whose `spec` is a chart (see docs/rendering.md), so renders and embeds show data. */
-const revenueSpec = JSON.stringify({
-  type: 'bar',
-  x: 'month',
-  y: ['revenue', 'cost'],
-  unit: '$',
-  data: [
-    { month: 'Jan', revenue: 1000, cost: 700 },
-    { month: 'Feb', revenue: 1180, cost: 790 },
-    { month: 'Mar', revenue: 1320, cost: 820 },
-  ],
-});
-
 /** Loads the demo shop into the deployment's embedded store and builds its model. */
 async function loadDemoShop(bearer, deploymentId) {
   const d = `/api/v1/deployments/${deploymentId}`;
@@ -127,34 +116,25 @@ try {
   await loadDemoShop(bearer, deployment.id);
   const { cubeApiToken } = await call('POST', `${d}/token`, bearer, {});
   const workbook = await call('POST', `${d}/workbooks`, bearer, { name: 'Sales overview' });
-  const report = await call('POST', `${d}/reports`, bearer, {
-    name: 'Revenue by month',
-    title: 'Revenue vs cost',
-    workbookId: workbook.id,
-    spec: revenueSpec,
-  });
+  // Each chart is a Cube query over the demo model: every load runs it, with the dashboard's
+  // country filter and time grain applied.
+  const reportIds = {};
+  for (const report of demoReports()) {
+    const created = await call('POST', `${d}/reports`, bearer, {
+      name: report.name,
+      title: report.name,
+      workbookId: workbook.id,
+      jsonQuery: JSON.stringify(report.query),
+      spec: JSON.stringify(report.spec),
+    });
+    reportIds[report.key] = created.id;
+  }
   await call('PUT', `${d}/workbooks/${workbook.id}/dashboard`, bearer, {
-    dashboardDraft: {
-      kind: 'CLASSIC',
-      title: 'Sales overview',
-      widgets: [
-        {
-          id: 'intro',
-          type: 'TEXT',
-          position: { x: 0, y: 0, w: 4, h: 2 },
-          config: { title: 'Welcome', text: 'Revenue and cost, month by month.' },
-        },
-        {
-          id: 'revenue',
-          type: 'CHART',
-          position: { x: 4, y: 0, w: 8, h: 2 },
-          config: { reportId: report.id },
-        },
-      ],
-    },
+    dashboardDraft: demoDashboard(reportIds),
   });
   const published = await call('POST', `${d}/workbooks/${workbook.id}/publish`, bearer, {
     title: 'Sales overview',
+    allowEmbed: true,
   });
 
   const vars = {
@@ -176,6 +156,8 @@ try {
   console.log(`# Try: curl -s "$BASE_URL/api/v1/deployments/$DEPLOYMENT_ID" -H "Authorization: Bearer $ACCESS_TOKEN"
 # Query the demo shop: curl -s "$BASE_URL/cubejs-api/v1/load" -H "Authorization: $CUBE_API_TOKEN" \\
 #   -H 'content-type: application/json' -d '{"query":{"measures":["orders.count"],"dimensions":["orders.status"]}}'
+# The embed load (live data): SESSION_ID from POST /api/v1/embed/generate-session, see docs/embedding.md
+# The host-page example: npm run example (reads BASE_URL, API_KEY, DEPLOYMENT_ID and PUBLIC_ID)
 # The interactive API reference: ${base}/docs`);
 } catch (err) {
   console.error(`Seeding failed: ${err.message}\nIs the API running (npm start) at ${base}?`);

@@ -185,5 +185,7 @@ if (hash?.[1]) {
 } else if (boot.state === 'expired') {
   post('edgeboard:session-expired');
 } else if (boot.state !== 'ready') {
+  // The page of an address without a session leaves its notice hidden for this moment.
+  show(boot.state);
   fail(boot.code ?? UNREACHABLE);
 }

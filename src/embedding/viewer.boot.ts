@@ -4,7 +4,10 @@
  * checked against one shape.
  */
 export interface ViewerBoot {
-  /** `ready` when the dashboard is shown, else the notice on screen. */
+  /**
+   * `ready` when the dashboard is shown, else the notice: on screen, or (the page of an address
+   * without a session) shown by the script when the fragment brings no session either.
+   */
   state: string;
   /** The API error code of that notice (posted as `edgeboard:error`), null when ready. */
   code: string | null;

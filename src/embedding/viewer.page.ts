@@ -105,6 +105,8 @@ function documentHtml(
     content: string;
     notice: NoticeKind | null;
     expiresInMs: number | null;
+    /** The notice is hidden until the script finds no session in the fragment either. */
+    pending?: boolean;
   },
 ): Page {
   const boot: ViewerBoot = {
@@ -119,6 +121,7 @@ function documentHtml(
     codes: NOTICE_OF_CODE,
   };
   const notice = parts.notice ? NOTICES[parts.notice] : null;
+  const shown = notice && !parts.pending;
   const nonce = options.nonce;
   return html`<!doctype html>
 <html lang="en">
@@ -131,9 +134,9 @@ function documentHtml(
 <style nonce="${nonce}" id="eb-dashboard-style">${raw(parts.css)}</style>
 </head>
 <body>
-<div id="eb-root" data-state="${parts.notice ?? 'ready'}">
+<div id="eb-root" data-state="${parts.pending ? 'loading' : (parts.notice ?? 'ready')}">
 <div id="eb-content"${notice ? raw(' hidden') : ''}>${raw(parts.content)}</div>
-<div id="eb-notice" class="eb-notice" role="alert"${notice ? '' : raw(' hidden')}><h1>${text(notice?.title ?? '')}</h1><p>${text(notice?.message ?? '')}</p></div>
+<div id="eb-notice" class="eb-notice" role="alert"${shown ? '' : raw(' hidden')}><h1>${text(notice?.title ?? '')}</h1><p>${text(notice?.message ?? '')}</p></div>
 </div>
 <script type="application/json" id="eb-boot" nonce="${nonce}">${raw(scriptJson(boot))}</script>
 <script nonce="${nonce}">${raw(VIEWER_CLIENT_JS)}</script>
@@ -164,5 +167,21 @@ export function noticeDocument(kind: NoticeKind, options: PageOptions): Page {
     content: '',
     notice: kind,
     expiresInMs: null,
+  });
+}
+
+/**
+ * The page for an address without a session: no dashboard data, only the script, which loads the
+ * dashboard with the session of the fragment (`#session=<id>`) or, without one, shows the notice
+ * of an invalid link and posts its code.
+ */
+export function shellDocument(options: PageOptions): Page {
+  return documentHtml(options, {
+    title: 'Dashboard',
+    css: '',
+    content: '',
+    notice: 'invalid',
+    expiresInMs: null,
+    pending: true,
   });
 }

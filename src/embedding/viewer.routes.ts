@@ -7,7 +7,7 @@ import { routeGroup, routes } from '../http/route';
 import { dashboardFragment } from '../render/html';
 import { embedContext } from './embed-sessions.routes';
 import type { ViewerContent } from './viewer.boot';
-import { NOTICES, noticeDocument, viewerDocument } from './viewer.page';
+import { NOTICES, noticeDocument, shellDocument, viewerDocument } from './viewer.page';
 import markdown from './viewer.routes.md';
 import { viewerCsp, viewerDashboard, viewerPage } from './viewer.service';
 
@@ -32,7 +32,8 @@ const route = routeGroup({ auth: 'session', tags: ['Signed embedding'], errors: 
 /** The embed viewer; mounted at /embed (a prefix only this router uses). */
 export const viewerRoutes = routes(
   route.get('/dashboard/:publicId', 'embedViewerPage', {
-    // The session is read by the handler (query or fragment), so every failure is a page.
+    // The session is read by the handler (query) or the page's script (fragment), so every
+    // failure is a page.
     responses: { 200: { description: 'The viewer page', contentType: 'text/html' } },
     handler: async (c) => {
       const publicId = c.req.param('publicId') ?? '';
@@ -47,6 +48,8 @@ export const viewerRoutes = routes(
         const options = { publicId, nonce, allowedOrigins: origins };
         if (page.kind === 'dashboard') {
           body = viewerDocument(page.input, { ...options, expiresInMs: page.expiresInMs });
+        } else if (page.kind === 'shell') {
+          body = shellDocument(options);
         } else {
           status = NOTICES[page.notice].status;
           body = noticeDocument(page.notice, options);

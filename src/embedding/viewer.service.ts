@@ -40,7 +40,9 @@ export function viewerCsp(nonce: string, origins: readonly string[] | null): str
 
 export type ViewerResult =
   | { kind: 'dashboard'; input: RenderInput; expiresInMs: number; allowedOrigins: string[] | null }
-  | { kind: 'notice'; notice: NoticeKind; allowedOrigins: string[] | null };
+  | { kind: 'notice'; notice: NoticeKind; allowedOrigins: string[] | null }
+  /** No session in the URL: the page's script takes it from the fragment (or shows the notice). */
+  | { kind: 'shell'; allowedOrigins: string[] | null };
 
 export function noticeOf(error: unknown): NoticeKind | null {
   return error instanceof ApiError ? (NOTICE_OF_CODE[error.code] ?? null) : null;
@@ -81,7 +83,9 @@ export async function viewerDashboard(
 
 /**
  * The viewer page's data: the dashboard, or which notice to show, plus the framing origins of
- * the dashboard's account. Both are read side by side.
+ * the dashboard's account. Both are read side by side. Without a session (the embed SDK puts it
+ * in the fragment, which never reaches a server) the page is a shell that loads the dashboard
+ * from its script: a refusal would log an error for every view that is about to succeed.
  */
 export async function viewerPage(
   ctx: EmbedContext,
@@ -90,6 +94,10 @@ export async function viewerPage(
 ): Promise<ViewerResult> {
   const validId = PUBLIC_ID.test(publicId);
   const replica = createDb(ctx.d1.withSession('first-unconstrained'));
+  if (validId && !sessionId) {
+    const { allowedEmbedOrigins } = await findEmbedOrigins(replica, publicId);
+    return { kind: 'shell', allowedOrigins: allowedEmbedOrigins };
+  }
   const [origins, dashboard] = await Promise.allSettled([
     validId
       ? findEmbedOrigins(replica, publicId)

@@ -256,13 +256,33 @@ test('a session running out while open warns, then hides the dashboard until set
   assert.deepEqual(problems, []);
 });
 
+/** How many viewer pages the server refused so far (its log records paths and statuses). */
+const refusedPages = () => server.output().match(/GET \/embed\/dashboard\/[\w-]+ 401/g)?.length ?? 0;
+
 test('a session given in the URL fragment loads the dashboard and leaves the address', async () => {
+  const refusedBefore = refusedPages();
   const page = await openHost({ session: await world.mint({ displayName: 'Ada Lovelace' }), in: 'fragment' });
   const frame = viewer(page);
   await frame.locator('h2.eb-widget-title', { hasText: 'Plan mix' }).waitFor();
   assert.equal(await frame.locator('#eb-notice').isVisible(), false);
   assert.equal(await frame.locator('body').evaluate(() => location.hash), '');
   await waitFor(async () => (await messages(page)).includes('edgeboard:ready'), 'edgeboard:ready');
+  // The address without ?session= is a 200 page: the view logged no refusal on its way.
+  assert.equal(refusedPages(), refusedBefore);
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('an address with no session anywhere shows that the link is not valid and posts its code', async () => {
+  const page = await openHost({ session: '', in: 'fragment' });
+  const frame = viewer(page);
+  const notice = frame.locator('#eb-notice h1');
+  await notice.waitFor();
+  assert.equal(await notice.textContent(), 'This dashboard link is not valid');
+  await waitFor(async () => (await page.evaluate(() => window.errors.length)) > 0, 'edgeboard:error');
+  assert.deepEqual(await page.evaluate(() => window.errors), ['SESSION_INVALID']);
+  assert.equal(await frame.locator('#eb-root').getAttribute('data-state'), 'invalid');
+  assert.equal(await frame.locator('h2.eb-widget-title').count(), 0);
   assert.deepEqual(problems, []);
   await page.close();
 });

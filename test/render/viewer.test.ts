@@ -249,12 +249,46 @@ describe('viewer error pages', () => {
     expect(res.status).toBe(404);
   });
 
-  it('says the link is not valid (401) without a session or with a forged one', async () => {
-    for (const session of [undefined, '', 'garbage', 'a.b.c', 'x'.repeat(5000)]) {
+  it('says the link is not valid (401) with a forged session', async () => {
+    for (const session of ['garbage', 'a.b.c', 'x'.repeat(5000)]) {
       const res = await page(board.publicId, session);
-      expect(res.status, String(session)).toBe(401);
+      expect(res.status, session.slice(0, 20)).toBe(401);
       expect(res.html).toContain('<h1>This dashboard link is not valid</h1>');
+      expect(res.html).not.toMatch(/id="eb-notice"[^>]*hidden/);
     }
+  });
+
+  it('answers an address without a session with a 200 shell that holds no dashboard data', async () => {
+    // The embed SDK's session travels in the fragment, which the server never sees: the page's
+    // script reads it, so refusing here would log a 401 for every view that then succeeds.
+    for (const session of [undefined, '']) {
+      const res = await page(board.publicId, session);
+      expect(res.status, String(session)).toBe(200);
+      expectPageHeaders(res, '*');
+      expect(res.html).not.toContain('Quarterly');
+      expect(res.html).not.toContain('Revenue vs cost');
+      expect(res.html).toContain('<div id="eb-content" hidden></div>');
+      expect(res.html).toContain('data-state="loading"');
+      expect(res.html).toContain('<title>Dashboard</title>');
+      // Without a fragment either, the script shows this notice and posts its code.
+      expect(res.html).toMatch(
+        /<div id="eb-notice" class="eb-notice" role="alert" hidden><h1>This dashboard link is not valid<\/h1>/,
+      );
+      const boot = bootOf(res.html);
+      expect(boot).toMatchObject({ state: 'invalid', code: 'SESSION_INVALID', expiresInMs: null });
+      expect(boot.contentUrl).toBe(`/embed/dashboard/${board.publicId}/content`);
+    }
+    // The shell is framed by the dashboard's account's origins like every page of it, and an
+    // address that cannot name a dashboard is still a 404.
+    const strict = await seedAccount({ allowedEmbedOrigins: ['https://app.example.com'] });
+    const strictBoard = await seedBusinessReview(strict);
+    const framed = await page(strictBoard.publicId);
+    expect(framed.status).toBe(200);
+    expectPageHeaders(framed, 'https://app.example.com');
+    expect(bootOf(framed.html).allowedOrigins).toEqual(['https://app.example.com']);
+    const malformed = await page('bad%20id');
+    expect(malformed.status).toBe(404);
+    expect(malformed.html).toContain('<h1>Dashboard not found</h1>');
   });
 
   it('never logs the session id', async () => {
