@@ -10,9 +10,31 @@ export interface EmbedSession {
   expiresAt: string;
 }
 
+/** A value a dashboard filter matches. */
+export type FilterValue = string | number | boolean | null;
+
+/**
+ * A dashboard filter's values on a member (`cube.dimension`): the dashboard's FILTER widget on
+ * that member, or any chart the member can narrow when no widget shows it. An empty `values`
+ * clears the filter (all rows).
+ */
+export interface DashboardFilter {
+  member: string;
+  values: FilterValue[];
+  /** Set by the session (generate-session's lockedFilters): the host page cannot change it. */
+  locked?: boolean;
+}
+
+/** A time dimension's granularity, as a TIME_GRAIN widget sets it. */
+export interface DashboardTimeGrain {
+  member: string;
+  grain: 'day' | 'week' | 'month' | 'quarter' | 'year';
+}
+
 /** What `onEvent` receives. */
 export type EmbedEvent =
   | { type: 'loaded' }
+  | { type: 'filters-changed'; filters: DashboardFilter[] }
   | { type: 'renewed' }
   | { type: 'resize'; height: number }
   | { type: 'session-expired' }
@@ -41,10 +63,22 @@ export interface EmbedOptions {
   onEvent?: (event: EmbedEvent) => void;
   /** How long to wait for the dashboard before reporting an error (default 30 s). */
   loadTimeoutMs?: number;
+  /** Filter values of the first load (it is already filtered: they travel with the session). */
+  filters?: DashboardFilter[];
+  /** Time grains of the first load. */
+  timeGrains?: DashboardTimeGrain[];
 }
 
 export interface EmbeddedDashboard {
   iframe: HTMLIFrameElement;
+  /**
+   * Sets the values of these members' filters (others keep theirs); the viewer re-runs only the
+   * charts they narrow. A locked filter (the session's) is left as it is. `filters-changed`
+   * follows once the viewer has applied them.
+   */
+  setFilters(filters: DashboardFilter[]): void;
+  /** The filters' values as the viewer last reported them (before that: those set here). */
+  getFilters(): DashboardFilter[];
   /** Removes the iframe, the message listener and every timer; renewals in flight are dropped. */
   destroy(): void;
 }
@@ -69,6 +103,9 @@ export function embedDashboard(options: EmbedOptions): EmbeddedDashboard {
 
   let destroyed = false;
   let loaded = false;
+  let filters: DashboardFilter[] = cleanFilters(options.filters ?? []);
+  /** Values set before the viewer was ready: sent once it is. */
+  let queued: DashboardFilter[] = [];
   let renewing: Promise<void> | undefined;
   let loadTimer: ReturnType<typeof setTimeout> | undefined;
 
@@ -118,7 +155,18 @@ export function embedDashboard(options: EmbedOptions): EmbeddedDashboard {
         loaded = true;
         clearTimeout(loadTimer);
         emit({ type: 'loaded' });
+        if (queued.length > 0) {
+          postFilters(queued);
+          queued = [];
+        }
         break;
+      case 'edgeboard:filters-changed': {
+        const reported = (data as { filters?: unknown }).filters;
+        if (!Array.isArray(reported)) break;
+        filters = cleanFilters(reported as DashboardFilter[], true);
+        emit({ type: 'filters-changed', filters: copyFilters(filters) });
+        break;
+      }
       case 'edgeboard:session-renewed':
         emit({ type: 'renewed' });
         break;
@@ -145,10 +193,22 @@ export function embedDashboard(options: EmbedOptions): EmbeddedDashboard {
   };
   window.addEventListener('message', onMessage);
 
+  const postFilters = (next: DashboardFilter[]) =>
+    iframe.contentWindow?.postMessage(
+      { type: `${MESSAGE_PREFIX}set-filters`, filters: copyFilters(next) },
+      origin,
+    );
+
+  let framed = false;
   session()
     .then(({ sessionId }) => {
       if (destroyed) return;
-      iframe.src = `${base}/embed/dashboard/${encodeURIComponent(publicId)}#session=${encodeURIComponent(sessionId)}`;
+      const fragment = new URLSearchParams({ session: sessionId });
+      const initial = filters.filter((f) => !f.locked);
+      if (initial.length > 0) fragment.set('filters', JSON.stringify(copyFilters(initial)));
+      if (options.timeGrains?.length) fragment.set('timeGrains', JSON.stringify(options.timeGrains));
+      framed = true;
+      iframe.src = `${base}/embed/dashboard/${encodeURIComponent(publicId)}#${fragment}`;
       container.appendChild(iframe);
       loadTimer = setTimeout(() => {
         if (!loaded) fail(new Error(`The dashboard did not load within ${loadTimeoutMs} ms`));
@@ -158,6 +218,20 @@ export function embedDashboard(options: EmbedOptions): EmbeddedDashboard {
 
   return {
     iframe,
+    setFilters(next) {
+      if (destroyed) return;
+      const wanted = cleanFilters(next).filter(
+        (f) => !filters.some((current) => current.member === f.member && current.locked),
+      );
+      if (wanted.length === 0) return;
+      if (loaded) postFilters(wanted);
+      else if (framed) queued = merge(queued, wanted);
+      // Not framed yet: they go into the fragment of the first load.
+      else filters = merge(filters, wanted);
+    },
+    getFilters() {
+      return copyFilters(filters);
+    },
     destroy() {
       if (destroyed) return;
       destroyed = true;
@@ -166,4 +240,30 @@ export function embedDashboard(options: EmbedOptions): EmbeddedDashboard {
       iframe.remove();
     },
   };
+}
+
+const isValue = (v: unknown): v is FilterValue =>
+  v === null ||
+  typeof v === 'string' ||
+  typeof v === 'boolean' ||
+  (typeof v === 'number' && Number.isFinite(v));
+
+/** Filters as the protocol carries them: a member name and a list of plain values, nothing else. */
+function cleanFilters(list: readonly DashboardFilter[], keepLocked = false): DashboardFilter[] {
+  if (!Array.isArray(list)) throw new TypeError('filters must be a list of {member, values}');
+  return list.flatMap((f) => {
+    if (!f || typeof f.member !== 'string' || f.member === '' || !Array.isArray(f.values)) return [];
+    const clean: DashboardFilter = { member: f.member, values: f.values.filter(isValue) };
+    if (keepLocked && f.locked === true) clean.locked = true;
+    return [clean];
+  });
+}
+
+const copyFilters = (list: readonly DashboardFilter[]): DashboardFilter[] =>
+  list.map((f) => ({ ...f, values: [...f.values] }));
+
+/** `base` with `next`'s members replaced (or added). */
+function merge(base: readonly DashboardFilter[], next: readonly DashboardFilter[]): DashboardFilter[] {
+  const out = base.filter((f) => !next.some((n) => n.member === f.member));
+  return [...out, ...next];
 }

@@ -7,6 +7,7 @@ import { findDeploymentBySlug } from '../data-api/data.repository';
 import type { DataScope } from '../data-api/data.service';
 import { embedIdentity } from '../embedding/embed-identity.service';
 import { waitUntilOf } from '../http/wait-until';
+import type { ControlFilter } from '../semantic/query/controls';
 import type { Identity } from '../semantic/query/policies';
 
 const MISSING =
@@ -65,7 +66,7 @@ function slugOfHost(c: Context<AppEnv>): string | null {
 export async function dataScopeOf(c: Context<AppEnv>): Promise<DataScope> {
   const token = tokenOf(c);
   const now = c.get('clock').now();
-  let caller: { accountId: number; deploymentId: number; identity: Identity };
+  let caller: { accountId: number; deploymentId: number; identity: Identity; locked?: ControlFilter[] };
   if (looksLikeApiToken(token)) {
     const claims = await verifyApiToken(c.env, token, now);
     caller = { ...claims, identity: tokenIdentity(claims.securityContext) };
@@ -79,6 +80,7 @@ export async function dataScopeOf(c: Context<AppEnv>): Promise<DataScope> {
         userAttributes: viewer.userAttributes,
         securityContext: viewer.securityContext,
       },
+      locked: viewer.locked,
     };
   }
   const slug = slugOfHost(c);
@@ -95,6 +97,7 @@ export async function dataScopeOf(c: Context<AppEnv>): Promise<DataScope> {
     accountId: caller.accountId,
     deploymentId: caller.deploymentId,
     identity: caller.identity,
+    ...(caller.locked?.length && { locked: caller.locked }),
     now,
     waitUntil: waitUntilOf(c),
   };

@@ -6,7 +6,12 @@ import { postgres } from '../semantic/dialects/postgres';
 import { sqlite } from '../semantic/dialects/sqlite';
 import { metaOf } from '../semantic/model/meta';
 import type { CompiledModel } from '../semantic/model/model.types';
-import { applyControls, type ControlFilter, type QueryControls } from '../semantic/query/controls';
+import {
+  applyControls,
+  type ControlFilter,
+  controlReach,
+  type QueryControls,
+} from '../semantic/query/controls';
 import { normalizeQuery } from '../semantic/query/normalize';
 import { compileQuery } from '../semantic/query/plan';
 import { AccessDenied, type Identity, memberVisible, policyFilters } from '../semantic/query/policies';
@@ -26,6 +31,11 @@ export interface DataScope {
   identity: Identity;
   now: Date;
   waitUntil?: (p: Promise<unknown>) => void;
+  /**
+   * Filters every query of this caller gets, like a row-level policy (an embed session's locked
+   * filters): a query that reads a locked member's cube but cannot be narrowed by it is refused.
+   */
+  locked?: readonly ControlFilter[];
 }
 
 /** How long one query may run on the data source, and how many rows it may answer. */
@@ -57,7 +67,10 @@ async function servingModel(scope: DataScope): Promise<{ buildId: number; model:
 /** A query the caller may run, with its row-level filters: 400 for a bad query, 403 for a hidden member. */
 function prepare(model: CompiledModel, query: CubeQuery, scope: DataScope) {
   try {
-    const normalized = normalizeQuery(model, query, { now: scope.now });
+    const locked = scope.locked?.length
+      ? applyControls(model, query, { filters: [], timeGrains: [], required: scope.locked }, scope.now).query
+      : query;
+    const normalized = normalizeQuery(model, locked, { now: scope.now });
     const extraFilters = policyFilters(model, normalized, scope.identity);
     return { normalized, extraFilters };
   } catch (err) {
@@ -237,6 +250,20 @@ export async function loadQueries(
       }
     }),
   );
+}
+
+/**
+ * For each query, the filter and time-grain members (of `members`) that can change it under the
+ * deployment's model: no data is read. A query the model cannot plan is reached by none.
+ */
+export async function queryReach(
+  scope: DataScope,
+  queries: readonly CubeQuery[],
+  members: { filters: readonly string[]; timeGrains: readonly string[] },
+): Promise<{ filters: string[]; timeGrains: string[] }[]> {
+  if (queries.length === 0) return [];
+  const { model } = await servingModel(scope);
+  return queries.map((query) => controlReach(model, query, members, scope.now));
 }
 
 const NOBODY = { groups: [], userAttributes: {}, securityContext: {} };

@@ -3,8 +3,10 @@ import type { Db } from '../core/env';
 import { ApiError, notFound } from '../core/errors';
 import { type ControlValues, type DashboardControls, resolveControls } from '../dashboards/controls';
 import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
-import { liveDashboard } from '../dashboards/live-reports.service';
+import { type DashboardReport, liveDashboard } from '../dashboards/live-reports.service';
 import { restrictSnapshots, type ViewerAttributes } from '../dashboards/row-security';
+import { type DataScope, loadQueries, queryReach } from '../data-api/data.service';
+import type { CubeQuery } from '../semantic/query/query.types';
 import * as repo from './embed-dashboards.repository';
 import { type EmbedContext, rebuildSession, sessionRevoked } from './embed-sessions.service';
 import { getSession, type SessionPayload, type SessionUser } from './session-store';
@@ -38,6 +40,8 @@ export type EmbedDashboardView = PublishedDashboard & {
   controls: DashboardControls;
   /** When the oldest of the live data was read (ISO); null when no report has a query. */
   dataTime: string | null;
+  /** With `targets`: control widget id → the CHART widget ids its value can change. */
+  controlTargets?: Record<string, string[]>;
 };
 
 /** What a load shows: the controls' values set by the viewer or host page, and which widgets to refresh. */
@@ -45,6 +49,8 @@ export interface LoadOptions {
   controls?: Omit<ControlValues, 'locked'>;
   /** Only the reports these widgets show are run and answered (a control changed). */
   widgetIds?: readonly string[];
+  /** Also answer which charts each control widget can change (`controlTargets`; the viewer's refreshes). */
+  targets?: boolean;
 }
 
 function effectiveSettings(claims: SessionClaims, accountChat: boolean): EffectiveSettings {
@@ -106,13 +112,24 @@ export async function loadEmbedDashboard(
   return loadEmbedDashboardFor(ctx, claims, publicId, options);
 }
 
-/** The load for a session whose token the caller has verified already (the viewer page needs its expiry too). */
-export async function loadEmbedDashboardFor(
+/** An embedded dashboard a session may see, and the data scope of its viewer. */
+interface EmbedAccess {
+  dashboard: NonNullable<repo.EmbedDashboardRow['dashboard']>;
+  row: repo.EmbedDashboardRow;
+  payload: SessionPayload;
+  scope: DataScope;
+}
+
+/**
+ * Every check of a load (publicDashboardId, revocation, allowEmbed, the session's deployment),
+ * then the session's state and the viewer's data scope: their identity, so the model's access
+ * policies apply to every query run for them.
+ */
+async function openEmbedDashboard(
   ctx: EmbedContext,
   claims: SessionClaims,
   publicId: string,
-  options: LoadOptions = {},
-): Promise<EmbedDashboardView> {
+): Promise<EmbedAccess> {
   // A session minted for one dashboard (Cube's publicDashboardId) sees no other.
   if (claims.publicDashboardId !== undefined && claims.publicDashboardId !== publicId) {
     throw notFound('Dashboard');
@@ -130,34 +147,52 @@ export async function loadEmbedDashboardFor(
   }
   // Rebuilt from the primary only for a load that will be answered: a refused one costs no write.
   const payload = cached ?? (await rebuildSession(ctx, claims));
+  const scope: DataScope = {
+    db: replica,
+    env: ctx.env,
+    accountId: claims.accountId,
+    deploymentId: row.dashboard.deploymentId,
+    identity: {
+      groups: payload.groups,
+      userAttributes: payload.attributes,
+      securityContext: payload.securityContext ?? {},
+    },
+    now: ctx.clock.now(),
+    waitUntil: ctx.waitUntil,
+  };
+  return { dashboard: row.dashboard, row, payload, scope };
+}
+
+/** The load for a session whose token the caller has verified already (the viewer page needs its expiry too). */
+export async function loadEmbedDashboardFor(
+  ctx: EmbedContext,
+  claims: SessionClaims,
+  publicId: string,
+  options: LoadOptions = {},
+): Promise<EmbedDashboardView> {
+  const { dashboard, row, payload, scope } = await openEmbedDashboard(ctx, claims, publicId);
   // Only the viewer's public face leaves: never the security context, groups or attributes.
   // Static report rows are those the viewer's attributes allow (row-level security); live
-  // reports run with the viewer's identity, so the model's access policies apply.
-  const dashboard = row.dashboard;
-  const controls = resolveControls(dashboard.config, { ...options.controls });
-  const live = await liveDashboard(
-    {
-      db: replica,
-      env: ctx.env,
-      accountId: claims.accountId,
-      deploymentId: dashboard.deploymentId,
-      identity: {
-        groups: payload.groups,
-        userAttributes: payload.attributes,
-        securityContext: payload.securityContext ?? {},
+  // reports run with the viewer's identity, so the model's access policies apply. The session's
+  // locked filters win over every control value and narrow every query of their cube.
+  const locked = claims.locked ?? [];
+  const controls = resolveControls(dashboard.config, { ...options.controls, locked });
+  const [live, targets] = await Promise.all([
+    liveDashboard(
+      scope,
+      {
+        config: dashboard.config,
+        reportSnapshots: restrictSnapshots(
+          dashboard.reportSnapshots,
+          asViewerAttributes(payload.attributes),
+          { restrictedBy: row.catalogueAttributes },
+        ),
       },
-      now: ctx.clock.now(),
-      waitUntil: ctx.waitUntil,
-    },
-    {
-      config: dashboard.config,
-      reportSnapshots: restrictSnapshots(dashboard.reportSnapshots, asViewerAttributes(payload.attributes), {
-        restrictedBy: row.catalogueAttributes,
-      }),
-    },
-    controls,
-    { widgetIds: options.widgetIds },
-  );
+      controls,
+      { widgetIds: options.widgetIds, locked },
+    ),
+    options.targets ? controlTargets(scope, dashboard, controls) : undefined,
+  ]);
   return {
     ...dashboard,
     reportSnapshots: live.reportSnapshots,
@@ -165,6 +200,108 @@ export async function loadEmbedDashboardFor(
     settings: effectiveSettings(claims, row.showDashboardChat),
     controls,
     dataTime: live.dataTime,
+    ...(targets && { controlTargets: targets }),
+  };
+}
+
+type Obj = Record<string, unknown>;
+const objOf = (value: unknown): Obj =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Obj) : {};
+
+/** The CHART widgets of a config and the report (or snapshot) ids each shows. */
+function chartWidgets(config: unknown): { widgetId: string; refs: number[] }[] {
+  const widgets = Array.isArray(objOf(config).widgets) ? (objOf(config).widgets as unknown[]) : [];
+  return widgets.flatMap((widget, index) => {
+    const w = objOf(widget);
+    if ((w.type ?? 'CHART') !== 'CHART') return [];
+    const c = objOf(w.config);
+    const refs = [c.reportId, c.reportSnapshotId, c.snapshotId]
+      .map((ref) => (typeof ref === 'number' ? ref : Number(ref)))
+      .filter((n) => Number.isInteger(n));
+    return [{ widgetId: typeof w.id === 'string' ? w.id : String(index), refs }];
+  });
+}
+
+const parsedQuery = (text: string | null | undefined): CubeQuery | null => {
+  try {
+    const q: unknown = text ? JSON.parse(text) : null;
+    return q && typeof q === 'object' && !Array.isArray(q) ? (q as CubeQuery) : null;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * For each FILTER and TIME_GRAIN widget, the CHART widgets its value can change: those whose
+ * report's query the model lets its member narrow (a filter) or that chart its time dimension
+ * with a granularity (a time grain). Static reports are reached by none. No data is read.
+ */
+async function controlTargets(
+  scope: DataScope,
+  dashboard: { config: unknown; reportSnapshots: readonly DashboardReport[] },
+  controls: DashboardControls,
+): Promise<Record<string, string[]>> {
+  const charts = chartWidgets(dashboard.config).flatMap(({ widgetId, refs }) => {
+    const report = dashboard.reportSnapshots.find(
+      (r) => refs.includes(r.reportId) || (r.id !== undefined && refs.includes(r.id)),
+    );
+    const query = parsedQuery(report?.jsonQuery);
+    return query ? [{ widgetId, query }] : [];
+  });
+  const filterMembers = [...new Set(controls.filters.map((f) => f.member))];
+  const grainMembers = [...new Set(controls.timeGrains.map((g) => g.member))];
+  const reach = await queryReach(
+    scope,
+    charts.map((c) => c.query),
+    { filters: filterMembers, timeGrains: grainMembers },
+  );
+  const targets: Record<string, string[]> = {};
+  const add = (widgetId: string | undefined, member: string, kind: 'filters' | 'timeGrains') => {
+    if (widgetId === undefined) return;
+    targets[widgetId] = charts.filter((_, i) => reach[i]?.[kind].includes(member)).map((c) => c.widgetId);
+  };
+  for (const f of controls.filters) add(f.widgetId, f.member, 'filters');
+  for (const g of controls.timeGrains) add(g.widgetId, g.member, 'timeGrains');
+  return targets;
+}
+
+/** How many values a FILTER control offers at once, and the longest search it takes. */
+export const FILTER_VALUES_LIMIT = 100;
+export const MAX_FILTER_SEARCH = 200;
+
+/**
+ * The values a FILTER widget offers its viewer: its member's distinct values containing `search`
+ * (none: all), in order, at most FILTER_VALUES_LIMIT, from a query run with the viewer's identity
+ * (a viewer sees only the values their policies let them see) under the session's locked filters.
+ * `truncated` says there may be more than shown (search to narrow them).
+ */
+export async function embedFilterValues(
+  ctx: EmbedContext,
+  claims: SessionClaims,
+  publicId: string,
+  request: { widgetId: string; search?: string },
+): Promise<{ member: string; values: (string | number | boolean | null)[]; truncated: boolean }> {
+  const { dashboard, scope } = await openEmbedDashboard(ctx, claims, publicId);
+  const control = resolveControls(dashboard.config).filters.find((f) => f.widgetId === request.widgetId);
+  if (!control) throw notFound('Filter widget');
+  const member = control.member;
+  const search = request.search?.trim() ?? '';
+  const query: CubeQuery = {
+    dimensions: [member],
+    ...(search && { filters: [{ member, operator: 'contains', values: [search] }] }),
+    order: { [member]: 'asc' },
+    limit: FILTER_VALUES_LIMIT + 1,
+  };
+  const [outcome] = await loadQueries(scope, [query], {
+    controls: { filters: [], timeGrains: [], required: claims.locked ?? [] },
+  });
+  if (!outcome) throw new ApiError('INTERNAL', 'No answer for the filter values');
+  if (!outcome.ok) throw outcome.error;
+  const values = outcome.result.data.map((row) => row[member] as string | number | boolean | null);
+  return {
+    member,
+    values: values.slice(0, FILTER_VALUES_LIMIT),
+    truncated: values.length > FILTER_VALUES_LIMIT,
   };
 }
 

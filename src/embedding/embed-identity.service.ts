@@ -1,4 +1,5 @@
 import { createDb } from '../core/db';
+import type { ControlFilter } from '../semantic/query/controls';
 import * as repo from './embed-sessions.repository';
 import { type EmbedContext, rebuildSession, sessionRevoked } from './embed-sessions.service';
 import { getSession } from './session-store';
@@ -11,6 +12,8 @@ export interface EmbedIdentity {
   groups: string[];
   userAttributes: Record<string, unknown>;
   securityContext: Record<string, unknown>;
+  /** The session's locked filters: every query of the token is narrowed by them. */
+  locked: ControlFilter[];
 }
 
 /**
@@ -33,5 +36,6 @@ export async function embedIdentity(ctx: EmbedContext, token: string): Promise<E
     groups: payload.groups,
     userAttributes: payload.attributes,
     securityContext: payload.securityContext ?? {},
+    locked: claims.locked ?? [],
   };
 }

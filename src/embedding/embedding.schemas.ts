@@ -12,6 +12,10 @@ import {
   type WithoutNulls,
   withoutNulls,
 } from '../core/validation';
+import { CONTROL_OPERATORS, type ControlFilter } from '../semantic/query/controls';
+
+/** A signed session id's longest form (its claims with the most locked filters fit well within it). */
+export const MAX_SESSION_ID_LENGTH = 8192;
 
 /** Contract §6: lowercase, 5–36 characters, a letter first, a letter or digit last. */
 export const TENANT_NAME = /^[a-z][a-z0-9-]{3,34}[a-z0-9]$/;
@@ -121,6 +125,50 @@ export const sessionSettingsBody = obj({
   timezone: nullish(shortText(64)),
 });
 
+/**
+ * A session's locked filters: at most 10, each on a member (≤ 255 characters) with ≤ 50 values
+ * (strings ≤ 255 characters), ≤ 4 KiB of JSON together. They travel in the signed session id,
+ * so a session rebuilt after a KV miss keeps them; the bounds keep the id under
+ * MAX_SESSION_ID_LENGTH.
+ */
+export const LOCKED_LIMITS = { filters: 10, values: 50, member: 255, value: 255, bytes: 4 * 1024 } as const;
+
+const VALUELESS_OPERATORS: readonly string[] = ['is_null', 'is_not_null', 'is_empty', 'is_not_empty'];
+
+export const lockedFilterInput = v.pipe(
+  obj({
+    member: v.pipe(v.string(), v.minLength(1), v.maxLength(LOCKED_LIMITS.member)),
+    operator: v.optional(v.picklist(CONTROL_OPERATORS)),
+    values: v.pipe(
+      v.array(
+        v.union([
+          v.pipe(v.string(), v.maxLength(LOCKED_LIMITS.value)),
+          v.pipe(v.number(), v.finite()),
+          v.boolean(),
+          v.null(),
+        ]),
+      ),
+      v.maxLength(LOCKED_LIMITS.values, `At most ${LOCKED_LIMITS.values} values`),
+    ),
+  }),
+  // An empty list would be a cleared control, which restricts nothing: a lock must restrict.
+  v.check(
+    (f) => f.values.length > 0 || VALUELESS_OPERATORS.includes(f.operator ?? 'equals'),
+    'A locked filter needs at least one value',
+  ),
+);
+
+export const lockedFiltersInput = v.pipe(
+  v.array(lockedFilterInput),
+  v.maxLength(LOCKED_LIMITS.filters, `At most ${LOCKED_LIMITS.filters} locked filters`),
+  jsonBounds({ maxDepth: 4, maxBytes: LOCKED_LIMITS.bytes }),
+);
+
+/** Locked filters as the controls apply them (the operator defaults to equals). */
+export const asControlFilters = (
+  locked: v.InferOutput<typeof lockedFiltersInput> | undefined,
+): ControlFilter[] => (locked ?? []).map((f) => ({ ...f, operator: f.operator ?? 'equals' }));
+
 /** Cube's EmbedTheme: accepted and bounded; the viewer does not apply it (documented). */
 const embedThemeBody = boundedObject({ maxDepth: 4, maxBytes: 4 * 1024 });
 
@@ -163,6 +211,8 @@ export const generateSessionBody = obj({
   ),
   securityContext: v.optional(v.nullable(boundedObject(MINT_LIMITS.securityContext))),
   settings: nullish(sessionSettingsBody),
+  /** Filters every load of the session applies, which the viewer cannot change. */
+  lockedFilters: nullish(lockedFiltersInput),
 });
 type RawSessionInput = v.InferOutput<typeof generateSessionBody>;
 
@@ -214,8 +264,8 @@ export function settleSessionInput(raw: RawSessionInput): GenerateSessionInput {
 
 export const sessionCreatedSchema = v.object({ sessionId: v.string(), expiresAt: v.string() });
 
-export const revokeSessionBody = obj({ sessionId: v.pipe(v.string(), v.maxLength(4096)) });
-export const exchangeSessionBody = obj({ sessionId: v.pipe(v.string(), v.maxLength(4096)) });
+export const revokeSessionBody = obj({ sessionId: v.pipe(v.string(), v.maxLength(MAX_SESSION_ID_LENGTH)) });
+export const exchangeSessionBody = obj({ sessionId: v.pipe(v.string(), v.maxLength(MAX_SESSION_ID_LENGTH)) });
 export const embedTokenSchema = v.object({ token: v.string() });
 export const revokedSchema = v.object({ revoked: v.boolean() });
 
@@ -236,7 +286,9 @@ export const embedSwitchSchema = v.object({
   allEmbedUsers: v.boolean(),
 });
 
-export const sessionQuery = v.object({ session: v.optional(v.pipe(v.string(), v.maxLength(4096))) });
+export const sessionQuery = v.object({
+  session: v.optional(v.pipe(v.string(), v.maxLength(MAX_SESSION_ID_LENGTH))),
+});
 
 export const viewerSchema = v.object({
   displayName: v.nullable(v.string()),

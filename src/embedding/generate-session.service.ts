@@ -6,7 +6,7 @@ import type { AccountContext } from '../core/principal';
 import { catalogueFull } from './catalogues.service';
 import * as repo from './embed-sessions.repository';
 import { type EmbedContext, putSessionQuietly, toPayload } from './embed-sessions.service';
-import { DEFAULT_TENANT, type GenerateSessionInput } from './embedding.schemas';
+import { asControlFilters, DEFAULT_TENANT, type GenerateSessionInput } from './embedding.schemas';
 import { authorize, checkRequest, type MintPlan, planMint, unique } from './mint-plan';
 import { learnRateLimit, RATE_LIMIT_RETRY_AFTER_SECONDS, rateLimitKey } from './session-rate-limit';
 import type { SessionUser } from './session-store';
@@ -191,6 +191,7 @@ export async function generateSession(
     settings,
     ...(input.publicDashboardId !== undefined && { publicDashboardId: input.publicDashboardId }),
     ...(ephemeral && { ephemeral }),
+    ...(input.lockedFilters?.length && { locked: asControlFilters(input.lockedFilters) }),
     issuedAt,
     expiresAt: issuedAt + account.embedSessionTtlSeconds,
   };

@@ -2,6 +2,8 @@ import { errors, jwtVerify, SignJWT } from 'jose';
 import * as v from 'valibot';
 import { sha256Hex } from '../core/crypto';
 import { ApiError } from '../core/errors';
+import type { ControlFilter } from '../semantic/query/controls';
+import { asControlFilters, lockedFiltersInput, MAX_SESSION_ID_LENGTH } from './embedding.schemas';
 
 /**
  * The sessionId is a compact HS256 JWS: everything needed to authorise a load without
@@ -52,6 +54,8 @@ export interface SessionClaims {
   settings: SessionSettings;
   /** Cube's publicDashboardId: the one dashboard this session may load. */
   publicDashboardId?: string;
+  /** Filters every load of this session applies and its viewer cannot change (generate-session's lockedFilters). */
+  locked?: ControlFilter[];
   /** Cube's isEphemeral: the external user is not stored (user id 0; the state lives in KV only). */
   ephemeral?: boolean;
   /** Seconds since the epoch, like the JWT claims. */
@@ -118,6 +122,7 @@ export async function signSession(
     set: claims.settings,
     ...(claims.publicDashboardId !== undefined && { pd: claims.publicDashboardId }),
     ...(claims.ephemeral && { eph: true }),
+    ...(claims.locked?.length && { lf: claims.locked }),
     ...(use === 'token' && { use: 'token' }),
   })
     .setProtectedHeader({ alg: 'HS256', kid })
@@ -142,6 +147,7 @@ const payloadSchema = v.object({
   set: settingsClaim,
   pd: v.optional(v.pipe(v.string(), v.maxLength(64))),
   eph: v.optional(v.literal(true)),
+  lf: v.optional(lockedFiltersInput),
   use: v.optional(v.literal('token')),
   iat: v.number(),
   exp: v.number(),
@@ -159,7 +165,7 @@ export async function verifySession(
   now: Date,
   use: TokenUse = 'session',
 ): Promise<SessionClaims> {
-  if (token.length > 4096 || !COMPACT_JWS.test(token)) throw invalidSession();
+  if (token.length > MAX_SESSION_ID_LENGTH || !COMPACT_JWS.test(token)) throw invalidSession();
   const keys = await Promise.all(
     [currentSecret(secrets), secrets.SESSION_SIGNING_KEY_PREVIOUS]
       .filter((s): s is string => Boolean(s))
@@ -197,6 +203,7 @@ export async function verifySession(
     settings: Object.fromEntries(Object.entries(p.set).filter(([, value]) => value !== undefined)),
     ...(p.pd !== undefined && { publicDashboardId: p.pd }),
     ...(p.eph && { ephemeral: true }),
+    ...(p.lf?.length && { locked: asControlFilters(p.lf) }),
     issuedAt: p.iat,
     expiresAt: p.exp,
   };

@@ -3,7 +3,7 @@ import type { HtmlEscapedString } from 'hono/utils/html';
 import { escapeMarkup } from '../core/text';
 import { DASHBOARD_BASE_CSS, dashboardFragment } from '../render/html';
 import type { RenderInput } from '../render/render.types';
-import type { ViewerBoot } from './viewer.boot';
+import type { ViewerBoot, ViewerControls } from './viewer.boot';
 import { VIEWER_CLIENT_JS } from './viewer-client.bundle';
 
 /**
@@ -56,7 +56,18 @@ export const NOTICES = {
  * the root contains its children's margins (flow-root), and the notice's margin is fixed rather
  * than a share of the frame's height, which would grow with every resize the host makes.
  */
-const VIEWER_PAGE_CSS = '\n#eb-root{display:flow-root}\n.eb-notice{margin:48px auto}';
+const VIEWER_PAGE_CSS = `
+#eb-root{display:flow-root}
+.eb-notice{margin:48px auto}
+.eb-sr{position:absolute;width:1px;height:1px;padding:0;margin:-1px;overflow:hidden;clip:rect(0 0 0 0);white-space:nowrap;border:0}
+.eb-form{display:flex;flex-wrap:wrap;gap:6px;align-items:center;font-size:13px}
+.eb-form input,.eb-form select{font:inherit;color:inherit;border:1px solid rgba(0,0,0,.3);border-radius:6px;padding:5px 8px;background:rgba(255,255,255,.85);min-width:0}
+.eb-form input{flex:1 1 6em}
+.eb-form select{flex:2 1 8em}
+.eb-form :focus-visible{outline:2px solid #2563eb;outline-offset:1px}
+.eb-form select:disabled{opacity:.75;cursor:not-allowed}
+.eb-lock{font-size:12px;opacity:.8;white-space:nowrap}
+.eb-widget[aria-busy=true] .eb-widget-body{opacity:.55;transition:opacity .2s}`;
 
 export type NoticeKind = keyof typeof NOTICES;
 
@@ -81,6 +92,8 @@ export function scriptJson(value: unknown): string {
 
 export interface PageOptions {
   publicId: string;
+  /** The dashboard's controls (none on a notice or a shell). */
+  controls?: ViewerControls;
   nonce: string;
   /** Origins allowed to frame the page (null: any); the page only takes messages from them. */
   allowedOrigins: string[] | null;
@@ -114,6 +127,8 @@ function documentHtml(
     code: parts.notice ? NOTICES[parts.notice].code : null,
     expiresInMs: parts.expiresInMs,
     contentUrl: `/embed/dashboard/${encodeURIComponent(options.publicId)}/content`,
+    filterValuesUrl: `/embed/dashboard/${encodeURIComponent(options.publicId)}/filter-values`,
+    controls: options.controls ?? { widgets: [], filters: [], timeGrains: [] },
     allowedOrigins: options.allowedOrigins,
     notices: Object.fromEntries(
       Object.entries(NOTICES).map(([k, n]) => [k, { title: n.title, message: n.message }]),

@@ -9,7 +9,8 @@ import { embedContext } from './embed-sessions.routes';
 import type { ViewerContent } from './viewer.boot';
 import { NOTICES, noticeDocument, shellDocument, viewerDocument } from './viewer.page';
 import markdown from './viewer.routes.md';
-import { viewerCsp, viewerDashboard, viewerPage } from './viewer.service';
+import { filterValuesQuery, viewerContentQuery } from './viewer.schemas';
+import { viewerCsp, viewerDashboard, viewerFilterValues, viewerPage } from './viewer.service';
 
 /** Headers every viewer response carries: the session must not leak through a Referer or a cache. */
 function privateHeaders(c: Context<AppEnv>) {
@@ -47,7 +48,11 @@ export const viewerRoutes = routes(
         origins = page.allowedOrigins;
         const options = { publicId, nonce, allowedOrigins: origins };
         if (page.kind === 'dashboard') {
-          body = viewerDocument(page.input, { ...options, expiresInMs: page.expiresInMs });
+          body = viewerDocument(page.input, {
+            ...options,
+            controls: page.controls,
+            expiresInMs: page.expiresInMs,
+          });
         } else if (page.kind === 'shell') {
           body = shellDocument(options);
         } else {
@@ -71,17 +76,49 @@ export const viewerRoutes = routes(
     },
   }),
   route.get('/dashboard/:publicId/content', 'embedViewerContent', {
-    responses: { 200: { description: '{title, html, css, expiresInMs}', contentType: 'application/json' } },
-    handler: async (c) => {
+    input: { query: viewerContentQuery },
+    responses: {
+      200: {
+        description: '{title, html, css, expiresInMs, controls, widgets}',
+        contentType: 'application/json',
+      },
+    },
+    handler: async (c, { query }) => {
       privateHeaders(c);
       const sessionId = headerSession(c);
-      const { input, expiresInMs } = await viewerDashboard(
+      const { input, controls, expiresInMs } = await viewerDashboard(
         embedContext(c),
         c.req.param('publicId') ?? '',
         sessionId,
+        {
+          controls: { filters: query.filters, timeGrains: query.timeGrains },
+          widgetIds: query.widgets,
+        },
       );
-      const content: ViewerContent = { ...dashboardFragment(input), expiresInMs };
+      const content: ViewerContent = {
+        ...dashboardFragment(input),
+        expiresInMs,
+        controls,
+        widgets: query.widgets ?? null,
+      };
       return c.json(content);
+    },
+  }),
+  route.get('/dashboard/:publicId/filter-values', 'embedViewerFilterValues', {
+    input: { query: filterValuesQuery },
+    responses: {
+      200: { description: '{member, values, truncated}', contentType: 'application/json' },
+    },
+    handler: async (c, { query }) => {
+      privateHeaders(c);
+      const sessionId = headerSession(c);
+      const answer = await viewerFilterValues(
+        embedContext(c),
+        c.req.param('publicId') ?? '',
+        sessionId,
+        query,
+      );
+      return c.json(answer);
     },
   }),
 );

@@ -1,16 +1,17 @@
 import { createDb } from '../core/db';
 import { ApiError } from '../core/errors';
-import { displayedControls } from '../dashboards/controls';
+import { type DashboardControls, displayedControls } from '../dashboards/controls';
 import type { RenderInput } from '../render/render.types';
-import { type LoadOptions, loadEmbedDashboardFor } from './embed-dashboards.service';
+import { embedFilterValues, type LoadOptions, loadEmbedDashboardFor } from './embed-dashboards.service';
 import type { EmbedContext } from './embed-sessions.service';
+import { MAX_SESSION_ID_LENGTH } from './embedding.schemas';
 import { verifySession } from './session-token';
+import type { ViewerControl, ViewerControls } from './viewer.boot';
 import { NOTICE_OF_CODE, type NoticeKind } from './viewer.page';
 import { findEmbedOrigins } from './viewer.repository';
 
 /** publicIds are URL-safe random strings; anything else cannot name a dashboard. */
 const PUBLIC_ID = /^[A-Za-z0-9_-]{1,64}$/;
-const MAX_SESSION_LENGTH = 4096;
 
 // An origin as CSP's frame-ancestors takes it: scheme, host (optionally *.), port. Anything else
 // stored in allowedEmbedOrigins is left out rather than let into the header.
@@ -39,7 +40,13 @@ export function viewerCsp(nonce: string, origins: readonly string[] | null): str
 }
 
 export type ViewerResult =
-  | { kind: 'dashboard'; input: RenderInput; expiresInMs: number; allowedOrigins: string[] | null }
+  | {
+      kind: 'dashboard';
+      input: RenderInput;
+      controls: ViewerControls;
+      expiresInMs: number;
+      allowedOrigins: string[] | null;
+    }
   | { kind: 'notice'; notice: NoticeKind; allowedOrigins: string[] | null }
   /** No session in the URL: the page's script takes it from the fragment (or shows the notice). */
   | { kind: 'shell'; allowedOrigins: string[] | null };
@@ -48,24 +55,85 @@ export function noticeOf(error: unknown): NoticeKind | null {
   return error instanceof ApiError ? (NOTICE_OF_CODE[error.code] ?? null) : null;
 }
 
+type Obj = Record<string, unknown>;
+const objOf = (value: unknown): Obj =>
+  value && typeof value === 'object' && !Array.isArray(value) ? (value as Obj) : {};
+
+/** The label a control widget shows: its config's `label`, else its title, else its member. */
+function labelsOf(config: unknown): Map<string, string> {
+  const widgets = Array.isArray(objOf(config).widgets) ? (objOf(config).widgets as unknown[]) : [];
+  const labels = new Map<string, string>();
+  for (const [index, widget] of widgets.entries()) {
+    const w = objOf(widget);
+    const c = objOf(w.config);
+    const label = [c.label, c.title].find((x): x is string => typeof x === 'string' && x.trim() !== '');
+    if (label) labels.set(typeof w.id === 'string' ? w.id : String(index), label.trim().slice(0, 200));
+  }
+  return labels;
+}
+
+/** The controls of a load as the page's script makes them form controls. */
+export function viewerControls(
+  config: unknown,
+  controls: DashboardControls,
+  targets: Record<string, string[]> = {},
+): ViewerControls {
+  const labels = labelsOf(config);
+  const widgets: ViewerControl[] = [];
+  for (const f of controls.filters) {
+    if (f.widgetId === undefined) continue;
+    widgets.push({
+      widgetId: f.widgetId,
+      kind: 'filter',
+      member: f.member,
+      label: labels.get(f.widgetId) ?? f.member,
+      values: f.values,
+      grain: null,
+      locked: f.locked === true,
+      targets: targets[f.widgetId] ?? [],
+    });
+  }
+  for (const g of controls.timeGrains) {
+    if (g.widgetId === undefined) continue;
+    widgets.push({
+      widgetId: g.widgetId,
+      kind: 'timeGrain',
+      member: g.member,
+      label: labels.get(g.widgetId) ?? g.member,
+      values: [],
+      grain: g.grain,
+      locked: false,
+      targets: targets[g.widgetId] ?? [],
+    });
+  }
+  return {
+    widgets,
+    filters: controls.filters.map((f) => ({
+      member: f.member,
+      values: f.values,
+      ...(f.locked && { locked: true }),
+    })),
+    timeGrains: controls.timeGrains.map((g) => ({ member: g.member, grain: g.grain })),
+  };
+}
+
 /**
- * A dashboard as the session's viewer may see it, for the page and its renewals: the embedding
- * domain's load (session verification, revocation, allowEmbed, deployment) does every check.
- * Throws its ApiErrors (SESSION_EXPIRED, EMBED_DISABLED, NOT_FOUND, …).
+ * A dashboard as the session's viewer may see it, for the page, its renewals and its control
+ * changes: the embedding domain's load (session verification, revocation, allowEmbed,
+ * deployment) does every check. Without `widgetIds` (a whole load) it also answers which charts
+ * each control can change. Throws its ApiErrors (SESSION_EXPIRED, EMBED_DISABLED, NOT_FOUND, …).
  */
 export async function viewerDashboard(
   ctx: EmbedContext,
   publicId: string,
   sessionId: string,
   options: LoadOptions = {},
-): Promise<{ input: RenderInput; expiresInMs: number }> {
-  if (!PUBLIC_ID.test(publicId)) throw new ApiError('NOT_FOUND', 'Dashboard not found');
-  if (!sessionId || sessionId.length > MAX_SESSION_LENGTH) {
-    throw new ApiError('SESSION_INVALID', 'Invalid embed session');
-  }
-  const now = ctx.clock.now();
-  const claims = await verifySession(ctx.env, sessionId, now);
-  const view = await loadEmbedDashboardFor(ctx, claims, publicId, options);
+): Promise<{ input: RenderInput; controls: ViewerControls; expiresInMs: number }> {
+  const claims = await viewerClaims(ctx, publicId, sessionId);
+  const view = await loadEmbedDashboardFor(ctx, claims, publicId, {
+    ...options,
+    targets: options.widgetIds === undefined,
+  });
   return {
     input: {
       config: view.config,
@@ -77,8 +145,29 @@ export async function viewerDashboard(
       ...displayedControls(view.controls),
       dataTime: view.dataTime,
     },
-    expiresInMs: Math.max(0, claims.expiresAt * 1000 - now.getTime()),
+    controls: viewerControls(view.config, view.controls, view.controlTargets),
+    expiresInMs: Math.max(0, claims.expiresAt * 1000 - ctx.clock.now().getTime()),
   };
+}
+
+/** The session of a viewer request, verified (no storage read) for a well-formed dashboard address. */
+async function viewerClaims(ctx: EmbedContext, publicId: string, sessionId: string) {
+  if (!PUBLIC_ID.test(publicId)) throw new ApiError('NOT_FOUND', 'Dashboard not found');
+  if (!sessionId || sessionId.length > MAX_SESSION_ID_LENGTH) {
+    throw new ApiError('SESSION_INVALID', 'Invalid embed session');
+  }
+  return verifySession(ctx.env, sessionId, ctx.clock.now());
+}
+
+/** The values a FILTER widget of the dashboard offers the session's viewer (see embedFilterValues). */
+export async function viewerFilterValues(
+  ctx: EmbedContext,
+  publicId: string,
+  sessionId: string,
+  request: { widgetId: string; search?: string },
+) {
+  const claims = await viewerClaims(ctx, publicId, sessionId);
+  return embedFilterValues(ctx, claims, publicId, request);
 }
 
 /**

@@ -10,7 +10,18 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
 import { chromium } from 'playwright-core';
-import { CHROMIUM, CHROMIUM_ARGS, call, ensureChromium, freePort, root, startServer } from './server.mjs';
+import {
+  CHROMIUM,
+  CHROMIUM_ARGS,
+  call,
+  ensureChromium,
+  freePort,
+  kpiText,
+  root,
+  SALES,
+  seedLive,
+  startServer,
+} from './server.mjs';
 
 const ADMIN_TOKEN = `sdk-${randomBytes(12).toString('hex')}`;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -75,6 +86,7 @@ setTimeout(() => parent.postMessage({ type: 'edgeboard:resize', height: 1234 }, 
 import { embedDashboard } from '/sdk/index.js';
 window.events = [];
 window.heights = [];
+window.filterChanges = [];
 window.fetches = 0;
 window.embed = embedDashboard({
   container: document.getElementById('board'),
@@ -86,11 +98,13 @@ window.embed = embedDashboard({
     return (await fetch(${JSON.stringify(sessionUrl)}, { method: 'POST' })).json();
   },
   theme: { border: '1px solid #ddd' },
-  // Heights apart: the real viewer posts one whenever the dashboard's height changes.
+  // Heights and filter values apart, so the events read as the session's story.
   onEvent: (e) =>
     e.type === 'resize'
       ? window.heights.push(e.height)
-      : window.events.push(e.type === 'error' ? 'error: ' + e.error.message : e.type),
+      : e.type === 'filters-changed'
+        ? window.filterChanges.push(e.filters)
+        : window.events.push(e.type === 'error' ? 'error: ' + e.error.message : e.type),
 });
 </script></body></html>`);
     } else {
@@ -161,7 +175,7 @@ test('loads the dashboard, renews its session without reloading, then destroys e
   const page = await context.newPage();
   await page.goto(`${host.url}/`);
   const viewer = page.frameLocator('#board iframe');
-  await viewer.locator('h2.eb-widget-title', { hasText: 'Welcome' }).waitFor();
+  await viewer.locator('h1.eb-title', { hasText: 'Sales overview' }).waitFor();
   await waitFor(async () => (await events(page)).includes('loaded'), 'loaded');
 
   // The session is in the fragment only: never sent to the server, and gone from the address.
@@ -177,7 +191,7 @@ test('loads the dashboard, renews its session without reloading, then destroys e
   await waitFor(async () => (await events(page)).includes('renewed'), 'renewed', 50_000);
   assert.equal(await page.evaluate(() => window.fetches), 2);
   assert.equal(await frame.evaluate(() => window.sameDocument), true, 'renewed without a reload');
-  assert.ok(await viewer.locator('h2.eb-widget-title', { hasText: 'Welcome' }).isVisible());
+  assert.ok(await viewer.locator('h1.eb-title', { hasText: 'Sales overview' }).isVisible());
   assert.deepEqual(await events(page), ['loaded', 'renewed']);
   for (const sessionId of minted) assert.ok(!server.output().includes(sessionId), 'no session id in the log');
 
@@ -263,4 +277,84 @@ test('reports a revoked session as an error with its code', async () => {
     'the notice height',
   );
   await page.close();
+});
+
+test('the host page sets a filter through the SDK: the charts are narrowed and filters-changed fires', async () => {
+  const live = await seedLive(server.url, ADMIN_TOKEN);
+  const sdk = readFileSync(path.join(root, 'sdk/dist/index.js'), 'utf8');
+  const port = await freePort();
+  const site = http.createServer(async (req, res) => {
+    if (req.url === '/sdk/index.js')
+      return void res.writeHead(200, { 'content-type': 'text/javascript' }).end(sdk);
+    if (req.url === '/session') {
+      const sessionId = await live.mint({
+        externalId: 'rep-north',
+        groups: ['reps'],
+        securityContext: { region: 'north' },
+      });
+      return void res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ sessionId }));
+    }
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' }).end(`<!doctype html>
+<html><head><meta charset="utf-8"><title>Live host</title></head><body>
+<div id="board"></div>
+<script type="module">
+import { embedDashboard } from '/sdk/index.js';
+window.changes = [];
+window.embed = embedDashboard({
+  container: document.getElementById('board'),
+  baseUrl: ${JSON.stringify(server.url)},
+  publicId: ${JSON.stringify(live.publicId)},
+  fetchSession: () => fetch('/session', { method: 'POST' }).then((r) => r.json()),
+  filters: [{ member: 'sales.product', values: ['plum'] }],
+  onEvent: (e) => { if (e.type === 'filters-changed') window.changes.push(e.filters); },
+});
+</script></body></html>`);
+  });
+  await new Promise((resolve) => site.listen(port, '127.0.0.1', resolve));
+  try {
+    const page = await context.newPage();
+    await page.goto(`http://localhost:${port}/`);
+    const frame = page.frameLocator('iframe');
+    const kpi = (id) => frame.locator(`[data-widget-id="${id}"] svg text`).first().textContent();
+    const north = SALES.filter((r) => r.region === 'north');
+    const total = (product) =>
+      kpiText(north.filter((r) => r.product === product).reduce((t, r) => t + r.amount, 0));
+
+    // The first load is already filtered (the filters travel in the fragment).
+    await waitFor(async () => (await kpi('w-total')) === total('plum'), 'the plum total');
+    const first = await waitFor(() => page.evaluate(() => window.changes[0]), 'filters-changed on ready');
+    assert.deepEqual(
+      first.find((f) => f.member === 'sales.product'),
+      { member: 'sales.product', values: ['plum'] },
+    );
+
+    await page.evaluate(() => window.embed.setFilters([{ member: 'sales.product', values: ['apple'] }]));
+    await waitFor(async () => (await kpi('w-total')) === total('apple'), 'the apple total');
+    assert.equal(await kpi('w-count'), kpiText(north.filter((r) => r.product === 'apple').length));
+    const last = await waitFor(
+      () =>
+        page.evaluate(
+          () => window.changes.at(-1)?.find((f) => f.member === 'sales.product')?.values[0] === 'apple',
+        ),
+      'filters-changed after setFilters',
+    );
+    assert.ok(last);
+    assert.deepEqual(
+      (await page.evaluate(() => window.embed.getFilters())).find((f) => f.member === 'sales.product'),
+      { member: 'sales.product', values: ['apple'] },
+    );
+    // The viewer's own control follows.
+    assert.equal(
+      await frame
+        .getByRole('combobox', { name: 'Product', exact: true })
+        .locator('option:checked')
+        .textContent(),
+      'apple',
+    );
+    await page.close();
+  } finally {
+    await new Promise((r) => site.close(r));
+  }
 });

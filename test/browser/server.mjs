@@ -237,6 +237,7 @@ const viewerOrigin = ${JSON.stringify(new URL(apiUrl).origin)};
 window.messages = [];
 // Heights and error codes apart, so the message sequence reads as the renewal protocol.
 window.heights = [];
+window.filterChanges = [];
 window.errors = [];
 window.autoRenew = ${autoRenew};
 window.renew = async () => {
@@ -246,6 +247,7 @@ window.renew = async () => {
 window.addEventListener('message', (event) => {
   if (event.source !== frame.contentWindow || event.origin !== viewerOrigin) return;
   if (event.data.type === 'edgeboard:resize') return void window.heights.push(event.data.height);
+  if (event.data.type === 'edgeboard:filters-changed') return void window.filterChanges.push(event.data.filters);
   if (event.data.type === 'edgeboard:error') window.errors.push(event.data.code);
   window.messages.push(event.data.type);
   if (window.autoRenew && (event.data.type === 'edgeboard:session-expiring' || event.data.type === 'edgeboard:session-expired')) {
@@ -255,3 +257,163 @@ window.addEventListener('message', (event) => {
 </script>
 </body></html>`;
 }
+
+/** The sales of the live dashboard's embedded store, as its CSV holds them. */
+export const SALES = [
+  { id: 1, region: 'north', product: 'apple', amount: 10, day: '2024-01-05' },
+  { id: 2, region: 'north', product: 'pear', amount: 20, day: '2024-01-20' },
+  { id: 3, region: 'south', product: 'apple', amount: 5, day: '2024-02-03' },
+  { id: 4, region: 'south', product: 'plum', amount: 7, day: '2024-02-10' },
+  { id: 5, region: 'north', product: 'apple', amount: 3, day: '2024-03-01' },
+  { id: 6, region: 'east', product: 'pear', amount: 11, day: '2024-03-15' },
+  { id: 7, region: 'north', product: 'plum', amount: 4, day: '2024-04-02' },
+];
+
+const SALES_MODEL = `cubes:
+  - name: sales
+    sql_table: sales
+    dimensions:
+      - name: id
+        sql: id
+        type: number
+        primary_key: true
+      - name: region
+        sql: region
+        type: string
+      - name: product
+        sql: product
+        type: string
+      - name: day
+        sql: day
+        type: time
+    measures:
+      - name: total
+        sql: amount
+        type: sum
+      - name: count
+        type: count
+    access_policy:
+      - group: managers
+      - group: reps
+        row_level:
+          filters:
+            - member: region
+              operator: equals
+              values: ["{ securityContext.region }"]
+`;
+
+/**
+ * A live dashboard over HTTP, as a customer builds one: SALES imported as CSV into the embedded
+ * store, a model whose policy lets `managers` see every row and `reps` their region's, KPI charts
+ * of the total and the count (`w-total`, `w-count`), a monthly line (`w-month`), a FILTER on
+ * `sales.product` (`f-product`) and a TIME_GRAIN on `sales.day` (`g-day`); published, embeddable.
+ * `mint(viewer)` mints a session for `{externalId, groups, securityContext}`.
+ */
+export async function seedLive(base, adminToken) {
+  const created = await call(base, 'POST', '/admin/v1/accounts', {
+    auth: `Bearer ${adminToken}`,
+    body: { name: 'Live browser test', plan: 'enterprise' },
+  });
+  const admin = `Bearer ${created.accessToken}`;
+  const apiKey = `Api-Key ${created.apiKey}`;
+  const deployment = await call(base, 'POST', '/build/api/v1/deployments', {
+    auth: admin,
+    body: { name: 'Live' },
+  });
+  const d = `/api/v1/deployments/${deployment.id}`;
+  const columns = ['id', 'region', 'product', 'amount', 'day'];
+  const csv = [columns.join(','), ...SALES.map((r) => columns.map((c) => r[c]).join(','))].join('\n');
+  const imported = await fetch(`${base}${d}/data/tables/sales/import?mode=replace`, {
+    method: 'POST',
+    headers: { authorization: admin, 'content-type': 'text/csv' },
+    body: csv,
+  });
+  if (!imported.ok) throw new Error(`import → ${imported.status} ${await imported.text()}`);
+  await call(base, 'PUT', `/build/api/v1/deployments/${deployment.id}/data-model/files`, {
+    auth: admin,
+    body: { files: [{ path: 'model/cubes/sales.yml', content: SALES_MODEL }] },
+  });
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const status = await call(base, 'GET', `${d}/build-status`, { auth: admin });
+    if (status.status === 'built') break;
+    if (status.status === 'failed' || Date.now() > deadline) {
+      throw new Error(`model build: ${JSON.stringify(status)}`);
+    }
+    await sleep(300);
+  }
+  for (const name of ['managers', 'reps']) {
+    await call(base, 'POST', '/api/v1/groups', { auth: admin, body: { name } });
+  }
+  const workbook = await call(base, 'POST', `${d}/workbooks`, { auth: admin, body: { name: 'Sales' } });
+  const report = async (name, jsonQuery, spec) =>
+    (
+      await call(base, 'POST', `${d}/reports`, {
+        auth: admin,
+        body: {
+          name,
+          title: name,
+          workbookId: workbook.id,
+          jsonQuery: JSON.stringify(jsonQuery),
+          spec: JSON.stringify(spec),
+        },
+      })
+    ).id;
+  const total = await report('Total', { measures: ['sales.total'] }, { type: 'kpi' });
+  const count = await report('Sales', { measures: ['sales.count'] }, { type: 'kpi' });
+  const monthly = await report(
+    'By month',
+    { measures: ['sales.count'], timeDimensions: [{ dimension: 'sales.day', granularity: 'month' }] },
+    { type: 'line' },
+  );
+  const chart = (id, reportId, x, y) => ({
+    id,
+    type: 'CHART',
+    position: { x, y, w: 4, h: 3 },
+    config: { reportId },
+  });
+  await call(base, 'PUT', `${d}/workbooks/${workbook.id}/dashboard`, {
+    auth: admin,
+    body: {
+      dashboardDraft: {
+        title: 'Sales',
+        widgets: [
+          {
+            id: 'f-product',
+            type: 'FILTER',
+            position: { x: 0, y: 0, w: 6, h: 1 },
+            config: { member: 'sales.product', label: 'Product' },
+          },
+          {
+            id: 'g-day',
+            type: 'TIME_GRAIN',
+            position: { x: 6, y: 0, w: 6, h: 1 },
+            config: { member: 'sales.day', grain: 'month', label: 'Grain' },
+          },
+          chart('w-total', total, 0, 1),
+          chart('w-count', count, 4, 1),
+          chart('w-month', monthly, 8, 1),
+        ],
+      },
+    },
+  });
+  const published = await call(base, 'POST', `${d}/workbooks/${workbook.id}/publish`, {
+    auth: admin,
+    body: { title: 'Sales' },
+  });
+  await call(base, 'PATCH', `/api/v1/embed/dashboard/${published.publicId}`, {
+    auth: admin,
+    body: { allowEmbed: true },
+  });
+  const mint = async (viewer) =>
+    (
+      await call(base, 'POST', '/api/v1/embed/generate-session', {
+        auth: apiKey,
+        body: { deploymentId: deployment.id, ...viewer },
+      })
+    ).sessionId;
+  return { publicId: published.publicId, mint };
+}
+
+/** What a KPI shows for a number (en-US, up to two decimals, like the renderer). */
+export const kpiText = (value) => new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 }).format(value);

@@ -12,7 +12,10 @@ import {
   CHROMIUM_ARGS,
   ensureChromium,
   freePort,
+  kpiText,
+  SALES,
   seed,
+  seedLive,
   startHost,
   startServer,
 } from './server.mjs';
@@ -343,4 +346,96 @@ test('no session id reaches the page markup or the server’s log', async () => 
   }
   // The log does record the viewer's requests (paths only), so the check above means something.
   assert.match(log, /GET \/embed\/dashboard\/[\w-]+ 401/);
+});
+
+/** The number a KPI widget of the viewer shows. */
+const kpiOf = (frame, widgetId) =>
+  frame.locator(`[data-widget-id="${widgetId}"] svg text`).first().textContent();
+
+test('a filter control re-runs the charts it narrows, with each viewer’s policy applied', async () => {
+  const live = await seedLive(server.url, ADMIN_TOKEN);
+  const viewers = [
+    { viewer: { externalId: 'boss', groups: ['managers'] }, rows: SALES },
+    {
+      viewer: { externalId: 'rep-north', groups: ['reps'], securityContext: { region: 'north' } },
+      rows: SALES.filter((r) => r.region === 'north'),
+    },
+  ];
+  for (const { viewer: who, rows } of viewers) {
+    const session = await live.mint(who);
+    const page = watch(await context.newPage());
+    await page.goto(`${server.url}/embed/dashboard/${live.publicId}#session=${encodeURIComponent(session)}`);
+    const sum = (list) => list.reduce((total, r) => total + r.amount, 0);
+    await waitFor(
+      async () => (await kpiOf(page, 'w-total')) === kpiText(sum(rows)),
+      `${who.externalId}: total`,
+    );
+
+    // The list offers the products this viewer's rows have, from the filter-values endpoint.
+    const select = page.getByRole('combobox', { name: 'Product', exact: true });
+    await page.locator('select[data-eb-filter][data-eb-loaded="true"]').waitFor();
+    const offered = (await select.locator('option').allTextContents()).slice(1);
+    assert.deepEqual(offered, [...new Set(rows.map((r) => r.product))].sort(), who.externalId);
+
+    // Keyboard: focus the list and pick apple.
+    await select.focus();
+    await select.selectOption({ label: 'apple' });
+    const apples = rows.filter((r) => r.product === 'apple');
+    await waitFor(
+      async () => (await kpiOf(page, 'w-total')) === kpiText(sum(apples)),
+      `${who.externalId}: apples`,
+    );
+    assert.equal(await kpiOf(page, 'w-count'), kpiText(apples.length));
+    assert.match(
+      await page.locator('[role="status"][aria-live="polite"]').first().textContent(),
+      /charts? updated/,
+    );
+
+    // A time grain re-runs only the monthly chart: the KPIs' sections stay the same elements.
+    await page.evaluate(() => {
+      document.querySelector('[data-widget-id="w-total"]').dataset.mark = 'kept';
+      document.querySelector('[data-widget-id="w-month"]').dataset.mark = 'kept';
+    });
+    await page.getByRole('combobox', { name: 'Grain', exact: true }).selectOption('quarter');
+    await waitFor(
+      () => page.evaluate(() => !document.querySelector('[data-widget-id="w-month"]').dataset.mark),
+      'the monthly chart redrawn',
+    );
+    assert.equal(
+      await page.evaluate(() => document.querySelector('[data-widget-id="w-total"]').dataset.mark),
+      'kept',
+    );
+    // Still filtered: the grain change kept the product.
+    assert.equal(await kpiOf(page, 'w-total'), kpiText(sum(apples)));
+
+    // All again.
+    await select.selectOption({ label: 'All' });
+    await waitFor(
+      async () => (await kpiOf(page, 'w-total')) === kpiText(sum(rows)),
+      `${who.externalId}: all`,
+    );
+    await page.close();
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('a locked filter shows as a fixed control', async () => {
+  const live = await seedLive(server.url, ADMIN_TOKEN);
+  const session = await live.mint({
+    externalId: 'locked',
+    groups: ['managers'],
+    lockedFilters: [{ member: 'sales.product', values: ['pear'] }],
+  });
+  const page = watch(await context.newPage());
+  await page.goto(`${server.url}/embed/dashboard/${live.publicId}#session=${encodeURIComponent(session)}`);
+  const pears = SALES.filter((r) => r.product === 'pear');
+  await waitFor(
+    async () => (await kpiOf(page, 'w-total')) === kpiText(pears.reduce((t, r) => t + r.amount, 0)),
+    'the locked total',
+  );
+  const select = page.getByRole('combobox', { name: 'Product', exact: true });
+  assert.equal(await select.isDisabled(), true);
+  const hint = await select.getAttribute('aria-describedby');
+  assert.match(await page.locator(`#${hint}`).textContent(), /Fixed/);
+  await page.close();
 });

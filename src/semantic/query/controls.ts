@@ -210,3 +210,24 @@ function touches(model: CompiledModel, query: CubeQuery, member: string): boolea
   ];
   return names.some((name) => targetOf(model, name).split('.')[0] === cube);
 }
+
+/**
+ * Which of the controls' members can change a query: a filter member the model lets narrow it,
+ * a time-grain member the query has a time dimension with a granularity on. The viewer refreshes
+ * only the charts a changed control reaches.
+ */
+export function controlReach(
+  model: CompiledModel,
+  query: CubeQuery,
+  members: { filters: readonly string[]; timeGrains: readonly string[] },
+  now: Date,
+): { filters: string[]; timeGrains: string[] } {
+  const filters = members.filters.filter((member) =>
+    plans(model, { ...query, filters: [...(query.filters ?? []), { member, operator: 'set' }] }, now),
+  );
+  const grained = new Set(
+    (query.timeDimensions ?? []).filter((td) => td.granularity).map((td) => targetOf(model, td.dimension)),
+  );
+  const timeGrains = members.timeGrains.filter((member) => grained.has(targetOf(model, member)));
+  return { filters, timeGrains };
+}
