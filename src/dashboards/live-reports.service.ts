@@ -176,6 +176,7 @@ export async function liveDashboard<R extends DashboardReport>(
   const outcomes = await loadQueries(scope, queries, {
     controls: queryControls(controls, options.locked),
     renew: options.renew,
+    together: true,
   });
   let next = 0;
   let dataTime: string | null = null;

@@ -153,7 +153,10 @@ test('shows the widgets’ titles and text, laid out for the iframe’s width', 
   assert.equal(await frame.locator('svg.eb-chart:visible').count(), 9);
   assert.equal(await frame.locator('[data-widget-id="revenue"] svg.eb-chart--lg:visible').count(), 1);
   assert.equal(await frame.locator('[data-widget-id="churn"] .eb-caption').textContent(), 'No data');
-  assert.ok(await frame.locator('button.eb-chat').isVisible(), 'chat button shown (account default)');
+  assert.ok(
+    await frame.locator('button.eb-chat').isVisible(),
+    'chat button shown (the account turned it on)',
+  );
   await assertChatCoversNothing(frame);
 
   await screenshot(page, 'viewer-lg');

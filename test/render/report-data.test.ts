@@ -180,3 +180,50 @@ describe('column formats', () => {
     expect(pdf).toContain('€1,234.50');
   });
 });
+
+describe('a live report’s rows as drawn', () => {
+  it('names time buckets for their grain, in charts and tables', async () => {
+    const data = [
+      { 'orders.created_at.quarter': '2024-01-01T00:00:00.000', 'orders.count': '3' },
+      { 'orders.created_at.quarter': '2024-04-01T00:00:00.000', 'orders.count': '5' },
+    ];
+    const spec = (type: string) =>
+      JSON.stringify({
+        type,
+        x: 'orders.created_at.quarter',
+        y: ['orders.count'],
+        grains: { 'orders.created_at.quarter': 'quarter' },
+        data,
+      });
+    const svg = await svgOf(board([{ reportId: 1, spec: spec('bar') }]));
+    expect(svg).toContain('Q1 2024');
+    expect(svg).toContain('Q2 2024');
+    expect(svg).not.toContain('2024-01-01T00');
+    const table = await svgOf(board([{ reportId: 1, spec: spec('table') }]));
+    expect(table).toContain('Q2 2024');
+  });
+
+  it('writes a table’s measures with thousands separators and two decimals at most, not its dimensions', async () => {
+    const spec = JSON.stringify({
+      type: 'table',
+      y: ['orders.revenue'],
+      data: [{ 'orders.year': '2024', 'orders.revenue': '475382.54260000004' }],
+    });
+    const svg = await svgOf(board([{ reportId: 1, spec }]));
+    expect(svg).toContain('475,382.54');
+    expect(svg).not.toContain('475382.5426');
+    expect(svg).toContain('>2024<');
+  });
+
+  it('captions a KPI without a category by its measure’s label, not a row number', async () => {
+    const spec = JSON.stringify({
+      type: 'kpi',
+      y: ['orders.count'],
+      labels: { 'orders.count': 'Orders' },
+      data: [{ 'orders.count': '40000' }],
+    });
+    const svg = await svgOf(board([{ reportId: 1, spec }]));
+    expect(svg).toContain('>Orders<');
+    expect(svg).not.toMatch(/>1<\/text>/);
+  });
+});

@@ -77,6 +77,7 @@ describe('GET /embed/dashboard/{publicId}', () => {
     setClockForTests({ now: () => new Date(T0) });
     const session = await mint(acme, {
       userProfile: { displayName: 'Ada Lovelace', picture: 'https://images.example.com/ada.png' },
+      settings: { showDashboardChat: true },
     });
     const res = await page(board.publicId, session);
     expect(res.status).toBe(200);
@@ -144,8 +145,11 @@ describe('GET /embed/dashboard/{publicId}', () => {
   });
 
   it('shows or hides the chat from the session settings, the account default when unset', async () => {
-    const shown = await page(board.publicId, await mint(acme));
+    const shown = await page(board.publicId, await mint(acme, { settings: { showDashboardChat: true } }));
     expect(shown.html).toContain('<button class="eb-chat"');
+    // An account provisioned without the toggle has no chat button.
+    const unset = await page(board.publicId, await mint(acme));
+    expect(unset.html).not.toContain('<button class="eb-chat"');
     const forcedOff = await page(
       board.publicId,
       await mint(acme, { settings: { showDashboardChat: false } }),
