@@ -68,7 +68,8 @@ export async function insertAccountWithAdmin(
         useCreatorMode: input.useCreatorMode,
         externalUserLimit: input.externalUserLimit,
         embedSessionTtlSeconds: input.embedSessionTtlSeconds,
-        showDashboardChat: input.showDashboardChat,
+        // The embedded chat has nothing behind it until the account wires it: off unless asked for.
+        showDashboardChat: input.showDashboardChat ?? false,
         allowedEmbedOrigins: input.allowedEmbedOrigins ?? null,
         chatWebhookUrl: input.chatWebhookUrl ?? null,
         storedBytesLimit: input.storedBytesLimit,

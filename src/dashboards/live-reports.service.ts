@@ -1,4 +1,5 @@
 import { type DataScope, type LoadResult, loadQueries } from '../data-api/data.service';
+import { GRANULARITIES } from '../semantic/model/model.types';
 import type { ControlFilter } from '../semantic/query/controls';
 import type { CubeQuery } from '../semantic/query/query.types';
 import {
@@ -88,8 +89,21 @@ export function liveSpec(
     if (td.granularity) grains[`${td.name}.${td.granularity}`] = td.granularity;
   }
   const timeKeys = Object.keys(grains);
-  const x = typeof settings.x === 'string' ? settings.x : (timeKeys[0] ?? query.dimensions[0]?.name);
-  const y = settings.y ?? query.measures.map((m) => m.name);
+  // A field named with another grain (saved as `….month`, shown by week) is the current grain's.
+  const regrained = (field: unknown) => {
+    if (typeof field !== 'string') return field;
+    const td = query.timeDimensions.find((t) => t.granularity && field.startsWith(`${t.name}.`));
+    return td && GRANULARITIES.includes(field.slice(td.name.length + 1) as never)
+      ? `${td.name}.${td.granularity}`
+      : field;
+  };
+  const x =
+    typeof settings.x === 'string' ? regrained(settings.x) : (timeKeys[0] ?? query.dimensions[0]?.name);
+  const y = Array.isArray(settings.y)
+    ? settings.y.map(regrained)
+    : settings.y !== undefined
+      ? regrained(settings.y)
+      : query.measures.map((m) => m.name);
   const labels: Record<string, string> = {};
   const a = result.annotation;
   for (const group of [a.measures, a.dimensions, a.timeDimensions]) {
@@ -162,6 +176,7 @@ export async function liveDashboard<R extends DashboardReport>(
   const outcomes = await loadQueries(scope, queries, {
     controls: queryControls(controls, options.locked),
     renew: options.renew,
+    together: true,
   });
   let next = 0;
   let dataTime: string | null = null;

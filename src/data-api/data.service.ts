@@ -20,7 +20,7 @@ import { QueryError } from '../semantic/query/query-error';
 import { annotationOf, shapeRows } from '../semantic/query/results';
 import { DataSourceError, openDataSource } from '../sources/open-data-source';
 import * as repo from './data.repository';
-import { cached, cacheKeyOf, DEFAULT_REFRESH_SECONDS } from './result-cache';
+import { cached, cachedJson, cacheKeyOf, DEFAULT_REFRESH_SECONDS, keyOf } from './result-cache';
 
 /** Who asks, about which deployment: what every data API call needs. */
 export interface DataScope {
@@ -231,25 +231,82 @@ export type QueryOutcome =
 export async function loadQueries(
   scope: DataScope,
   queries: readonly CubeQuery[],
-  options: { renew?: boolean; controls?: QueryControls & { required?: readonly ControlFilter[] } } = {},
+  options: {
+    renew?: boolean;
+    controls?: QueryControls & { required?: readonly ControlFilter[] };
+    /** Cache the answers together too (a dashboard's load): a repeat is one cache read, no planning. */
+    together?: boolean;
+  } = {},
 ): Promise<QueryOutcome[]> {
   if (queries.length === 0) return [];
   const ctx = await sourceContext(scope);
-  return Promise.all(
-    queries.map(async (query): Promise<QueryOutcome> => {
-      try {
-        const controlled = options.controls
-          ? applyControls(ctx.model, query, options.controls, scope.now)
-          : { query, applied: [] };
-        const result = await execute(ctx, scope, planIn(ctx, scope, controlled.query), options);
-        return { ok: true, result, applied: controlled.applied };
-      } catch (err) {
-        const error = asApiError(err);
-        if (error instanceof ApiError) return { ok: false, error };
-        throw error;
-      }
-    }),
+  const runAll = () =>
+    Promise.all(
+      queries.map(async (query): Promise<QueryOutcome> => {
+        try {
+          const controlled = options.controls
+            ? applyControls(ctx.model, query, options.controls, scope.now)
+            : { query, applied: [] };
+          const result = await execute(ctx, scope, planIn(ctx, scope, controlled.query), options);
+          return { ok: true, result, applied: controlled.applied };
+        } catch (err) {
+          const error = asApiError(err);
+          if (error instanceof ApiError) return { ok: false, error };
+          throw error;
+        }
+      }),
+    );
+  if (!options.together) return runAll();
+  const key = await keyOf(scope.deploymentId, [
+    'together',
+    ctx.buildId,
+    await ctx.sourceFingerprint,
+    // Everything an answer depends on besides the data: who asks (their policies), what they
+    // asked and, for relative date ranges, the minute they asked in.
+    scope.identity,
+    scope.locked ?? [],
+    options.controls ?? null,
+    queries,
+    relativeDates(queries) ? Math.floor(scope.now.getTime() / 60_000) : null,
+  ]);
+  const { value, hit } = await cachedJson<StoredOutcome[]>(
+    key,
+    shortestRefresh(ctx.model),
+    { fresh: options.renew === true, now: scope.now, waitUntil: scope.waitUntil },
+    async () =>
+      (await runAll()).map((o) =>
+        o.ok ? o : { ok: false, error: { code: o.error.code, message: o.error.message } },
+      ),
+    // A failure (a timeout, a source down) is not kept: the next load tries again.
+    (outcomes) => outcomes.every((o) => o.ok),
   );
+  return value.map((o) =>
+    o.ok
+      ? { ...o, result: { ...o.result, cacheHit: hit || o.result.cacheHit } }
+      : { ok: false, error: new ApiError(o.error.code, o.error.message) },
+  );
+}
+
+/** An outcome as the cache holds it (JSON): an error by its code and message. */
+type StoredOutcome =
+  | { ok: true; result: LoadResult; applied: string[] }
+  | { ok: false; error: { code: ErrorCode; message: string } };
+
+/** Whether a query's answer depends on when it is asked (a relative date range such as `last 7 days`). */
+const relativeDates = (queries: readonly CubeQuery[]) =>
+  queries.some((q) => q.timeDimensions?.some((td) => typeof td.dateRange === 'string'));
+
+const refreshFloors = new WeakMap<CompiledModel, number>();
+
+/** The shortest refresh interval of any cube of the model: how long answers read together stay fresh. */
+function shortestRefresh(model: CompiledModel): number {
+  let seconds = refreshFloors.get(model);
+  if (seconds === undefined) {
+    const intervals = Object.values(model.cubes).map((c) => c.refreshEvery ?? DEFAULT_REFRESH_SECONDS);
+    seconds = intervals.length > 0 ? Math.min(...intervals) : DEFAULT_REFRESH_SECONDS;
+    refreshFloors.set(model, seconds);
+  }
+  return seconds;
 }
 
 /**

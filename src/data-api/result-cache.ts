@@ -24,14 +24,21 @@ export interface CacheKeyParts {
 /** Cube's default refresh interval: every 10 seconds. */
 export const DEFAULT_REFRESH_SECONDS = 10;
 
-const inFlight = new Map<string, Promise<CachedResult>>();
+const inFlight = new Map<string, Promise<unknown>>();
 
-export async function cacheKeyOf(parts: CacheKeyParts): Promise<string> {
-  const digest = await sha256Hex(
-    JSON.stringify([parts.deploymentId, parts.buildId, parts.sourceFingerprint, parts.sql, parts.params]),
-  );
-  // A URL of our own: the Cache API keys on requests; this host is never fetched.
-  return `https://result-cache.edgeboard.invalid/${parts.deploymentId}/${digest}`;
+/** The cache key of any JSON-able parts of a deployment's answer. */
+export async function keyOf(deploymentId: number, parts: unknown): Promise<string> {
+  return `https://result-cache.edgeboard.invalid/${deploymentId}/${await sha256Hex(JSON.stringify(parts))}`;
+}
+
+export function cacheKeyOf(parts: CacheKeyParts): Promise<string> {
+  return keyOf(parts.deploymentId, [
+    parts.deploymentId,
+    parts.buildId,
+    parts.sourceFingerprint,
+    parts.sql,
+    parts.params,
+  ]);
 }
 
 function cacheOf(): Cache | null {
@@ -47,34 +54,57 @@ function cacheOf(): Cache | null {
 export async function cached(
   key: string,
   ttlSeconds: number,
-  options: { fresh: boolean; now: Date; waitUntil?: (p: Promise<unknown>) => void },
+  options: CacheOptions,
   run: () => Promise<Record<string, unknown>[]>,
 ): Promise<{ result: CachedResult; hit: boolean }> {
+  const { value, hit } = await cachedJson<CachedResult>(key, ttlSeconds, options, async () => ({
+    rows: await run(),
+    refreshedAt: options.now.toISOString(),
+  }));
+  return { result: value, hit };
+}
+
+export interface CacheOptions {
+  fresh: boolean;
+  now: Date;
+  waitUntil?: (p: Promise<unknown>) => void;
+}
+
+/**
+ * Any JSON value cached like query rows: read unless `fresh`, else computed once per isolate
+ * for concurrent callers and stored for `ttlSeconds` when `keep(value)` allows it.
+ */
+export async function cachedJson<T>(
+  key: string,
+  ttlSeconds: number,
+  options: CacheOptions,
+  run: () => Promise<T>,
+  keep: (value: T) => boolean = () => true,
+): Promise<{ value: T; hit: boolean }> {
   const cache = cacheOf();
   if (cache && !options.fresh) {
     const hit = await cache.match(key);
-    if (hit) return { result: (await hit.json()) as CachedResult, hit: true };
+    if (hit) return { value: (await hit.json()) as T, hit: true };
   }
-  const pending = inFlight.get(key);
-  if (pending) return { result: await pending, hit: false };
+  const pending = inFlight.get(key) as Promise<T> | undefined;
+  if (pending) return { value: await pending, hit: false };
   const execution = (async () => {
-    const rows = await run();
-    const result: CachedResult = { rows, refreshedAt: options.now.toISOString() };
-    if (cache && ttlSeconds > 0) {
+    const value = await run();
+    if (cache && ttlSeconds > 0 && keep(value)) {
       const put = cache.put(
         key,
-        new Response(JSON.stringify(result), {
+        new Response(JSON.stringify(value), {
           headers: { 'content-type': 'application/json', 'cache-control': `max-age=${ttlSeconds}` },
         }),
       );
       if (options.waitUntil) options.waitUntil(put);
       else await put;
     }
-    return result;
+    return value;
   })();
   inFlight.set(key, execution);
   try {
-    return { result: await execution, hit: false };
+    return { value: await execution, hit: false };
   } finally {
     inFlight.delete(key);
   }

@@ -1,13 +1,10 @@
-import type {
-  NotificationFilter,
-  NotificationFormat,
-  RecipientAttributeValue,
-  TimeGrain,
-} from '../../schema/notifications';
+import type { NotificationFormat, RecipientAttributeValue } from '../../schema/notifications';
 import type { Bindings, NotificationMessage } from '../core/env';
+import { type DashboardControls, displayedControls } from '../dashboards/controls';
 import type { PublishedDashboardRecord } from '../dashboards/dashboards.repository';
 import { attributesByName, restrictSnapshots } from '../dashboards/row-security';
 import { renderDashboard } from '../render/render';
+import type { Identity } from '../semantic/query/policies';
 import { WEBHOOK_TIMEOUT_MS } from './notifications.limits';
 
 /**
@@ -20,9 +17,15 @@ export interface RenderedFile {
   contentType: string;
 }
 
-/** Who a render is for: everyone but embed users shares one scope; embed users bring their own. */
+/**
+ * Who a render is for: account users, addresses and channels share one scope (an identity with
+ * no groups, so only the model's policies for everyone apply); embed users bring their own.
+ */
 export interface RenderScope {
+  /** Equal for recipients that see the same data: they share one render. */
   key: string;
+  /** The identity every chart's query runs as: the model's row-level policies read it. */
+  identity: Identity;
   groups: string[] | null;
   userAttributes: { name: string; value: RecipientAttributeValue }[] | null;
   securityContext: Record<string, unknown> | null;
@@ -34,10 +37,13 @@ export interface RenderScope {
 }
 
 export interface RenderRequest {
+  /** The published dashboard, its charts' data already run for `scope` under `controls`. */
   dashboard: PublishedDashboardRecord;
   format: NotificationFormat;
-  filters: NotificationFilter[];
-  timeGrains: TimeGrain[];
+  /** The controls the data was run under (the notification's over the dashboard's defaults). */
+  controls: DashboardControls;
+  /** When the data shown was read (ISO); null when no chart ran a query. */
+  dataTime: string | null;
   scope: RenderScope;
 }
 
@@ -78,13 +84,13 @@ export interface DeliveryPorts {
 /** A failure that retrying cannot mend (no address, no webhook configured, a 4xx answer). */
 export class PermanentDeliveryError extends Error {}
 
-/** The render engineer's renderer: a real PNG or PDF of the published dashboard. */
+/** The real renderer: a PNG or PDF of the published dashboard with the controls' values shown. */
 export const dashboardRenderer: Renderer = {
-  async render({ dashboard, format, filters, timeGrains, scope }) {
+  async render({ dashboard, format, controls, dataTime, scope }) {
     const rendered = await renderDashboard(
       {
         config: dashboard.config,
-        // Embed recipients see the rows their own attributes allow.
+        // Static rows (reports without a query) are those the embed recipient's attributes allow.
         reportSnapshots: restrictSnapshots(
           dashboard.reportSnapshots,
           attributesByName(scope.userAttributes),
@@ -94,8 +100,8 @@ export const dashboardRenderer: Renderer = {
         ),
         title: dashboard.title ?? null,
         description: dashboard.description ?? null,
-        filters: filters.map((f) => ({ member: f.member, value: f.value ?? null })),
-        timeGrains: timeGrains.map((g) => ({ member: g.member, grain: g.grain })),
+        ...displayedControls(controls),
+        dataTime,
       },
       format,
     );

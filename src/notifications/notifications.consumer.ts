@@ -37,6 +37,7 @@ export async function consumeNotifications(batch: MessageBatch<unknown>, env: Bi
       }
       try {
         const result = await attemptRun(db, ports, msg.body.runId, {
+          env,
           from: senderOf(env),
           now: currentClock().now(),
           maxSends,

@@ -256,6 +256,9 @@ const countsOf = (pending: number, sent: number, failed: number): DeliveryCounts
 export interface RunContext {
   run: RunRow;
   accountId: number;
+  deploymentId: number;
+  /** The deployment's URL host label (`https://<slug>.<domain>`): links in a delivery point there. */
+  deploymentSlug: string;
   dashboardId: number;
   format: NotificationFormat;
   filters: NotificationFilter[];
@@ -306,8 +309,9 @@ export async function startRun(
         WHERE run_id = ${runId} AND status = 'pending' AND (lease_until IS NULL OR lease_until <= ${now})
         ORDER BY id LIMIT ${maxLease})
         AND (SELECT status FROM notification_runs WHERE id = ${runId}) = 'running'`,
-    sql`SELECT n.*, a.chat_webhook_url FROM notification_runs r JOIN notifications n ON n.id = r.notification_id
-        JOIN accounts a ON a.id = n.account_id
+    sql`SELECT n.*, a.chat_webhook_url, dp.slug AS deployment_slug
+      FROM notification_runs r JOIN notifications n ON n.id = r.notification_id
+        JOIN accounts a ON a.id = n.account_id JOIN deployments dp ON dp.id = n.deployment_id
       WHERE r.id = ${runId}`,
     sql`SELECT d.id AS delivery_id, d.attempts AS delivery_attempts, rr.*,
         CASE WHEN rr.type = 'EMBED_USER'
@@ -325,6 +329,8 @@ export async function startRun(
   const context: RunContext = {
     run: mapRow(notificationRuns, run),
     accountId: n.accountId,
+    deploymentId: n.deploymentId,
+    deploymentSlug: String(raw.deployment_slug),
     dashboardId: n.dashboardId,
     format: n.notificationFormat,
     filters: n.filters,

@@ -1,10 +1,15 @@
-import type { Db, NotificationMessage } from '../core/env';
-import { conflict, notFound } from '../core/errors';
+import type { Bindings, Db, NotificationMessage } from '../core/env';
+import { ApiError, conflict, notFound } from '../core/errors';
 import type { PageRequest } from '../core/pagination';
 import { afterId, toPage } from '../core/pagination';
 import { base64, escapeMarkup } from '../core/text';
 import { webhookUrlProblem } from '../core/webhook-url';
-import { findPublishedById } from '../dashboards/dashboards.repository';
+import { type DashboardControls, resolveControls } from '../dashboards/controls';
+import { findPublishedById, type PublishedDashboardRecord } from '../dashboards/dashboards.repository';
+import { liveDashboard } from '../dashboards/live-reports.service';
+import { compileModelQuery } from '../data-api/data.service';
+import { findMember } from '../semantic/query/members';
+import type { Identity } from '../semantic/query/policies';
 import { compileSchedule, nextRunAfter } from './cron-expression';
 import {
   type DeliveryPorts,
@@ -13,6 +18,7 @@ import {
   type RenderedFile,
   type RenderScope,
 } from './delivery';
+import { controlValuesOf, describeControls, filterProblem } from './notification-controls';
 import { CLAIM_PAGE, CLAIM_PER_TICK, REQUEUE_PER_TICK, RUN_DELIVERIES_PREVIEW } from './notifications.limits';
 import type { DeliveryView, RunView } from './notifications.schemas';
 import type { NotificationScope } from './notifications.service';
@@ -221,17 +227,104 @@ export async function listDeliveries(
 /** Delay before another attempt at the failed recipients: 30 s, 1, 2, 4, 8 min … capped at 1 h. */
 export const backoffSeconds = (attempts: number) => Math.min(3600, 30 * 2 ** Math.max(0, attempts - 1));
 
+/**
+ * Who is not an embed user (an account user, an address, a channel) runs as nobody in
+ * particular: no groups, so only the model's policies for everyone (`*`) apply, as on the render
+ * endpoint.
+ */
+const ACCOUNT_IDENTITY: Identity = { groups: [], userAttributes: {}, securityContext: {} };
+
 function scopeOf(r: RecipientRow, catalogue: string[]): RenderScope {
-  if (r.type !== 'EMBED_USER')
-    return { key: 'account', groups: null, userAttributes: null, securityContext: null };
-  const securityContext = r.securityContext === null ? null : JSON.parse(r.securityContext);
+  if (r.type !== 'EMBED_USER') {
+    return {
+      key: 'account',
+      identity: ACCOUNT_IDENTITY,
+      groups: null,
+      userAttributes: null,
+      securityContext: null,
+    };
+  }
+  const parsed: unknown = r.securityContext === null ? null : JSON.parse(r.securityContext);
+  const securityContext =
+    parsed && typeof parsed === 'object' && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : null;
   return {
+    // Groups and attributes are stored sorted and the context as given: equal text, same data.
     key: JSON.stringify([r.groups, r.userAttributes, r.securityContext, catalogue]),
+    identity: {
+      groups: r.groups ?? [],
+      // A null attribute is no value: the policies that read it let no row through.
+      userAttributes: Object.fromEntries(
+        (r.userAttributes ?? []).flatMap((a) => (a.value === null ? [] : [[a.name, a.value]])),
+      ),
+      securityContext: securityContext ?? {},
+    },
     groups: r.groups,
     userAttributes: r.userAttributes,
     securityContext,
     restrictedBy: catalogue,
   };
+}
+
+/**
+ * Why the notification's filters and time grains cannot be applied as written, or null: a
+ * filter `filterProblem` refuses, or a member the deployment's model does not have. The run's
+ * deliveries then fail rather than send a file that shows more than its controls say.
+ */
+async function controlsProblem(
+  data: { db: Db; env: Bindings; accountId: number; deploymentId: number; now: Date },
+  context: repo.RunContext,
+): Promise<string | null> {
+  for (const filter of context.filters) {
+    const problem = filterProblem(filter);
+    if (problem) return problem;
+  }
+  const members = [...new Set([...context.filters, ...context.timeGrains].map((x) => x.member))];
+  const [first] = members;
+  if (first === undefined) return null;
+  let model: Awaited<ReturnType<typeof compileModelQuery>>['model'];
+  try {
+    // The serving model, read once: a query that only filters on the first member compiles
+    // when that member exists.
+    ({ model } = await compileModelQuery(data, { filters: [{ member: first, operator: 'set' }] }));
+  } catch (err) {
+    // A model that refuses the member (or a deployment with no model) will not change on retry.
+    if (err instanceof ApiError && err.status < 500) {
+      return `The notification's controls cannot be applied: ${err.message}`;
+    }
+    throw err;
+  }
+  for (const member of members) {
+    try {
+      findMember(model, member);
+    } catch (err) {
+      return `The notification's controls cannot be applied: ${err instanceof Error ? err.message : String(err)}`;
+    }
+  }
+  for (const grain of context.timeGrains) {
+    const found = findMember(model, grain.member).target;
+    if (found.kind !== 'dimension' || found.dimension.type !== 'time') {
+      return `The notification's time grain is on ${grain.member}, which is not a time dimension`;
+    }
+  }
+  return null;
+}
+
+/** A delivery's link back to the dashboard (see docs/notifications.md, "What a delivery says"). */
+function dashboardLink(
+  recipient: RecipientRow,
+  origin: string,
+  dashboard: PublishedDashboardRecord,
+  context: repo.RunContext,
+): string {
+  if (recipient.type === 'EMBED_USER')
+    return `${origin}/embed/dashboard/${encodeURIComponent(dashboard.publicId)}`;
+  const values = controlValuesOf(context.filters, context.timeGrains);
+  const params = new URLSearchParams({ format: context.format });
+  if (values.filters.length > 0) params.set('filters', JSON.stringify(values.filters));
+  if (values.timeGrains.length > 0) params.set('timeGrains', JSON.stringify(values.timeGrains));
+  return `${origin}/api/v1/deployments/${dashboard.deploymentId}/workbooks/${dashboard.workbookId}/dashboard/render?${params}`;
 }
 
 function fileName(title: string, slot: string, format: string): string {
@@ -263,7 +356,7 @@ export async function attemptRun(
   db: Db,
   ports: DeliveryPorts,
   runId: number,
-  options: { from: string; now: Date; maxSends: number },
+  options: { env: Bindings; from: string; now: Date; maxSends: number },
 ): Promise<AttemptResult> {
   const owner = crypto.randomUUID();
   const now = options.now.toISOString();
@@ -285,27 +378,59 @@ export async function attemptRun(
   const dashboard = await findPublishedById(db, context.accountId, context.dashboardId);
   const title = dashboard?.title || dashboard?.config?.title || 'Dashboard';
   const schedule = describeSchedule(context.schedule);
+  const data = {
+    db,
+    env: options.env,
+    accountId: context.accountId,
+    deploymentId: context.deploymentId,
+    now: options.now,
+  };
+  // Once per attempt, for every recipient: a refused control fails them all alike.
+  const refused = dashboard ? await controlsProblem(data, context) : null;
+  const controls: DashboardControls | null =
+    dashboard && !refused
+      ? resolveControls(dashboard.config, controlValuesOf(context.filters, context.timeGrains))
+      : null;
+  const controlsText = dashboard && controls ? describeControls(dashboard.config, controls) : null;
+  const origin = `https://${context.deploymentSlug}.${options.env.DEPLOYMENTS_DOMAIN}`;
+  // One render per distinct recipient scope: the charts' queries run once for each identity.
   const renders = new Map<string, Promise<RenderedFile>>();
   const outcomes: repo.DeliveryOutcome[] = [];
 
   for (const { deliveryId, recipient, catalogue } of leased) {
     try {
       if (!dashboard) throw new PermanentDeliveryError('The published dashboard no longer exists');
+      if (refused || !controls) throw new PermanentDeliveryError(refused ?? 'The controls cannot be applied');
       const scope = scopeOf(recipient, catalogue);
       let render = renders.get(scope.key);
       if (!render) {
-        render = ports.renderer.render({
-          dashboard,
-          format: context.format,
-          filters: context.filters,
-          timeGrains: context.timeGrains,
-          scope,
-        });
+        render = (async () => {
+          const live = await liveDashboard({ ...data, identity: scope.identity }, dashboard, controls).catch(
+            (err: unknown) => {
+              // A deployment that cannot serve (no model, a misconfigured source) will not mend on retry.
+              if (err instanceof ApiError && err.status < 500) throw new PermanentDeliveryError(err.message);
+              throw err;
+            },
+          );
+          return ports.renderer.render({
+            dashboard: { ...dashboard, reportSnapshots: live.reportSnapshots },
+            format: context.format,
+            controls,
+            dataTime: live.dataTime,
+            scope,
+          });
+        })();
         renders.set(scope.key, render);
       }
       const file = await render;
       const filename = fileName(title, context.run.slot, context.format);
-      const text = `Your scheduled dashboard "${title}" (${schedule}) is attached.`;
+      const link = dashboardLink(recipient, origin, dashboard, context);
+      const lines = [
+        `Your scheduled dashboard "${title}" (${schedule}) is attached.`,
+        ...(controlsText ? [controlsText] : []),
+        `Open the dashboard: ${link}`,
+      ];
+      const text = lines.join('\n');
       if (recipient.type === 'SLACK') {
         if (!context.chatWebhookUrl) {
           throw new PermanentDeliveryError('The account has no chat webhook (chatWebhookUrl) configured');
@@ -317,6 +442,8 @@ export async function attemptRun(
           channel: recipient.channelId,
           channelName: recipient.channelName,
           text,
+          controls: controlsText,
+          link,
           notificationId: context.run.notificationId,
           runId,
           slot: context.run.slot,
@@ -329,7 +456,11 @@ export async function attemptRun(
           to: recipient.email,
           subject: `${title}: scheduled report`,
           text,
-          html: `<p>Your scheduled dashboard <strong>${escapeMarkup(title)}</strong> (${escapeMarkup(schedule)}) is attached.</p>`,
+          html: [
+            `<p>Your scheduled dashboard <strong>${escapeMarkup(title)}</strong> (${escapeMarkup(schedule)}) is attached.</p>`,
+            ...(controlsText ? [`<p>${escapeMarkup(controlsText)}</p>`] : []),
+            `<p><a href="${escapeMarkup(link)}">Open the dashboard</a></p>`,
+          ].join(''),
           attachment: { filename, contentType: file.contentType, bytes: file.bytes },
         });
       }

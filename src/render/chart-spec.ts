@@ -1,4 +1,6 @@
+import { type ColumnFormat, type ColumnFormats, formatFor, formatValue } from './column-format';
 import type { ChartSpec, ChartType } from './render.types';
+import { cleanText } from './text';
 
 const TYPES: Record<string, ChartType> = {
   bar: 'bar',
@@ -44,14 +46,76 @@ function cellText(value: unknown): string {
 
 const isRow = (r: unknown): r is Row => !!r && typeof r === 'object' && !Array.isArray(r);
 
+/** The spec's `labels`: `{<field key>: display name}`, names cleaned and bounded. */
+function labelsOf(value: unknown): Map<string, string> {
+  const labels = new Map<string, string>();
+  if (!isRow(value)) return labels;
+  for (const [key, name] of Object.entries(value).slice(0, 200)) {
+    const text = typeof name === 'string' ? cleanText(name, 200).replace(/\s+/g, ' ').trim() : '';
+    if (text) labels.set(key, text);
+  }
+  return labels;
+}
+
+/** A measure's cells without a format: thousands separated, at most two decimals. */
+const MEASURE_FORMAT: ColumnFormat = {
+  type: 'number',
+  decimals: null,
+  currency: null,
+  prefix: '',
+  suffix: '',
+  compact: false,
+  thousandsSeparator: true,
+};
+
+const GRAIN_NAMES = new Set(['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year']);
+
+/** The spec's `grains`: `{<time field key>: granularity}` (what a live report's time buckets are). */
+function grainsOf(value: unknown): Map<string, string> {
+  const grains = new Map<string, string>();
+  if (!isRow(value)) return grains;
+  for (const [key, grain] of Object.entries(value).slice(0, 50)) {
+    if (typeof grain === 'string' && GRAIN_NAMES.has(grain)) grains.set(key, grain);
+  }
+  return grains;
+}
+
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+
+/** A time bucket (`2024-03-01T00:00:00.000`, local time) as a person reads it at its grain. */
+export function bucketLabel(value: string, grain: string): string {
+  const m = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2}))?/.exec(value);
+  if (!m) return cellText(value);
+  const [, year = '', month = '', day = '', hour = '00', minute = '00'] = m;
+  switch (grain) {
+    case 'year':
+      return year;
+    case 'quarter':
+      return `Q${Math.floor((Number(month) - 1) / 3) + 1} ${year}`;
+    case 'month':
+      return `${MONTHS[Number(month) - 1] ?? month} ${year}`;
+    case 'week':
+    case 'day':
+      return `${year}-${month}-${day}`;
+    default:
+      return `${year}-${month}-${day} ${hour}:${minute}`;
+  }
+}
+
 /**
  * A report snapshot's `spec`, as the renderer reads it: JSON
  * `{"type": "bar"|"line"|"area"|"pie"|"donut"|"kpi"|"table", "data": [{...}, ...], "x"?: field,
- * "y"?: field | [fields], "unit"?: string}`; `typeOverride` (a widget's `config.chartType`) replaces
- * the spec's type. Returns null where there is nothing to draw (not
- * JSON, an unknown type, no rows, no numbers), and the widget is then drawn as a titled frame.
+ * "y"?: field | [fields], "unit"?: string, "labels"?: {field: name}, "grains"?: {field: granularity}}`;
+ * `typeOverride` (a widget's
+ * `config.chartType`) replaces the spec's type; `formats` (the report's column formats) write its
+ * numbers. Returns null where there is nothing to draw (not JSON, an unknown type, no rows, no
+ * numbers), and the widget is then drawn as a titled frame.
  */
-export function parseChartSpec(spec: unknown, typeOverride?: unknown): ChartSpec | null {
+export function parseChartSpec(
+  spec: unknown,
+  typeOverride?: unknown,
+  formats: ColumnFormats = new Map(),
+): ChartSpec | null {
   if (typeof spec !== 'string' || spec.length === 0 || spec.length > 2_000_000) return null;
   let parsed: unknown;
   try {
@@ -68,16 +132,38 @@ export function parseChartSpec(spec: unknown, typeOverride?: unknown): ChartSpec
   const first = rows[0] as Row;
   const keys = [...new Set(rows.flatMap((r) => Object.keys(r)))].slice(0, 50);
   const unit = typeof parsed.unit === 'string' ? parsed.unit.slice(0, 16) : null;
+  const labels = labelsOf(parsed.labels);
+  const label = (key: string) => labels.get(key) ?? key;
+  const grains = grainsOf(parsed.grains);
+  /** A cell as text: a time bucket named for its grain (`Mar 2024`), anything else as it is. */
+  const text = (key: string, value: unknown) => {
+    const grain = grains.get(key);
+    return grain && typeof value === 'string' ? bucketLabel(value, grain) : cellText(value);
+  };
+  // A live report's values (`y`) are measures: numbers without a format of their own read as numbers.
+  const measures = new Set(
+    (typeof parsed.y === 'string' ? [parsed.y] : Array.isArray(parsed.y) ? parsed.y : []).filter(
+      (k): k is string => typeof k === 'string',
+    ),
+  );
 
   if (type === 'table') {
     const columns = keys.slice(0, 12);
     if (columns.length === 0) return null;
+    const columnFormats = columns.map(
+      (c) => formatFor(formats, c, labels.get(c)) ?? (measures.has(c) ? MEASURE_FORMAT : undefined),
+    );
+    const cell = (value: unknown, i: number) => {
+      const format = columnFormats[i];
+      const n = format ? toNumber(value) : null;
+      return format && n !== null ? formatValue(n, format) : text(columns[i] as string, value);
+    };
     return {
       type,
       categories: [],
       series: [],
-      columns,
-      rows: rows.map((r) => columns.map((c) => cellText(r[c]))),
+      columns: columns.map(label),
+      rows: rows.map((r) => columns.map((c, i) => cell(r[c], i))),
       unit,
     };
   }
@@ -98,8 +184,14 @@ export function parseChartSpec(spec: unknown, typeOverride?: unknown): ChartSpec
   if (type === 'pie' || type === 'donut' || type === 'kpi') yKeys = yKeys.slice(0, 1);
   // Beyond ±1e15 an axis can no longer be labelled (and sums could overflow): such values are capped.
   const capped = (v: number | null) => (v === null ? null : Math.max(-1e15, Math.min(1e15, v)));
-  const series = yKeys.map((k) => ({ name: k, values: rows.map((r) => capped(toNumber(r[k]))) }));
+  const series = yKeys.map((k) => ({
+    key: k,
+    name: label(k),
+    values: rows.map((r) => capped(toNumber(r[k]))),
+    format: formatFor(formats, k, labels.get(k)),
+  }));
   if (!series.some((s) => s.values.some((v) => v !== null))) return null;
-  const categories = rows.map((r, i) => (xKey ? cellText(r[xKey]) : String(i + 1)));
+  // Without a category field a KPI is captioned by its series; other charts number their points.
+  const categories = rows.map((r, i) => (xKey ? text(xKey, r[xKey]) : type === 'kpi' ? '' : String(i + 1)));
   return { type, categories, series, columns: [], rows: [], unit };
 }

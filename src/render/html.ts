@@ -1,7 +1,16 @@
 import { escapeMarkup } from '../core/text';
 import { chartNodes } from './charts';
 import { type Rgba, toCss } from './color';
-import { computeLayout, gridPositions, gridSpec, maxRows, sortedBreakpoints, widgetContents } from './layout';
+import {
+  breakpointDrawWidths,
+  computeLayout,
+  gridPositions,
+  gridSpec,
+  maxRows,
+  sortedBreakpoints,
+  type WidgetContents,
+  widgetContents,
+} from './layout';
 import type {
   Border,
   Breakpoint,
@@ -74,6 +83,7 @@ function gridCss(input: RenderInput): string {
     const positions = gridPositions(widgets, bp, grid);
     const rules = [
       `.eb-grid{grid-template-columns:repeat(${grid.cols[bp]},minmax(0,1fr))}`,
+      `.eb-grid .eb-chart{display:none}.eb-grid .eb-chart--${bp}{display:block}`,
       ...positions.map((p, index) =>
         !p || p.y >= limit
           ? `#eb-w${index}{display:none}`
@@ -86,18 +96,65 @@ function gridCss(input: RenderInput): string {
   return [base, ...blocks].join('\n');
 }
 
-function chartSvg(widget: LaidOutWidget, theme: ResolvedTheme): string {
-  if (widget.content.kind !== 'chart') return '';
-  // Drawn at the widget's size in a desktop layout, then scaled to the box it gets.
-  const { body } = widgetBoxes(widget, theme);
-  const w = Math.max(40, Math.round(body.w));
-  const h = Math.max(30, Math.round(body.h));
-  const nodes = chartNodes(widget.content.chart, { x: 0, y: 0, w, h }, theme);
-  const label = escapeMarkup(widget.title ?? 'Chart');
-  return `<svg class="eb-chart" viewBox="0 0 ${w} ${h}" preserveAspectRatio="xMidYMid meet" role="img" aria-label="${label}">${nodesToSvg(nodes, font(theme.widget.text.fontFamily))}</svg>`;
+/** A chart's drawings, one per distinct box it gets across the breakpoints. */
+type ChartDrawings = { breakpoints: Breakpoint[]; w: number; h: number; svg: string }[];
+
+/**
+ * Each chart drawn for the box it gets at each breakpoint (its layout at that breakpoint's draw
+ * width), so a phone gets a chart laid out for a phone instead of a shrunken desktop one.
+ * Breakpoints whose boxes are the same share one drawing.
+ */
+function chartDrawings(
+  input: RenderInput,
+  contents: WidgetContents,
+  theme: ResolvedTheme,
+): Map<number, ChartDrawings> {
+  const grid = gridSpec(input);
+  const widths = breakpointDrawWidths(grid);
+  const drawings = new Map<number, ChartDrawings>();
+  const fontFamily = font(theme.widget.text.fontFamily);
+  const unmatched: Breakpoint[] = [];
+  for (const bp of sortedBreakpoints(grid)) {
+    const layout = computeLayout(input, { width: widths[bp], contents });
+    if (layout.breakpoint !== bp) {
+      unmatched.push(bp);
+      continue;
+    }
+    for (const widget of layout.widgets) {
+      if (widget.content.kind !== 'chart') continue;
+      const { body } = widgetBoxes(widget, theme);
+      const w = Math.max(40, Math.round(body.w));
+      const h = Math.max(30, Math.round(body.h));
+      const list = drawings.get(widget.index) ?? [];
+      const same = list.find((d) => d.w === w && d.h === h);
+      if (same) {
+        same.breakpoints.push(bp);
+      } else {
+        const nodes = chartNodes(widget.content.chart, { x: 0, y: 0, w, h }, theme);
+        list.push({ breakpoints: [bp], w, h, svg: nodesToSvg(nodes, fontFamily, { tooltips: true }) });
+      }
+      drawings.set(widget.index, list);
+    }
+  }
+  // Breakpoints too narrow to lay out (custom values below the smallest render width) show the
+  // nearest drawing rather than none.
+  for (const list of drawings.values()) list[list.length - 1]?.breakpoints.push(...unmatched);
+  return drawings;
 }
 
-function widgetBody(widget: LaidOutWidget, theme: ResolvedTheme): string {
+function chartSvg(widget: LaidOutWidget, drawings: ChartDrawings | undefined): string {
+  if (widget.content.kind !== 'chart' || !drawings) return '';
+  const label = escapeMarkup(widget.title ?? 'Chart');
+  // The grid's CSS shows the drawing of the breakpoint in effect and hides the others.
+  return drawings
+    .map((d) => {
+      const classes = d.breakpoints.map((bp) => ` eb-chart--${bp}`).join('');
+      return `<svg class="eb-chart${classes}" viewBox="0 0 ${d.w} ${d.h}" preserveAspectRatio="xMidYMid meet" role="img" aria-label="${label}">${d.svg}</svg>`;
+    })
+    .join('');
+}
+
+function widgetBody(widget: LaidOutWidget, drawings: ChartDrawings | undefined): string {
   const content = widget.content;
   switch (content.kind) {
     case 'text':
@@ -105,7 +162,7 @@ function widgetBody(widget: LaidOutWidget, theme: ResolvedTheme): string {
     case 'control':
       return `<div class="eb-control" data-control="${content.control}"><div class="eb-control-value" role="status" aria-label="${escapeMarkup(content.label)}"><span>${escapeMarkup(content.value)}</span><span class="eb-chevron" aria-hidden="true"></span></div></div>`;
     case 'chart':
-      return chartSvg(widget, theme);
+      return chartSvg(widget, drawings);
     case 'field':
       return `<div class="eb-field">${content.label ? `<span class="eb-field-label">${escapeMarkup(content.label)}</span>` : ''}<span class="eb-field-value">${escapeMarkup(content.value)}</span></div>`;
     case 'divider':
@@ -121,7 +178,12 @@ function widgetBody(widget: LaidOutWidget, theme: ResolvedTheme): string {
             )
             .join('')}</div>`
         : '';
-      const caption = content.caption ? `<div class="eb-caption">${escapeMarkup(content.caption)}</div>` : '';
+      const detail = content.detail
+        ? `<span class="eb-caption-detail">${escapeMarkup(content.detail)}</span>`
+        : '';
+      const caption = content.caption
+        ? `<div class="eb-caption${detail ? ' eb-caption--error' : ''}">${escapeMarkup(content.caption)}${detail}</div>`
+        : '';
       return `${tabs}${caption}`;
     }
   }
@@ -143,10 +205,12 @@ function avatarHtml(input: RenderInput): string {
 
 /** The dashboard's markup and its stylesheet: the page embeds both, renewal swaps both. */
 export function dashboardFragment(input: RenderInput): { title: string; html: string; css: string } {
-  const layout = computeLayout(input);
+  const contents = widgetContents(input);
+  const layout = computeLayout(input, { contents });
   const theme = layout.theme;
+  const drawings = chartDrawings(input, contents, theme);
   const laidOut = new Map(layout.widgets.map((w) => [w.index, w]));
-  const widgets = widgetContents(input)
+  const widgets = contents
     .map((c) => {
       // Widgets without a box at the desktop width still get one for their own breakpoints.
       const widget: LaidOutWidget = laidOut.get(c.index) ?? {
@@ -156,17 +220,22 @@ export function dashboardFragment(input: RenderInput): { title: string; html: st
       };
       const kind = widget.content.kind === 'control' ? ' eb-widget--control' : '';
       const title = widget.title ? `<h2 class="eb-widget-title">${escapeMarkup(widget.title)}</h2>` : '';
-      return `<section class="eb-widget eb-widget--${widget.content.kind}${kind}" id="eb-w${widget.index}" data-widget-id="${escapeMarkup(widget.id)}" data-widget-type="${escapeMarkup(widget.type)}">${title}<div class="eb-widget-body">${widgetBody(widget, theme)}</div></section>`;
+      return `<section class="eb-widget eb-widget--${widget.content.kind}${kind}" id="eb-w${widget.index}" data-widget-id="${escapeMarkup(widget.id)}" data-widget-type="${escapeMarkup(widget.type)}">${title}<div class="eb-widget-body">${widgetBody(widget, drawings.get(widget.index))}</div></section>`;
     })
     .join('');
   const header = layout.header;
   const title = header?.title || 'Dashboard';
   const heading = `<div class="eb-heading">${header?.title ? `<h1 class="eb-title">${escapeMarkup(header.title)}</h1>` : ''}${header?.description ? `<p class="eb-description">${escapeMarkup(header.description)}</p>` : ''}</div>`;
-  const chat = input.settings?.showDashboardChat
-    ? `<button class="eb-chat" type="button" data-eb-chat aria-label="Ask about this dashboard">Ask about this dashboard</button>`
-    : '';
+  // The chat button has its own place in the header's toolbar: floating over the grid, it would
+  // cover a widget's corner. Only an explicit true shows it.
+  const chat =
+    input.settings?.showDashboardChat === true
+      ? `<button class="eb-chat" type="button" data-eb-chat>Ask about this dashboard</button>`
+      : '';
+  const avatar = avatarHtml(input);
+  const toolbar = chat || avatar ? `<div class="eb-toolbar">${chat}${avatar}</div>` : '';
   const empty = widgets ? '' : '<p class="eb-empty">This dashboard has no widgets yet.</p>';
-  const html = `<header class="eb-header">${heading}${avatarHtml(input)}</header><main class="eb-grid">${widgets}</main>${empty}${chat}`;
+  const html = `<header class="eb-header">${heading}${toolbar}</header><main class="eb-grid">${widgets}</main>${empty}`;
   return { title, html, css: `${themeCss(theme)}\n${gridCss(input)}` };
 }
 
@@ -175,8 +244,9 @@ export const DASHBOARD_BASE_CSS = `*,*::before,*::after{box-sizing:border-box}
 html,body{margin:0;padding:0}
 body{min-height:100vh;-webkit-font-smoothing:antialiased}
 [hidden]{display:none!important}
-.eb-header{display:flex;align-items:center;justify-content:space-between;gap:16px;padding:16px 16px 0}
-.eb-heading{min-width:0}
+.eb-header{display:flex;flex-wrap:wrap;align-items:center;justify-content:space-between;gap:8px 16px;padding:16px 16px 0}
+.eb-heading{min-width:0;flex:1 1 200px}
+.eb-toolbar{display:flex;align-items:center;gap:12px;flex:none;margin-left:auto}
 .eb-title{margin:0;white-space:nowrap;overflow:hidden;text-overflow:ellipsis}
 .eb-description{margin:4px 0 0;font-size:13px}
 .eb-viewer{display:flex;align-items:center;gap:8px;flex:none}
@@ -192,6 +262,7 @@ body{min-height:100vh;-webkit-font-smoothing:antialiased}
 .eb-control-value span:first-child{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .eb-chevron{width:7px;height:7px;border-right:1.5px solid currentColor;border-bottom:1.5px solid currentColor;transform:rotate(45deg) translateY(-2px);opacity:.6;flex:none}
 .eb-caption{margin:auto;font-size:12px;text-align:center}
+.eb-caption-detail{display:block;margin-top:4px;font-size:11px;opacity:.85;overflow-wrap:anywhere;max-height:4.2em;overflow:hidden}
 .eb-widget.eb-widget--spacer,.eb-widget.eb-widget--divider{background:none;border:0;padding:0}
 .eb-widget--divider .eb-widget-body{justify-content:center}
 .eb-divider{width:100%;margin:0;border-style:solid none none}
@@ -202,7 +273,7 @@ body{min-height:100vh;-webkit-font-smoothing:antialiased}
 .eb-tab{padding-bottom:4px;border-bottom:2px solid transparent;opacity:.8}
 .eb-tab--active{font-weight:700;opacity:1}
 .eb-empty{text-align:center;padding:48px 16px;opacity:.7}
-.eb-chat{position:fixed;right:16px;bottom:16px;border:0;border-radius:999px;color:#fff;padding:10px 16px;font:inherit;font-size:14px;font-weight:600;cursor:pointer;box-shadow:0 2px 8px rgba(0,0,0,.2)}
+.eb-chat{border:0;border-radius:999px;color:#fff;padding:7px 14px;font:inherit;font-size:13px;font-weight:600;line-height:1.2;white-space:nowrap;cursor:pointer;flex:none}
 .eb-notice{max-width:520px;margin:12vh auto;padding:24px;text-align:center;font-family:system-ui,-apple-system,"Segoe UI",Roboto,Helvetica,Arial,sans-serif;color:#1f2430}
 .eb-notice h1{font-size:20px;margin:0 0 8px}
 .eb-notice p{margin:0;color:#4b5563;line-height:1.5}`;

@@ -1,4 +1,5 @@
 import { parseChartSpec, toNumber } from './chart-spec';
+import { columnFormatsOf } from './column-format';
 import type {
   Breakpoint,
   DashboardLayout,
@@ -10,7 +11,7 @@ import type {
   WidgetContent,
 } from './render.types';
 import { BREAKPOINT_NAMES } from './render.types';
-import { cleanText } from './text';
+import { cleanText, drawableText, wrapText } from './text';
 import { resolveTheme, themeSpacing } from './theme';
 
 // react-grid-layout's defaults: DashboardLayout has exactly the shape of its Responsive props.
@@ -21,13 +22,19 @@ const DEFAULT_MARGIN: [number, number] = [10, 10];
 
 /** Width of PNG/PDF renders: a desktop screen, the lg breakpoint with the default breakpoints. */
 export const DEFAULT_RENDER_WIDTH = 1280;
+/** A small phone: the narrowest breakpoint's charts are drawn for this width. */
+export const NARROW_RENDER_WIDTH = 360;
 /** No render is taller than this (memory of the PNG, pages of the PDF); widgets below are cut. */
 export const MAX_CANVAS_HEIGHT = 12_000;
 export const MAX_COLS = 96;
+const MIN_RENDER_WIDTH = 200;
+const MAX_RENDER_WIDTH = 4_000;
 const MAX_ROW_HEIGHT = 2_000;
 const MAX_SPACING = 200;
 export const HEADER_TITLE_SIZE = 20;
 export const HEADER_DESCRIPTION_SIZE = 13;
+export const HEADER_CONTEXT_SIZE = 12;
+export const HEADER_CONTEXT_LINE = 18;
 
 type Obj = Record<string, unknown>;
 const obj = (v: unknown): Obj => (v && typeof v === 'object' && !Array.isArray(v) ? (v as Obj) : {});
@@ -68,6 +75,25 @@ export function gridSpec(input: RenderInput): GridSpec {
 /** Breakpoints from the widest, as react-grid-layout orders them. */
 export function sortedBreakpoints(grid: GridSpec): Breakpoint[] {
   return [...BREAKPOINT_NAMES].sort((a, b) => grid.breakpoints[b] - grid.breakpoints[a]);
+}
+
+/**
+ * The width each breakpoint's charts are drawn for in the viewer: the narrowest width of its range
+ * (its value + 1 px), so the browser only ever scales a chart up within the range and its text never
+ * shrinks below the size it was drawn at; the narrowest breakpoint is drawn for a small phone
+ * (360 px, within its range), the only one scaled down (below 360 px).
+ */
+export function breakpointDrawWidths(grid: GridSpec): Record<Breakpoint, number> {
+  const sorted = sortedBreakpoints(grid);
+  const widths = {} as Record<Breakpoint, number>;
+  sorted.forEach((bp, i) => {
+    const lower = grid.breakpoints[bp] + 1;
+    const wider = sorted[i - 1];
+    const upper = wider === undefined ? Number.POSITIVE_INFINITY : grid.breakpoints[wider];
+    const drawn = i === sorted.length - 1 ? Math.min(Math.max(NARROW_RENDER_WIDTH, lower), upper) : lower;
+    widths[bp] = Math.max(MIN_RENDER_WIDTH, Math.min(MAX_RENDER_WIDTH, drawn));
+  });
+  return widths;
 }
 
 /** react-grid-layout's rule: the widest breakpoint whose value is below the width. */
@@ -140,19 +166,29 @@ export function maxRows(grid: GridSpec): number {
 
 // ---- Widget content ----
 
-function lookupTable(input: unknown): Map<string, unknown> {
-  const table = new Map<string, unknown>();
+/**
+ * Entries of a render's `filters`/`timeGrains` (a map or a list): the names each goes by (widget
+ * id first, as controls look values up), the one to show (its member, else its key) and its value.
+ */
+function controlEntries(input: unknown): { keys: string[]; name: string; value: unknown }[] {
+  const str = (k: unknown): k is string => typeof k === 'string' && k !== '';
   if (Array.isArray(input)) {
-    for (const entry of input) {
+    return input.map((entry) => {
       const e = obj(entry);
       const value =
         'value' in e ? e.value : 'values' in e ? e.values : 'grain' in e ? e.grain : e.granularity;
-      for (const key of [e.widgetId, e.id, e.member, e.dimension]) {
-        if (typeof key === 'string' && key && !table.has(key)) table.set(key, value);
-      }
-    }
-  } else {
-    for (const [key, value] of Object.entries(obj(input))) table.set(key, value);
+      const keys = [e.widgetId, e.id, e.member, e.dimension].filter(str);
+      const name = [e.member, e.dimension, ...keys].find(str) ?? '';
+      return { keys, name, value };
+    });
+  }
+  return Object.entries(obj(input)).map(([key, value]) => ({ keys: [key], name: key, value }));
+}
+
+function lookupTable(input: unknown): Map<string, unknown> {
+  const table = new Map<string, unknown>();
+  for (const { keys, value } of controlEntries(input)) {
+    for (const key of keys) if (!table.has(key)) table.set(key, value);
   }
   return table;
 }
@@ -192,6 +228,24 @@ function currentValue(
   return null;
 }
 
+/** Longest query error shown under "Could not load data". */
+export const MAX_ERROR_LENGTH = 200;
+
+/** A snapshot's query error as shown: one line, bounded; null when the query did not fail. */
+function errorText(error: unknown): string | null {
+  if (typeof error !== 'string') return null;
+  const line = cleanText(error, 2_000).replace(/\s+/g, ' ').trim();
+  if (!line) return null;
+  // By code points, so a cut never splits a surrogate pair.
+  const chars = Array.from(line);
+  return chars.length > MAX_ERROR_LENGTH
+    ? `${chars
+        .slice(0, MAX_ERROR_LENGTH - 1)
+        .join('')
+        .trimEnd()}…`
+    : line;
+}
+
 function snapshotFor(config: Obj, snapshots: readonly RenderSnapshot[]): RenderSnapshot | undefined {
   const reportId = toNumber(config.reportId);
   const snapshotId = toNumber(config.reportSnapshotId ?? config.snapshotId);
@@ -212,15 +266,29 @@ function contentOf(
       return { content: { kind: 'text', text: cleanText(config.text) }, fallbackTitle: null };
     case 'FILTER': {
       const label = cleanText(config.label ?? config.member ?? config.dimension ?? '', 200) || 'Filter';
-      const value =
-        currentValue(
-          tables.filters,
-          id,
-          config,
-          ['member', 'dimension'],
-          ['value', 'values', 'defaultValue', 'defaultValues'],
-        ) ?? 'All';
-      return { content: { kind: 'control', control: 'filter', label, value }, fallbackTitle: label };
+      const value = currentValue(
+        tables.filters,
+        id,
+        config,
+        ['member', 'dimension'],
+        ['value', 'values', 'defaultValue', 'defaultValues'],
+      );
+      // The header names it as its widget does, else by its member as a person reads it.
+      const member = config.member ?? config.dimension;
+      const name =
+        cleanText(config.title ?? config.label ?? '', 200) ||
+        (typeof member === 'string' ? cleanText(humanize(member), 200) : '') ||
+        'Filter';
+      return {
+        content: {
+          kind: 'control',
+          control: 'filter',
+          label,
+          value: value ?? 'All',
+          applied: value === null ? null : `${name}: ${value}`,
+        },
+        fallbackTitle: label,
+      };
     }
     case 'TIME_GRAIN': {
       const label =
@@ -232,15 +300,30 @@ function contentOf(
         ['member', 'timeDimension'],
         ['value', 'grain', 'granularity', 'defaultValue', 'defaultGrain'],
       );
+      const name = cleanText(config.title ?? config.label ?? '', 200) || 'Time grain';
       return {
-        content: { kind: 'control', control: 'timeGrain', label, value: value ? capitalize(value) : 'Auto' },
+        content: {
+          kind: 'control',
+          control: 'timeGrain',
+          label,
+          value: value ? capitalize(value) : 'Auto',
+          applied: value ? `${name}: ${capitalize(value)}` : null,
+        },
         fallbackTitle: label,
       };
     }
     case 'CHART': {
       const snapshot = snapshotFor(config, input.reportSnapshots ?? []);
-      const chart = parseChartSpec(snapshot?.spec, config.chartType);
       const fallbackTitle = cleanText(snapshot?.title || snapshot?.name || '', 500) || null;
+      const error = errorText(snapshot?.error);
+      if (error !== null) {
+        return {
+          content: { kind: 'frame', caption: 'Could not load data', tabs: [], detail: error },
+          fallbackTitle,
+        };
+      }
+      const formats = columnFormatsOf(snapshot?.preferences);
+      const chart = parseChartSpec(snapshot?.spec, config.chartType, formats);
       return {
         content: chart ? { kind: 'chart', chart } : { kind: 'frame', caption: 'No data', tabs: [] },
         fallbackTitle,
@@ -276,8 +359,10 @@ function contentOf(
   }
 }
 
+export type WidgetContents = Pick<LaidOutWidget, 'index' | 'id' | 'type' | 'title' | 'content'>[];
+
 /** The widgets with their content, independent of the breakpoint (shared by every output). */
-export function widgetContents(input: RenderInput) {
+export function widgetContents(input: RenderInput): WidgetContents {
   const widgets = Array.isArray(input.config?.widgets) ? (input.config?.widgets as unknown[]) : [];
   const tables = { filters: lookupTable(input.filters), grains: lookupTable(input.timeGrains) };
   return widgets.map((widget, index) => {
@@ -293,31 +378,103 @@ export function widgetContents(input: RenderInput) {
   });
 }
 
-export function headerOf(input: RenderInput): { title: string; description: string | null } | null {
+/** A member as a person reads it: `orders.created_at` → "Created at". */
+function humanize(member: string): string {
+  const last = member.split('.').pop() ?? member;
+  return capitalize(last.replace(/[_-]+/g, ' ').trim()) || member;
+}
+
+/**
+ * The controls in effect as one line: every FILTER and TIME_GRAIN widget with a value (the
+ * render's, else its default), then the render's filters and time grains no widget shows (a
+ * locked filter, a notification's filter on a member without a control), then the data's time.
+ */
+function contextOf(input: RenderInput, contents: WidgetContents): string | null {
+  const widgets = Array.isArray(input.config?.widgets) ? (input.config?.widgets as unknown[]) : [];
+  const parts: string[] = [];
+  const shown = { filter: new Set<string>(), timeGrain: new Set<string>() };
+  for (const c of contents) {
+    if (c.content.kind !== 'control') continue;
+    const config = obj(obj(widgets[c.index]).config);
+    const set = shown[c.content.control];
+    set.add(c.id);
+    for (const k of [config.member, config.dimension, config.timeDimension]) {
+      if (typeof k === 'string') set.add(k);
+    }
+    if (c.content.applied) parts.push(c.content.applied);
+  }
+  for (const { keys, name, value } of controlEntries(input.filters)) {
+    const text = valueText(value);
+    if (text !== null && keys.length > 0 && !keys.some((k) => shown.filter.has(k))) {
+      parts.push(`${cleanText(humanize(name), 200)}: ${text}`);
+    }
+  }
+  const grains = controlEntries(input.timeGrains).filter(
+    (e) => valueText(e.value) !== null && e.keys.length > 0 && !e.keys.some((k) => shown.timeGrain.has(k)),
+  );
+  for (const { name, value } of grains) {
+    const label = grains.length > 1 ? `Time grain (${humanize(name).toLowerCase()})` : 'Time grain';
+    parts.push(`${cleanText(label, 200)}: ${capitalize(valueText(value) as string)}`);
+  }
+  const asOf = dataTimeText(input.dataTime);
+  if (asOf) parts.push(`Data as of ${asOf}`);
+  return parts.length > 0 ? parts.join(' · ') : null;
+}
+
+/** An ISO time as "2026-11-25 21:40 UTC"; null when it is not a time. */
+export function dataTimeText(value: unknown): string | null {
+  if (typeof value !== 'string' || value.length > 64) return null;
+  const ms = Date.parse(value);
+  if (!Number.isFinite(ms)) return null;
+  const d = new Date(ms);
+  const two = (n: number) => String(n).padStart(2, '0');
+  return `${d.getUTCFullYear()}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())} UTC`;
+}
+
+export function headerOf(
+  input: RenderInput,
+  contents: WidgetContents = widgetContents(input),
+): { title: string; description: string | null; context: string | null } | null {
   const title = cleanText(input.title ?? input.config?.title ?? '', 500);
   const description = cleanText(input.description ?? input.config?.description ?? '', 2_000);
-  if (!title && !description) return null;
-  return { title, description: description || null };
+  const context = contextOf(input, contents);
+  if (!title && !description && !context) return null;
+  return { title, description: description || null, context };
 }
 
 /**
  * The dashboard laid out at `width` pixels: the breakpoint for that width, each widget's box
  * (react-grid-layout's arithmetic), the resolved theme and the header. PNG and PDF draw this.
  */
-export function computeLayout(input: RenderInput, options: { width?: number } = {}): DashboardLayout {
-  const width = Math.round(Math.min(4_000, Math.max(200, options.width ?? DEFAULT_RENDER_WIDTH)));
+export function computeLayout(
+  input: RenderInput,
+  options: { width?: number; contents?: WidgetContents } = {},
+): DashboardLayout {
+  const width = Math.round(
+    Math.min(MAX_RENDER_WIDTH, Math.max(MIN_RENDER_WIDTH, options.width ?? DEFAULT_RENDER_WIDTH)),
+  );
   const grid = gridSpec(input);
   const theme = resolveTheme(input.config?.theme);
   const breakpoint = breakpointFor(grid, width);
   const cols = grid.cols[breakpoint];
-  const contents = widgetContents(input);
+  // Callers laying one dashboard out at several widths parse its charts once.
+  const contents = options.contents ?? widgetContents(input);
   const rawWidgets = Array.isArray(input.config?.widgets) ? (input.config?.widgets as unknown[]) : [];
   const positions = gridPositions(rawWidgets, breakpoint, grid);
-  const head = headerOf(input);
+  const head = headerOf(input, contents);
+  const padding = Math.max(grid.padding[0], 12);
+  const contextLines = head?.context
+    ? wrapText(drawableText(head.context), HEADER_CONTEXT_SIZE, false, width - padding * 2, 3)
+    : [];
   const header = head
     ? {
         ...head,
-        height: 24 + HEADER_TITLE_SIZE + (head.description ? HEADER_DESCRIPTION_SIZE + 10 : 0),
+        contextLines,
+        height:
+          24 +
+          HEADER_TITLE_SIZE +
+          (head.description ? HEADER_DESCRIPTION_SIZE + 10 : 0) +
+          contextLines.length * HEADER_CONTEXT_LINE,
       }
     : null;
   const top = header?.height ?? 0;

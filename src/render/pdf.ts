@@ -1,11 +1,14 @@
 import { type Color, PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from 'pdf-lib';
 import type { Rgba } from './color';
-import type { Scene, SceneBlock, SceneNode } from './scene-nodes';
+import { type Scene, type SceneBlock, type SceneNode, text } from './scene-nodes';
 
 /** CSS pixels to PDF points (96 dpi → 72 dpi). */
 const PX = 0.75;
-/** Top margin of every page after the first, where the page starts at a widget's edge. */
+/** Top margin of every page after the first when there is no running header to draw there. */
 const PAGE_TOP_MARGIN = 16;
+/** The band at the bottom of every page that holds its number. */
+export const PAGE_FOOTER_HEIGHT = 24;
+const FOOTER_SIZE = 10;
 
 export interface PdfPage {
   /** The part of the scene (pixels) the page shows. */
@@ -16,15 +19,20 @@ export interface PdfPage {
 
 /**
  * Splits the scene into pages of (at least) `pageHeight` pixels, cutting only between blocks so
- * no widget is ever split; a widget taller than a page gets a taller page of its own.
+ * no widget is ever split; a widget taller than a page gets a taller page of its own. Each page
+ * keeps `margins.top` (after the first page) and `margins.bottom` free for its header and footer.
  */
-export function paginate(scene: Scene, pageHeight: number): PdfPage[] {
+export function paginate(
+  scene: Scene,
+  pageHeight: number,
+  margins: { top: number; bottom: number } = { top: PAGE_TOP_MARGIN, bottom: 0 },
+): PdfPage[] {
   const blocks = [...scene.blocks].sort((a, b) => a.top - b.top);
   const pages: PdfPage[] = [];
   let start = 0;
   let rest = blocks;
   while (rest.length > 0) {
-    const room = pageHeight - (pages.length === 0 ? 0 : PAGE_TOP_MARGIN);
+    const room = pageHeight - (pages.length === 0 ? 0 : margins.top) - margins.bottom;
     const crosses = (cut: number) => rest.some((b) => b.top < cut && b.bottom > cut);
     // A cut must leave at least one block on the page, hence tops below the first one only.
     const first = (rest[0] as SceneBlock).top;
@@ -117,7 +125,9 @@ function drawNode(page: PDFPage, node: SceneNode, offset: number, fonts: Fonts) 
 
 /**
  * The scene as a vector PDF: text stays text (Helvetica, metric-twin of the PNG's Arimo), pages
- * are A4-landscape shaped at the render width and break between widgets.
+ * are A4-landscape shaped at the render width and break between widgets. The first page starts
+ * with the dashboard's header; every later one repeats the scene's running header (title, the
+ * controls in effect, the data's time); every page ends with "Page i of n".
  */
 export async function sceneToPdf(scene: Scene, meta: { title?: string | null } = {}): Promise<Uint8Array> {
   const doc = await PDFDocument.create();
@@ -129,10 +139,11 @@ export async function sceneToPdf(scene: Scene, meta: { title?: string | null } =
     bold: await doc.embedFont(StandardFonts.HelveticaBold),
   };
   const pageHeight = Math.round((scene.width * 210) / 297);
-  const pages = paginate(scene, pageHeight);
+  const top = scene.runningHeader?.height ?? PAGE_TOP_MARGIN;
+  const pages = paginate(scene, pageHeight, { top, bottom: PAGE_FOOTER_HEIGHT });
   pages.forEach((p, i) => {
-    const margin = i === 0 ? 0 : PAGE_TOP_MARGIN;
-    const heightPx = Math.max(pageHeight, p.end - p.start + margin);
+    const margin = i === 0 ? 0 : top;
+    const heightPx = Math.max(pageHeight, p.end - p.start + margin + PAGE_FOOTER_HEIGHT);
     const page = doc.addPage([scene.width * PX, heightPx * PX]);
     const offset = p.start - margin;
     page.drawRectangle({
@@ -144,6 +155,18 @@ export async function sceneToPdf(scene: Scene, meta: { title?: string | null } =
       opacity: scene.background.a,
     });
     for (const block of p.blocks) for (const node of block.nodes) drawNode(page, node, offset, fonts);
+    if (i > 0 && scene.runningHeader) {
+      for (const node of scene.runningHeader.nodes) drawNode(page, node, 0, fonts);
+    }
+    const footer = text(
+      scene.width - scene.footer.inset,
+      heightPx - 9,
+      `Page ${i + 1} of ${pages.length}`,
+      FOOTER_SIZE,
+      scene.footer.color,
+      { anchor: 'end' },
+    );
+    if (footer) drawNode(page, footer, 0, fonts);
   });
   return doc.save();
 }

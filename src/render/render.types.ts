@@ -1,4 +1,5 @@
 import type { Rgba } from './color';
+import type { ColumnFormat } from './column-format';
 
 /**
  * The dashboard model the renderer draws. Domains adapt their records to it (a stored dashboard
@@ -23,6 +24,12 @@ export interface RenderSnapshot {
   title?: string | null;
   /** The chart of the report as JSON text (see chart-spec.ts). */
   spec?: string | null;
+  /** The report's Cube query as JSON text, when it has one (carried along; `spec` is what is drawn). */
+  jsonQuery?: string | null;
+  /** Why the report's query failed: the chart is drawn as "Could not load data" with this message. */
+  error?: string | null;
+  /** `columnFormats`: how numeric fields are written (see column-format.ts). */
+  preferences?: { columnFormats?: unknown } | null;
 }
 
 /** Who is looking (the viewer page); deliveries have no viewer. */
@@ -46,7 +53,7 @@ export interface RenderInput {
   filters?: unknown;
   /** Current TIME_GRAIN values: `{<widgetId or member>: grain}` or `[{widgetId|member, value|grain}]`. */
   timeGrains?: unknown;
-  /** When the data shown was read (ISO time); absent for static reports. */
+  /** When the data was read (ISO 8601): PNG/PDF say "Data as of <UTC time>". */
   dataTime?: string | null;
 }
 
@@ -105,8 +112,9 @@ export type ChartType = 'bar' | 'line' | 'area' | 'pie' | 'donut' | 'kpi' | 'tab
 export interface ChartSpec {
   type: ChartType;
   categories: string[];
-  series: { name: string; values: (number | null)[] }[];
-  /** Table charts: the column names and the cells as text. */
+  /** `key`: the field; `name`: its label (the spec's `labels`), else the key. */
+  series: { key: string; name: string; values: (number | null)[]; format: ColumnFormat | null }[];
+  /** Table charts: the column names (labels) and the cells as text (formatted). */
   columns: string[];
   rows: string[][];
   unit: string | null;
@@ -114,10 +122,14 @@ export interface ChartSpec {
 
 export type WidgetContent =
   | { kind: 'text'; text: string }
-  | { kind: 'control'; control: 'filter' | 'timeGrain'; label: string; value: string }
+  /** `applied`: how the header names the value in effect ("Country: FR"), null when none is set. */
+  | { kind: 'control'; control: 'filter' | 'timeGrain'; label: string; value: string; applied: string | null }
   | { kind: 'chart'; chart: ChartSpec }
-  /** A titled frame: a chart without data, an AI widget, a (tabs) container or parent. */
-  | { kind: 'frame'; caption: string; tabs: string[] }
+  /**
+   * A titled frame: a chart without data (or whose query failed: `detail` is the message), an AI
+   * widget, a (tabs) container or parent.
+   */
+  | { kind: 'frame'; caption: string; tabs: string[]; detail?: string }
   /** A FIELD: its label over its value. */
   | { kind: 'field'; label: string; value: string }
   /** A DIVIDER: a rule across the box (down it when the box is taller than wide). */
@@ -144,13 +156,24 @@ export interface GridSpec {
   padding: [number, number];
 }
 
+/** What PNG and PDF write above the grid (and a PDF on every page). */
+export interface DashboardHeader {
+  title: string;
+  description: string | null;
+  /** The filters and time grains in effect and the data's time: "Country: FR · Time grain: Week · Data as of …". */
+  context: string | null;
+  /** `context` wrapped to the render's width (at most three lines). */
+  contextLines: string[];
+  height: number;
+}
+
 export interface DashboardLayout {
   width: number;
   height: number;
   breakpoint: Breakpoint;
   grid: GridSpec;
   theme: ResolvedTheme;
-  header: { title: string; description: string | null; height: number } | null;
+  header: DashboardHeader | null;
   widgets: LaidOutWidget[];
   /** Widgets dropped or cut because the dashboard is taller than a render may be. */
   truncated: boolean;

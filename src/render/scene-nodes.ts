@@ -18,6 +18,8 @@ export type SceneNode =
       stroke?: Rgba;
       strokeWidth?: number;
       dash?: number[];
+      /** Shown on hover in the viewer (an SVG `<title>`); PNG and PDF ignore it. */
+      tooltip?: string;
     }
   | {
       kind: 'text';
@@ -29,7 +31,7 @@ export type SceneNode =
       color: Rgba;
       anchor: 'start' | 'middle' | 'end';
     }
-  | { kind: 'path'; d: string; fill?: Rgba; stroke?: Rgba; strokeWidth?: number };
+  | { kind: 'path'; d: string; fill?: Rgba; stroke?: Rgba; strokeWidth?: number; tooltip?: string };
 
 /** Nodes that belong together on a page (the header, one widget): a PDF page break never cuts one. */
 export interface SceneBlock {
@@ -43,6 +45,13 @@ export interface Scene {
   height: number;
   background: Rgba;
   blocks: SceneBlock[];
+  /**
+   * What a PDF repeats at the top of every page after the first (the first has the dashboard's
+   * header): the title and the controls in effect, drawn from y = 0 in `height` pixels.
+   */
+  runningHeader: { height: number; nodes: SceneNode[] } | null;
+  /** A PDF's page numbers: colour and right inset. */
+  footer: { color: Rgba; inset: number };
 }
 
 /** Coordinates rounded to 1/100 px: small SVG, stable output. */

@@ -1,6 +1,11 @@
 import { chartNodes } from './charts';
 import { colorOr, mix } from './color';
-import { HEADER_DESCRIPTION_SIZE, HEADER_TITLE_SIZE } from './layout';
+import {
+  HEADER_CONTEXT_LINE,
+  HEADER_CONTEXT_SIZE,
+  HEADER_DESCRIPTION_SIZE,
+  HEADER_TITLE_SIZE,
+} from './layout';
 import type { DashboardLayout, LaidOutWidget, Rect, ResolvedTheme } from './render.types';
 import { dashFor, isBold, push, r2, type Scene, type SceneBlock, type SceneNode, text } from './scene-nodes';
 import { drawableText, fitText, measure, wrapText } from './text';
@@ -65,21 +70,36 @@ function frameBody(nodes: SceneNode[], widget: LaidOutWidget, box: Rect, theme: 
     });
     top += 26;
   }
-  if (widget.content.caption && box.y + box.h - top > 14) {
+  const room = box.y + box.h - top;
+  if (widget.content.caption && room > 14) {
+    // A failed query's message goes under the caption, on as many lines (≤ 3) as the box holds.
+    const detail = widget.content.detail
+      ? wrapText(
+          drawableText(widget.content.detail),
+          11,
+          false,
+          box.w,
+          Math.min(3, Math.floor((room - 20) / 14)),
+        )
+      : [];
+    const height = 12 + detail.length * 14;
+    const baseline = top + (room - height) / 2 + 10;
     push(
       nodes,
-      text(
-        box.x + box.w / 2,
-        top + (box.y + box.h - top) / 2 + 4,
-        widget.content.caption,
-        12,
-        theme.widget.text.secondary,
-        {
+      text(box.x + box.w / 2, baseline, widget.content.caption, 12, theme.widget.text.secondary, {
+        anchor: 'middle',
+        maxWidth: box.w,
+      }),
+    );
+    detail.forEach((line, i) => {
+      push(
+        nodes,
+        text(box.x + box.w / 2, baseline + 16 + i * 14, line, 11, theme.widget.text.secondary, {
           anchor: 'middle',
           maxWidth: box.w,
-        },
-      ),
-    );
+        }),
+      );
+    });
   }
 }
 
@@ -204,18 +224,29 @@ export function buildScene(layout: DashboardLayout): Scene {
         { bold: true, maxWidth },
       ),
     );
+    let y = 16 + HEADER_TITLE_SIZE + 8;
     if (layout.header.description) {
       push(
         nodes,
         text(
           padX,
-          16 + HEADER_TITLE_SIZE + 8 + HEADER_DESCRIPTION_SIZE * 0.85,
+          y + HEADER_DESCRIPTION_SIZE * 0.85,
           layout.header.description.replace(/\s+/g, ' '),
           HEADER_DESCRIPTION_SIZE,
           theme.widget.text.secondary,
           { maxWidth },
         ),
       );
+      y += HEADER_DESCRIPTION_SIZE + 10;
+    }
+    for (const line of layout.header.contextLines) {
+      push(
+        nodes,
+        text(padX, y + HEADER_CONTEXT_SIZE * 0.85, line, HEADER_CONTEXT_SIZE, theme.widget.text.secondary, {
+          maxWidth,
+        }),
+      );
+      y += HEADER_CONTEXT_LINE;
     }
     blocks.push({ top: 0, bottom: layout.header.height, nodes });
   }
@@ -232,5 +263,58 @@ export function buildScene(layout: DashboardLayout): Scene {
   }
   const ordered = [...layout.widgets].sort((a, b) => a.rect.y - b.rect.y || a.rect.x - b.rect.x);
   for (const widget of ordered) blocks.push(widgetBlock(widget, theme));
-  return { width: layout.width, height: layout.height, background: theme.background, blocks };
+  return {
+    width: layout.width,
+    height: layout.height,
+    background: theme.background,
+    blocks,
+    runningHeader: runningHeader(layout, padX),
+    footer: { color: theme.widget.text.secondary, inset: padX },
+  };
+}
+
+const RUNNING_TITLE_SIZE = 14;
+const RUNNING_CONTEXT_SIZE = 11;
+
+/** The title and the controls in effect on one line each, over a rule (a PDF's later pages). */
+function runningHeader(layout: DashboardLayout, padX: number): Scene['runningHeader'] {
+  const header = layout.header;
+  if (!header || (!header.title && !header.context)) return null;
+  const theme = layout.theme;
+  const maxWidth = layout.width - padX * 2;
+  const nodes: SceneNode[] = [];
+  let y = 14;
+  if (header.title) {
+    push(
+      nodes,
+      text(padX, y + RUNNING_TITLE_SIZE * 0.85, header.title, RUNNING_TITLE_SIZE, theme.widget.title.color, {
+        bold: true,
+        maxWidth,
+      }),
+    );
+    y += RUNNING_TITLE_SIZE + 6;
+  }
+  if (header.context) {
+    push(
+      nodes,
+      text(
+        padX,
+        y + RUNNING_CONTEXT_SIZE * 0.85,
+        header.context,
+        RUNNING_CONTEXT_SIZE,
+        theme.widget.text.secondary,
+        {
+          maxWidth,
+        },
+      ),
+    );
+    y += RUNNING_CONTEXT_SIZE + 6;
+  }
+  nodes.push({
+    kind: 'path',
+    d: `M${r2(padX)} ${r2(y + 2)}H${r2(layout.width - padX)}`,
+    stroke: mix(theme.background, theme.widget.text.secondary, 0.3),
+    strokeWidth: 1,
+  });
+  return { height: y + 8, nodes };
 }

@@ -10,14 +10,25 @@ function paint(attr: 'fill' | 'stroke', c: Rgba | undefined): string {
   return ` ${attr}="${toHex(c)}"${c.a < 1 ? ` ${attr}-opacity="${n(c.a)}"` : ''}`;
 }
 
-function node(s: SceneNode, fontFamily: string): string {
+/** The element, closed with a `<title>` child when it has a tooltip and tooltips are wanted. */
+function withTooltip(open: string, tooltip: string | undefined, tooltips: boolean): string {
+  if (!tooltips || !tooltip) return `${open}/>`;
+  const tag = /^<([a-z]+)/.exec(open)?.[1] as string;
+  return `${open}><title>${escapeMarkup(tooltip)}</title></${tag}>`;
+}
+
+function node(s: SceneNode, fontFamily: string, tooltips: boolean): string {
   switch (s.kind) {
     case 'rect': {
       const stroke = s.stroke
         ? `${paint('stroke', s.stroke)} stroke-width="${n(s.strokeWidth ?? 1)}"${s.dash ? ` stroke-dasharray="${s.dash.map(n).join(' ')}"` : ''}`
         : '';
       const radius = s.r > 0 ? ` rx="${n(s.r)}"` : '';
-      return `<rect x="${n(s.x)}" y="${n(s.y)}" width="${n(Math.max(0, s.w))}" height="${n(Math.max(0, s.h))}"${radius}${paint('fill', s.fill)}${stroke}/>`;
+      return withTooltip(
+        `<rect x="${n(s.x)}" y="${n(s.y)}" width="${n(Math.max(0, s.w))}" height="${n(Math.max(0, s.h))}"${radius}${paint('fill', s.fill)}${stroke}`,
+        s.tooltip,
+        tooltips,
+      );
     }
     case 'text': {
       const anchor = s.anchor === 'start' ? '' : ` text-anchor="${s.anchor}"`;
@@ -28,15 +39,27 @@ function node(s: SceneNode, fontFamily: string): string {
       const stroke = s.stroke
         ? ` stroke-width="${n(s.strokeWidth ?? 1)}" stroke-linejoin="round" stroke-linecap="round"`
         : '';
-      return `<path d="${escapeMarkup(s.d)}"${paint('fill', s.fill)}${paint('stroke', s.stroke)}${stroke}/>`;
+      return withTooltip(
+        `<path d="${escapeMarkup(s.d)}"${paint('fill', s.fill)}${paint('stroke', s.stroke)}${stroke}`,
+        s.tooltip,
+        tooltips,
+      );
     }
   }
 }
 
-/** Scene nodes as SVG elements (the viewer inlines them; `sceneToSvg` wraps a whole render). */
-export function nodesToSvg(nodes: readonly SceneNode[], fontFamily = RENDER_FONT_FAMILY): string {
+/**
+ * Scene nodes as SVG elements (the viewer inlines them, with `tooltips`; `sceneToSvg` wraps a
+ * whole render, without: a PNG cannot show them).
+ */
+export function nodesToSvg(
+  nodes: readonly SceneNode[],
+  fontFamily = RENDER_FONT_FAMILY,
+  options: { tooltips?: boolean } = {},
+): string {
   const family = escapeMarkup(fontFamily);
-  return nodes.map((s) => node(s, family)).join('');
+  const tooltips = options.tooltips === true;
+  return nodes.map((s) => node(s, family, tooltips)).join('');
 }
 
 /** A standalone SVG document of the scene, drawn with the bundled font (what the PNG rasterises). */

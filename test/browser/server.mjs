@@ -139,7 +139,14 @@ export async function seed(base, adminToken, { allowedEmbedOrigins = null } = {}
   );
   const created = await call(base, 'POST', '/admin/v1/accounts', {
     auth: `Bearer ${adminToken}`,
-    body: { name: 'Browser test', plan: 'enterprise', embedSessionTtlSeconds: 60, allowedEmbedOrigins },
+    // The account turns the embedded chat on (it is off unless asked for), so its place is checked.
+    body: {
+      name: 'Browser test',
+      plan: 'enterprise',
+      embedSessionTtlSeconds: 60,
+      allowedEmbedOrigins,
+      showDashboardChat: true,
+    },
   });
   const accountId = created.account.id;
   const setAllowedOrigins = (origins) =>

@@ -101,6 +101,24 @@ after(async () => {
   if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
 });
 
+/** The chat button sits in the header row: its box overlaps no widget's. */
+async function assertChatCoversNothing(frame) {
+  // Both boxes in the frame's own coordinates.
+  const chat = await frame.locator('button.eb-chat').evaluate((el) => el.getBoundingClientRect().toJSON());
+  assert.ok(chat.width > 0 && chat.height > 0, 'chat button laid out');
+  for (const box of await frame
+    .locator('section.eb-widget')
+    .evaluateAll((els) => els.map((el) => el.getBoundingClientRect().toJSON()))) {
+    const overlaps =
+      box.width > 0 &&
+      chat.x < box.x + box.width &&
+      box.x < chat.x + chat.width &&
+      chat.y < box.y + box.height &&
+      box.y < chat.y + chat.height;
+    assert.ok(!overlaps, `chat button ${JSON.stringify(chat)} over a widget ${JSON.stringify(box)}`);
+  }
+}
+
 test('shows the widgets’ titles and text, laid out for the iframe’s width', async () => {
   const page = await openHost({ session: await world.mint({ displayName: 'Ada Lovelace' }), width: '1300' });
   const frame = viewer(page);
@@ -131,9 +149,15 @@ test('shows the widgets’ titles and text, laid out for the iframe’s width', 
     'France, Germany',
   );
   assert.equal(await frame.locator('[data-widget-id="grain"] .eb-control-value').textContent(), 'Month');
-  assert.equal(await frame.locator('svg.eb-chart').count(), 9);
+  // Each chart has a drawing per distinct box; the breakpoint's media query shows one of them.
+  assert.equal(await frame.locator('svg.eb-chart:visible').count(), 9);
+  assert.equal(await frame.locator('[data-widget-id="revenue"] svg.eb-chart--lg:visible').count(), 1);
   assert.equal(await frame.locator('[data-widget-id="churn"] .eb-caption').textContent(), 'No data');
-  assert.ok(await frame.locator('button.eb-chat').isVisible(), 'chat button shown (account default)');
+  assert.ok(
+    await frame.locator('button.eb-chat').isVisible(),
+    'chat button shown (the account turned it on)',
+  );
+  await assertChatCoversNothing(frame);
 
   await screenshot(page, 'viewer-lg');
   // lg at 1300 px: the revenue chart spans 6 of 12 columns; xs (481–768 px): its own entry, 4 of 4.
@@ -144,6 +168,14 @@ test('shows the widgets’ titles and text, laid out for the iframe’s width', 
   });
   await waitFor(async () => (await widthShare(page, 'revenue')) > 0.9, 'the xs layout');
   await screenshot(page, 'viewer-xs');
+  // The xs drawing is shown, drawn for (at most) the box it gets: text is never scaled down.
+  const xsChart = frame.locator('[data-widget-id="revenue"] svg.eb-chart--xs:visible');
+  assert.equal(await xsChart.count(), 1);
+  assert.equal(await frame.locator('svg.eb-chart:visible').count(), 9);
+  const drawnWidth = Number((await xsChart.getAttribute('viewBox')).split(' ')[2]);
+  const shownWidth = (await xsChart.boundingBox()).width;
+  assert.ok(shownWidth >= drawnWidth - 1, `xs chart drawn ${drawnWidth} px, shown ${shownWidth} px`);
+  await assertChatCoversNothing(frame);
   const users = await frame.locator('[data-widget-id="users"]').boundingBox();
   const revenue = await frame.locator('[data-widget-id="revenue"]').boundingBox();
   assert.ok(users.y !== revenue.y || users.x === revenue.x, 'widgets stacked in the narrow layout');

@@ -37,7 +37,8 @@ export const REPORTS = {
         { dimension: 'orders.created_at', granularity: 'month', dateRange: ['2024-01-01', '2024-06-30'] },
       ],
     },
-    spec: { type: 'line' },
+    // Saved with the month's field: a time-grain control moves it to the grain it picks.
+    spec: { type: 'line', x: 'orders.created_at.month' },
   },
   byProduct: {
     jsonQuery: {

@@ -127,7 +127,7 @@ describe('GET /api/v1/embed/dashboard/{publicId}', () => {
       },
       reportSnapshots: [],
       viewer: { displayName: 'Viv Iewer', picture: 'https://cdn.example.com/v.png', initials: 'VI' },
-      settings: { showDashboardChat: true },
+      settings: { showDashboardChat: false },
     });
     const text = JSON.stringify(res.body);
     for (const secret of ['secret-row-filter', 'secret-region', 'secret-email', 'securityContext', 'vip']) {
@@ -167,7 +167,7 @@ describe('GET /api/v1/embed/dashboard/{publicId}', () => {
     expect((await load(board.publicId, single)).body.viewer.initials).toBe('Z');
   });
 
-  it('applies showDashboardChat: the session wins, else the account toggle', async () => {
+  it('applies showDashboardChat: the session wins, else the account toggle (off unless turned on)', async () => {
     const dep = acme.deployments[0];
     const omitted = await mintOk(acme.key, { deploymentId: dep, externalId: 'chat' });
     const forcedOff = await mintOk(acme.key, {
@@ -180,17 +180,18 @@ describe('GET /api/v1/embed/dashboard/{publicId}', () => {
       externalId: 'chat',
       settings: { showDashboardChat: true },
     });
-    expect((await load(board.publicId, omitted)).body.settings).toMatchObject({ showDashboardChat: true });
-    expect((await load(board.publicId, forcedOff)).body.settings).toMatchObject({ showDashboardChat: false });
-    await api('PATCH', `/admin/v1/accounts/${acme.accountId}`, {
-      auth: OPERATOR,
-      body: { showDashboardChat: false },
-    });
+    // An account provisioned without the toggle has the chat off.
     expect((await load(board.publicId, omitted)).body.settings).toMatchObject({ showDashboardChat: false });
     expect((await load(board.publicId, forcedOn)).body.settings).toMatchObject({ showDashboardChat: true });
     await api('PATCH', `/admin/v1/accounts/${acme.accountId}`, {
       auth: OPERATOR,
       body: { showDashboardChat: true },
+    });
+    expect((await load(board.publicId, omitted)).body.settings).toMatchObject({ showDashboardChat: true });
+    expect((await load(board.publicId, forcedOff)).body.settings).toMatchObject({ showDashboardChat: false });
+    await api('PATCH', `/admin/v1/accounts/${acme.accountId}`, {
+      auth: OPERATOR,
+      body: { showDashboardChat: false },
     });
   });
 

@@ -38,15 +38,26 @@ const dashboard = {
   ],
 } as unknown as PublishedDashboardRecord;
 
+const NO_CONTROLS = { filters: [], timeGrains: [] };
+
 const scope = (value: string | null): RenderScope => ({
   key: String(value),
+  identity: { groups: [], userAttributes: {}, securityContext: {} },
   groups: null,
   userAttributes: value === null ? null : [{ name: 'region', value }],
   securityContext: null,
 });
 
 const png = async (s: RenderScope) =>
-  (await dashboardRenderer.render({ dashboard, format: 'png', filters: [], timeGrains: [], scope: s })).bytes;
+  (
+    await dashboardRenderer.render({
+      dashboard,
+      format: 'png',
+      controls: NO_CONTROLS,
+      dataTime: null,
+      scope: s,
+    })
+  ).bytes;
 
 describe('notification renders under the recipient scope', () => {
   it('draws the rows each embed recipient may see: same scope, same image; other rows, other image', async () => {

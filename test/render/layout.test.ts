@@ -190,6 +190,7 @@ describe('widget content', () => {
       control: 'filter',
       label: 'Orders.country',
       value: 'FR',
+      applied: 'Country: FR',
     });
     expect(byId.f?.title).toBe('Orders.country');
     expect(byId.g).toMatchObject({ title: 'Grain', content: { kind: 'control', value: 'Week' } });

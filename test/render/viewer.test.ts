@@ -77,6 +77,7 @@ describe('GET /embed/dashboard/{publicId}', () => {
     setClockForTests({ now: () => new Date(T0) });
     const session = await mint(acme, {
       userProfile: { displayName: 'Ada Lovelace', picture: 'https://images.example.com/ada.png' },
+      settings: { showDashboardChat: true },
     });
     const res = await page(board.publicId, session);
     expect(res.status).toBe(200);
@@ -90,8 +91,10 @@ describe('GET /embed/dashboard/{publicId}', () => {
     expect(html).toContain('Monthly business review. Figures are as of the last publish');
     expect(html).toContain('<span>France, Germany</span>');
     expect(html).toContain('<span>Month</span>');
-    // Nine charts with data are drawn inline, the two without are titled frames.
-    expect(html.match(/<svg class="eb-chart"/g)?.length).toBe(9);
+    // Nine charts with data are drawn inline for every breakpoint, the two without are titled frames.
+    for (const bp of ['lg', 'md', 'sm', 'xs', 'xxs']) {
+      expect(html.match(new RegExp(`<svg class="eb-chart[^"]* eb-chart--${bp}[ "]`, 'g'))?.length).toBe(9);
+    }
     expect(html.match(/<div class="eb-caption">No data<\/div>/g)?.length).toBe(2);
     expect(html).toContain('src="https://images.example.com/ada.png"');
     expect(html).toContain('<span class="eb-initials" aria-hidden="true">AL</span>');
@@ -142,8 +145,11 @@ describe('GET /embed/dashboard/{publicId}', () => {
   });
 
   it('shows or hides the chat from the session settings, the account default when unset', async () => {
-    const shown = await page(board.publicId, await mint(acme));
+    const shown = await page(board.publicId, await mint(acme, { settings: { showDashboardChat: true } }));
     expect(shown.html).toContain('<button class="eb-chat"');
+    // An account provisioned without the toggle has no chat button.
+    const unset = await page(board.publicId, await mint(acme));
+    expect(unset.html).not.toContain('<button class="eb-chat"');
     const forcedOff = await page(
       board.publicId,
       await mint(acme, { settings: { showDashboardChat: false } }),

@@ -478,7 +478,7 @@ describe('checkReportFields', () => {
       "fillMissingRows.excludedDimensions[0] 'users.city' is not a dimension of the query",
       'periodComparisons[1].offset.amount: not an integer: 1.5',
       "periodComparisons[1].offset.unit: unknown unit 'fortnight'",
-      "periodComparisons[1].outputs[1]: unknown output 'ratio' (one of previousValue, change, percentChange)",
+      "periodComparisons[1].outputs[1]: unknown output 'ratio' (one of value, previousValue, change, percentChange)",
       "periodComparisons[1].measure 'orders.revenue' is not a measure of the query",
       "periodComparisons[1].timeDimension 'orders.status' is not a time dimension of the query",
     ]);

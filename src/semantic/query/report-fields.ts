@@ -36,12 +36,12 @@ export const COMPARISON_UNITS = [
 export type ComparisonUnit = (typeof COMPARISON_UNITS)[number];
 
 /**
- * What a comparison adds to each row, as the column `<measure>.<output>`: `previousValue` (the
- * measure one offset earlier, as that row holds it), `change` (current minus previous) and
- * `percentChange` (the change as a percentage of the previous value's magnitude, `12.5` for
- * +12.5 %).
+ * What a comparison adds to each row, as the column `<measure>.<output>`: `value` (the current
+ * period's value, as the measure's own column holds it), `previousValue` (the measure one offset
+ * earlier, as that row holds it), `change` (current minus previous) and `percentChange` (the
+ * change as a percentage of the previous value's magnitude, `12.5` for +12.5 %).
  */
-export const COMPARISON_OUTPUTS = ['previousValue', 'change', 'percentChange'] as const;
+export const COMPARISON_OUTPUTS = ['value', 'previousValue', 'change', 'percentChange'] as const;
 export type ComparisonOutput = (typeof COMPARISON_OUTPUTS)[number];
 
 /** One of a report's `periodComparisons`. */
@@ -388,13 +388,15 @@ export function mergeComparison(
     const merged: ResultRow = { ...row };
     for (const output of outputs) {
       merged[`${measure}.${output}`] =
-        output === 'previousValue'
-          ? (before ?? null)
-          : output === 'change'
-            ? change
-            : change !== null && last !== null && last !== 0
-              ? rounded((change / Math.abs(last)) * 100)
-              : null;
+        output === 'value'
+          ? (row[measure] ?? null)
+          : output === 'previousValue'
+            ? (before ?? null)
+            : output === 'change'
+              ? change
+              : change !== null && last !== null && last !== 0
+                ? rounded((change / Math.abs(last)) * 100)
+                : null;
     }
     return merged;
   });
