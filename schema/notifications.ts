@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { check, index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
+import { CONTROL_OPERATORS } from '../src/semantic/query/control-operators';
 import { accounts, users } from './accounts';
 import { publishedDashboards } from './dashboards';
 import { deployments } from './deployments';
@@ -9,26 +10,8 @@ export const NOTIFICATION_FORMATS = ['png', 'pdf'] as const;
 export type NotificationFormat = (typeof NOTIFICATION_FORMATS)[number];
 
 /** Cube's DashboardFilterOperator. */
-export const FILTER_OPERATORS = [
-  'equals',
-  'not_equals',
-  'greater_than',
-  'greater_than_or_equal',
-  'less_than',
-  'less_than_or_equal',
-  'contains',
-  'not_contains',
-  'starts_with',
-  'not_starts_with',
-  'ends_with',
-  'not_ends_with',
-  'is_null',
-  'is_not_null',
-  'is_empty',
-  'is_not_empty',
-  'between',
-  'custom',
-] as const;
+/** A notification filter's operators: a dashboard control's, plus Cube Cloud's `custom`. */
+export const FILTER_OPERATORS = [...CONTROL_OPERATORS, 'custom'] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
 /** A filter value as Cube sends it: a scalar, or a list (`between` takes `[start, end]`). */
