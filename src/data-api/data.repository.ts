@@ -1,6 +1,7 @@
-import { and, desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
 import { builds, deployments } from '../../schema/deployments';
 import type { Db } from '../core/env';
+import { DATA_SOURCE_VARS } from '../sources/data-source';
 
 /**
  * The build a deployment serves: its latest good one (the partial index `builds_built_idx`
@@ -54,3 +55,21 @@ export async function findDeploymentBySlug(
     .limit(1);
   return rows[0] ?? null;
 }
+
+/**
+ * What decides a deployment's answers besides the data, as two columns a caller's own statement
+ * can select (an embed load reads them in the statement it already runs): `serving_build_id`,
+ * its latest good build (through `builds_built_idx`), and `source_version`, its data source
+ * variables as stored (a secret's ciphertext changes with every write). `deploymentId` is a SQL
+ * expression of the caller's statement.
+ */
+export const servingStateColumns = (deploymentId: SQL): SQL => sql`
+  (SELECT max(b.id) FROM builds b WHERE b.deployment_id = ${deploymentId} AND b.status = 'built')
+    AS serving_build_id,
+  (SELECT group_concat(v.name || '=' || v.value, char(10)) FROM (SELECT name, value
+      FROM deployment_env_vars WHERE deployment_id = ${deploymentId}
+        AND name IN (${sql.join(
+          DATA_SOURCE_VARS.map((name) => sql`${name}`),
+          sql`, `,
+        )})
+      ORDER BY name) v) AS source_version`;

@@ -36,6 +36,17 @@ export interface DataScope {
    * filters): a query that reads a locked member's cube but cannot be narrowed by it is refused.
    */
   locked?: readonly ControlFilter[];
+  /**
+   * The deployment's serving build and data source version when the caller read them already (in
+   * its own statement): a load cached together is then found without reading them again.
+   */
+  serving?: ServingState | null;
+}
+
+/** What decides a deployment's answers besides the data: its serving build, its data source settings as stored. */
+export interface ServingState {
+  buildId: number;
+  sourceVersion: string;
 }
 
 /** How long one query may run on the data source, and how many rows it may answer. */
@@ -239,8 +250,7 @@ export async function loadQueries(
   } = {},
 ): Promise<QueryOutcome[]> {
   if (queries.length === 0) return [];
-  const ctx = await sourceContext(scope);
-  const runAll = () =>
+  const runAll = (ctx: SourceContext) =>
     Promise.all(
       queries.map(async (query): Promise<QueryOutcome> => {
         try {
@@ -256,11 +266,15 @@ export async function loadQueries(
         }
       }),
     );
-  if (!options.together) return runAll();
+  if (!options.together) return runAll(await sourceContext(scope));
+  // With the serving state known, a repeat is found with no read at all; else it is read first.
+  const known = scope.serving ?? null;
+  let ctx: SourceContext | null = known ? null : await sourceContext(scope);
+  const state = known ?? { buildId: ctx?.buildId, sourceVersion: await ctx?.sourceFingerprint };
   const key = await keyOf(scope.deploymentId, [
-    'together',
-    ctx.buildId,
-    await ctx.sourceFingerprint,
+    known ? 'together-stored' : 'together',
+    state.buildId,
+    state.sourceVersion,
     // Everything an answer depends on besides the data: who asks (their policies), what they
     // asked and, for relative date ranges, the minute they asked in.
     scope.identity,
@@ -271,12 +285,15 @@ export async function loadQueries(
   ]);
   const { value, hit } = await cachedJson<StoredOutcome[]>(
     key,
-    shortestRefresh(ctx.model),
+    // Fresh for as long as the model's most often refreshed cube (known once the model is read).
+    () => (ctx ? shortestRefresh(ctx.model) : DEFAULT_REFRESH_SECONDS),
     { fresh: options.renew === true, now: scope.now, waitUntil: scope.waitUntil },
-    async () =>
-      (await runAll()).map((o) =>
+    async () => {
+      ctx ??= await sourceContext(scope);
+      return (await runAll(ctx)).map((o) =>
         o.ok ? o : { ok: false, error: { code: o.error.code, message: o.error.message } },
-      ),
+      );
+    },
     // A failure (a timeout, a source down) is not kept: the next load tries again.
     (outcomes) => outcomes.every((o) => o.ok),
   );

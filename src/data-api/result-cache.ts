@@ -72,11 +72,12 @@ export interface CacheOptions {
 
 /**
  * Any JSON value cached like query rows: read unless `fresh`, else computed once per isolate
- * for concurrent callers and stored for `ttlSeconds` when `keep(value)` allows it.
+ * for concurrent callers and stored for `ttlSeconds` (or what it answers once the value is
+ * computed) when `keep(value)` allows it.
  */
 export async function cachedJson<T>(
   key: string,
-  ttlSeconds: number,
+  ttlSeconds: number | (() => number),
   options: CacheOptions,
   run: () => Promise<T>,
   keep: (value: T) => boolean = () => true,
@@ -90,11 +91,12 @@ export async function cachedJson<T>(
   if (pending) return { value: await pending, hit: false };
   const execution = (async () => {
     const value = await run();
-    if (cache && ttlSeconds > 0 && keep(value)) {
+    const ttl = typeof ttlSeconds === 'function' ? ttlSeconds() : ttlSeconds;
+    if (cache && ttl > 0 && keep(value)) {
       const put = cache.put(
         key,
         new Response(JSON.stringify(value), {
-          headers: { 'content-type': 'application/json', 'cache-control': `max-age=${ttlSeconds}` },
+          headers: { 'content-type': 'application/json', 'cache-control': `max-age=${ttl}` },
         }),
       );
       if (options.waitUntil) options.waitUntil(put);

@@ -2,6 +2,8 @@ import { type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../core/env';
 import { publishedJson } from '../dashboards/dashboards.queries';
 import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
+import { servingStateColumns } from '../data-api/data.repository';
+import type { ServingState } from '../data-api/data.service';
 import { tenantRevocationKey } from './embed-sessions.repository';
 import { ATTRIBUTES_PER_CATALOGUE } from './embedding.schemas';
 
@@ -29,6 +31,8 @@ export interface EmbedDashboardRow {
    * row-level security restricts by them even when the viewer holds no value (fails closed).
    */
   catalogueAttributes: string[];
+  /** The dashboard's deployment's serving build and data source version: a live load's cache key. */
+  serving: ServingState | null;
   /** null: no published dashboard with this publicId in the session's deployment. */
   dashboard: PublishedDashboard | null;
 }
@@ -48,7 +52,8 @@ export async function findEmbedDashboard(
     SELECT a.show_dashboard_chat, ${publishedJson()} AS published,
       EXISTS (SELECT 1 FROM embed_session_revocations r
         WHERE r.session_id IN (${claims.sessionId}, ${tenantRevocationKey(claims.tenant.id)})) AS revoked,
-      ${catalogueNames(sql`a.id`, sql`${claims.tenant.id}`)} AS catalogue
+      ${catalogueNames(sql`a.id`, sql`${claims.tenant.id}`)} AS catalogue,
+      ${servingStateColumns(sql`pd.deployment_id`)}
     FROM accounts a
       LEFT JOIN published_dashboards pd ON pd.public_id = ${publicId} AND pd.deployment_id = ${claims.deploymentId}
         AND EXISTS (SELECT 1 FROM deployments d WHERE d.id = pd.deployment_id AND d.account_id = a.id)
@@ -65,6 +70,8 @@ interface EmbedDashboardRawRow {
   catalogue: string | null;
   /** `publishedJson()`: the PublishedDashboard as JSON text, built by SQL in its own shape. */
   published: string | null;
+  serving_build_id: number | null;
+  source_version: string | null;
 }
 
 const toEmbedDashboardRow = (row: EmbedDashboardRawRow): EmbedDashboardRow => ({
@@ -72,6 +79,10 @@ const toEmbedDashboardRow = (row: EmbedDashboardRawRow): EmbedDashboardRow => ({
   revoked: row.revoked === 1,
   catalogueAttributes: row.catalogue ? (JSON.parse(row.catalogue) as string[]) : [],
   dashboard: row.published === null ? null : JSON.parse(row.published),
+  serving:
+    row.serving_build_id === null
+      ? null
+      : { buildId: row.serving_build_id, sourceVersion: row.source_version ?? '' },
 });
 
 /** E8: both flags of a published dashboard of the account; null when there is none. */

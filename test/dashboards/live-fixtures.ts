@@ -60,12 +60,13 @@ export const WIDGETS = {
   grain: 'g-month',
 } as const;
 
-/** Loads the shop into PostgreSQL, points the deployment at it and builds the shop model. */
+/** Loads the shop into PostgreSQL (or reuses `existing`), points the deployment at it and builds the shop model. */
 export async function shopDeployment(
   account: SeededAccount,
   deploymentId = account.deployments[0] as number,
+  existing?: string,
 ) {
-  const schema = await loadShopIntoPostgres();
+  const schema = existing ?? (await loadShopIntoPostgres());
   await usePostgres(account.admin, deploymentId);
   await deployModel(account.admin, deploymentId, shopModel(`${schema}.`));
   return schema;
@@ -94,13 +95,13 @@ export async function createQueryReport(
   return res.body.id as number;
 }
 
-/** Builds the shop deployment (unless `schema` is given) and publishes the live board on it. */
+/** Builds the shop deployment (over the loaded `schema` when given) and publishes the live board on it. */
 export async function liveBoard(
   account: SeededAccount,
   options: { deploymentId?: number; schema?: string } = {},
 ): Promise<LiveBoard> {
   const deploymentId = options.deploymentId ?? (account.deployments[0] as number);
-  const schema = options.schema ?? (await shopDeployment(account, deploymentId));
+  const schema = await shopDeployment(account, deploymentId, options.schema);
   const auth = account.admin;
   const base = `/api/v1/deployments/${deploymentId}`;
   const workbook = await api('POST', `${base}/workbooks`, { auth, body: { name: 'Shop live' } });

@@ -2,7 +2,7 @@
 // publish, and run for each viewer under the dashboard's filter and time-grain controls.
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { pgRows } from '../data-api/fixtures';
+import { deployModel, pgRows, shopModel } from '../data-api/fixtures';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import {
@@ -307,5 +307,41 @@ describe('the render endpoint', () => {
     const res = await api('GET', `${url}?format=png&filters=${filters}`, { auth: acme.admin });
     expect(res.status).toBe(200);
     expectError(await api('GET', `${url}?filters=%5B1%5D`, { auth: acme.admin }), 400, 'VALIDATION_FAILED');
+  });
+});
+
+describe('answers cached together', () => {
+  it('are never served past a new build of the model or a change of the data source', async () => {
+    const other = await seedAccount();
+    const own = await liveBoard(other, { schema: board.schema });
+    const boss = await mintViewer(other, own.deploymentId, { externalId: 'boss', groups: ['managers'] });
+    const load = () => api('GET', `/api/v1/embed/dashboard/${own.publicId}`, { auth: { session: boss } });
+    const total = async () => {
+      const res = await load();
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return Number(chartOf(res.body, own.reports.kpi).data[0]?.['orders.total_amount']);
+    };
+    const [expected] = await pgRows(`SELECT sum(amount) AS total FROM ${board.schema}.orders`);
+    expect(await total()).toBeCloseTo(Number(expected?.total), 6);
+    expect(await total()).toBeCloseTo(Number(expected?.total), 6);
+    // The same member now sums twice the amount: the next load answers from the new build.
+    await deployModel(
+      other.admin,
+      own.deploymentId,
+      shopModel(`${board.schema}.`).replace(
+        'sql: amount\n        type: sum',
+        'sql: amount * 2\n        type: sum',
+      ),
+    );
+    expect(await total()).toBeCloseTo(2 * Number(expected?.total), 6);
+    // A data source the deployment can no longer reach: the load says so, not a cached answer.
+    const broken = await api('PUT', `/api/v1/deployments/${own.deploymentId}/env-vars`, {
+      auth: other.admin,
+      body: { env_variables: [{ name: 'CUBEJS_DB_PORT', value: '1' }] },
+    });
+    expect(broken.status, JSON.stringify(broken.body)).toBe(200);
+    const res = await load();
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(chartOf(res.body, own.reports.kpi).error).toEqual(expect.any(String));
   });
 });
