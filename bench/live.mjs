@@ -10,11 +10,18 @@
 // - cold load vs its slowest query: the load with every query missing the result cache (each
 //   iteration sets the filter to a value list no earlier load used), against each of its eight
 //   queries run alone through `/cubejs-api/v1/load` with a value list of its own.
+//
+// Both on the embedded store (one Durable Object, which runs one query at a time) and on the same
+// data in a throwaway PostgreSQL server (scripts/postgres.mjs), where the eight queries run side
+// by side, one connection each.
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
+import pg from 'pg';
 import { csvChunks, demoModel, demoTables } from '../scripts/demo-data.mjs';
+import { startPostgres } from '../scripts/postgres.mjs';
+import { loadPostgres } from './semantic.mjs';
 
 const STATUS = 'orders.status';
 const FILTER_WIDGET = 'f-status';
@@ -127,8 +134,8 @@ async function timed(fn) {
  * mid-round (the demo's cubes refresh every 10 s, `orders` every minute), or the "warm" figure
  * would mix in cold loads at random.
  */
-function hourlyModel() {
-  return demoModel('')
+function hourlyModel(prefix) {
+  return demoModel(prefix)
     .replace(/ {4}refresh_key:\n {6}every: 1 minute\n/, '')
     .replace(/( {4}sql_table: \S+\n)/g, '$1    refresh_key:\n      every: 1 hour\n');
 }
@@ -153,12 +160,12 @@ async function importTables(ctx, deploymentId, tables) {
   }
 }
 
-async function buildModel(ctx, deploymentId) {
+async function buildModel(ctx, deploymentId, prefix) {
   const auth = ctx.world.admin;
   await must(
     ctx.api('PUT', `/build/api/v1/deployments/${deploymentId}/data-model/files`, {
       auth,
-      body: { files: [{ path: 'model/cubes/shop.yml', content: hourlyModel() }] },
+      body: { files: [{ path: 'model/cubes/shop.yml', content: hourlyModel(prefix) }] },
     }),
     'model files',
   );
@@ -351,10 +358,14 @@ async function cachedVsStatic(ctx, boards, session, warm) {
     statics.push(results.static);
     ratios.push(rate(results.live) / rate(results.static));
   }
-  // Every query of the cached rounds must have come from the cache: the entries the warm-up
-  // filled are still the ones served (their refresh time has not moved).
+  // Every load of the cached rounds must have been the dashboard's answer cache: a load served
+  // by it still carries the warm-up's refresh times (the per-query entries were renewed since, so
+  // a load that planned and read them would carry the later ones), and no query reached the store
+  // (the per-query entries are still the renewed ones).
+  const again = await embedLoad(ctx, session, boards.live.publicId);
+  const together = again.dataTime === warm.dataTime;
   const after = await Promise.all(CHARTS.map((c) => cubeLoad(ctx, warm.token, asLoaded(c.query))));
-  const served = after.filter((b, i) => b.lastRefreshTime === warm.refreshTimes[i]).length;
+  const untouched = after.filter((b, i) => b.lastRefreshTime === warm.refreshTimes[i]).length;
   const lines = [];
   const widths = [46, 10, 9, 9, 9];
   lines.push(['board', 'req/s', 'p50 ms', 'p99 ms', 'bytes'].map((h, i) => pad(h, widths[i])).join(''));
@@ -397,7 +408,8 @@ async function cachedVsStatic(ctx, boards, session, warm) {
   lines.push(`latency under load, live cached / static: p50 ${p50.toFixed(2)}x, p99 ${p99.toFixed(2)}x`);
   lines.push(
     `${connections} connections, ${duration} s per round; non-2xx or errors: ${non2xx}; ` +
-      `cache entries still those of the warm-up after the rounds: ${served}/${CHARTS.length}`,
+      `after the rounds: answered by the dashboard's answer cache of the warm-up ${together ? 'yes' : 'NO'}; ` +
+      `per-query entries untouched ${untouched}/${CHARTS.length}`,
   );
   return lines;
 }
@@ -409,7 +421,7 @@ async function cachedVsStatic(ctx, boards, session, warm) {
  * The eight queries alone run through /load the same way (each with a list of its own), one after
  * the other, in the same iteration as the load.
  */
-async function coldVsSlowest(ctx, boards, session, token, runs) {
+async function coldVsSlowest(ctx, boards, session, token, runs, server) {
   let n = 0;
   const fresh = () => ['completed', `bench-cold-${process.pid}-${Date.now()}-${n++}`];
   // Untimed first: the store's pages and the isolate's compiled model are warm for both paths.
@@ -417,6 +429,7 @@ async function coldVsSlowest(ctx, boards, session, token, runs) {
   for (const chart of CHARTS) await cubeLoad(ctx, token, asLoaded(chart.query, fresh()));
   const loads = [];
   const alone = CHARTS.map(() => []);
+  const engine = { together: [], alone: CHARTS.map(() => []) };
   const sums = [];
   for (let i = 0; i < runs; i++) {
     loads.push((await timed(() => embedLoad(ctx, session, boards.live.publicId, fresh()))).ms);
@@ -427,6 +440,17 @@ async function coldVsSlowest(ctx, boards, session, token, runs) {
       sum += t;
     }
     sums.push(sum);
+    if (server) {
+      // The engine by itself on this machine: the eight statements of a load (a value list of
+      // their own) from Node side by side, a fresh connection each as the data source opens
+      // them, then each alone the same way.
+      const statements = await Promise.all(CHARTS.map((c) => sqlOf(ctx, token, asLoaded(c.query, fresh()))));
+      engine.together.push(
+        (await timed(() => Promise.all(statements.map((st) => onFreshConnection(server, st))))).ms,
+      );
+      for (const [j, st] of statements.entries())
+        engine.alone[j].push((await timed(() => onFreshConnection(server, st))).ms);
+    }
   }
   const lines = [];
   const widths = [60, 11, 9];
@@ -449,7 +473,45 @@ async function coldVsSlowest(ctx, boards, session, token, runs) {
     `cold load / the eight queries summed: ${(load50 / median(sums)).toFixed(2)}x ` +
       `(${runs} iterations; cache defeated by a fresh filter value list per request)`,
   );
+  if (server) {
+    const together50 = median(engine.together);
+    const alone50 = engine.alone.map(median);
+    const top = alone50.indexOf(Math.max(...alone50));
+    lines.push(
+      `PostgreSQL by itself (from Node, fresh connection + BEGIN READ ONLY each, same iterations): ` +
+        `the eight side by side ${ms(together50)} ms vs the slowest alone (${CHARTS[top].name}) ${ms(alone50[top])} ms: ` +
+        `+${ms(together50 - alone50[top])} ms; the eight alone summed ${ms(alone50.reduce((a, b) => a + b, 0))} ms`,
+    );
+    lines.push(
+      `cold load over the engine's eight side by side: +${ms(load50 - together50)} ms; ` +
+        `slowest query through /load over the engine alone: +${ms(medians[slowest] - alone50[slowest])} ms`,
+    );
+  }
   return lines;
+}
+
+/** The SQL and parameters a query runs with, from /cubejs-api/v1/sql. */
+async function sqlOf(ctx, token, query) {
+  const res = await fetch(`${ctx.url}/cubejs-api/v1/sql?query=${encodeURIComponent(JSON.stringify(query))}`, {
+    headers: { authorization: token },
+  });
+  const body = await res.json();
+  if (res.status !== 200) throw new Error(`live bench, /sql: ${res.status} ${JSON.stringify(body)}`);
+  const [sql, params] = body.sql.sql;
+  return { sql, params };
+}
+
+/** A statement on a connection of its own in a read-only transaction, as the PostgreSQL data source runs it. */
+async function onFreshConnection(server, { sql, params }) {
+  const client = new pg.Client(server);
+  client.on('error', () => {});
+  await client.connect();
+  try {
+    await client.query("BEGIN READ ONLY; SET LOCAL statement_timeout = 30000; SET LOCAL TIME ZONE 'UTC'");
+    return (await client.query(sql, params)).rows.length;
+  } finally {
+    await client.end();
+  }
 }
 
 const CHROMIUM = '/usr/bin/chromium';
@@ -558,26 +620,12 @@ async function filterInChromium(ctx, boards, session, runs) {
   }
 }
 
-export default async function live(ctx) {
-  const orders = ctx.quick ? 10_000 : 40_000;
-  const tables = demoTables({ orders });
-  const rowCount = tables.reduce((n, t) => n + t.rows.length, 0);
-  const size = `${orders.toLocaleString('en')} orders, ${rowCount.toLocaleString('en')} rows in all${ctx.quick ? ' (--quick scale)' : ' (the seed scale)'}`;
-  console.log(`live bench: demo shop at ${size}, embedded store`);
-  const deploymentId = (
-    await must(
-      ctx.api('POST', '/build/api/v1/deployments', {
-        auth: ctx.world.admin,
-        body: { name: 'Live embedded' },
-      }),
-      'deployment',
-    )
-  ).id;
-  const started = Date.now();
-  await importTables(ctx, deploymentId, tables);
-  const imported = Date.now() - started;
-  const token = await buildModel(ctx, deploymentId);
-
+/**
+ * A store's boards: the live board and its session, a warm-up load (which fills the result
+ * cache), the checks that make the figures fair, and the static board carrying the rows the
+ * warm-up answered.
+ */
+async function boardsOn(ctx, store, deploymentId, token) {
   const liveBoard = await publishBoard(ctx, deploymentId, 'Live shop', (chart) => ({
     jsonQuery: JSON.stringify(chart.query),
     spec: JSON.stringify(chart.spec),
@@ -586,7 +634,7 @@ export default async function live(ctx) {
     await must(
       ctx.api('POST', '/api/v1/embed/generate-session', {
         auth: ctx.world.key,
-        body: { deploymentId, externalId: 'live-bench-viewer' },
+        body: { deploymentId, externalId: `live-bench-viewer-${store}` },
       }),
       'session',
     )
@@ -614,36 +662,117 @@ export default async function live(ctx) {
   // The queries as /load runs them must hit the entries the embed loads filled (same SQL, same
   // parameters): the check after the cached rounds reads the cache through them.
   const before = new Date().toISOString();
-  const refreshTimes = (await Promise.all(CHARTS.map((c) => cubeLoad(ctx, token, asLoaded(c.query))))).map(
-    (b) => b.lastRefreshTime,
-  );
-  if (refreshTimes.some((t) => t >= before)) {
+  const shared = await Promise.all(CHARTS.map((c) => cubeLoad(ctx, token, asLoaded(c.query))));
+  if (shared.some((b) => b.lastRefreshTime >= before)) {
     throw new Error("live bench: /load does not share the embed load's result cache entries");
   }
-  const warm = { token, refreshTimes };
-  const boards = {
-    live: { ...liveBoard, bytes: JSON.stringify(warmBody).length },
-    static: { ...staticBoard, bytes: JSON.stringify(staticBody).length },
+  // Then those entries are renewed: a load that planned and read them would now carry later
+  // refresh times than the dashboard's answer cache the warm-up filled.
+  const renewed = await Promise.all(
+    CHARTS.map((c) => cubeLoad(ctx, token, { ...asLoaded(c.query), renewQuery: true })),
+  );
+  if (renewed.some((b) => b.lastRefreshTime < before))
+    throw new Error('live bench: renewQuery did not renew');
+  const repeat = await embedLoad(ctx, session, liveBoard.publicId);
+  if (repeat.dataTime !== warmBody.dataTime) {
+    throw new Error(`live bench (${store}): a repeated load is not answered by the dashboard's answer cache`);
+  }
+  return {
+    session,
+    token,
+    rows,
+    warm: { token, refreshTimes: renewed.map((b) => b.lastRefreshTime), dataTime: warmBody.dataTime },
+    boards: {
+      live: { ...liveBoard, bytes: JSON.stringify(warmBody).length },
+      static: { ...staticBoard, bytes: JSON.stringify(staticBody).length },
+    },
   };
+}
+
+/** Rows of two stores compared as values (PostgreSQL answers numerics as text, times with an offset). */
+function sameRows(a, b) {
+  const norm = (v) => {
+    if (typeof v === 'number') return Number(v.toFixed(6));
+    if (typeof v === 'string' && v !== '' && !Number.isNaN(Number(v))) return Number(Number(v).toFixed(6));
+    if (typeof v === 'string' && /^\d{4}-\d\d-\d\dT/.test(v))
+      return new Date(v.endsWith('Z') || /[+-]\d\d:?\d\d$/.test(v) ? v : `${v}Z`).getTime();
+    return v;
+  };
+  const canon = (rows) =>
+    JSON.stringify(rows.map((r) => Object.fromEntries(Object.entries(r).map(([k, v]) => [k, norm(v)]))));
+  return canon(a) === canon(b);
+}
+
+export default async function live(ctx) {
+  const orders = ctx.quick ? 10_000 : 40_000;
+  const tables = demoTables({ orders });
+  const rowCount = tables.reduce((n, t) => n + t.rows.length, 0);
+  const size = `${orders.toLocaleString('en')} orders, ${rowCount.toLocaleString('en')} rows in all${ctx.quick ? ' (--quick scale)' : ' (the seed scale)'}`;
+  console.log(`live bench: demo shop at ${size}, embedded store and PostgreSQL`);
+  const create = async (name) =>
+    (
+      await must(
+        ctx.api('POST', '/build/api/v1/deployments', { auth: ctx.world.admin, body: { name } }),
+        'deployment',
+      )
+    ).id;
+  const embeddedId = await create('Live embedded');
+  let started = Date.now();
+  await importTables(ctx, embeddedId, tables);
+  const imported = Date.now() - started;
+  const embedded = await boardsOn(ctx, 'embedded', embeddedId, await buildModel(ctx, embeddedId, ''));
+
+  const server = await startPostgres();
+  ctx.defer(() => server.stop());
+  started = Date.now();
+  await loadPostgres(server, tables);
+  const copied = Date.now() - started;
+  const pgId = await create('Live PostgreSQL');
+  await must(
+    ctx.api('PUT', `/api/v1/deployments/${pgId}/env-vars`, {
+      auth: ctx.world.admin,
+      body: {
+        env_variables: [
+          { name: 'CUBEJS_DB_TYPE', value: 'postgres' },
+          { name: 'CUBEJS_DB_HOST', value: server.host },
+          { name: 'CUBEJS_DB_PORT', value: String(server.port) },
+          { name: 'CUBEJS_DB_NAME', value: server.database },
+          { name: 'CUBEJS_DB_USER', value: server.user },
+          { name: 'CUBEJS_DB_PASS', value: server.password },
+        ],
+      },
+    }),
+    'env vars',
+  );
+  const postgres = await boardsOn(ctx, 'postgres', pgId, await buildModel(ctx, pgId, 'shop.'));
+  const agree = CHARTS.filter((_, i) => sameRows(embedded.rows[i], postgres.rows[i])).length;
+
   const runs = ctx.quick ? 9 : 25;
+  const stores = [
+    ['embedded store', embedded, null],
+    ['PostgreSQL', postgres, server],
+  ];
   return [
     {
       name: 'live: dataset',
       run: async () => [
-        `${size}; embedded import ${(imported / 1000).toFixed(1)} s; 8 CHART widgets + FILTER (${STATUS}) + TIME_GRAIN (month)`,
+        `${size}; embedded import ${(imported / 1000).toFixed(1)} s, PostgreSQL COPY + indexes ${(copied / 1000).toFixed(1)} s; ` +
+          `8 CHART widgets + FILTER (${STATUS}) + TIME_GRAIN (month); charts with the same rows on both stores: ${agree}/${CHARTS.length}`,
       ],
     },
+    ...stores.flatMap(([label, s, engineServer]) => [
+      {
+        name: `live: cached embed load vs static embed load, ${label} (GET /api/v1/embed/dashboard/{publicId}, Session)`,
+        run: () => cachedVsStatic(ctx, s.boards, s.session, s.warm),
+      },
+      {
+        name: `live: cold embed load vs its slowest query alone, ${label} (${runs} iterations)`,
+        run: () => coldVsSlowest(ctx, s.boards, s.session, s.token, runs, engineServer),
+      },
+    ]),
     {
-      name: 'live: cached embed load vs static embed load (GET /api/v1/embed/dashboard/{publicId}, Session)',
-      run: () => cachedVsStatic(ctx, boards, session, warm),
-    },
-    {
-      name: `live: cold embed load vs its slowest query alone (${runs} iterations)`,
-      run: () => coldVsSlowest(ctx, boards, session, token, runs),
-    },
-    {
-      name: 'live: viewer filter change to redrawn charts (Chromium, /embed/dashboard/{publicId})',
-      run: () => filterInChromium(ctx, boards, session, ctx.quick ? 10 : 25),
+      name: 'live: viewer filter change to redrawn charts, embedded store (Chromium, /embed/dashboard/{publicId})',
+      run: () => filterInChromium(ctx, embedded.boards, embedded.session, ctx.quick ? 10 : 25),
     },
   ];
 }

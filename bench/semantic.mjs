@@ -69,7 +69,7 @@ async function timed(fn) {
 }
 
 /** Loads the tables into PostgreSQL with COPY (through psql), then indexes and analyzes them. */
-async function loadPostgres(server, tables) {
+export async function loadPostgres(server, tables) {
   const client = new pg.Client(server);
   client.on('error', () => {});
   await client.connect();
