@@ -8,34 +8,34 @@ export type BuildMessage = { kind: 'build'; buildId: number };
 /** Messages of the notifications queue (and its dead-letter queue): one run each. */
 export type NotificationMessage = { kind: 'notification-run'; runId: number };
 
-/** The bindings declared in wrangler.toml, plus the secrets set with `wrangler secret put`. */
-export interface Bindings {
-  DB: D1Database;
-  /** Workers Static Assets: the pinned swagger-ui-dist package, served under /docs/assets. */
-  ASSETS: Fetcher;
-  SESSIONS: KVNamespace;
-  BUILDS_QUEUE: Queue<BuildMessage>;
-  NOTIFICATIONS_QUEUE: Queue<NotificationMessage>;
-  SESSION_RATE_LIMITER: RateLimit;
-  MAILER: SendEmail;
-  DEPLOYMENTS_DOMAIN: string;
+/**
+ * The secrets, set with `wrangler secret put` (locally in .dev.vars, in tests by vitest.config.ts):
+ * wrangler.toml does not list them, so the generated types do not either.
+ */
+export interface Secrets {
   ADMIN_TOKEN: string;
   SESSION_SIGNING_KEY: string;
   /** The key being rotated out: sessions signed with it still verify until they expire. */
   SESSION_SIGNING_KEY_PREVIOUS?: string;
-  /** "1" adds x-d1-queries / x-d1-round-trips headers to every response (benchmarks only). */
-  EXPOSE_DB_METRICS?: string;
   /** Encrypts the values of secret-named deployment env vars (AES-GCM; any high-entropy text). */
   ENV_VARS_KEY: string;
-  /**
-   * The embedded data store: one SQLite Durable Object per deployment (`DeploymentStore`).
-   * Untyped here so core imports nothing above it; `src/sources/deployment-store.ts` types it.
-   */
-  DEPLOYMENT_STORE: DurableObjectNamespace;
+  /** "1" adds x-d1-queries / x-d1-round-trips headers to every response (benchmarks only). */
+  EXPOSE_DB_METRICS?: string;
   /** "1" lets data sources reach private, loopback and link-local addresses (local development and tests). */
   DATA_SOURCES_ALLOW_PRIVATE?: string;
-  /** Comma-separated names of the Hyperdrive bindings a deployment may name in `CUBEJS_DB_HYPERDRIVE`. */
-  HYPERDRIVE_BINDINGS?: string;
+}
+
+/**
+ * The Worker's environment: the bindings of wrangler.toml as `npm run types` generates them
+ * (`WranglerBindings`, in worker-configuration.d.ts), with each queue's message type, plus the
+ * secrets. Among them: DEPLOYMENTS_DOMAIN (deployment URLs are https://<slug>.<domain>),
+ * HYPERDRIVE_BINDINGS (comma-separated Hyperdrive bindings a deployment may name in
+ * `CUBEJS_DB_HYPERDRIVE`), ASSETS (the pinned swagger-ui-dist package, served under /docs/assets)
+ * and DEPLOYMENT_STORE (one SQLite Durable Object per deployment, the embedded data store).
+ */
+export interface Bindings extends Omit<WranglerBindings, 'BUILDS_QUEUE' | 'NOTIFICATIONS_QUEUE'>, Secrets {
+  BUILDS_QUEUE: Queue<BuildMessage>;
+  NOTIFICATIONS_QUEUE: Queue<NotificationMessage>;
 }
 
 /** Drizzle over the request's counted D1 binding; `$client` is that binding, for runBatch. */

@@ -152,13 +152,27 @@ export function documentation(decisions: readonly string[]) {
   };
 }
 
-const INTRO = `edgeboard's management API. The contract's conventions hold everywhere: JSON in and out,
-strict bodies (unknown fields are a 400), the error envelope \`{error, code, requestId, details?}\`,
-cursor pagination with \`first\` (1–100, default 20) and \`after\`.
+const INTRO = `edgeboard serves Cube Cloud's Platform API on Cloudflare Workers: deployments and their
+data models, the workspace (folders, workbooks, reports), dashboards (drafts and published
+versions), signed embedding, scheduled notifications, and Cube's REST API over each deployment's
+data.
 
-Decisions where the spec and the contract are silent:`;
+**Authentication.** Most routes take a user access token or an account API key as
+\`Authorization: Bearer …\` (API keys also as \`Api-Key …\`); an API key acts as the account's
+first admin within its deployments. Embed viewers use session ids (\`Authorization: Session …\`),
+Cube's REST API takes its own tokens, and the operator's \`/admin/v1\` takes the operator secret.
+Each operation names its scheme.
 
-/** The info text of the document: the intro, then every domain's recorded decisions. */
+**Requests and errors.** JSON in and out; bodies are strict (an unknown field is a 400). Every
+error is \`{error, code, requestId, details?}\`, where \`code\` is one of a closed set and
+\`details\` lists each invalid field of a 400. Lists page with \`first\` (1–100, default 20) and
+\`after\` (the previous page's \`pageInfo.endCursor\`). Every response carries \`x-request-id\`.
+
+**Decisions.** Where Cube's documentation leaves a behaviour open, edgeboard's choice is listed
+below (collapsed) and, by domain, in the repository's \`docs/decisions.md\`.`;
+
+/** The info text of the document: the introduction, then every domain's decisions, folded away. */
 function describeDecisions(decisions: readonly string[]): string {
-  return `${INTRO}\n${decisions.map((d) => `- ${d}`).join('\n')}`;
+  const list = decisions.map((d) => `- ${d}`).join('\n');
+  return `${INTRO}\n\n<details>\n<summary>Decisions (${decisions.length})</summary>\n\n${list}\n\n</details>`;
 }

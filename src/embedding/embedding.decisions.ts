@@ -1,6 +1,6 @@
-/** Decisions about signed embedding (E8–E14), recorded in the OpenAPI document. */
+/** Decisions about signed embedding, recorded in the OpenAPI document and docs/decisions.md. */
 export const EMBEDDING_DECISIONS = [
-  // generate-session (E9)
+  // generate-session
   'generate-session answers 200 `{sessionId, expiresAt}`. It validates the body before looking up the API key (the lookup shares its one D1 read batch); a missing Authorization header or one that is not an API key (`Api-Key <key>` or, as Cube sends it, `Bearer <key>`) is a 401 before the body is read.',
   '`externalId` is 1–255 characters; capitals or surrounding spaces are a 400, never rewritten. An external user is identified by (tenant, externalId): the same externalId in two tenants is two users, and both count toward `externalUserLimit`.',
   "Internal users (`internalId`) do not count toward `externalUserLimit` and carry no groups, attributes or security context; their viewer is the user's firstName and picture.",
@@ -13,10 +13,10 @@ export const EMBEDDING_DECISIONS = [
   "A catalogue (account-wide or a tenant's) holds at most 200 user attributes, so a session carries at most 200 attribute values: a create past it is a 409, and so is a mint whose definitions would pass it (nothing written).",
   'Every 429 carries `Retry-After`: 10 s for `RATE_LIMITED` (the limiter period), 3600 s for `QUOTA_EXCEEDED` (waiting does not free a full quota).',
   "The per-key limit is the account's `sessionRateLimit` per minute, approximately: the Rate Limiting binding admits 60 per minute per binding key, and a key is spread over ceil(sessionRateLimit / 60) binding keys picked at random (counted per location, like the binding). The spread is learnt from the key's previous mint in the same isolate (at most a minute old), so a refused request still reads nothing.",
-  // Cube's generate-session fields (issue 12)
-  'Cube nulls: every optional generate-session field takes null, meaning not sent (`securityContext: null` and the `userProfile` leaves still clear, as E9 says).',
+  // Cube's generate-session fields
+  'Cube nulls: every optional generate-session field takes null, meaning not sent (`securityContext: null` and the `userProfile` leaves still clear).',
   '`publicDashboardId` limits the session to that dashboard (others answer 404). `isEphemeral` (externalId only) stores no external user and does not count it; the state lives in the session KV entry alone, so a load at a location KV has not reached yet is a 401 SESSION_INVALID (retry) rather than a rebuild.',
-  '`tenantGroups`/`tenantGroupDefinitions` need `creatorMode` and `embedTenantName` (400) and join `groups`/`groupDefinitions`, which E9 already resolves in the tenant catalogue in creator mode. `groupDefinitions` keeps its E9 meaning (Cube ignores it).',
+  '`tenantGroups`/`tenantGroupDefinitions` need `creatorMode` and `embedTenantName` (400) and join `groups`/`groupDefinitions`, which generate-session already resolves in the tenant catalogue in creator mode. `groupDefinitions` keeps that meaning (Cube ignores it).',
   "`settings.locale` (BCP 47) and `settings.timezone` (IANA) reach the viewer in the load's `settings`; values that do not parse fall back to null, never fail. `allowAi` and Cube's other AI, workbook and panel switches are carried and returned with no effect; `roles`, `branchName`, `embedTheme` and `embedTenantProfile` are accepted with no effect.",
   "The session/token exchange is reusable (Cube: single-use): the token is the session's claims signed as a token for 5 minutes or until the session expires, loads dashboards as `Authorization: Bearer <token>`, and is revoked with its session.",
   "Revoke also takes an admin access token (Bearer), as in Cube. Session ids are signed tokens, not Cube's 32 hex characters.",
@@ -25,17 +25,17 @@ export const EMBEDDING_DECISIONS = [
   'A sessionId is a compact HS256 JWS (header `kid` names the signing key). Rotation: set the old secret as `SESSION_SIGNING_KEY_PREVIOUS` and a new `SESSION_SIGNING_KEY`; sessions of the previous key keep verifying until they expire.',
   'A session keeps the profile, groups, attributes and security context of its user as they were at minting (held in KV); later changes apply to sessions minted afterwards. A session rebuilt after a KV miss reads the current state. Deleting the minting API key or changing the plan does not end live sessions; revocation and expiry do.',
   'Revoke answers `{revoked: false}` when the session was already revoked or has expired; a sessionId that does not verify or belongs to another account is a 404; a scoped key may revoke only sessions of its deployments (403 `KEY_SCOPE`).',
-  // Loads and E8
+  // Loads and the embedding switches
   "The embed dashboard load takes `Authorization: Session <id>` or `Bearer <embed token>` first, else `?session=`; another Authorization scheme is a 401. Row-level security fails closed for every attribute of the account's and the session tenant's catalogues: a viewer without a value sees no row carrying that column. It answers the PublishedDashboard fields plus `viewer` and the effective `settings`, never groups, attributes, email or the security context.",
   '`viewer.initials`: the first letters of the first and last words of displayName, else of the externalId or username (for an email address, of its local part); `picture` is passed through for the browser to load, null when unset.',
-  'E8 takes `allowEmbed`, `allEmbedUsers` or both (at least one); an omitted flag keeps its value. There is no per-group sharing, so `allEmbedUsers` only matters while `allowEmbed` is false.',
-  // Catalogues and tenants (E10–E14)
-  'The account-wide catalogue (`/api/v1/groups`, `/api/v1/user-attributes`) and E10–E14 take an admin Bearer token or any API key of the account. A deployment-scoped key reads the account-wide catalogue but gets 403 `KEY_SCOPE` on its writes (it rules row-level security in every deployment); tenant catalogues (E10–E14) are not deployment-bound and accept any key of the account.',
-  'E10 creates the embed tenant when it does not exist yet, so groups can be prepared before a first session; listing, updating or deleting in an unknown tenant is a 404.',
-  'Group PATCH (account-wide and E12) also takes `name` (1–100 characters, unique in its catalogue, else 409; Cube has no rename); an empty body answers the group unchanged, `description: null` keeps it.',
+  'The embedding switches (`PATCH /api/v1/embed/dashboard/{publicId}`) take `allowEmbed`, `allEmbedUsers` or both (at least one); an omitted flag keeps its value. There is no per-group sharing, so `allEmbedUsers` only matters while `allowEmbed` is false.',
+  // Catalogues and tenants
+  'The account-wide catalogue (`/api/v1/groups`, `/api/v1/user-attributes`) and the tenant catalogues (`/api/v1/embed-tenants/…`) take an admin Bearer token or any API key of the account. A deployment-scoped key reads the account-wide catalogue but gets 403 `KEY_SCOPE` on its writes (it rules row-level security in every deployment); tenant catalogues are not deployment-bound and accept any key of the account.',
+  'Creating a group in an embed tenant creates the tenant when it does not exist yet, so groups can be prepared before a first session; listing, updating or deleting in an unknown tenant is a 404.',
+  'Group PATCH (account-wide and per tenant) also takes `name` (1–100 characters, unique in its catalogue, else 409; Cube has no rename); an empty body answers the group unchanged, `description: null` keeps it.',
   'Embed tenants are listed as `{id, name, createdAt, userCount, displayName}` (`displayName` always null), `search` a case-insensitive substring of the name; lists of groups, attributes and tenants are ordered by id (creation order); group members newest user first (memberships carry no date); tenant users by id (Cube: by email).',
   'DELETE of an embed tenant is idempotent and answers `{name, deleted}` (Cube `{}`); it revokes every session of the tenant in the same batch.',
-  'A group name taken is a 409 (contract), where Cube answers 400; a group with members may be deleted (Cube: 400). Tenant names stay 5–36 characters (Cube 2–36).',
+  'A group name taken is a 409, where Cube answers 400; a group with members may be deleted (Cube: 400). Tenant names stay 5–36 characters (Cube 2–36).',
   // Provisioning (Cube's provisionEmbedUser and provisionEmbedUsers)
   "provisionEmbedUser(s) make generate-session's writes for external users without a session or a deployment: the tenant on demand, email, profile, memberships, the same `externalUserLimit` (429 QUOTA_EXCEEDED, Retry-After 3600 s). Any API key of the account or an admin token may call them. `externalId` follows generate-session's rule (already trimmed and lowercase, else 400; Cube normalizes), so the provisioned user is the one a session finds; `email` is lowercased, and a new user without one stores null (Cube invents `{externalId}@cubecloud.dev`).",
   "Provisioning's `groups` are the account-wide catalogue's and `tenantGroups` the tenant's (each replaces that catalogue's memberships; `[]` clears, omitted or null keeps; an unknown name is a 400). User attributes and the security context are not in Cube's ProvisionEmbedUserInput and stay generate-session's.",

@@ -4,8 +4,8 @@ import {
   createScheduledController,
   env,
   getQueueResult,
-  SELF,
 } from 'cloudflare:test';
+import { exports } from 'cloudflare:workers';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setClockForTests } from '../../src/core/clock';
 import { createDb } from '../../src/core/db';
@@ -114,7 +114,7 @@ async function multipart(
 ) {
   const form = new FormData();
   for (const [key, value] of Object.entries(fields)) form.append(key, value);
-  const res = await SELF.fetch(`http://edgeboard.test${base(id)}/upload/file${query}`, {
+  const res = await exports.default.fetch(`http://edgeboard.test${base(id)}/upload/file${query}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${auth.bearer}` },
     body: form,

@@ -1,4 +1,5 @@
-import { env, runInDurableObject, SELF } from 'cloudflare:test';
+import { env, runInDurableObject } from 'cloudflare:test';
+import { exports } from 'cloudflare:workers';
 import cube from '@cubejs-client/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deploymentStore } from '../../src/sources/deployment-store';
@@ -50,7 +51,9 @@ beforeAll(async () => {
   pgToken = await cubeToken(acme.admin, pgDeployment, MANAGER);
   globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
     const url = input instanceof Request ? input.url : String(input);
-    return url.startsWith('http://edgeboard.test/') ? SELF.fetch(input, init) : realFetch(input, init);
+    return url.startsWith('http://edgeboard.test/')
+      ? exports.default.fetch(input, init)
+      : realFetch(input, init);
   }) as typeof fetch;
 });
 

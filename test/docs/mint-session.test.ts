@@ -1,6 +1,7 @@
 // The server-side quick start (sdk/examples/mint-session.ts) against the real Worker: its types
 // match the server's schema, and its route mints a session the viewer's load accepts.
-import { env, SELF } from 'cloudflare:test';
+import { env } from 'cloudflare:test';
+import { exports } from 'cloudflare:workers';
 import type * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import {
@@ -28,7 +29,7 @@ const fromServer = (
 const answer = (r: v.InferOutput<typeof sessionCreatedSchema>): EmbedSession => r;
 void [toServer, fromServer, answer];
 
-const workerFetch: typeof fetch = (input, init) => SELF.fetch(input, init);
+const workerFetch: typeof fetch = (input, init) => exports.default.fetch(input, init);
 
 async function embeddable(account: SeededAccount) {
   const published = await publishDashboard(account);

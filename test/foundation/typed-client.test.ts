@@ -10,12 +10,10 @@ beforeAll(async () => {
   world = await seedWorld();
 });
 
-// The Worker's own fetch, as the runtime exports it (no network).
-const worker = (exports as unknown as { default: { fetch(request: Request): Promise<Response> } }).default;
-
 const client = (credential: string) =>
   hc<AppType>('http://edgeboard.test', {
-    fetch: (input: RequestInfo | URL, init?: RequestInit) => worker.fetch(new Request(input, init)),
+    // The Worker's own fetch, as the runtime exports it (no network).
+    fetch: (input: RequestInfo | URL, init?: RequestInit) => exports.default.fetch(new Request(input, init)),
     headers: { authorization: `Bearer ${credential}` },
   });
 

@@ -1,4 +1,4 @@
-import { SELF } from 'cloudflare:test';
+import { exports } from 'cloudflare:workers';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -29,7 +29,7 @@ export async function api<T = any>(
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await SELF.fetch(`http://edgeboard.test${path}`, { method, headers, body });
+  const res = await exports.default.fetch(`http://edgeboard.test${path}`, { method, headers, body });
   const text = await res.text();
   const isJson = (res.headers.get('content-type') ?? '').includes('json');
   return { status: res.status, headers: res.headers, body: (isJson && text ? JSON.parse(text) : text) as T };

@@ -1,4 +1,4 @@
-import { SELF } from 'cloudflare:test';
+import { exports } from 'cloudflare:workers';
 import { expect } from 'vitest';
 import type { SeededAccount } from '../helpers/harness';
 import { type Auth, api } from '../helpers/http';
@@ -18,7 +18,7 @@ export async function fetchBytes(path: string, auth: Auth = null, headers: Recor
           : auth && 'raw' in auth
             ? auth.raw
             : undefined;
-  const res = await SELF.fetch(`http://edgeboard.test${path}`, {
+  const res = await exports.default.fetch(`http://edgeboard.test${path}`, {
     headers: { ...(authorization ? { authorization } : {}), ...headers },
   });
   const bytes = new Uint8Array(await res.arrayBuffer());
