@@ -4,7 +4,6 @@ import { ACCOUNTS_DECISIONS } from './accounts/accounts.decisions';
 import { accountsAdminRoutes } from './accounts/admin.routes';
 import { apiKeysRoutes } from './accounts/api-keys.routes';
 import { usersRoutes } from './accounts/users.routes';
-import { currentClock } from './core/clock';
 import { randomId } from './core/crypto';
 import { countedD1, createDb, newD1Metrics, type QueryCounter } from './core/db';
 import { CORE_DECISIONS } from './core/decisions';
@@ -28,6 +27,7 @@ import { EMBEDDING_DECISIONS } from './embedding/embedding.decisions';
 import { viewerRoutes } from './embedding/viewer.routes';
 import { NOTIFICATIONS_DECISIONS } from './notifications/notifications.decisions';
 import { notificationsRoutes } from './notifications/notifications.routes';
+import { platformOf as deployedPlatform, type PlatformOf } from './platform';
 import { RENDER_DECISIONS } from './render/render.decisions';
 import { foldersRoutes } from './workspace/folders.routes';
 import { reportsRoutes } from './workspace/reports.routes';
@@ -40,10 +40,11 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
 /**
- * The whole HTTP surface: request id, per-request D1 (counted), body limit, one error
- * handler rendering the contract's envelope, JSON 404s, and every router mounted.
+ * The whole HTTP surface: request id, per-request D1 (counted) and platform boundaries (from
+ * `platformOf`), body limit, one error handler rendering the contract's envelope, JSON 404s, and
+ * every router mounted.
  */
-export function createApp() {
+export function createApp(platformOf: PlatformOf = deployedPlatform) {
   const app = createRouter();
 
   app.use('*', async (c, next) => {
@@ -57,7 +58,11 @@ export function createApp() {
     c.set('queries', queries);
     c.set('d1', d1);
     c.set('db', createDb(d1));
-    c.set('clock', currentClock());
+    const platform = platformOf(c.env);
+    c.set('clock', platform.clock);
+    c.set('sessionRateLimiter', platform.sessionRateLimiter);
+    c.set('notificationsQueue', platform.deliveryPorts.queue);
+    c.set('replicaView', platform.replicaView);
     await next();
     c.header('x-request-id', requestId);
     if (exposeMetrics) {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/app';
-import { toApiError } from '../src/core/errors';
+import { ApiError, isNotFound, notFound, toApiError } from '../src/core/errors';
 import { expectError, OPERATOR } from './helpers/harness';
 import { api } from './helpers/http';
 
@@ -124,5 +124,19 @@ describe('toApiError', () => {
     const hidden = toApiError(new TypeError('cannot read x of undefined'));
     expect(hidden.status).toBe(500);
     expect(hidden.message).toBe('Internal error');
+  });
+});
+
+describe('isNotFound', () => {
+  it('tells a resource’s 404 by the resource it names, never by its text', () => {
+    expect(isNotFound(notFound('Workbook'), 'Workbook')).toBe(true);
+    expect(isNotFound(notFound('Folder'), 'Workbook')).toBe(false);
+    // Same code and text, but not built as the workbook's 404.
+    expect(isNotFound(new ApiError('NOT_FOUND', 'Workbook not found'), 'Workbook')).toBe(false);
+    expect(notFound('Workbook')).toMatchObject({
+      status: 404,
+      code: 'NOT_FOUND',
+      message: 'Workbook not found',
+    });
   });
 });

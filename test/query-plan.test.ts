@@ -4,12 +4,11 @@
 // account or with the whole database (issue 10).
 import { env } from 'cloudflare:test';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { setClockForTests } from '../src/core/clock';
 import { type LoggedStatement, recordStatements, stopRecording } from '../src/core/db';
-import { setDeliveryPortsForTests } from '../src/notifications/delivery';
 import { publishDashboard, setEmbed } from './embedding/fixtures';
 import { type SeededAccount, seedAccount } from './helpers/harness';
 import { api } from './helpers/http';
+import { platform } from './helpers/platform';
 import { consume, recordingPorts, tick } from './notifications/ports';
 
 /**
@@ -195,8 +194,6 @@ beforeAll(async () => {
 
 afterEach(() => {
   stopRecording();
-  setClockForTests(undefined);
-  setDeliveryPortsForTests(undefined);
 });
 
 describe('no full scan of a tenant table on the hot paths', () => {
@@ -343,7 +340,7 @@ describe('no full scan of a tenant table on the hot paths', () => {
 describe('no full scan of a tenant table on the scheduled paths', () => {
   it('the cron tick (with a notification due)', async () => {
     rec = recordingPorts();
-    setDeliveryPortsForTests(rec.ports);
+    platform.deliveryPorts = rec.ports;
     await env.DB.prepare('UPDATE notifications SET next_run_at = ? WHERE id = ?')
       .bind('2026-05-01T07:00:00.000Z', Number(notificationUrl.split('/').pop()))
       .run();
@@ -354,7 +351,7 @@ describe('no full scan of a tenant table on the scheduled paths', () => {
 
   it('the notifications consumer', async () => {
     rec = recordingPorts();
-    setDeliveryPortsForTests(rec.ports);
+    platform.deliveryPorts = rec.ports;
     const run = await ok(api('POST', `${notificationUrl}/run`, { auth: acme.admin }), 202);
     const found = await offencesOf('notifications consumer', () => consume([run.id]));
     expect(rec.emails.length).toBeGreaterThan(0);

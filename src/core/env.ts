@@ -8,6 +8,18 @@ export type BuildMessage = { kind: 'build'; buildId: number };
 /** Messages of the notifications queue (and its dead-letter queue): one run each. */
 export type NotificationMessage = { kind: 'notification-run'; runId: number };
 
+/** The two producer calls notification runs go through (a Queue binding fits; tests pass a recorder). */
+export interface NotificationQueue {
+  send(body: NotificationMessage): Promise<unknown>;
+  sendBatch(messages: Iterable<MessageSendRequest<NotificationMessage>>): Promise<unknown>;
+}
+
+/**
+ * What a D1 read replica answers for a read it made: in production, what it read; a test makes
+ * a replica lag by answering an older or altered read.
+ */
+export type ReplicaView = <T>(read: T) => T;
+
 /**
  * The secrets, set with `wrangler secret put` (locally in .dev.vars, in tests by vitest.config.ts):
  * wrangler.toml does not list them, so the generated types do not either.
@@ -48,7 +60,11 @@ export interface Variables {
   /** The raw (counted) D1 binding, for statements drizzle cannot express. */
   d1: D1Database;
   queries: QueryCounter;
+  /** The request's platform boundaries (src/platform.ts), set once by the app's first middleware. */
   clock: Clock;
+  sessionRateLimiter: RateLimit;
+  notificationsQueue: NotificationQueue;
+  replicaView: ReplicaView | undefined;
   principal: Principal;
 }
 

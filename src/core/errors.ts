@@ -93,11 +93,18 @@ export function retryAfterOf(err: ApiError): string | undefined {
   return err.status === 429 ? String(DEFAULT_RETRY_AFTER_SECONDS) : undefined;
 }
 
-export const notFound = (what = 'Resource'): ApiError => new ApiError('NOT_FOUND', `${what} not found`);
+/** The 404 of a resource that does not exist; it names the resource, so code can tell which. */
+export class NotFoundError extends ApiError {
+  constructor(readonly resource: string) {
+    super('NOT_FOUND', `${resource} not found`);
+  }
+}
+
+export const notFound = (what = 'Resource'): NotFoundError => new NotFoundError(what);
 
 /** Whether `err` is the 404 `notFound(what)` builds (not another resource's 404). */
 export const isNotFound = (err: unknown, what: string): boolean =>
-  err instanceof ApiError && err.code === 'NOT_FOUND' && err.message === notFound(what).message;
+  err instanceof NotFoundError && err.resource === what;
 export const badRequest = (message: string, details?: ErrorDetail[]): ApiError =>
   new ApiError('BAD_REQUEST', message, details);
 export const conflict = (message: string): ApiError => new ApiError('CONFLICT', message);

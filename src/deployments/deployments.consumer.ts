@@ -1,14 +1,18 @@
-import { currentClock } from '../core/clock';
+import type { Clock } from '../core/clock';
 import { countedD1, createDb } from '../core/db';
 import type { Bindings, BuildMessage } from '../core/env';
 import { runBuild } from './deployments.service';
 
 /** The builds queue: each message names one build; redeliveries are harmless (claimBuild). */
-export async function consumeBuilds(batch: MessageBatch<BuildMessage>, env: Bindings): Promise<void> {
+export async function consumeBuilds(
+  batch: MessageBatch<BuildMessage>,
+  env: Bindings,
+  clock: Clock,
+): Promise<void> {
   const db = createDb(countedD1(env.DB, { queries: 0, roundTrips: 0 }));
   for (const message of batch.messages) {
     try {
-      await runBuild(db, message.body.buildId, currentClock().now());
+      await runBuild(db, message.body.buildId, clock.now());
       message.ack();
     } catch (err) {
       console.error(

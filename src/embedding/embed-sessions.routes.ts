@@ -45,6 +45,8 @@ export const embedContext = <E extends AppEnv>(c: Context<E>): EmbedContext => (
   d1: c.get('d1'),
   env: c.env,
   clock: c.get('clock'),
+  sessionRateLimiter: c.get('sessionRateLimiter'),
+  replicaView: c.get('replicaView'),
   waitUntil: waitUntilOf(c),
 });
 

@@ -1,7 +1,7 @@
 import { requireDeploymentScope } from '../auth/auth.middleware';
 import type { Clock } from '../core/clock';
 import { createDb, runBatch } from '../core/db';
-import type { Bindings, Db } from '../core/env';
+import type { Bindings, Db, ReplicaView } from '../core/env';
 import { ApiError } from '../core/errors';
 import type { AccountPrincipal } from '../core/principal';
 import * as repo from './embed-sessions.repository';
@@ -9,11 +9,18 @@ import type { InternalUser, StoredUserState } from './embedding.rows';
 import { deleteSession, putSession, type SessionPayload, type SessionUser } from './session-store';
 import { type SessionClaims, signSession, verifySession } from './session-token';
 
-/** What the session services need from a request: the counted D1 binding, the bindings, the clock. */
+/**
+ * What the session services need from a request: the counted D1 binding, the bindings and the
+ * request's platform boundaries (clock, session rate limiter, replica view).
+ */
 export interface EmbedContext {
   d1: D1Database;
   env: Bindings;
   clock: Clock;
+  /** Guards sessions minted per API key (SESSION_RATE_LIMITER in production). */
+  sessionRateLimiter: RateLimit;
+  /** What a read replica answers for a read it made; absent: what it read. */
+  replicaView?: ReplicaView;
   /** Work that may finish after the answer (cache writes of live queries). */
   waitUntil?: (p: Promise<unknown>) => void;
 }

@@ -12,14 +12,6 @@ import { learnRateLimit, RATE_LIMIT_RETRY_AFTER_SECONDS, rateLimitKey } from './
 import type { SessionUser } from './session-store';
 import { type SessionClaims, type SessionSettings, signSession } from './session-token';
 
-// The Rate Limiting binding is a platform boundary: tests swap it to make it refuse.
-let limiterOverride: RateLimit | undefined;
-
-/** Tests only: replace SESSION_RATE_LIMITER; `undefined` restores the binding. */
-export function setSessionRateLimiterForTests(limiter: RateLimit | undefined): void {
-  limiterOverride = limiter;
-}
-
 export { RATE_LIMIT_RETRY_AFTER_SECONDS } from './session-rate-limit';
 
 const quotaExceeded = (limit: number) =>
@@ -28,14 +20,6 @@ const quotaExceeded = (limit: number) =>
     `The account has reached its limit of ${limit} external users`,
     QUOTA_RETRY_AFTER_SECONDS,
   );
-
-// Tests only: what a replica answers, as a function of what it read (to simulate a stale one).
-let replicaViewOverride: ((read: repo.MintRead) => repo.MintRead) | undefined;
-
-/** Tests only: make the replica's mint read look stale; `undefined` restores it. */
-export function setReplicaViewForTests(view: ((read: repo.MintRead) => repo.MintRead) | undefined): void {
-  replicaViewOverride = view;
-}
 
 /** The mint's read on a replica or the primary, and the verdict on it: the account and the plan. */
 async function judge(
@@ -47,7 +31,7 @@ async function judge(
 ): Promise<{ read: repo.MintRead; account: AccountContext; plan: MintPlan }> {
   const db = createDb(ctx.d1.withSession(source === 'replica' ? 'first-unconstrained' : 'first-primary'));
   const fresh = await repo.readMintState(db, query);
-  const read = source === 'replica' && replicaViewOverride ? replicaViewOverride(fresh) : fresh;
+  const read = source === 'replica' && ctx.replicaView ? ctx.replicaView(fresh) : fresh;
   const account = authorize(read, keyHash, input);
   if (input.internalId !== undefined && !read.internalUser) {
     throw new ApiError('BAD_REQUEST', 'internalId names no user of this account', [
@@ -117,8 +101,9 @@ export async function generateSession(
 ): Promise<{ sessionId: string; expiresAt: string }> {
   checkRequest(input);
   const keyHash = await sha256Hex(apiKey);
-  const limiter = limiterOverride ?? ctx.env.SESSION_RATE_LIMITER;
-  if (!(await limiter.limit({ key: rateLimitKey(keyHash, ctx.clock.now().getTime()) })).success) {
+  if (
+    !(await ctx.sessionRateLimiter.limit({ key: rateLimitKey(keyHash, ctx.clock.now().getTime()) })).success
+  ) {
     throw tooManyRequests(
       'RATE_LIMITED',
       'Too many sessions minted with this API key; retry in a few seconds',

@@ -1,5 +1,5 @@
 import type { NotificationFormat, RecipientAttributeValue } from '../../schema/notifications';
-import type { Bindings, NotificationMessage } from '../core/env';
+import type { Bindings, NotificationQueue } from '../core/env';
 import { type DashboardControls, displayedControls } from '../dashboards/controls';
 import type { PublishedDashboardRecord } from '../dashboards/dashboards.repository';
 import { attributesByName, restrictSnapshots } from '../dashboards/row-security';
@@ -66,12 +66,6 @@ export interface Mailer {
 
 export interface ChatWebhook {
   post(url: string, payload: unknown): Promise<void>;
-}
-
-/** The two producer calls runs go through (a Queue binding fits; tests pass a recorder). */
-export interface NotificationQueue {
-  send(body: NotificationMessage): Promise<unknown>;
-  sendBatch(messages: Iterable<MessageSendRequest<NotificationMessage>>): Promise<unknown>;
 }
 
 export interface DeliveryPorts {
@@ -160,19 +154,12 @@ export const fetchWebhook: ChatWebhook = {
   },
 };
 
-let overrides: Partial<DeliveryPorts> | undefined;
-
-/** Tests only: replace some ports for the calls that follow; `undefined` restores the real ones. */
-export function setDeliveryPortsForTests(ports: Partial<DeliveryPorts> | undefined): void {
-  overrides = ports;
-}
-
+/** The deployed ports: the environment's queue and mailer, the real renderer and webhook. */
 export function deliveryPorts(env: Bindings): DeliveryPorts {
   return {
     queue: env.NOTIFICATIONS_QUEUE,
     renderer: dashboardRenderer,
     mailer: emailServiceMailer(env.MAILER),
     webhook: fetchWebhook,
-    ...overrides,
   };
 }

@@ -1,7 +1,7 @@
-import { currentClock } from '../core/clock';
+import type { Clock } from '../core/clock';
 import { countedD1, createDb } from '../core/db';
 import type { Bindings, NotificationMessage } from '../core/env';
-import { deliveryPorts } from './delivery';
+import type { DeliveryPorts } from './delivery';
 import { SENDS_PER_INVOCATION } from './notifications.limits';
 import { attemptRun, backoffSeconds, deadLetterRuns } from './runs.service';
 
@@ -24,9 +24,12 @@ const senderOf = (env: Bindings) => `notifications@${env.DEPLOYMENTS_DOMAIN}`;
  * recipient retries the message with backoff (the others are not sent again), and a message
  * out of retries goes to the dead-letter queue.
  */
-export async function consumeNotifications(batch: MessageBatch<unknown>, env: Bindings): Promise<void> {
+export async function consumeNotifications(
+  batch: MessageBatch<unknown>,
+  env: Bindings,
+  { clock, ports }: { clock: Clock; ports: DeliveryPorts },
+): Promise<void> {
   const db = createDb(countedD1(env.DB, { queries: 0, roundTrips: 0 }));
-  const ports = deliveryPorts(env);
   const maxSends = Math.max(1, Math.floor(SENDS_PER_INVOCATION / Math.max(1, batch.messages.length)));
   await Promise.all(
     batch.messages.map(async (msg) => {
@@ -39,7 +42,7 @@ export async function consumeNotifications(batch: MessageBatch<unknown>, env: Bi
         const result = await attemptRun(db, ports, msg.body.runId, {
           env,
           from: senderOf(env),
-          now: currentClock().now(),
+          now: clock.now(),
           maxSends,
         });
         if (result.outcome === 'retry') msg.retry({ delaySeconds: result.delaySeconds });
@@ -62,9 +65,10 @@ export async function consumeNotifications(batch: MessageBatch<unknown>, env: Bi
 export async function consumeNotificationDeadLetters(
   batch: MessageBatch<unknown>,
   env: Bindings,
+  clock: Clock,
 ): Promise<void> {
   const db = createDb(countedD1(env.DB, { queries: 0, roundTrips: 0 }));
   const runIds = batch.messages.flatMap((msg) => (isRunMessage(msg.body) ? [msg.body.runId] : []));
-  await deadLetterRuns(db, runIds, currentClock().now());
+  await deadLetterRuns(db, runIds, clock.now());
   for (const msg of batch.messages) msg.ack();
 }

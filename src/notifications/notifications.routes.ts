@@ -6,7 +6,6 @@ import { QUOTA_RETRY_AFTER_SECONDS } from '../core/errors';
 import { pageQuery, pageRequest, pageSchema } from '../core/pagination';
 import { deletedSchema, withoutNulls } from '../core/validation';
 import { apiDocs, routeGroup, routes } from '../http/route';
-import { deliveryPorts } from './delivery';
 import {
   MAX_RECIPIENTS_PER_NOTIFICATION,
   MAX_REMOVE_RECIPIENTS,
@@ -128,6 +127,6 @@ export const notificationsRoutes = routes(
     input: { params: notificationParams },
     responses: { 202: runSchema },
     errors: [409],
-    handler: async (c, { params }) => runs.runNow(scope(c, params), deliveryPorts(c.env).queue, params.id),
+    handler: async (c, { params }) => runs.runNow(scope(c, params), c.var.notificationsQueue, params.id),
   }),
 );

@@ -1,4 +1,4 @@
-import type { Bindings, Db, NotificationMessage } from '../core/env';
+import type { Bindings, Db, NotificationMessage, NotificationQueue } from '../core/env';
 import { ApiError, conflict, notFound } from '../core/errors';
 import type { PageRequest } from '../core/pagination';
 import { afterId, toPage } from '../core/pagination';
@@ -11,13 +11,7 @@ import { compileModelQuery } from '../data-api/data.service';
 import { findMember } from '../semantic/query/members';
 import type { Identity } from '../semantic/query/policies';
 import { compileSchedule, nextRunAfter } from './cron-expression';
-import {
-  type DeliveryPorts,
-  type NotificationQueue,
-  PermanentDeliveryError,
-  type RenderedFile,
-  type RenderScope,
-} from './delivery';
+import { type DeliveryPorts, PermanentDeliveryError, type RenderedFile, type RenderScope } from './delivery';
 import { controlValuesOf, describeControls, filterProblem } from './notification-controls';
 import { CLAIM_PAGE, CLAIM_PER_TICK, REQUEUE_PER_TICK, RUN_DELIVERIES_PREVIEW } from './notifications.limits';
 import type { DeliveryView, RunView } from './notifications.schemas';

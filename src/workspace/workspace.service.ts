@@ -755,9 +755,19 @@ export async function upsertWorkbookBySlug(
 }
 
 /**
+ * An upsert that lost a race with another writer between its lookup and its write: a 409
+ * `CONFLICT` whose message starts with `upsert_branch_changed`, the client's cue to retry.
+ */
+export class UpsertBranchChanged extends ApiError {
+  constructor(readonly label: 'Report' | 'Workbook') {
+    super('CONFLICT', `upsert_branch_changed: the ${label.toLowerCase()} changed concurrently; retry`);
+  }
+}
+
+/**
  * Runs the branch an upsert chose by its lookup. A create that finds the key taken (409) or an
- * update whose item vanished (its own 404, not a missing folder or workbook) lost a race with
- * another writer between the lookup and the write: 409 `upsert_branch_changed`, to retry.
+ * update whose item vanished (its own 404, not a missing folder or workbook) lost the race:
+ * UpsertBranchChanged.
  */
 async function upsertBranch<T>(
   label: 'Report' | 'Workbook',
@@ -768,13 +778,7 @@ async function upsertBranch<T>(
     return await write();
   } catch (err) {
     const raced = creating ? err instanceof ApiError && err.status === 409 : isNotFound(err, label);
-    if (raced) {
-      throw new ApiError(
-        'CONFLICT',
-        `upsert_branch_changed: the ${label.toLowerCase()} changed concurrently; retry`,
-      );
-    }
-    throw err;
+    throw raced ? new UpsertBranchChanged(label) : err;
   }
 }
 

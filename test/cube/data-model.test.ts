@@ -5,14 +5,13 @@ import {
   env,
   getQueueResult,
 } from 'cloudflare:test';
-import { exports } from 'cloudflare:workers';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { setClockForTests } from '../../src/core/clock';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/core/db';
 import { activeModel } from '../../src/deployments/deployments.service';
 import worker from '../../src/index';
 import { expectError, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { clockAt, fetchWorker, platform } from '../helpers/platform';
 
 /**
  * Cube's Data Model and Data Model Uploads operations over a deployment's project files, and the
@@ -23,7 +22,6 @@ let world: World;
 beforeAll(async () => {
   world = await seedWorld();
 });
-afterEach(() => setClockForTests(undefined));
 
 const base = (id: number) => `/build/api/v1/deployments/${id}/data-model`;
 
@@ -114,7 +112,7 @@ async function multipart(
 ) {
   const form = new FormData();
   for (const [key, value] of Object.entries(fields)) form.append(key, value);
-  const res = await exports.default.fetch(`http://edgeboard.test${base(id)}/upload/file${query}`, {
+  const res = await fetchWorker(`http://edgeboard.test${base(id)}/upload/file${query}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${auth.bearer}` },
     body: form,
@@ -546,14 +544,14 @@ describe('upload transactions', () => {
   it('expires a transaction after an hour, and the cron sweep deletes it', async () => {
     const id = await newDeployment();
     const t0 = new Date('2031-01-01T10:00:00.000Z');
-    setClockForTests({ now: () => t0 });
+    platform.clock = clockAt(t0);
     const start = await api('POST', `${base(id)}/upload/start`, { auth: world.acme.admin });
     const transaction = start.body.transaction.id as string;
     expect(start.body.expiresAt).toBe('2031-01-01T11:00:00.000Z');
     const staged = await multipart(id, { transaction, fileName: 'model/a.md', file: 'a' });
     expect(staged.status).toBe(200);
 
-    setClockForTests({ now: () => new Date('2031-01-01T11:00:01.000Z') });
+    platform.clock = clockAt('2031-01-01T11:00:01.000Z');
     expectError(await multipart(id, { transaction, fileName: 'model/b.md', file: 'b' }), 404, 'NOT_FOUND');
     expectError(
       await api('POST', `${base(id)}/upload/finish`, {

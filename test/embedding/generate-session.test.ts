@@ -1,7 +1,7 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { setClockForTests } from '../../src/core/clock';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, OPERATOR, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { clockAt, platform } from '../helpers/platform';
 import { claimsOf, embedState, kvPayload, mint, mintOk, rows } from './fixtures';
 
 let acme: SeededAccount;
@@ -14,11 +14,9 @@ beforeAll(async () => {
   dep = acme.deployments[0];
 });
 
-afterEach(() => setClockForTests(undefined));
-
 describe('E9 generate-session: credentials, plan, scope', () => {
   it('answers {sessionId, expiresAt}: a signed token and its KV payload', async () => {
-    setClockForTests({ now: () => new Date('2026-11-22T16:00:00.000Z') });
+    platform.clock = clockAt('2026-11-22T16:00:00.000Z');
     const res = await mint(acme.key, { deploymentId: dep, externalId: 'first-user' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['expiresAt', 'sessionId']);

@@ -1,14 +1,10 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { QUOTA_RETRY_AFTER_SECONDS } from '../../src/core/errors';
-import {
-  RATE_LIMIT_RETRY_AFTER_SECONDS,
-  setSessionRateLimiterForTests,
-} from '../../src/embedding/generate-session.service';
+import { RATE_LIMIT_RETRY_AFTER_SECONDS } from '../../src/embedding/generate-session.service';
 import { expectError, OPERATOR, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { platform } from '../helpers/platform';
 import { embedState, kvPayload, mint, mintOk, rows } from './fixtures';
-
-afterEach(() => setSessionRateLimiterForTests(undefined));
 
 const counterOf = async (accountId: number) =>
   (await rows<{ n: number }>('SELECT external_user_count AS n FROM accounts WHERE id = ?', accountId))[0]?.n;
@@ -179,7 +175,7 @@ describe('deployment-scoped keys and the account-wide catalogue', () => {
 describe('Retry-After on every 429', () => {
   it('the per-key rate limit says when to come back', async () => {
     const acme = await seedAccount();
-    setSessionRateLimiterForTests({ limit: async () => ({ success: false }) });
+    platform.sessionRateLimiter = { limit: async () => ({ success: false }) };
     const refused = await mint(acme.key, { deploymentId: acme.deployments[0], externalId: 'later' });
     expectError(refused, 429, 'RATE_LIMITED');
     expect(refused.headers.get('retry-after')).toBe(String(RATE_LIMIT_RETRY_AFTER_SECONDS));

@@ -1,13 +1,11 @@
 import { env } from 'cloudflare:test';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createDb } from '../../src/core/db';
 import { writeMintState } from '../../src/embedding/embed-sessions.repository';
-import { setSessionRateLimiterForTests } from '../../src/embedding/generate-session.service';
 import { expectError, OPERATOR, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { platform } from '../helpers/platform';
 import { embedState, mint, mintOk, rows } from './fixtures';
-
-afterEach(() => setSessionRateLimiterForTests(undefined));
 
 async function withLimit(limit: number) {
   const account = await seedAccount({ useCreatorMode: true });
@@ -164,19 +162,19 @@ describe('per-key rate limit (SESSION_RATE_LIMITER)', () => {
     });
     expect(patched.body.sessionRateLimit).toBe(120);
     const keysSeen: string[] = [];
-    setSessionRateLimiterForTests({
+    platform.sessionRateLimiter = {
       async limit({ key }) {
         keysSeen.push(key);
         return { success: true };
       },
-    });
+    };
     for (let i = 0; i < 30; i++)
       await mintOk(acme.key, { deploymentId: acme.deployments[0], externalId: 'spread' });
     // After the first mint taught the isolate the account's limit: sub-keys 0 and 1 only.
     const subKeys = new Set(keysSeen.slice(1).map((k) => k.split(':')[1]));
     expect([...subKeys].every((i) => i === '0' || i === '1')).toBe(true);
     // An account over its limit: the binding refuses, 429 with Retry-After.
-    setSessionRateLimiterForTests({ limit: async () => ({ success: false }) });
+    platform.sessionRateLimiter = { limit: async () => ({ success: false }) };
     const refused = await mint(acme.key, { deploymentId: acme.deployments[0], externalId: 'spread' });
     expectError(refused, 429, 'RATE_LIMITED');
     expect(refused.headers.get('retry-after')).toBe('10');
@@ -185,12 +183,12 @@ describe('per-key rate limit (SESSION_RATE_LIMITER)', () => {
   it('answers 429 RATE_LIMITED when the binding refuses, per key', async () => {
     const acme = await seedAccount();
     const keysSeen: string[] = [];
-    setSessionRateLimiterForTests({
+    platform.sessionRateLimiter = {
       async limit({ key }) {
         keysSeen.push(key);
         return { success: keysSeen.length <= 1 };
       },
-    });
+    };
     await mintOk(acme.key, { deploymentId: acme.deployments[0], externalId: 'rl' });
     const refused = await mint(acme.key, { deploymentId: acme.deployments[0], externalId: 'rl' });
     expectError(refused, 429, 'RATE_LIMITED');

@@ -1,14 +1,16 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import type { ReplicaView } from '../../src/core/env';
 import type { MintRead } from '../../src/embedding/embed-sessions.repository';
-import { setReplicaViewForTests } from '../../src/embedding/generate-session.service';
 import { expectError, OPERATOR, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { platform } from '../helpers/platform';
 import { embedState, kvPayload, mint, mintOk, roundTrips, rows } from './fixtures';
 
-afterEach(() => setReplicaViewForTests(undefined));
-
 /** Makes the replica answer `view(read)` instead of what it read: a replica that lags. */
-const staleReplica = (view: (read: MintRead) => MintRead) => setReplicaViewForTests(view);
+const staleReplica = (view: (read: MintRead) => MintRead) => {
+  // The mint's replica read is the only one a view sees, so it is a MintRead.
+  platform.replicaView = view as ReplicaView;
+};
 
 async function groupsOf(accountId: number, externalId: string) {
   const found = await rows<{ name: string }>(

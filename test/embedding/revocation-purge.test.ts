@@ -4,14 +4,12 @@ import {
   env,
   waitOnExecutionContext,
 } from 'cloudflare:test';
-import { afterEach, describe, expect, it } from 'vitest';
-import { setClockForTests } from '../../src/core/clock';
+import { describe, expect, it } from 'vitest';
 import worker from '../../src/index';
 import { seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { clockAt, platform } from '../helpers/platform';
 import { claimsOf, mintOk, rows } from './fixtures';
-
-afterEach(() => setClockForTests(undefined));
 
 async function tick(at: number) {
   const controller = createScheduledController({ scheduledTime: new Date(at), cron: '* * * * *' });
@@ -24,7 +22,7 @@ describe('revocation records', () => {
   it('are kept until the session would have expired, then the cron drops them', async () => {
     const acme = await seedAccount({ embedSessionTtlSeconds: 300 });
     const start = Date.parse('2026-11-22T08:00:00.000Z');
-    setClockForTests({ now: () => new Date(start) });
+    platform.clock = clockAt(start);
     const sid = await mintOk(acme.key, { deploymentId: acme.deployments[0], externalId: 'purged' });
     const revoked = await api('POST', '/api/v1/embed/session/revoke', {
       auth: acme.key,

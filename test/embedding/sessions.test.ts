@@ -1,9 +1,9 @@
 import { env } from 'cloudflare:test';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { setClockForTests } from '../../src/core/clock';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { signSession } from '../../src/embedding/session-token';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { type Auth, api } from '../helpers/http';
+import { clockAt, platform } from '../helpers/platform';
 import {
   claimsOf,
   kvPayload,
@@ -28,8 +28,6 @@ beforeAll(async () => {
   publicId = (await publishDashboard(acme)).publicId;
   await setEmbed(acme, publicId, { allowEmbed: true });
 });
-
-afterEach(() => setClockForTests(undefined));
 
 const mintFor = (externalId: string, extra: Record<string, unknown> = {}) =>
   mintOk(acme.key, { deploymentId: dep, externalId, ...extra });
@@ -113,11 +111,11 @@ describe('loading with a session', () => {
 
   it('refuses an expired session with SESSION_EXPIRED, before any storage is read', async () => {
     const start = Date.parse('2026-11-22T10:00:00.000Z');
-    setClockForTests({ now: () => new Date(start) });
+    platform.clock = clockAt(start);
     const sid = await mintFor('short-lived');
-    setClockForTests({ now: () => new Date(start + 599_000) });
+    platform.clock = clockAt(start + 599_000);
     expect((await load(publicId, sid)).status).toBe(200);
-    setClockForTests({ now: () => new Date(start + 600_000) });
+    platform.clock = clockAt(start + 600_000);
     const res = await load(publicId, sid);
     expectError(res, 401, 'SESSION_EXPIRED');
     expect(roundTrips(res)).toBe(0);
@@ -225,9 +223,9 @@ describe('POST /api/v1/embed/session/revoke', () => {
 
   it('answers {revoked: false} for an expired session', async () => {
     const start = Date.parse('2026-11-22T12:00:00.000Z');
-    setClockForTests({ now: () => new Date(start) });
+    platform.clock = clockAt(start);
     const sid = await mintFor('expired-revoke');
-    setClockForTests({ now: () => new Date(start + 3_600_000) });
+    platform.clock = clockAt(start + 3_600_000);
     expect((await revoke(acme.key, sid)).body).toEqual({ revoked: false });
     expect(
       await rows('SELECT * FROM embed_session_revocations WHERE session_id = ?', claimsOf(sid).jti),

@@ -1,4 +1,4 @@
-import { exports } from 'cloudflare:workers';
+import { fetchWorker } from './platform';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -16,7 +16,10 @@ function authHeader(auth: Auth): Record<string, string> {
   return { authorization: auth.raw };
 }
 
-/** One request through the whole Worker; the body is always consumed (JSON when it is JSON). */
+/**
+ * One request through the whole Worker (on the test's platform: test/helpers/platform.ts); the
+ * body is always consumed (JSON when it is JSON).
+ */
 export async function api<T = any>(
   method: string,
   path: string,
@@ -29,7 +32,7 @@ export async function api<T = any>(
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await exports.default.fetch(`http://edgeboard.test${path}`, { method, headers, body });
+  const res = await fetchWorker(`http://edgeboard.test${path}`, { method, headers, body });
   const text = await res.text();
   const isJson = (res.headers.get('content-type') ?? '').includes('json');
   return { status: res.status, headers: res.headers, body: (isJson && text ? JSON.parse(text) : text) as T };

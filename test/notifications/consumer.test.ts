@@ -1,8 +1,8 @@
 import { env } from 'cloudflare:test';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { setDeliveryPortsForTests } from '../../src/notifications/delivery';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectError, OPERATOR, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { platform } from '../helpers/platform';
 import { seedDashboard } from './fixtures';
 import { consume, recordingPorts } from './ports';
 
@@ -28,10 +28,8 @@ beforeAll(async () => {
 
 beforeEach(() => {
   rec = recordingPorts();
-  setDeliveryPortsForTests(rec.ports);
+  platform.deliveryPorts = rec.ports;
 });
-
-afterEach(() => setDeliveryPortsForTests(undefined));
 
 /** A notification with recipients; answers its URL. */
 async function notification(recipients: unknown[], body: Record<string, unknown> = {}) {

@@ -1,9 +1,8 @@
 import { env } from 'cloudflare:test';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { setClockForTests } from '../../src/core/clock';
-import { setDeliveryPortsForTests } from '../../src/notifications/delivery';
 import { seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { clockAt, platform, resetPlatform } from '../helpers/platform';
 import { seedDashboard } from './fixtures';
 import { recordingPorts, tick } from './ports';
 
@@ -19,8 +18,7 @@ beforeAll(async () => {
 });
 
 afterEach(async () => {
-  setClockForTests(undefined);
-  setDeliveryPortsForTests(undefined);
+  resetPlatform();
   // Each test's notifications stop here, so later ticks only see their own test's schedules.
   await env.DB.prepare('UPDATE notifications SET is_enabled = 0, next_run_at = NULL').run();
   await consumeAll();
@@ -28,17 +26,17 @@ afterEach(async () => {
 
 function useRecorder() {
   rec = recordingPorts();
-  setDeliveryPortsForTests(rec.ports);
+  platform.deliveryPorts = rec.ports;
 }
 
 async function createAt(now: string, body: Record<string, unknown>): Promise<number> {
-  setClockForTests({ now: () => new Date(now) });
+  platform.clock = clockAt(now);
   const res = await api('POST', base, {
     auth: world.acme.admin,
     body: { dashboardId: dashboard.id, ...body },
   });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
-  setClockForTests(undefined);
+  platform.clock = undefined;
   return res.body.id;
 }
 

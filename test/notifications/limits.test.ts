@@ -1,8 +1,8 @@
 import { env } from 'cloudflare:test';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { setDeliveryPortsForTests } from '../../src/notifications/delivery';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectError, OPERATOR, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { platform } from '../helpers/platform';
 import { seedDashboard } from './fixtures';
 import { consume, recordingPorts } from './ports';
 
@@ -21,10 +21,8 @@ beforeAll(async () => {
 
 beforeEach(() => {
   rec = recordingPorts();
-  setDeliveryPortsForTests(rec.ports);
+  platform.deliveryPorts = rec.ports;
 });
-
-afterEach(() => setDeliveryPortsForTests(undefined));
 
 const emails = (n: number, prefix: string) =>
   Array.from({ length: n }, (_, i) => ({ email: `${prefix}${i}@example.com` }));

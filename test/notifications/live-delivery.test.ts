@@ -2,17 +2,14 @@
 // notification's filters and time grains, as the recipient's identity; the email says what was
 // filtered. Golden numbers come from SQL written by hand over the shop in PostgreSQL.
 import { env } from 'cloudflare:test';
-import { afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import {
-  dashboardRenderer,
-  type RenderRequest,
-  setDeliveryPortsForTests,
-} from '../../src/notifications/delivery';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { dashboardRenderer, type RenderRequest } from '../../src/notifications/delivery';
 import { type LiveBoard, liveBoard } from '../dashboards/live-fixtures';
 import { pgRows } from '../data-api/fixtures';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { pdfText } from '../helpers/pdf-text';
+import { platform } from '../helpers/platform';
 import { consume, recordingPorts } from './ports';
 
 let acme: SeededAccount;
@@ -35,10 +32,8 @@ beforeEach(() => {
       return dashboardRenderer.render(request);
     },
   };
-  setDeliveryPortsForTests(rec.ports);
+  platform.deliveryPorts = rec.ports;
 });
-
-afterEach(() => setDeliveryPortsForTests(undefined));
 
 /** A notification of the live board with these recipients, run now and consumed; answers its run. */
 async function deliver(recipients: unknown[], body: Record<string, unknown>) {

@@ -1,8 +1,8 @@
 import { env } from 'cloudflare:test';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { setClockForTests } from '../../src/core/clock';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { clockAt, platform } from '../helpers/platform';
 import { seedDashboard } from './fixtures';
 
 let world: World;
@@ -21,10 +21,8 @@ beforeAll(async () => {
   base = `/api/v1/deployments/${world.acme.deployments[0]}/notifications`;
 });
 
-afterEach(() => setClockForTests(undefined));
-
 function at(iso: string) {
-  setClockForTests({ now: () => new Date(iso) });
+  platform.clock = clockAt(iso);
 }
 
 async function create(body: Record<string, unknown>) {

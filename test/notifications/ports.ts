@@ -7,8 +7,8 @@ import {
   waitOnExecutionContext,
 } from 'cloudflare:test';
 import type { NotificationMessage } from '../../src/core/env';
-import worker from '../../src/index';
 import type { DeliveryPorts, OutgoingEmail, RenderRequest } from '../../src/notifications/delivery';
+import { worker } from '../helpers/platform';
 
 /** Test doubles of the delivery ports that record what they were asked to do. */
 export function recordingPorts() {
@@ -58,7 +58,7 @@ export function recordingPorts() {
   return { ports, queued, batchSizes, renders, emails, posts, failing };
 }
 
-/** One cron tick through the Worker's scheduled handler. */
+/** One cron tick through the Worker's scheduled handler, on the test's platform. */
 export async function tick(scheduledTime: string): Promise<void> {
   const controller = createScheduledController({ scheduledTime: new Date(scheduledTime), cron: '* * * * *' });
   const ctx = createExecutionContext();
@@ -68,7 +68,7 @@ export async function tick(scheduledTime: string): Promise<void> {
 
 let messageCounter = 0;
 
-/** Delivers run messages to the Worker's queue handler; answers the ack/retry outcome. */
+/** Delivers run messages to the Worker's queue handler (on the test's platform); answers the ack/retry outcome. */
 export async function consume(runIds: number[], options: { attempts?: number; queue?: string } = {}) {
   const batch = createMessageBatch<NotificationMessage>(
     options.queue ?? 'edgeboard-notifications',

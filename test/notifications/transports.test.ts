@@ -5,10 +5,10 @@ import {
   emailServiceMailer,
   fetchWebhook,
   PermanentDeliveryError,
-  setDeliveryPortsForTests,
 } from '../../src/notifications/delivery';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { platform } from '../helpers/platform';
 import { seedDashboard } from './fixtures';
 import { consume, recordingPorts } from './ports';
 
@@ -23,7 +23,6 @@ const email = {
 
 afterEach(() => {
   vi.restoreAllMocks();
-  setDeliveryPortsForTests(undefined);
 });
 
 describe('the email message', () => {
@@ -129,11 +128,11 @@ describe('the dashboard renderer', () => {
   ])('delivers a real %s file', async (format, magic, contentType) => {
     const rec = recordingPorts();
     // The real renderer; mailer and queue recorded.
-    setDeliveryPortsForTests({
+    platform.deliveryPorts = {
       queue: rec.ports.queue,
       mailer: rec.ports.mailer,
       renderer: dashboardRenderer,
-    });
+    };
     const base = `/api/v1/deployments/${account.deployments[0]}/notifications`;
     const created = await api('POST', base, {
       auth: account.admin,

@@ -1,8 +1,8 @@
 import { env } from 'cloudflare:test';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { setClockForTests } from '../../src/core/clock';
 import { OPERATOR, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { clockAt, platform } from '../helpers/platform';
 import { fetchBytes, type SeededDashboard, seedBusinessReview } from './seed';
 
 const T0 = Date.parse('2031-05-01T10:00:00.000Z');
@@ -60,21 +60,20 @@ function expectPageHeaders(res: { headers: Headers; html: string }, frameAncesto
 }
 
 beforeAll(async () => {
-  setClockForTests({ now: () => new Date(T0) });
+  platform.clock = clockAt(T0);
   acme = await seedAccount({ embedSessionTtlSeconds: TTL });
   board = await seedBusinessReview(acme, { title: 'Quarterly <review> & "more"' });
   await enableEmbed(acme, board.publicId);
-  setClockForTests(undefined);
+  platform.clock = undefined;
 });
 
 afterEach(() => {
-  setClockForTests(undefined);
   vi.restoreAllMocks();
 });
 
 describe('GET /embed/dashboard/{publicId}', () => {
   it('shows the dashboard: titles, text, control values, charts, avatar, chat', async () => {
-    setClockForTests({ now: () => new Date(T0) });
+    platform.clock = clockAt(T0);
     const session = await mint(acme, {
       userProfile: { displayName: 'Ada Lovelace', picture: 'https://images.example.com/ada.png' },
       settings: { showDashboardChat: true },
@@ -197,9 +196,9 @@ describe('GET /embed/dashboard/{publicId}', () => {
 
 describe('viewer error pages', () => {
   it('says the session expired (401), with its own frame-ancestors and the renewal script', async () => {
-    setClockForTests({ now: () => new Date(T0) });
+    platform.clock = clockAt(T0);
     const session = await mint(acme);
-    setClockForTests({ now: () => new Date(T0 + TTL * 1000 + 1_000) });
+    platform.clock = clockAt(T0 + TTL * 1000 + 1_000);
     const res = await page(board.publicId, session);
     expect(res.status).toBe(401);
     expectPageHeaders(res, '*');
@@ -302,11 +301,11 @@ describe('viewer error pages', () => {
         lines.push(args.map(String).join(' '));
       });
     }
-    setClockForTests({ now: () => new Date(T0) });
+    platform.clock = clockAt(T0);
     const session = await mint(acme);
     await page(board.publicId, session);
     await fetchBytes(`/embed/dashboard/${board.publicId}/content`, { session });
-    setClockForTests({ now: () => new Date(T0 + TTL * 1000 + 1_000) });
+    platform.clock = clockAt(T0 + TTL * 1000 + 1_000);
     await page(board.publicId, session);
     await fetchBytes(`/embed/dashboard/${board.publicId}/content`, { session });
     for (const line of lines) expect(line).not.toContain(session);
@@ -315,9 +314,9 @@ describe('viewer error pages', () => {
 
 describe('GET /embed/dashboard/{publicId}/content (renewal)', () => {
   it('answers the dashboard markup for a new session, with its expiry', async () => {
-    setClockForTests({ now: () => new Date(T0) });
+    platform.clock = clockAt(T0);
     const session = await mint(acme, { userProfile: { displayName: 'Ada Lovelace' } });
-    setClockForTests({ now: () => new Date(T0 + 1_000) });
+    platform.clock = clockAt(T0 + 1_000);
     const res = await fetchBytes(`/embed/dashboard/${board.publicId}/content`, { session });
     expect(res.status).toBe(200);
     expect(res.headers.get('cache-control')).toBe('no-store');
@@ -330,14 +329,14 @@ describe('GET /embed/dashboard/{publicId}/content (renewal)', () => {
   });
 
   it('answers the API error envelope when the session cannot be used', async () => {
-    setClockForTests({ now: () => new Date(T0) });
+    platform.clock = clockAt(T0);
     const session = await mint(acme);
-    setClockForTests({ now: () => new Date(T0 + TTL * 1000 + 1) });
+    platform.clock = clockAt(T0 + TTL * 1000 + 1);
     const expired = await fetchBytes(`/embed/dashboard/${board.publicId}/content`, { session });
     expect(expired.status).toBe(401);
     expect(expired.body.code).toBe('SESSION_EXPIRED');
     expect(expired.body.requestId).toBe(expired.headers.get('x-request-id'));
-    setClockForTests(undefined);
+    platform.clock = undefined;
     const missing = await fetchBytes(`/embed/dashboard/${board.publicId}/content`);
     expect(missing.status).toBe(401);
     expect(missing.body.code).toBe('UNAUTHORIZED');

@@ -1,8 +1,8 @@
 import { env } from 'cloudflare:test';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { setClockForTests } from '../../src/core/clock';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { clockAt, platform } from '../helpers/platform';
 import { base, draft, folder, roundTrips, workbook } from './helpers';
 
 let acme: SeededAccount;
@@ -12,8 +12,6 @@ beforeAll(async () => {
   acme = await seedAccount();
   d = acme.deployments[0];
 });
-
-afterEach(() => setClockForTests(undefined));
 
 const put = (id: number, body: unknown) =>
   api('PUT', `${base(d)}/workbooks/${id}/dashboard`, { auth: acme.member, body });
@@ -84,7 +82,7 @@ const complete = {
 describe('PUT /workbooks/{id}/dashboard (E1)', () => {
   it('stores the whole DashboardConfigInput and answers the draft and the published config', async () => {
     const wb = await workbook(acme.member, d);
-    setClockForTests({ now: () => new Date('2032-01-01T00:00:00.000Z') });
+    platform.clock = clockAt('2032-01-01T00:00:00.000Z');
     const res = await put(wb.id, { dashboardDraft: complete });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ dashboardDraft: complete, dashboardPublished: null });

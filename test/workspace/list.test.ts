@@ -1,7 +1,7 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { setClockForTests } from '../../src/core/clock';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { clockAt, platform } from '../helpers/platform';
 import { base, draft, folder, queries, report, roundTrips, workbook } from './helpers';
 
 let acme: SeededAccount;
@@ -20,7 +20,7 @@ beforeAll(async () => {
   other = await seedAccount();
   d = acme.deployments[0];
   const make = async (minute: number, key: string, create: () => Promise<{ id: number }>) => {
-    setClockForTests({ now: () => new Date(at(minute)) });
+    platform.clock = clockAt(at(minute));
     ids[key] = (await create()).id;
   };
   await make(1, 'alpha', () => folder(acme.member, d, { name: 'alpha' }));
@@ -32,10 +32,8 @@ beforeAll(async () => {
   await make(7, 'inner', () => folder(acme.member, d, { name: 'Inner', parentId: ids.alpha }));
   // Another account's items must never show up.
   await workbook(other.member, other.deployments[0], { name: 'apple of another account' });
-  setClockForTests(undefined);
+  platform.clock = undefined;
 });
-
-afterEach(() => setClockForTests(undefined));
 
 const list = (query = '', auth: { bearer: string } = acme.member) =>
   api('GET', `${base(d)}/workspace${query ? `?${query}` : ''}`, { auth });
@@ -83,7 +81,7 @@ describe('GET /workspace (E7)', () => {
 
   it('orders by the caller’s last view; never-viewed items sort lowest, by id', async () => {
     const view = async (minute: number, path: string, auth = acme.member) => {
-      setClockForTests({ now: () => new Date(at(100 + minute)) });
+      platform.clock = clockAt(at(100 + minute));
       expect((await api('GET', `${base(d)}/${path}`, { auth })).status).toBe(200);
     };
     await view(1, `workbooks/${ids.zeta}`);
@@ -91,7 +89,7 @@ describe('GET /workspace (E7)', () => {
     await view(3, `folders/${ids.alpha}`);
     // The admin's views do not count for the member.
     await view(4, `workbooks/${ids.apple}`, acme.admin);
-    setClockForTests(undefined);
+    platform.clock = undefined;
     const desc = await list('orderByField=viewer_last_viewed_at');
     expect(names(desc)).toEqual(['alpha', 'Beta', 'Mango', 'Zeta report book', 'apple']);
     expect(desc.body.items[0].viewerLastViewedAt).toBe(at(103));

@@ -1,7 +1,7 @@
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { setClockForTests } from '../../src/core/clock';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { clockAt, platform } from '../helpers/platform';
 import { base, folder, itemRow, report, roundTrips, workbook } from './helpers';
 
 let acme: SeededAccount;
@@ -12,15 +12,13 @@ beforeAll(async () => {
   d = acme.deployments[0];
 });
 
-afterEach(() => setClockForTests(undefined));
-
 const move = (body: unknown) => api('POST', `${base(d)}/workspace/move`, { auth: acme.member, body });
 
 describe('POST /workspace/move (E2)', () => {
   it('moves a workbook into a folder and answers the workspace item with its new path', async () => {
     const f = await folder(acme.member, d, { name: 'Dest' });
     const wb = await workbook(acme.member, d, { name: 'Mover' });
-    setClockForTests({ now: () => new Date('2031-02-03T04:05:06.000Z') });
+    platform.clock = clockAt('2031-02-03T04:05:06.000Z');
     const res = await move({ id: wb.id, folderId: f.id });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({

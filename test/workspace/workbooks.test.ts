@@ -1,8 +1,8 @@
 import { env } from 'cloudflare:test';
-import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { setClockForTests } from '../../src/core/clock';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { clockAt, platform } from '../helpers/platform';
 import { base, count, folder, itemRow, roundTrips, workbook } from './helpers';
 
 let acme: SeededAccount;
@@ -12,8 +12,6 @@ beforeAll(async () => {
   acme = await seedAccount();
   d = acme.deployments[0];
 });
-
-afterEach(() => setClockForTests(undefined));
 
 const workbookRow = (id: number) =>
   env.DB.prepare('SELECT * FROM workbooks WHERE item_id = ?').bind(id).first<Record<string, any>>();
@@ -117,12 +115,12 @@ describe('POST /workbooks', () => {
 describe('GET /workbooks/{id}', () => {
   it('answers the workbook and records the caller’s view time, per user', async () => {
     const wb = await workbook(acme.member, d);
-    setClockForTests({ now: () => new Date('2026-05-01T10:00:00.000Z') });
+    platform.clock = clockAt('2026-05-01T10:00:00.000Z');
     const first = await api('GET', `${base(d)}/workbooks/${wb.id}`, { auth: acme.member });
     expect(first.status).toBe(200);
     expect(first.body.viewerLastViewedAt).toBe('2026-05-01T10:00:00.000Z');
     expect(roundTrips(first)).toBe(2);
-    setClockForTests({ now: () => new Date('2026-05-02T10:00:00.000Z') });
+    platform.clock = clockAt('2026-05-02T10:00:00.000Z');
     const again = await api('GET', `${base(d)}/workbooks/${wb.id}`, { auth: acme.member });
     expect(again.body.viewerLastViewedAt).toBe('2026-05-02T10:00:00.000Z');
     const views = await env.DB.prepare('SELECT user_id, viewed_at FROM workspace_views WHERE item_id = ?')
@@ -145,7 +143,7 @@ describe('GET /workbooks/{id}', () => {
 describe('PUT /workbooks/{id} (E3)', () => {
   it('changes only the fields sent; meta replaces the stored object', async () => {
     const wb = await workbook(acme.member, d, { name: 'Old', meta: { a: 1, b: 2 }, slug: 'e3-old' });
-    setClockForTests({ now: () => new Date('2030-01-01T00:00:00.000Z') });
+    platform.clock = clockAt('2030-01-01T00:00:00.000Z');
     const res = await api('PUT', `${base(d)}/workbooks/${wb.id}`, {
       auth: acme.admin,
       body: { meta: { c: 3 } },
