@@ -44,7 +44,8 @@ export const worker = createWorker((bindings) => {
  * replaced a boundary; then through `worker`, waiting for the work it left running (`waitUntil`).
  */
 export async function fetchWorker(url: string, init?: RequestInit): Promise<Response> {
-  if (!Object.values(platform).some((boundary) => boundary !== undefined)) return exports.default.fetch(url, init);
+  if (!Object.values(platform).some((boundary) => boundary !== undefined))
+    return exports.default.fetch(url, init);
   const ctx = createExecutionContext();
   const res = await worker.fetch(new Request(url, init), env, ctx);
   await waitOnExecutionContext(ctx);
