@@ -1,4 +1,6 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/sqlite-core';
+import { workspaceItems } from '../../schema/workspace';
 import type { DeploymentScope } from '../auth/deployment-scope';
 import { runBatch } from '../core/db';
 import type { Db } from '../core/env';
@@ -6,10 +8,20 @@ import { deploymentOwned } from '../core/tenancy';
 import { folderDepth, isFolderOf, itemsQuery, MAX_FOLDER_DEPTH } from './workspace.queries';
 import { readItem } from './workspace.repository';
 import { itemOf, type Raw, readItems, singleFrom } from './workspace.rows';
-import { flagsOf, guard, guardedWrite, insertItem, type NewItem, nameSet, toCheck } from './workspace.writes';
+import {
+  flagsOf,
+  guard,
+  guardedWrite,
+  insertItem,
+  itemIs,
+  type NewItem,
+  nameSet,
+  toCheck,
+} from './workspace.writes';
 
 /** Folders (E5, E6, Cube's ancestors): guarded writes of the FOLDER items. */
 
+/** A guarded write: its check walks the folder tree (a recursive CTE), hand-written. */
 export function createFolder(db: Db, scope: DeploymentScope, item: NewItem, position: number | null) {
   const check = flagsOf(
     sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
@@ -42,12 +54,15 @@ export async function updateFolder(db: Db, scope: DeploymentScope, id: number, p
   // Nothing sent (Cube: every field optional): answer the folder unchanged.
   if (patch.name === undefined && patch.position === undefined) return readItem(db, scope, id, 'FOLDER');
   const [, read] = await runBatch<Raw>(db, [
-    sql`UPDATE workspace_items SET
-        ${patch.name === undefined ? sql`` : nameSet(patch.name)}
-        ${patch.position === undefined ? sql`` : sql`position = ${patch.position},`}
-        updated_at = ${patch.now}, updated_by = ${scope.userId}
-      WHERE id = ${id} AND deployment_id = ${scope.deploymentId} AND type = 'FOLDER'
-        AND ${deploymentOwned(scope.deploymentId, scope.accountId)}`,
+    db
+      .update(workspaceItems)
+      .set({
+        ...nameSet(patch.name),
+        position: patch.position,
+        updatedAt: patch.now,
+        updatedBy: scope.userId,
+      })
+      .where(and(itemIs(scope, id, 'FOLDER'), deploymentOwned(scope.deploymentId, scope.accountId))),
     itemOf(scope, id, 'FOLDER'),
   ]);
   return singleFrom(read);
@@ -57,6 +72,8 @@ export async function updateFolder(db: Db, scope: DeploymentScope, id: number, p
  * E6: a folder holding sub-folders stays (409); otherwise its workbooks and reports move to its
  * parent and it is deleted, in one transaction.
  */
+const parent = alias(workspaceItems, 'parent');
+
 export async function deleteFolder(db: Db, scope: DeploymentScope, id: number) {
   const check = flagsOf(
     sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
@@ -67,9 +84,11 @@ export async function deleteFolder(db: Db, scope: DeploymentScope, id: number) {
   );
   const results = await runBatch<Raw>(db, [
     check,
-    sql`UPDATE workspace_items SET folder_id = (SELECT folder_id FROM workspace_items WHERE id = ${id})
-      WHERE folder_id = ${id} AND ${guard(check)}`,
-    sql`DELETE FROM workspace_items WHERE id = ${id} AND ${guard(check)}`,
+    db
+      .update(workspaceItems)
+      .set({ folderId: sql`(${db.select({ id: parent.folderId }).from(parent).where(eq(parent.id, id))})` })
+      .where(and(eq(workspaceItems.folderId, id), guard(check))),
+    db.delete(workspaceItems).where(and(eq(workspaceItems.id, id), guard(check))),
   ]);
   return toCheck(results[0]?.results[0]);
 }
@@ -79,6 +98,7 @@ export async function deleteFolder(db: Db, scope: DeploymentScope, id: number) {
  * the deployment's; null when the deployment is not the caller's.
  */
 export async function folderAncestors(db: Db, scope: DeploymentScope, id: number) {
+  // A recursive walk up the tree: hand-written.
   const rows = await db.all<Raw>(
     itemsQuery({
       ...scope,

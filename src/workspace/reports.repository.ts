@@ -1,31 +1,40 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { and, eq, exists, type SQL, sql } from 'drizzle-orm';
+import { deployments } from '../../schema/deployments';
+import { reports, workspaceItems } from '../../schema/workspace';
 import type { DeploymentScope } from '../auth/deployment-scope';
-import { runBatch } from '../core/db';
+import { runBatch, type Statement } from '../core/db';
 import type { Db } from '../core/env';
 import { deploymentOwned } from '../core/tenancy';
 import { isFolderOf } from './workspace.queries';
-import { itemOf, type Raw, type ReportFields, singleFrom } from './workspace.rows';
-import { flagsOf, guard, guardedWrite, insertItem, type NewItem, nameSet } from './workspace.writes';
+import { itemOf, type Raw, singleFrom } from './workspace.rows';
+import {
+  bound,
+  flagsOf,
+  guard,
+  guardedWrite,
+  insertItem,
+  itemIs,
+  type NewItem,
+  nameSet,
+} from './workspace.writes';
 
 /** Reports (create, update, upsert by public id, the add-in's placement): the report detail beside its item. */
 
-export interface ReportValues {
-  workbookId?: number | null;
-  title?: string;
-  description?: string;
-  spec?: string;
-  sqlQuery?: string;
-  meta?: Record<string, unknown>;
-  fillMissingRows?: ReportFields['fillMissingRows'];
-  periodComparisons?: unknown[];
-  preferences?: ReportFields['preferences'];
-  publicId?: string;
-  jsonQuery?: string;
-  source?: string;
-  externalWorkbookId?: string;
-  /** Spreadsheet add-in fields sent: merged into the stored ones. */
-  addin?: Record<string, unknown>;
-}
+type ReportInsert = typeof reports.$inferInsert;
+
+/**
+ * A report's columns as sent: null only where it means something (`workbookId`: detached,
+ * `fillMissingRows`: cleared). The add-in fields sent (`addin`) are merged into the stored ones.
+ */
+export type ReportValues = {
+  [K in Exclude<keyof ReportInsert, 'itemId' | 'versionNumber'>]?: K extends 'workbookId' | 'fillMissingRows'
+    ? ReportInsert[K]
+    : NonNullable<ReportInsert[K]>;
+};
+
+/** The add-in fields sent merged into the stored ones (RFC 7396: a key set to null is removed). */
+const mergedAddin = (addin: NonNullable<ReportValues['addin']>): SQL =>
+  sql`json_patch(coalesce(${reports.addin}, '{}'), ${bound(reports.addin, addin)})`;
 
 /** The report fields a published snapshot freezes (with the item's name): they move the version. */
 const SNAPSHOT_FIELDS = [
@@ -52,8 +61,7 @@ const isWorkbookOf = (workbookId: number | null | undefined, deploymentId: numbe
     ? sql`1`
     : sql`EXISTS (SELECT 1 FROM workspace_items WHERE id = ${workbookId} AND deployment_id = ${deploymentId} AND type = 'WORKBOOK')`;
 
-const jsonOrNull = (value: unknown) => (value === null ? null : JSON.stringify(value));
-
+/** A guarded write: INSERT … SELECT from its check (see insertItem), hand-written. */
 export function createReport(
   db: Db,
   scope: DeploymentScope,
@@ -77,17 +85,18 @@ export function createReport(
           external_workbook_id, addin)
         SELECT last_insert_rowid(), ${values.workbookId ?? null}, 1, ${values.title ?? ''},
           ${values.description ?? ''}, ${values.spec ?? ''}, ${values.sqlQuery ?? ''},
-          ${JSON.stringify(values.meta ?? {})}, ${jsonOrNull(values.fillMissingRows ?? null)},
-          ${JSON.stringify(values.periodComparisons ?? [])},
-          ${JSON.stringify(values.preferences ?? { columnFormats: {} })}, ${values.publicId},
+          ${bound(reports.meta, values.meta ?? {})}, ${bound(reports.fillMissingRows, values.fillMissingRows ?? null)},
+          ${bound(reports.periodComparisons, values.periodComparisons ?? [])},
+          ${bound(reports.preferences, values.preferences ?? { columnFormats: {} })}, ${values.publicId},
           ${values.jsonQuery ?? null}, ${values.source ?? null}, ${values.externalWorkbookId ?? null},
-          ${values.addin ? JSON.stringify(values.addin) : null}
+          ${bound(reports.addin, values.addin ?? null)}
         FROM (${check}) c WHERE c.ok = 1`,
     ],
     itemOf(scope, sql`last_insert_rowid()`, 'REPORT'),
   );
 }
 
+/** A guarded write: the check is hand-written SQL, the writes are guarded by it. */
 export function updateReport(
   db: Db,
   scope: DeploymentScope,
@@ -110,41 +119,40 @@ export function updateReport(
   // publishes store one copy of each version, so a move of the placement must not add one.
   const contentSent =
     patch.name !== undefined || SNAPSHOT_FIELDS.some((field) => values[field] !== undefined);
-  const sets: SQL[] = contentSent ? [sql`version_number = version_number + 1`] : [];
-  if (values.publicId !== undefined) sets.push(sql`public_id = ${values.publicId}`);
-  if (values.jsonQuery !== undefined) sets.push(sql`json_query = ${values.jsonQuery}`);
-  if (values.externalWorkbookId !== undefined)
-    sets.push(sql`external_workbook_id = ${values.externalWorkbookId}`);
-  if (values.addin !== undefined)
-    sets.push(sql`addin = json_patch(coalesce(addin, '{}'), ${JSON.stringify(values.addin)})`);
-  if (values.workbookId !== undefined) sets.push(sql`workbook_id = ${values.workbookId}`);
-  if (values.title !== undefined) sets.push(sql`title = ${values.title}`);
-  if (values.description !== undefined) sets.push(sql`description = ${values.description}`);
-  if (values.spec !== undefined) sets.push(sql`spec = ${values.spec}`);
-  if (values.sqlQuery !== undefined) sets.push(sql`sql_query = ${values.sqlQuery}`);
-  if (values.meta !== undefined) sets.push(sql`meta = ${JSON.stringify(values.meta)}`);
-  if (values.fillMissingRows !== undefined)
-    sets.push(sql`fill_missing_rows = ${jsonOrNull(values.fillMissingRows)}`);
-  if (values.periodComparisons !== undefined)
-    sets.push(sql`period_comparisons = ${JSON.stringify(values.periodComparisons)}`);
-  if (values.preferences !== undefined) sets.push(sql`preferences = ${JSON.stringify(values.preferences)}`);
   // An empty update (Cube: every field optional) changes nothing, not even the version.
   const sent =
     patch.name !== undefined ||
     patch.folderId !== undefined ||
     Object.values(values).some((x) => x !== undefined);
-  const writes = sent
-    ? [
-        sql`UPDATE workspace_items SET
-          ${patch.name === undefined ? sql`` : nameSet(patch.name)}
-          ${patch.folderId === undefined ? sql`` : sql`folder_id = ${patch.folderId},`}
-          updated_at = ${patch.now}, updated_by = ${scope.userId}
-        WHERE id = ${id} AND ${guard(check)}`,
-        ...(sets.length > 0
-          ? [sql`UPDATE reports SET ${sql.join(sets, sql`, `)} WHERE item_id = ${id} AND ${guard(check)}`]
-          : []),
-      ]
-    : [];
+  const writes: Statement[] = [];
+  if (sent) {
+    writes.push(
+      db
+        .update(workspaceItems)
+        .set({
+          ...nameSet(patch.name),
+          folderId: patch.folderId,
+          updatedAt: patch.now,
+          updatedBy: scope.userId,
+        })
+        .where(and(eq(workspaceItems.id, id), guard(check))),
+    );
+    // `source` is create-only.
+    const { addin, source: _createOnly, ...columns } = values;
+    const set = {
+      ...columns,
+      versionNumber: contentSent ? sql`${reports.versionNumber} + 1` : undefined,
+      addin: addin === undefined ? undefined : mergedAddin(addin),
+    };
+    if (Object.values(set).some((x) => x !== undefined)) {
+      writes.push(
+        db
+          .update(reports)
+          .set(set)
+          .where(and(eq(reports.itemId, id), guard(check))),
+      );
+    }
+  }
   return guardedWrite(db, check, writes, itemOf(scope, id, 'REPORT'));
 }
 
@@ -160,32 +168,39 @@ export async function placeReport(
   id: number,
   placement: { externalWorkbookId?: string | null; addin: Record<string, unknown>; onlyFor?: string },
 ) {
-  const sets: SQL[] = [sql`addin = json_patch(coalesce(addin, '{}'), ${JSON.stringify(placement.addin)})`];
-  if (placement.externalWorkbookId !== undefined) {
-    sets.push(sql`external_workbook_id = ${placement.externalWorkbookId}`);
-  }
-  const [, read] = await runBatch<Raw>(db, [
-    sql`UPDATE reports SET ${sql.join(sets, sql`, `)}
-      WHERE item_id = ${id}
-        AND EXISTS (SELECT 1 FROM workspace_items WHERE id = ${id} AND deployment_id = ${scope.deploymentId} AND type = 'REPORT')
-        AND ${deploymentOwned(scope.deploymentId, scope.accountId)}
-        ${placement.onlyFor === undefined ? sql`` : sql`AND external_workbook_id = ${placement.onlyFor}`}`,
-    itemOf(scope, id, 'REPORT'),
-  ]);
+  const place = db
+    .update(reports)
+    .set({ addin: mergedAddin(placement.addin), externalWorkbookId: placement.externalWorkbookId })
+    .where(
+      and(
+        eq(reports.itemId, id),
+        exists(
+          db
+            .select({ id: workspaceItems.id })
+            .from(workspaceItems)
+            .where(itemIs(scope, id, 'REPORT')),
+        ),
+        deploymentOwned(scope.deploymentId, scope.accountId),
+        placement.onlyFor === undefined ? undefined : eq(reports.externalWorkbookId, placement.onlyFor),
+      ),
+    );
+  const [, read] = await runBatch<Raw>(db, [place, itemOf(scope, id, 'REPORT')]);
   return singleFrom(read);
 }
 
 /** Which report of the deployment holds `publicId`, and whether another deployment's does. */
 export async function reportByPublicId(db: Db, scope: DeploymentScope, publicId: string) {
-  const [row] = await db.all<Raw>(sql`SELECT d.id AS deployment_ok,
-      (SELECT r.item_id FROM reports r JOIN workspace_items i ON i.id = r.item_id
-        WHERE r.public_id = ${publicId} AND i.deployment_id = d.id) AS id,
-      EXISTS (SELECT 1 FROM reports r JOIN workspace_items i ON i.id = r.item_id
-        WHERE r.public_id = ${publicId} AND i.deployment_id <> d.id) AS other
-    FROM deployments d WHERE d.id = ${scope.deploymentId} AND d.account_id = ${scope.accountId}`);
+  // A public id is unique across deployments: at most one report joins.
+  const [row] = await db
+    .select({ id: reports.itemId, deploymentId: workspaceItems.deploymentId })
+    .from(deployments)
+    .leftJoin(reports, eq(reports.publicId, publicId))
+    .leftJoin(workspaceItems, eq(workspaceItems.id, reports.itemId))
+    .where(and(eq(deployments.id, scope.deploymentId), eq(deployments.accountId, scope.accountId)));
+  const here = row?.id != null && row.deploymentId === scope.deploymentId;
   return {
     deploymentFound: row !== undefined,
-    id: row?.id == null ? null : Number(row.id),
-    otherDeployment: row?.other === 1,
+    id: here ? row.id : null,
+    otherDeployment: row?.id != null && !here,
   };
 }

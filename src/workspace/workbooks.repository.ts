@@ -1,11 +1,22 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { and, eq, exists, ne, sql } from 'drizzle-orm';
+import { deployments } from '../../schema/deployments';
+import { workbooks, workspaceFavorites, workspaceItems } from '../../schema/workspace';
 import type { DeploymentScope } from '../auth/deployment-scope';
-import { runBatch } from '../core/db';
+import { runBatch, type Statement } from '../core/db';
 import type { Db } from '../core/env';
 import { deploymentOwned } from '../core/tenancy';
 import { isFolderOf } from './workspace.queries';
 import { itemOf, type Raw, singleFrom } from './workspace.rows';
-import { flagsOf, guard, guardedWrite, insertItem, type NewItem, nameSet } from './workspace.writes';
+import {
+  bound,
+  flagsOf,
+  guard,
+  guardedWrite,
+  insertItem,
+  itemIs,
+  type NewItem,
+  nameSet,
+} from './workspace.writes';
 
 /** Workbooks (E3, duplicate, favourites, upsert by slug): the workbook detail beside its item. */
 
@@ -15,18 +26,17 @@ export async function readWorkbookPlace(
   scope: DeploymentScope,
   id: number,
 ): Promise<{ name: string; folderId: number | null } | null> {
-  const [row] = await db.all<{ name: string; folder_id: number | null }>(sql`
-    SELECT i.name, i.folder_id FROM workspace_items i JOIN deployments d ON d.id = i.deployment_id
-    WHERE i.id = ${id} AND i.deployment_id = ${scope.deploymentId} AND d.account_id = ${scope.accountId}
-      AND i.type = 'WORKBOOK'`);
-  return row ? { name: row.name, folderId: row.folder_id } : null;
+  const [row] = await db
+    .select({ name: workspaceItems.name, folderId: workspaceItems.folderId })
+    .from(workspaceItems)
+    .innerJoin(deployments, eq(deployments.id, workspaceItems.deploymentId))
+    .where(and(itemIs(scope, id, 'WORKBOOK'), eq(deployments.accountId, scope.accountId)));
+  return row ?? null;
 }
 
-export interface NewWorkbook extends NewItem {
-  slug: string;
-  meta: Record<string, unknown>;
-  calculatedFields: Record<string, unknown>;
-}
+type WorkbookRow = typeof workbooks.$inferSelect;
+
+export interface NewWorkbook extends NewItem, Pick<WorkbookRow, 'slug' | 'meta' | 'calculatedFields'> {}
 
 const slugHolder = (deploymentId: number, slug: string | undefined, except: number | null) =>
   slug === undefined
@@ -34,6 +44,7 @@ const slugHolder = (deploymentId: number, slug: string | undefined, except: numb
     : sql`(SELECT item_id FROM workbooks WHERE deployment_id = ${deploymentId} AND slug = ${slug}
         ${except === null ? sql`` : sql`AND item_id <> ${except}`})`;
 
+/** A guarded write: INSERT … SELECT from its check (see insertItem), hand-written. */
 export function createWorkbook(db: Db, scope: DeploymentScope, item: NewWorkbook) {
   const check = flagsOf(
     sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
@@ -47,8 +58,8 @@ export function createWorkbook(db: Db, scope: DeploymentScope, item: NewWorkbook
     [
       insertItem(scope, item, check),
       sql`INSERT INTO workbooks (item_id, deployment_id, slug, meta, calculated_fields)
-        SELECT last_insert_rowid(), ${scope.deploymentId}, ${item.slug}, ${JSON.stringify(item.meta)},
-          ${JSON.stringify(item.calculatedFields)}
+        SELECT last_insert_rowid(), ${scope.deploymentId}, ${item.slug}, ${bound(workbooks.meta, item.meta)},
+          ${bound(workbooks.calculatedFields, item.calculatedFields)}
         FROM (${check}) c WHERE c.ok = 1`,
     ],
     itemOf(scope, sql`last_insert_rowid()`, 'WORKBOOK'),
@@ -58,9 +69,9 @@ export function createWorkbook(db: Db, scope: DeploymentScope, item: NewWorkbook
 export interface WorkbookPatch {
   name?: string;
   folderId?: number | null;
-  meta?: Record<string, unknown>;
+  meta?: WorkbookRow['meta'];
   /** Merged into the stored `meta` (upsert by slug) rather than replacing it. */
-  metaMerge?: Record<string, unknown>;
+  metaMerge?: WorkbookRow['meta'];
   slug?: string;
   /** Set when the caller takes the slug over: the new slug of the workbook that held it. */
   displacedSlug?: string;
@@ -79,29 +90,48 @@ export function updateWorkbook(db: Db, scope: DeploymentScope, id: number, patch
       ${slugHolder(scope.deploymentId, patch.slug, id)} AS slug_holder`,
     `deployment_ok AND found AND folder_ok AND ${takeover ? '1' : 'slug_holder IS NULL'}`,
   );
-  const writes: SQL[] = [];
+  const writes: Statement[] = [];
   if (takeover && patch.slug !== undefined) {
-    writes.push(sql`UPDATE workbooks SET slug = ${patch.displacedSlug}
-      WHERE deployment_id = ${scope.deploymentId} AND slug = ${patch.slug} AND item_id <> ${id} AND ${guard(check)}`);
+    writes.push(
+      db
+        .update(workbooks)
+        .set({ slug: patch.displacedSlug })
+        .where(
+          and(
+            eq(workbooks.deploymentId, scope.deploymentId),
+            eq(workbooks.slug, patch.slug),
+            ne(workbooks.itemId, id),
+            guard(check),
+          ),
+        ),
+    );
   }
   const changes = [patch.name, patch.folderId, patch.slug, patch.meta, patch.metaMerge];
   // An empty update (Cube: every field optional) leaves even `updatedAt` alone.
   if (changes.some((x) => x !== undefined)) {
-    writes.push(sql`UPDATE workspace_items SET
-        ${patch.name === undefined ? sql`` : nameSet(patch.name)}
-        ${patch.folderId === undefined ? sql`` : sql`folder_id = ${patch.folderId},`}
-        updated_at = ${patch.now}, updated_by = ${scope.userId}
-      WHERE id = ${id} AND ${guard(check)}`);
+    writes.push(
+      db
+        .update(workspaceItems)
+        .set({
+          ...nameSet(patch.name),
+          folderId: patch.folderId,
+          updatedAt: patch.now,
+          updatedBy: scope.userId,
+        })
+        .where(and(eq(workspaceItems.id, id), guard(check))),
+    );
   }
   if (patch.slug !== undefined || patch.meta !== undefined || patch.metaMerge !== undefined) {
-    const sets: SQL[] = [];
-    if (patch.slug !== undefined) sets.push(sql`slug = ${patch.slug}`);
-    if (patch.meta !== undefined) sets.push(sql`meta = ${JSON.stringify(patch.meta)}`);
     // Upsert-by-slug merges: an RFC 7396 merge patch of the stored object.
-    if (patch.metaMerge !== undefined)
-      sets.push(sql`meta = json_patch(meta, ${JSON.stringify(patch.metaMerge)})`);
+    const meta =
+      patch.metaMerge === undefined
+        ? patch.meta
+        : sql`json_patch(${workbooks.meta}, ${bound(workbooks.meta, patch.metaMerge)})`;
     writes.push(
-      sql`UPDATE workbooks SET ${sql.join(sets, sql`, `)} WHERE item_id = ${id} AND ${guard(check)}`,
+      db
+        .update(workbooks)
+        .set({ slug: patch.slug, meta })
+        .where(and(eq(workbooks.itemId, id), guard(check))),
     );
   }
   return guardedWrite(db, check, writes, itemOf(scope, id, 'WORKBOOK'));
@@ -113,6 +143,7 @@ export function updateWorkbook(db: Db, scope: DeploymentScope, id: number, patch
  * of the reports are inserted in the order of the originals' ids, so within this one statement
  * their new ids are consecutive and the n-th copy's id is the first one's plus n.
  */
+// Copies rows table to table in one batch (INSERT … SELECT, window functions): hand-written.
 export function duplicateWorkbook(db: Db, scope: DeploymentScope, sourceId: number, item: NewWorkbook) {
   const check = flagsOf(
     sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
@@ -156,24 +187,45 @@ export function duplicateWorkbook(db: Db, scope: DeploymentScope, sourceId: numb
 
 /** Sets or clears the caller's favourite, then reads the item: one round trip. */
 export async function setFavorite(db: Db, scope: DeploymentScope, id: number, on: boolean, now: string) {
+  const owned = deploymentOwned(scope.deploymentId, scope.accountId);
   const write = on
-    ? sql`INSERT INTO workspace_favorites (user_id, item_id, created_at)
-        SELECT ${scope.userId}, i.id, ${now} FROM workspace_items i
-        WHERE i.id = ${id} AND i.deployment_id = ${scope.deploymentId} AND i.type = 'WORKBOOK'
-          AND ${deploymentOwned(scope.deploymentId, scope.accountId)}
-        ON CONFLICT (user_id, item_id) DO NOTHING`
-    : sql`DELETE FROM workspace_favorites WHERE user_id = ${scope.userId} AND item_id = ${id}
-        AND EXISTS (SELECT 1 FROM workspace_items WHERE id = ${id} AND deployment_id = ${scope.deploymentId}
-          AND type = 'WORKBOOK')
-        AND ${deploymentOwned(scope.deploymentId, scope.accountId)}`;
+    ? db
+        .insert(workspaceFavorites)
+        .select(
+          db
+            .select({
+              userId: sql<number>`${scope.userId}`.as('user_id'),
+              itemId: workspaceItems.id,
+              createdAt: sql<string>`${now}`.as('created_at'),
+            })
+            .from(workspaceItems)
+            .where(and(itemIs(scope, id, 'WORKBOOK'), owned)),
+        )
+        .onConflictDoNothing()
+    : db.delete(workspaceFavorites).where(
+        and(
+          eq(workspaceFavorites.userId, scope.userId),
+          eq(workspaceFavorites.itemId, id),
+          exists(
+            db
+              .select({ id: workspaceItems.id })
+              .from(workspaceItems)
+              .where(itemIs(scope, id, 'WORKBOOK')),
+          ),
+          owned,
+        ),
+      );
   const [, read] = await runBatch<Raw>(db, [write, itemOf(scope, id, 'WORKBOOK')]);
   return singleFrom(read);
 }
 
 /** The workbook of the deployment with `slug`; null when none. */
 export async function workbookBySlug(db: Db, scope: DeploymentScope, slug: string) {
-  const [row] = await db.all<Raw>(sql`SELECT d.id AS deployment_ok,
-      (SELECT item_id FROM workbooks WHERE deployment_id = d.id AND slug = ${slug}) AS id
-    FROM deployments d WHERE d.id = ${scope.deploymentId} AND d.account_id = ${scope.accountId}`);
-  return { deploymentFound: row !== undefined, id: row?.id == null ? null : Number(row.id) };
+  // (deployment, slug) is unique: at most one workbook joins.
+  const [row] = await db
+    .select({ id: workbooks.itemId })
+    .from(deployments)
+    .leftJoin(workbooks, and(eq(workbooks.deploymentId, deployments.id), eq(workbooks.slug, slug)))
+    .where(and(eq(deployments.id, scope.deploymentId), eq(deployments.accountId, scope.accountId)));
+  return { deploymentFound: row !== undefined, id: row?.id ?? null };
 }

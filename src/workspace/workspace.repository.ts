@@ -1,5 +1,5 @@
-import { sql } from 'drizzle-orm';
-import type { WorkspaceItemType } from '../../schema/workspace';
+import { and, eq, sql } from 'drizzle-orm';
+import { type WorkspaceItemType, workspaceItems, workspaceViews } from '../../schema/workspace';
 import type { DeploymentScope } from '../auth/deployment-scope';
 import { runBatch } from '../core/db';
 import type { Db } from '../core/env';
@@ -12,7 +12,7 @@ import {
   subtreeHeight,
 } from './workspace.queries';
 import { type ItemRecord, itemOf, type Raw, readItems, singleFrom } from './workspace.rows';
-import { flagsOf, guard, guardedWrite } from './workspace.writes';
+import { flagsOf, guard, guardedWrite, itemIs } from './workspace.writes';
 
 /** What every kind of item shares: the read of one item, its delete, and E2's move. */
 
@@ -29,14 +29,24 @@ export async function viewItem(
   type: WorkspaceItemType,
   now: string,
 ): Promise<ItemRecord | null> {
-  const [, read] = await runBatch<Raw>(db, [
-    sql`INSERT INTO workspace_views (user_id, item_id, deployment_id, viewed_at)
-      SELECT ${scope.userId}, i.id, i.deployment_id, ${now} FROM workspace_items i
-      WHERE i.id = ${id} AND i.deployment_id = ${scope.deploymentId} AND i.type = ${type}
-        AND ${deploymentOwned(scope.deploymentId, scope.accountId)}
-      ON CONFLICT (user_id, item_id) DO UPDATE SET viewed_at = excluded.viewed_at`,
-    itemOf(scope, id, type),
-  ]);
+  const view = db
+    .insert(workspaceViews)
+    .select(
+      db
+        .select({
+          userId: sql<number>`${scope.userId}`.as('user_id'),
+          itemId: workspaceItems.id,
+          deploymentId: workspaceItems.deploymentId,
+          viewedAt: sql<string>`${now}`.as('viewed_at'),
+        })
+        .from(workspaceItems)
+        .where(and(itemIs(scope, id, type), deploymentOwned(scope.deploymentId, scope.accountId))),
+    )
+    .onConflictDoUpdate({
+      target: [workspaceViews.userId, workspaceViews.itemId],
+      set: { viewedAt: sql`excluded.viewed_at` },
+    });
+  const [, read] = await runBatch<Raw>(db, [view, itemOf(scope, id, type)]);
   return singleFrom(read);
 }
 
@@ -58,15 +68,16 @@ export async function deleteItem(
   id: number,
   type: WorkspaceItemType,
 ): Promise<boolean> {
-  const rows = await db.all<{ id: number }>(sql`DELETE FROM workspace_items
-    WHERE id = ${id} AND deployment_id = ${scope.deploymentId} AND type = ${type}
-      AND ${deploymentOwned(scope.deploymentId, scope.accountId)}
-    RETURNING id`);
+  const rows = await db
+    .delete(workspaceItems)
+    .where(and(itemIs(scope, id, type), deploymentOwned(scope.deploymentId, scope.accountId)))
+    .returning({ id: workspaceItems.id });
   return rows.length > 0;
 }
 
 // ---- E2: move ----
 
+/** E2. The check reads the folder tree (recursive CTEs): hand-written SQL. */
 export function moveItem(
   db: Db,
   scope: DeploymentScope,
@@ -90,8 +101,10 @@ export function moveItem(
     db,
     check,
     [
-      sql`UPDATE workspace_items SET folder_id = ${folderId}, updated_at = ${now}, updated_by = ${scope.userId}
-        WHERE id = ${id} AND ${guard(check)}`,
+      db
+        .update(workspaceItems)
+        .set({ folderId, updatedAt: now, updatedBy: scope.userId })
+        .where(and(eq(workspaceItems.id, id), guard(check))),
     ],
     itemOf(scope, id),
   );

@@ -1,7 +1,8 @@
-import { type SQL, sql } from 'drizzle-orm';
-import type { WorkspaceItemType } from '../../schema/workspace';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
+import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
+import { type WorkspaceItemType, workspaceItems } from '../../schema/workspace';
 import type { DeploymentScope } from '../auth/deployment-scope';
-import { runBatch } from '../core/db';
+import { runBatch, type Statement } from '../core/db';
 import type { Db } from '../core/env';
 import { nameGrams } from './name-search';
 import { type ItemRecord, isItemType, type Raw, singleFrom } from './workspace.rows';
@@ -67,7 +68,7 @@ export interface WriteResult {
   item: ItemRecord | null;
 }
 
-export async function guardedWrite(db: Db, check: SQL, writes: SQL[], read: SQL): Promise<WriteResult> {
+export async function guardedWrite(db: Db, check: SQL, writes: Statement[], read: SQL): Promise<WriteResult> {
   const results = await runBatch<Raw>(db, [check, ...writes, read]);
   const found = toCheck(results[0]?.results[0]);
   return { check: found, item: found.ok ? singleFrom(results[results.length - 1]) : null };
@@ -80,6 +81,8 @@ export interface NewItem {
   now: string;
 }
 
+// Hand-written: an INSERT guarded by the batch's check must be INSERT … SELECT from it, which
+// drizzle's insert-select only takes with every column of the table in order.
 export function insertItem(scope: DeploymentScope, item: NewItem, check: SQL, position: SQL = sql`0`): SQL {
   const nameKey = item.name.toLowerCase();
   return sql`INSERT INTO workspace_items (deployment_id, type, name, name_key, name_grams, folder_id, position,
@@ -89,11 +92,27 @@ export function insertItem(scope: DeploymentScope, item: NewItem, check: SQL, po
     FROM (${check}) c WHERE c.ok = 1`;
 }
 
-/** The SET of a rename: the name, its sort/search key and its search grams. */
-export function nameSet(name: string): SQL {
+/** The item `id` of the scope's deployment (of `type`, when given), as a drizzle condition. */
+export const itemIs = (scope: DeploymentScope, id: number, type?: WorkspaceItemType): SQL =>
+  and(
+    eq(workspaceItems.id, id),
+    eq(workspaceItems.deploymentId, scope.deploymentId),
+    type === undefined ? undefined : eq(workspaceItems.type, type),
+  ) as SQL;
+
+/** The columns a rename sets: the name, its sort/search key and its search grams. */
+export function nameSet(name: string | undefined): Partial<typeof workspaceItems.$inferInsert> {
+  if (name === undefined) return {};
   const nameKey = name.toLowerCase();
-  return sql`name = ${name}, name_key = ${nameKey}, name_grams = ${nameGrams(nameKey)},`;
+  return { name, nameKey, nameGrams: nameGrams(nameKey) };
 }
+
+/**
+ * `value` bound the way `column` binds it (a JSON column's value as JSON text), for the
+ * hand-written statements of a guarded batch: the value is type-checked against the column.
+ */
+export const bound = <C extends AnySQLiteColumn>(column: C, value: C['_']['data'] | null): SQL =>
+  sql`${sql.param(value, column)}`;
 
 export const flagsOf = (columns: SQL, ok: string): SQL =>
   sql`SELECT *, (${sql.raw(ok)}) AS ok FROM (SELECT ${columns})`;
