@@ -29,7 +29,7 @@ export function createFolder(db: Db, scope: DeploymentScope, item: NewItem, posi
       ${folderDepth(item.folderId)} AS parent_depth`,
     `deployment_ok AND parent_ok AND parent_depth + 1 <= ${MAX_FOLDER_DEPTH}`,
   );
-  // Without a position, a folder goes after its sibling folders.
+  // Without a position, a folder goes after its sibling folders (a subquery inside the guarded insert).
   const nextPosition =
     position !== null
       ? sql`${position}`

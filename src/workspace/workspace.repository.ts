@@ -44,6 +44,7 @@ export async function viewItem(
     )
     .onConflictDoUpdate({
       target: [workspaceViews.userId, workspaceViews.itemId],
+      // drizzle has no name for the row ON CONFLICT proposed.
       set: { viewedAt: sql`excluded.viewed_at` },
     });
   const [, read] = await runBatch<Raw>(db, [view, itemOf(scope, id, type)]);

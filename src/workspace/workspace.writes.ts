@@ -9,6 +9,9 @@ import { type ItemRecord, isItemType, type Raw, singleFrom } from './workspace.r
 
 // ---- Guarded writes ----
 //
+// Their checks are hand-written SQL (flag columns read by toCheck, repeated as each write's guard);
+// the writes are drizzle builders where drizzle can take the guard.
+//
 // A write is one batch: statement 0 reads the flags that decide the answer (404, 409, 400), every
 // write repeats the same check as its guard, and the last statement reads the item back. The
 // batch is one transaction, so the flags and the guards see the same state: either every write
