@@ -3,9 +3,9 @@ import { inDeployment } from '../auth/deployment-scope';
 import { deletedSchema } from '../core/validation';
 import { routeGroup, routes } from '../http/route';
 import markdown from './folders.routes.md';
+import { deleteFolder, folderAncestors } from './folders.service';
 import { itemRoutes } from './item-routes';
 import { folderSchema, itemParams } from './workspace.schemas';
-import { deleteFolder, folderAncestors } from './workspace.service';
 
 const route = routeGroup({ auth: 'user', tags: ['Workspace: folders'], errors: [404], docs: markdown });
 

@@ -5,10 +5,15 @@ import { type DeploymentScope, inDeployment, nowOf } from '../auth/deployment-sc
 import type { AppEnv, Db } from '../core/env';
 import { deletedSchema } from '../core/validation';
 import type { HandlerResult, RouteGroup } from '../http/route';
+import * as folders from './folders.service';
 import { withCompiledQuery } from './report-query.service';
-import type { ItemRecord } from './workspace.repository';
+import * as reports from './reports.service';
+import * as workbooks from './workbooks.service';
+import { LABEL, presentFolder, presentItem, presentReport } from './workspace.present';
+import type { ItemRecord } from './workspace.rows';
 import * as schemas from './workspace.schemas';
-import * as service from './workspace.service';
+import { deleteItem, viewItem } from './workspace.service';
+import { listFolders, listReports, listWorkbooks } from './workspace-list.service';
 
 /**
  * Cube gives every kind of workspace item (folders, workbooks, reports) the same routes. This
@@ -55,22 +60,22 @@ interface Services<K extends Kind> {
 
 const SERVICES = {
   FOLDER: {
-    list: service.listFolders,
-    create: service.createFolder,
-    update: service.updateFolder,
-    present: service.presentFolder,
+    list: listFolders,
+    create: folders.createFolder,
+    update: folders.updateFolder,
+    present: presentFolder,
   },
   WORKBOOK: {
-    list: service.listWorkbooks,
-    create: service.createWorkbook,
-    update: service.updateWorkbook,
-    present: service.presentItem,
+    list: listWorkbooks,
+    create: workbooks.createWorkbook,
+    update: workbooks.updateWorkbook,
+    present: presentItem,
   },
   REPORT: {
-    list: service.listReports,
-    create: service.createReport,
-    update: service.updateReport,
-    present: service.presentReport,
+    list: listReports,
+    create: reports.createReport,
+    update: reports.updateReport,
+    present: presentReport,
   },
 } satisfies { [K in Kind]: Services<K> };
 
@@ -83,7 +88,7 @@ const WRITE_ERRORS: Record<Kind, number[]> = { FOLDER: [], WORKBOOK: [409, 429],
  * reports, DELETE /:id (deleteWorkbook: a folder's delete has rules of its own, in its router).
  */
 export function itemRoutes<K extends Kind>(route: RouteGroup, kind: K) {
-  const label = service.LABEL[kind];
+  const label = LABEL[kind];
   const { item, query, create } = SCHEMAS[kind] as SchemasOf<K>;
   // The table above is checked per kind; indexing it with a generic K loses that link.
   const run = SERVICES[kind] as Services<K>;
@@ -108,7 +113,7 @@ export function itemRoutes<K extends Kind>(route: RouteGroup, kind: K) {
     route.get('/:id', `get${label}`, item as Item<K>, {
       input: { params: schemas.itemParams },
       handler: async (c, { params }) =>
-        answer(await service.viewItem(...inDeployment(c, params), params.id, kind, nowOf(c))),
+        answer(await viewItem(...inDeployment(c, params), params.id, kind, nowOf(c))),
     }),
     route.put('/:id', `update${label}`, item as Item<K>, {
       input: { params: schemas.itemParams, body: UPDATE_BODIES[kind] as (typeof UPDATE_BODIES)[K] },
@@ -145,8 +150,8 @@ type Upsert<K extends Keyed> = InDeployment<
   ItemRecord
 >;
 const UPSERT_SERVICES = {
-  WORKBOOK: service.upsertWorkbookBySlug,
-  REPORT: service.upsertReportByPublicId,
+  WORKBOOK: workbooks.upsertWorkbookBySlug,
+  REPORT: reports.upsertReportByPublicId,
 } satisfies { [K in Keyed]: Upsert<K> };
 
 /**
@@ -160,7 +165,7 @@ export function keyedItemRoutes<K extends Keyed>(route: RouteGroup, kind: K) {
 function upsertRoute<K extends Keyed>(route: RouteGroup, kind: K) {
   const { key, path, params } = UPSERTS[kind] as (typeof UPSERTS)[K];
   const run = UPSERT_SERVICES[kind] as Upsert<K>;
-  const operationId = `upsert${service.LABEL[kind]}By${key[0]?.toUpperCase()}${key.slice(1)}`;
+  const operationId = `upsert${LABEL[kind]}By${key[0]?.toUpperCase()}${key.slice(1)}`;
   return route.put(path, operationId, SCHEMAS[kind].item as Item<K>, {
     input: { params, body: UPSERT_BODIES[kind] as (typeof UPSERT_BODIES)[K] },
     errors: [409, 429],
@@ -175,9 +180,9 @@ function upsertRoute<K extends Keyed>(route: RouteGroup, kind: K) {
 
 /** DELETE /:id of a workbook or a report: the item, and for a workbook its dashboard and versions. */
 function deleteRoute(route: RouteGroup, kind: 'WORKBOOK' | 'REPORT') {
-  return route.delete('/:id', `delete${service.LABEL[kind]}`, deletedSchema, {
+  return route.delete('/:id', `delete${LABEL[kind]}`, deletedSchema, {
     input: { params: schemas.itemParams },
-    handler: async (c, { params }) => service.deleteItem(...inDeployment(c, params), params.id, kind),
+    handler: async (c, { params }) => deleteItem(...inDeployment(c, params), params.id, kind),
   });
 }
 
@@ -186,7 +191,7 @@ export function favoriteRoutes(route: RouteGroup) {
   const setTo = (on: boolean) => ({
     input: { params: schemas.itemParams },
     handler: async (c: Context<AppEnv>, { params }: { params: { deploymentId: number; id: number } }) =>
-      service.presentItem(await service.setFavorite(...inDeployment(c, params), params.id, on, nowOf(c))),
+      presentItem(await workbooks.setFavorite(...inDeployment(c, params), params.id, on, nowOf(c))),
   });
   return [
     route.put('/:id/favorite', 'favoriteWorkbook', schemas.workspaceItemSchema, setTo(true)),

@@ -1,6 +1,8 @@
 import { type SQL, sql } from 'drizzle-orm';
 
 /**
+ * Hand-written SQL: FTS5 MATCH on virtual tables drizzle does not model.
+ *
  * E7 `search` through the two FTS5 indexes of workspace_items (see the migration's custom
  * block): names are matched as lower-cased substrings. A trigram index cannot look up fewer than
  * three characters, so 1–2 character searches go through a second index of each name's 1- and

@@ -2,8 +2,9 @@ import { inDeployment } from '../auth/deployment-scope';
 import { routeGroup, routes } from '../http/route';
 import { keyedItemRoutes } from './item-routes';
 import markdown from './reports.routes.md';
+import { disconnectReport, storePlacement } from './reports.service';
+import { presentReport } from './workspace.present';
 import { connectReportBody, itemParams, placementBody, reportSchema } from './workspace.schemas';
-import { disconnectReport, presentReport, storePlacement } from './workspace.service';
 
 const route = routeGroup({ auth: 'user', tags: ['Workspace: reports'], errors: [404], docs: markdown });
 

@@ -2,8 +2,9 @@ import { inDeployment, nowOf } from '../auth/deployment-scope';
 import { routeGroup, routes } from '../http/route';
 import { favoriteRoutes, keyedItemRoutes } from './item-routes';
 import markdown from './workbooks.routes.md';
+import { duplicateWorkbook } from './workbooks.service';
+import { presentItem } from './workspace.present';
 import { duplicateWorkbookBody, itemParams, workspaceItemSchema } from './workspace.schemas';
-import { duplicateWorkbook, presentItem } from './workspace.service';
 
 const route = routeGroup({ auth: 'user', tags: ['Workspace: workbooks'], errors: [404], docs: markdown });
 

@@ -1,5 +1,5 @@
-import { type SQL, sql } from 'drizzle-orm';
-import type { WorkspaceItemType } from '../../schema/workspace';
+import { and, inArray, notInArray, type SQL, sql } from 'drizzle-orm';
+import { type WorkspaceItemType, workspaceItems } from '../../schema/workspace';
 import type { DeploymentScope } from '../auth/deployment-scope';
 import { runBatch } from '../core/db';
 import type { Db } from '../core/env';
@@ -36,7 +36,7 @@ export interface BulkCheck {
   hasSubfolders: boolean;
 }
 
-/** The requested items as rows `refs(id, type)`. */
+/** The requested items as rows `refs(id, type)`: one JSON parameter, not one per item (D1's 100-parameter cap). */
 const refsCte = (refs: ItemRef[]): SQL =>
   sql`refs(id, type) AS (SELECT CAST(json_extract(value, '$.id') AS INTEGER), json_extract(value, '$.type')
     FROM json_each(${JSON.stringify(refs)}))`;
@@ -45,6 +45,7 @@ const refsCte = (refs: ItemRef[]): SQL =>
 const foundOf = (deploymentId: number): SQL =>
   sql`EXISTS (SELECT 1 FROM workspace_items i WHERE i.id = r.id AND i.deployment_id = ${deploymentId} AND i.type = r.type)`;
 
+// The checks walk folder trees per requested item (recursive CTEs over json_each): hand-written.
 function moveCheck(scope: DeploymentScope, refs: ItemRef[], folderId: number | null): SQL {
   const { deploymentId } = scope;
   return sql`WITH RECURSIVE ${refsCte(refs)},
@@ -91,7 +92,9 @@ function deleteCheck(scope: DeploymentScope, refs: ItemRef[]): SQL {
     SELECT *, (deployment_ok AND found AND NOT has_subfolders) AS ok FROM flags`;
 }
 
-const okIds = (check: SQL): SQL => sql`SELECT id FROM (${check}) WHERE ok = 1`;
+/** The ids whose check passed, as a parenthesized subquery (for `inArray`). */
+const okIds = (check: SQL, type?: WorkspaceItemType): SQL =>
+  sql`(SELECT id FROM (${check}) WHERE ok = 1 ${type ? sql`AND type = ${type}` : sql``})`;
 
 function toChecks(rows: Raw[]): BulkCheck[] {
   return rows.map((r) => ({
@@ -123,11 +126,14 @@ export async function bulkMove(
   const check = moveCheck(scope, refs, folderId);
   const [checked, , read] = await runBatch<Raw>(db, [
     check,
-    sql`UPDATE workspace_items SET folder_id = ${folderId}, updated_at = ${now}, updated_by = ${scope.userId}
-      WHERE id IN (${okIds(check)})`,
+    db
+      .update(workspaceItems)
+      .set({ folderId, updatedAt: now, updatedBy: scope.userId })
+      .where(inArray(workspaceItems.id, okIds(check))),
     itemsQuery({
       ...scope,
       viewerId: scope.userId,
+      // The requested ids as one JSON parameter, as in refsCte.
       selection: sql`SELECT i.id, 0 AS rank, '' AS sort_key
         FROM json_each(${JSON.stringify(refs.map((r) => r.id))}) j JOIN workspace_items i ON i.id = j.value
         WHERE i.deployment_id = ${scope.deploymentId}`,
@@ -151,10 +157,16 @@ export async function bulkDelete(
   const check = deleteCheck(scope, refs);
   const [checked] = await runBatch<Raw>(db, [
     check,
-    sql`UPDATE workspace_items SET folder_id = NULL
-      WHERE folder_id IN (SELECT id FROM (${check}) WHERE ok = 1 AND type = 'FOLDER')
-        AND id NOT IN (${okIds(check)})`,
-    sql`DELETE FROM workspace_items WHERE id IN (${okIds(check)})`,
+    db
+      .update(workspaceItems)
+      .set({ folderId: null })
+      .where(
+        and(
+          inArray(workspaceItems.folderId, okIds(check, 'FOLDER')),
+          notInArray(workspaceItems.id, okIds(check)),
+        ),
+      ),
+    db.delete(workspaceItems).where(inArray(workspaceItems.id, okIds(check))),
   ]);
   const rows = checked?.results ?? [];
   return rows[0]?.deployment_ok === 1 ? toChecks(rows) : null;

@@ -6,7 +6,10 @@ import { itemsSource, matchingIds, nameContains } from './name-search';
 import { isFolderOf, itemsQuery } from './workspace.queries';
 import { type ItemRecord, type Raw, readItems } from './workspace.rows';
 
-/** E7: the keyset-paginated list of a deployment's items, in one statement. */
+/**
+ * E7: the keyset-paginated list of a deployment's items, in one statement. Hand-written SQL: a
+ * UNION of per-partition index walks with row-value keysets, which drizzle cannot express cleanly.
+ */
 
 export const ORDER_FIELDS = ['updated_at', 'created_at', 'name', 'viewer_last_viewed_at'] as const;
 export type OrderField = (typeof ORDER_FIELDS)[number];

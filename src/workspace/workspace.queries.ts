@@ -2,6 +2,9 @@ import { type SQL, sql } from 'drizzle-orm';
 import { publishedJson } from '../dashboards/dashboards.queries';
 
 /**
+ * Hand-written SQL: recursive CTEs (folder paths, depths, cycles) and JSON built in SQL, which
+ * drizzle cannot express; the guarded batches embed these fragments in their checks.
+ *
  * SQL fragments of the workspace repositories (the published dashboard's come from dashboards). Each read that answers an
  * item is ONE statement: the caller's ownership of the deployment, the items, their folder
  * paths (one recursive CTE), owner summaries, the caller's favourites and views, and the

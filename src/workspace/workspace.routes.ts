@@ -1,6 +1,7 @@
 import { inDeployment, nowOf } from '../auth/deployment-scope';
 import { pageSchema } from '../core/pagination';
 import { apiDocs, routeGroup, routes } from '../http/route';
+import { presentItem } from './workspace.present';
 import markdown from './workspace.routes.md';
 import {
   bulkDeleteBody,
@@ -13,7 +14,9 @@ import {
   moveBody,
   workspaceItemSchema,
 } from './workspace.schemas';
-import { bulkDelete, bulkMove, listWorkspace, moveItem, presentItem } from './workspace.service';
+import { moveItem } from './workspace.service';
+import { bulkDelete, bulkMove } from './workspace-bulk.service';
+import { listWorkspace } from './workspace-list.service';
 
 const route = routeGroup({
   auth: 'user',

@@ -1,5 +1,12 @@
 import { type SQL, sql } from 'drizzle-orm';
-import { WORKSPACE_ITEM_TYPES, type WorkspaceItemType } from '../../schema/workspace';
+import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
+import {
+  reports,
+  WORKSPACE_ITEM_TYPES,
+  type WorkspaceItemType,
+  workbooks,
+  type workspaceItems,
+} from '../../schema/workspace';
 import type { DeploymentScope } from '../auth/deployment-scope';
 import { itemsQuery, oneItem } from './workspace.queries';
 
@@ -15,47 +22,37 @@ export interface OwnerSummary {
   picture: string;
 }
 
-export interface ReportFields {
-  workbookId: number | null;
-  versionNumber: number;
-  title: string;
-  description: string;
-  spec: string;
-  sqlQuery: string;
-  meta: Record<string, unknown>;
-  fillMissingRows: { member: string; excludedDimensions: string[] } | null;
-  periodComparisons: unknown[];
-  preferences: { columnFormats: Record<string, unknown> };
+type ItemRow = typeof workspaceItems.$inferSelect;
+type WorkbookRow = typeof workbooks.$inferSelect;
+type ReportRow = typeof reports.$inferSelect;
+
+/** A report's detail as answered: its row, with the public id (always set) and add-in fields (`{}` when none). */
+export type ReportFields = Omit<ReportRow, 'itemId' | 'publicId' | 'addin'> & {
   publicId: string;
-  jsonQuery: string | null;
-  source: string | null;
-  externalWorkbookId: string | null;
   /** The spreadsheet add-in fields, as sent. */
-  addin: Record<string, unknown>;
-}
+  addin: NonNullable<ReportRow['addin']>;
+};
 
 /** One workspace item with everything an answer about it carries. */
-export interface ItemRecord {
-  id: number;
-  type: WorkspaceItemType;
-  deploymentId: number;
-  name: string;
-  folderId: number | null;
-  position: number;
-  createdBy: number | null;
-  updatedBy: number | null;
-  createdAt: string;
-  updatedAt: string;
+export interface ItemRecord
+  extends Pick<
+    ItemRow,
+    | 'id'
+    | 'type'
+    | 'deploymentId'
+    | 'name'
+    | 'folderId'
+    | 'position'
+    | 'createdBy'
+    | 'updatedBy'
+    | 'createdAt'
+    | 'updatedAt'
+  > {
   folderPath: { id: number; name: string }[];
   owner: OwnerSummary | null;
   isFavorite: boolean;
   viewerLastViewedAt: string | null;
-  workbook: {
-    slug: string;
-    meta: Record<string, unknown>;
-    calculatedFields: Record<string, unknown>;
-    dashboardDraft: Record<string, unknown> | null;
-  } | null;
+  workbook: Omit<WorkbookRow, 'itemId' | 'deploymentId'> | null;
   report: ReportFields | null;
   published: Record<string, unknown> | null;
   /** The list's sort key of this row (cursor material). */
@@ -71,9 +68,14 @@ const num = (x: unknown): number => Number(x);
 const numOrNull = (x: unknown): number | null => (x == null ? null : Number(x));
 const str = (x: unknown): string => (x == null ? '' : String(x));
 const strOrNull = (x: unknown): string | null => (x == null ? null : String(x));
-/** A JSON column or JSON built in SQL (D1 answers it as text). */
+/** JSON built in SQL (D1 answers it as text). */
 const json = <T>(x: unknown): T => (typeof x === 'string' ? JSON.parse(x) : x) as T;
 const jsonOrNull = <T>(x: unknown): T | null => (x == null ? null : json<T>(x));
+/** A stored JSON column, decoded by its table's column (aliased in itemsQuery, so read by hand). */
+const stored = <C extends AnySQLiteColumn>(column: C, x: unknown): C['_']['data'] =>
+  column.mapFromDriverValue(x);
+const storedOrNull = <C extends AnySQLiteColumn>(column: C, x: unknown): C['_']['data'] | null =>
+  x == null ? null : column.mapFromDriverValue(x);
 
 export const isItemType = (x: unknown): x is WorkspaceItemType =>
   (WORKSPACE_ITEM_TYPES as readonly unknown[]).includes(x);
@@ -101,9 +103,9 @@ function toItem(row: Raw): ItemRecord {
       type === 'WORKBOOK'
         ? {
             slug: str(row.slug),
-            meta: json(row.workbook_meta),
-            calculatedFields: json(row.calculated_fields),
-            dashboardDraft: jsonOrNull(row.dashboard_draft),
+            meta: stored(workbooks.meta, row.workbook_meta),
+            calculatedFields: stored(workbooks.calculatedFields, row.calculated_fields),
+            dashboardDraft: storedOrNull(workbooks.dashboardDraft, row.dashboard_draft),
           }
         : null,
     report:
@@ -115,15 +117,15 @@ function toItem(row: Raw): ItemRecord {
             description: str(row.report_description),
             spec: str(row.report_spec),
             sqlQuery: str(row.report_sql_query),
-            meta: json(row.report_meta),
-            fillMissingRows: jsonOrNull(row.report_fill_missing_rows),
-            periodComparisons: json(row.report_period_comparisons),
-            preferences: json(row.report_preferences),
+            meta: stored(reports.meta, row.report_meta),
+            fillMissingRows: storedOrNull(reports.fillMissingRows, row.report_fill_missing_rows),
+            periodComparisons: stored(reports.periodComparisons, row.report_period_comparisons),
+            preferences: stored(reports.preferences, row.report_preferences),
             publicId: str(row.report_public_id),
             jsonQuery: strOrNull(row.report_json_query),
             source: strOrNull(row.report_source),
             externalWorkbookId: strOrNull(row.report_external_workbook_id),
-            addin: jsonOrNull<Record<string, unknown>>(row.report_addin) ?? {},
+            addin: storedOrNull(reports.addin, row.report_addin) ?? {},
           }
         : null,
     published: jsonOrNull(row.published),

@@ -1,0 +1,184 @@
+import type * as v from 'valibot';
+import type { DeploymentScope } from '../auth/deployment-scope';
+import type { Db } from '../core/env';
+import { ApiError, badRequest, notFound } from '../core/errors';
+import { withStorageQuota } from '../core/storage-quota';
+import { folderNotFound, requireDeployment, sent, upsertBranch, written } from './item-writes';
+import * as repo from './reports.repository';
+import {
+  addinEntries,
+  type connectReportBody,
+  type createReportBody,
+  type placementBody,
+  placementEntries,
+  type updateReportBody,
+} from './workspace.schemas';
+import type { WriteCheck } from './workspace.writes';
+
+/** Reports: create, update, Cube's upsert by public id and the spreadsheet add-in's placement. */
+
+/** The report fields stored in its `addin` object (the add-in's own, with no effect here). */
+const ADDIN_FIELDS: readonly string[] = [...Object.keys(addinEntries), 'pivotItems', 'placementId'];
+
+const PUBLIC_ID_ALPHABET = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
+
+/** A fresh Cube report `publicId`: 12 random characters of [0-9A-Za-z]. */
+function newPublicId(): string {
+  return [...crypto.getRandomValues(new Uint8Array(12))]
+    .map((b) => PUBLIC_ID_ALPHABET[b % PUBLIC_ID_ALPHABET.length])
+    .join('');
+}
+
+type ReportInput = NonNullable<v.InferOutput<typeof updateReportBody>> & { source?: string | null };
+
+/** A report body as stored values: nulls dropped (not sent), add-in fields gathered. */
+function reportValues(body: ReportInput | undefined): {
+  name?: string;
+  folderId?: number | null;
+  values: repo.ReportValues;
+} {
+  const input = sent(body, ['folderId', 'workbookId', 'fillMissingRows']);
+  const addin: Record<string, unknown> = {};
+  const values: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(input)) {
+    if (key === 'name' || key === 'folderId') continue;
+    if (ADDIN_FIELDS.includes(key)) addin[key] = value;
+    else values[key] = value;
+  }
+  if (Object.keys(addin).length > 0) values.addin = addin;
+  return { name: input.name, folderId: input.folderId, values: values as repo.ReportValues };
+}
+
+function reportErrors(check: WriteCheck) {
+  requireDeployment(check);
+  if (!check.found) throw notFound('Report');
+  if (!check.folderFound) throw folderNotFound('folderId');
+  if (!check.workbookFound) {
+    throw new ApiError('NOT_FOUND', 'Workbook not found in this deployment', [
+      { path: 'workbookId', message: 'No workbook with this id in the deployment' },
+    ]);
+  }
+  if (check.publicIdChanged) {
+    throw badRequest('A report’s publicId cannot change once set', [
+      { path: 'publicId', message: 'Differs from the report’s publicId' },
+    ]);
+  }
+  if (check.publicIdTaken) {
+    throw new ApiError('CONFLICT', 'Another report has this publicId', [
+      { path: 'publicId', message: 'Already used' },
+    ]);
+  }
+}
+
+const DEFAULT_REPORT_NAME = 'Untitled report';
+
+export async function createReport(
+  db: Db,
+  scope: DeploymentScope,
+  body: v.InferOutput<typeof createReportBody>,
+  now: string,
+) {
+  const { name, folderId, values } = reportValues(body);
+  const result = await withStorageQuota(
+    repo.createReport(
+      db,
+      scope,
+      { type: 'REPORT', name: name ?? DEFAULT_REPORT_NAME, folderId: folderId ?? null, now },
+      { ...values, publicId: values.publicId ?? newPublicId() },
+    ),
+  );
+  reportErrors(result.check);
+  return written(result);
+}
+
+export async function updateReport(
+  db: Db,
+  scope: DeploymentScope,
+  id: number,
+  body: v.InferOutput<typeof updateReportBody>,
+  now: string,
+) {
+  const { name, folderId, values } = reportValues(body);
+  const result = await withStorageQuota(repo.updateReport(db, scope, id, { name, folderId, now }, values));
+  reportErrors(result.check);
+  return written(result);
+}
+
+/**
+ * Cube's upsert by public id: the report of this deployment with `publicId` is updated with the
+ * fields sent (`source` is create-only: ignored on update), or created with it. A public id held
+ * in another deployment is a 409; so is a create or delete racing between the lookup and the write.
+ */
+export async function upsertReportByPublicId(
+  db: Db,
+  scope: DeploymentScope,
+  publicId: string,
+  body: v.InferOutput<typeof createReportBody>,
+  now: string,
+) {
+  const holder = await repo.reportByPublicId(db, scope, publicId);
+  if (!holder.deploymentFound) throw notFound('Deployment');
+  if (holder.otherDeployment) {
+    throw new ApiError('CONFLICT', 'This publicId belongs to a report of another deployment', [
+      { path: 'publicId', message: 'Already used' },
+    ]);
+  }
+  const { source: _source, ...rest } = body ?? {};
+  if (body?.publicId != null && body.publicId !== publicId) {
+    throw badRequest('`publicId` in the body must equal the path’s', [
+      { path: 'publicId', message: 'Differs from the path' },
+    ]);
+  }
+  const holderId = holder.id;
+  return upsertBranch('Report', holderId === null, () =>
+    holderId === null
+      ? createReport(db, scope, { ...body, publicId }, now)
+      : // Found by its public id, which never changes once set: the update need not send it.
+        updateReport(db, scope, holderId, rest, now),
+  );
+}
+
+// ---- Spreadsheet add-in placement (stored, no effect) ----
+
+/** The placement fields a disconnect removes. */
+const PLACEMENT_FIELDS = ['addressOnly', ...Object.keys(placementEntries)];
+
+async function placed(
+  db: Db,
+  scope: DeploymentScope,
+  id: number,
+  placement: Parameters<typeof repo.placeReport>[3],
+) {
+  const rec = await withStorageQuota(repo.placeReport(db, scope, id, placement));
+  if (!rec) throw notFound('Report');
+  return rec;
+}
+
+/**
+ * Cube's connectReportToWorkbook and refreshReport: records where the add-in placed the report
+ * (edgeboard runs no query on refresh; the placement fields sent are stored).
+ */
+export async function storePlacement(
+  db: Db,
+  scope: DeploymentScope,
+  id: number,
+  body: v.InferOutput<typeof connectReportBody> | v.InferOutput<typeof placementBody>,
+) {
+  const { externalWorkbookId, ...addin } = sent(body);
+  return placed(db, scope, id, { externalWorkbookId, addin });
+}
+
+/** Cube's disconnectReportFromWorkbook: forgets the placement; a target matching nothing is a no-op. */
+export async function disconnectReport(
+  db: Db,
+  scope: DeploymentScope,
+  id: number,
+  body: v.InferOutput<typeof placementBody>,
+) {
+  const clear = Object.fromEntries(PLACEMENT_FIELDS.map((f) => [f, null]));
+  return placed(db, scope, id, {
+    externalWorkbookId: null,
+    addin: clear,
+    onlyFor: sent(body).externalWorkbookId,
+  });
+}
