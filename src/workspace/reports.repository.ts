@@ -11,11 +11,11 @@ import {
   bound,
   flagsOf,
   guard,
+  guardedItemUpdate,
   guardedWrite,
   insertItem,
   itemIs,
   type NewItem,
-  nameSet,
 } from './workspace.writes';
 
 /** Reports (create, update, upsert by public id, the add-in's placement): the report detail beside its item. */
@@ -126,17 +126,7 @@ export function updateReport(
     Object.values(values).some((x) => x !== undefined);
   const writes: Statement[] = [];
   if (sent) {
-    writes.push(
-      db
-        .update(workspaceItems)
-        .set({
-          ...nameSet(patch.name),
-          folderId: patch.folderId,
-          updatedAt: patch.now,
-          updatedBy: scope.userId,
-        })
-        .where(and(eq(workspaceItems.id, id), guard(check))),
-    );
+    writes.push(guardedItemUpdate(db, scope, id, check, patch));
     // `source` is create-only.
     const { addin, source: _createOnly, ...columns } = values;
     const set = {

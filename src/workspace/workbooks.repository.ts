@@ -11,11 +11,11 @@ import {
   bound,
   flagsOf,
   guard,
+  guardedItemUpdate,
   guardedWrite,
   insertItem,
   itemIs,
   type NewItem,
-  nameSet,
 } from './workspace.writes';
 
 /** Workbooks (E3, duplicate, favourites, upsert by slug): the workbook detail beside its item. */
@@ -109,17 +109,7 @@ export function updateWorkbook(db: Db, scope: DeploymentScope, id: number, patch
   const changes = [patch.name, patch.folderId, patch.slug, patch.meta, patch.metaMerge];
   // An empty update (Cube: every field optional) leaves even `updatedAt` alone.
   if (changes.some((x) => x !== undefined)) {
-    writes.push(
-      db
-        .update(workspaceItems)
-        .set({
-          ...nameSet(patch.name),
-          folderId: patch.folderId,
-          updatedAt: patch.now,
-          updatedBy: scope.userId,
-        })
-        .where(and(eq(workspaceItems.id, id), guard(check))),
-    );
+    writes.push(guardedItemUpdate(db, scope, id, check, patch));
   }
   if (patch.slug !== undefined || patch.meta !== undefined || patch.metaMerge !== undefined) {
     // Upsert-by-slug merges: an RFC 7396 merge patch of the stored object.

@@ -111,6 +111,23 @@ export function nameSet(name: string | undefined): Partial<typeof workspaceItems
 }
 
 /**
+ * The item row's part of a guarded update (name, folder, who and when), written only when the
+ * batch's check passed: shared by the workbook and report updates.
+ */
+export function guardedItemUpdate(
+  db: Db,
+  scope: DeploymentScope,
+  id: number,
+  check: Parameters<typeof guard>[0],
+  patch: { name?: string; folderId?: number | null; now: string },
+) {
+  return db
+    .update(workspaceItems)
+    .set({ ...nameSet(patch.name), folderId: patch.folderId, updatedAt: patch.now, updatedBy: scope.userId })
+    .where(and(eq(workspaceItems.id, id), guard(check)));
+}
+
+/**
  * `value` bound the way `column` binds it (a JSON column's value as JSON text), for the
  * hand-written statements of a guarded batch: the value is type-checked against the column.
  */
