@@ -11,7 +11,12 @@ const route = routeGroup({ auth: 'user', tags: ['Workspace: folders'], errors: [
 
 /** Folders, E5 and E6. Mounted at /api/v1/deployments/:deploymentId/folders. */
 export const foldersRoutes = routes(
-  ...itemRoutes(route, 'FOLDER'),
+  ...itemRoutes(route, 'FOLDER', {
+    list: 'getFolders',
+    create: 'createFolder',
+    get: 'getFolder',
+    update: 'updateFolder',
+  }),
   route.delete('/:id', 'deleteFolder', deletedSchema, {
     input: { params: itemParams },
     errors: [409],

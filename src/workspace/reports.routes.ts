@@ -9,7 +9,14 @@ const route = routeGroup({ auth: 'user', tags: ['Workspace: reports'], errors: [
 
 /** Reports. Mounted at /api/v1/deployments/:deploymentId/reports. */
 export const reportsRoutes = routes(
-  ...keyedItemRoutes(route, 'REPORT'),
+  ...keyedItemRoutes(route, 'REPORT', {
+    upsert: 'upsertReportByPublicId',
+    list: 'getReports',
+    create: 'createReport',
+    get: 'getReport',
+    update: 'updateReport',
+    delete: 'deleteReport',
+  }),
   route.put('/:id/connect-workbook', 'connectReportToWorkbook', reportSchema, {
     input: { params: itemParams, body: connectReportBody },
     errors: [429],

@@ -9,7 +9,14 @@ const route = routeGroup({ auth: 'user', tags: ['Workspace: workbooks'], errors:
 
 /** Workbooks and favourites (E3). Mounted at /api/v1/deployments/:deploymentId/workbooks. */
 export const workbooksRoutes = routes(
-  ...keyedItemRoutes(route, 'WORKBOOK'),
+  ...keyedItemRoutes(route, 'WORKBOOK', {
+    upsert: 'upsertWorkbookBySlug',
+    list: 'getWorkbooks',
+    create: 'createWorkbook',
+    get: 'getWorkbook',
+    update: 'updateWorkbook',
+    delete: 'deleteWorkbook',
+  }),
   ...favoriteRoutes(route),
   route.post('/:id/duplicate', 'duplicateWorkbook', workspaceItemSchema, {
     input: { params: itemParams, body: duplicateWorkbookBody },
