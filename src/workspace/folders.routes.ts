@@ -7,7 +7,7 @@ import { itemRoutes } from './item-routes';
 import { folderSchema, itemParams } from './workspace.schemas';
 import { deleteFolder, folderAncestors } from './workspace.service';
 
-const route = routeGroup({ auth: 'user', tags: ['Workspace: folders'], errors: [404], docs: markdown });
+const route = routeGroup({ auth: 'user', tags: ['Workspace: folders'], errors: [403, 404], docs: markdown });
 
 /** Folders, E5 and E6. Mounted at /api/v1/deployments/:deploymentId/folders. */
 export const foldersRoutes = routes(

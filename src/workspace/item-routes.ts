@@ -74,8 +74,11 @@ const SERVICES = {
   },
 } satisfies { [K in Kind]: Services<K> };
 
-/** Errors a create or an update may answer beyond 404: a workbook's slug taken (409), the storage quota (429). */
-const WRITE_ERRORS: Record<Kind, number[]> = { FOLDER: [], WORKBOOK: [409, 429], REPORT: [429] };
+/**
+ * Errors a create or an update may answer beyond 404: a workbook's slug or a report's publicId
+ * taken (409), the storage quota (429).
+ */
+const WRITE_ERRORS: Record<Kind, number[]> = { FOLDER: [], WORKBOOK: [409, 429], REPORT: [409, 429] };
 
 /**
  * The operationIds of the routes every kind has (Cube's, as `getFolders`, `createFolder`, `getFolder`,

@@ -5,7 +5,7 @@ import markdown from './reports.routes.md';
 import { connectReportBody, itemParams, placementBody, reportSchema } from './workspace.schemas';
 import { disconnectReport, presentReport, storePlacement } from './workspace.service';
 
-const route = routeGroup({ auth: 'user', tags: ['Workspace: reports'], errors: [404], docs: markdown });
+const route = routeGroup({ auth: 'user', tags: ['Workspace: reports'], errors: [403, 404], docs: markdown });
 
 /** Reports. Mounted at /api/v1/deployments/:deploymentId/reports. */
 export const reportsRoutes = routes(

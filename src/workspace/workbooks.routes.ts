@@ -5,7 +5,12 @@ import markdown from './workbooks.routes.md';
 import { duplicateWorkbookBody, itemParams, workspaceItemSchema } from './workspace.schemas';
 import { duplicateWorkbook, presentItem } from './workspace.service';
 
-const route = routeGroup({ auth: 'user', tags: ['Workspace: workbooks'], errors: [404], docs: markdown });
+const route = routeGroup({
+  auth: 'user',
+  tags: ['Workspace: workbooks'],
+  errors: [403, 404],
+  docs: markdown,
+});
 
 /** Workbooks and favourites (E3). Mounted at /api/v1/deployments/:deploymentId/workbooks. */
 export const workbooksRoutes = routes(

@@ -18,7 +18,7 @@ import { bulkDelete, bulkMove, listWorkspace, moveItem, presentItem } from './wo
 const route = routeGroup({
   auth: 'user',
   tags: ['Workspace'],
-  errors: [404],
+  errors: [403, 404],
   docs: apiDocs(markdown, { MAX_BULK_ITEMS }),
 });
 
