@@ -4,7 +4,6 @@ import {
   createScheduledController,
   env,
   getQueueResult,
-  SELF,
 } from 'cloudflare:test';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setClockForTests } from '../../src/core/clock';
@@ -12,7 +11,7 @@ import { createDb } from '../../src/core/db';
 import { activeModel } from '../../src/deployments/deployments.service';
 import worker from '../../src/index';
 import { expectError, seedWorld, type World } from '../helpers/harness';
-import { api } from '../helpers/http';
+import { api, workerFetch } from '../helpers/http';
 
 /**
  * Cube's Data Model and Data Model Uploads operations over a deployment's project files, and the
@@ -114,7 +113,7 @@ async function multipart(
 ) {
   const form = new FormData();
   for (const [key, value] of Object.entries(fields)) form.append(key, value);
-  const res = await SELF.fetch(`http://edgeboard.test${base(id)}/upload/file${query}`, {
+  const res = await workerFetch(`http://edgeboard.test${base(id)}/upload/file${query}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${auth.bearer}` },
     body: form,

@@ -1,8 +1,8 @@
-import { exports } from 'cloudflare:workers';
 import { hc } from 'hono/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AppType } from '../../src/app';
 import { seedWorld, type World } from '../helpers/harness';
+import { workerFetch } from '../helpers/http';
 
 // Issue 11 item 6: AppType gives hono/client typed requests and answers.
 let world: World;
@@ -10,12 +10,9 @@ beforeAll(async () => {
   world = await seedWorld();
 });
 
-// The Worker's own fetch, as the runtime exports it (no network).
-const worker = (exports as unknown as { default: { fetch(request: Request): Promise<Response> } }).default;
-
 const client = (credential: string) =>
   hc<AppType>('http://edgeboard.test', {
-    fetch: (input: RequestInfo | URL, init?: RequestInit) => worker.fetch(new Request(input, init)),
+    fetch: workerFetch,
     headers: { authorization: `Bearer ${credential}` },
   });
 

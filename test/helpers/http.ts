@@ -1,4 +1,5 @@
 import { SELF } from 'cloudflare:test';
+import { expectDeclared } from './openapi';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -16,6 +17,18 @@ function authHeader(auth: Auth): Record<string, string> {
   return { authorization: auth.raw };
 }
 
+/**
+ * A request through the whole Worker, as `fetch` takes it, whose answer must be one the OpenAPI
+ * document declares (status, content type, JSON body): every path a test calls the Worker by goes
+ * through here, so an undeclared answer fails the test that sees it.
+ */
+export async function workerFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const request = new Request(input, init);
+  const res = await SELF.fetch(request);
+  await expectDeclared(request.method, request.url, res);
+  return res;
+}
+
 /** One request through the whole Worker; the body is always consumed (JSON when it is JSON). */
 export async function api<T = any>(
   method: string,
@@ -29,7 +42,7 @@ export async function api<T = any>(
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await SELF.fetch(`http://edgeboard.test${path}`, { method, headers, body });
+  const res = await workerFetch(`http://edgeboard.test${path}`, { method, headers, body });
   const text = await res.text();
   const isJson = (res.headers.get('content-type') ?? '').includes('json');
   return { status: res.status, headers: res.headers, body: (isJson && text ? JSON.parse(text) : text) as T };
