@@ -3,8 +3,21 @@ import { describeRoute, resolver } from 'hono-openapi';
 import type * as v from 'valibot';
 import { ERROR_STATUS } from './errors';
 
-/** How a route authenticates; each maps to a security scheme of the document. */
-export type AuthKind = 'bearer' | 'apiKey' | 'bearerOrApiKey' | 'operator' | 'session' | 'cubeApi' | 'none';
+/**
+ * How a route authenticates; each maps to a security scheme of the document. An embed session
+ * comes in the Authorization header or `?session=` (`session`), in the header only
+ * (`sessionHeader`), or optionally in `?session=` (`sessionPage`: a page without one still loads).
+ */
+export type AuthKind =
+  | 'bearer'
+  | 'apiKey'
+  | 'bearerOrApiKey'
+  | 'operator'
+  | 'session'
+  | 'sessionHeader'
+  | 'sessionPage'
+  | 'cubeApi'
+  | 'none';
 
 const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
   bearer: [{ bearerAuth: [] }],
@@ -12,6 +25,8 @@ const SECURITY: Record<AuthKind, Record<string, string[]>[]> = {
   bearerOrApiKey: [{ bearerAuth: [] }, { apiKeyAuth: [] }],
   operator: [{ operatorAuth: [] }],
   session: [{ sessionAuth: [] }, { sessionQuery: [] }],
+  sessionHeader: [{ sessionAuth: [] }],
+  sessionPage: [{ sessionQuery: [] }, {}],
   cubeApi: [{ cubeApiToken: [] }],
   none: [],
 };
@@ -35,9 +50,15 @@ interface RouteDoc {
   auth: AuthKind;
   description?: string;
   operationId?: string;
-  /** Success responses: status → schema (JSON) or a description for non-JSON bodies. */
-  responses: Record<number, v.GenericSchema | { description: string; contentType: string }>;
-  /** Error statuses beyond those implied by auth (401) and validation (400). */
+  /**
+   * Responses by status: a schema (JSON) or a description and the content types of a body that
+   * is not JSON (an image, a page), for a success or for an error answered as a page.
+   */
+  responses: Record<
+    number,
+    v.GenericSchema | { description: string; contentType: string | readonly string[] }
+  >;
+  /** Error statuses beyond those implied by auth (401) and validation (400), answered as the error envelope. */
   errors?: number[];
 }
 
@@ -46,7 +67,11 @@ export function doc(spec: RouteDoc): MiddlewareHandler {
   const responses: Record<string, unknown> = {};
   for (const [status, schema] of Object.entries(spec.responses)) {
     if ('contentType' in schema && 'description' in schema && !('kind' in schema)) {
-      responses[status] = { description: schema.description, content: { [schema.contentType]: {} } };
+      const types = typeof schema.contentType === 'string' ? [schema.contentType] : schema.contentType;
+      responses[status] = {
+        description: schema.description,
+        content: Object.fromEntries(types.map((type) => [type, {}])),
+      };
     } else {
       responses[status] = {
         description: 'Success',
@@ -59,8 +84,9 @@ export function doc(spec: RouteDoc): MiddlewareHandler {
   const errors = new Set(spec.errors ?? []);
   if (spec.auth !== 'none') errors.add(401);
   errors.add(400);
+  // A status the route answers in its own way (a page) keeps that answer.
   for (const status of [...errors].sort()) {
-    responses[String(status)] = { $ref: `#/components/responses/Error${status}` };
+    responses[String(status)] ??= { $ref: `#/components/responses/Error${status}` };
   }
   return describeRoute({
     summary: spec.summary,
@@ -88,6 +114,9 @@ export function documentation(decisions: readonly string[]) {
       version: '1.0.0',
       description: describeDecisions(decisions),
     },
+    // Relative: the paths are absolute on whichever host serves this document (a deployment's
+    // own host answers the Cube REST API too).
+    servers: [{ url: '/', description: 'The host that serves this document' }],
     components: {
       securitySchemes: {
         bearerAuth: {

@@ -23,7 +23,7 @@ import { embedAccessSchema, updateEmbedAccessBody } from './embed-access.schemas
 import { getEmbedAccess, updateEmbedAccess } from './embed-access.service';
 
 const docs = apiDocs(markdown);
-const route = routeGroup({ auth: 'user', tags: ['Dashboards'], errors: [404], docs });
+const route = routeGroup({ auth: 'user', tags: ['Dashboards'], errors: [403, 404], docs });
 const adminRoute = routeGroup({ auth: 'admin', tags: ['Dashboards'], errors: [403, 404], docs });
 
 /** E1 and publishing. Mounted at /api/v1/deployments/:deploymentId/workbooks, beside the workbook routes. */

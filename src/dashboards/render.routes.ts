@@ -6,14 +6,17 @@ import markdown from './render.routes.md';
 import { renderQuery } from './render.schemas';
 import { renderWorkbookDashboard } from './render.service';
 
-const route = routeGroup({ auth: 'user', tags: ['Dashboards'], errors: [404], docs: markdown });
+const route = routeGroup({ auth: 'user', tags: ['Dashboards'], errors: [403, 404], docs: markdown });
 
 /** Mounted at /api/v1/deployments/:deploymentId/workbooks, beside the workbook and dashboard routes. */
 export const renderRoutes = routes(
   route.get('/:id/dashboard/render', 'renderWorkbookDashboard', {
     input: { params: workbookParams, query: renderQuery },
     responses: {
-      200: { description: 'The image (image/png or application/pdf)', contentType: 'image/png' },
+      200: {
+        description: 'The dashboard as a PNG image or a PDF document (`format`)',
+        contentType: ['image/png', 'application/pdf'],
+      },
     },
     handler: async (c, { params, query }) => {
       const rendered = await renderWorkbookDashboard(...inDeployment(c, params), params.id, query, {

@@ -270,12 +270,13 @@ export const updateDeploymentBody = v.optional(
 
 export type UpdateDeploymentInput = NonNullable<v.InferOutput<typeof updateDeploymentBody>>;
 
+/** The CSPS settings as they were written: a field the update left out is absent. */
 const cspsConfigSchema = v.object({
   enabled: v.boolean(),
   storageProvider: v.string(),
-  ...(Object.fromEntries(CSPS_CONFIG_FIELDS.map((f) => [f, v.nullable(v.string())])) as Record<
+  ...(Object.fromEntries(CSPS_CONFIG_FIELDS.map((f) => [f, v.nullish(v.string())])) as Record<
     (typeof CSPS_CONFIG_FIELDS)[number],
-    v.NullableSchema<v.StringSchema<undefined>, undefined>
+    v.NullishSchema<v.StringSchema<undefined>, undefined>
   >),
 });
 

@@ -85,19 +85,18 @@ const now = (c: Context<AppEnv>) => isoNow(c.get('clock'));
 const inTenant = (c: Context<AppEnv>, params: { embedTenantName: string }) =>
   [c.get('db'), accountPrincipal(c).account.id, params.embedTenantName] as const;
 
-/**
- * The groups of one catalogue: create, list, get, members, update, delete. Their operationIds are
- * Cube's pattern around `noun`: createGroup, getGroups, getGroup, getGroupMembers, updateGroup, deleteGroup.
- */
-function groupRoutes(place: Place, noun: string) {
-  const ids = {
-    create: `create${noun}`,
-    list: `get${noun}s`,
-    get: `get${noun}`,
-    members: `get${noun}Members`,
-    update: `update${noun}`,
-    delete: `delete${noun}`,
-  };
+/** The operationIds of one catalogue's group routes, written out where the catalogue is mounted. */
+interface GroupIds {
+  create: string;
+  list: string;
+  get: string;
+  members: string;
+  update: string;
+  delete: string;
+}
+
+/** The groups of one catalogue: create, list, get, members, update, delete. */
+function groupRoutes(place: Place, ids: GroupIds) {
   return [
     createRoute(place, 'groups', ids.create),
     listRoute(place, 'groups', ids.list),
@@ -241,7 +240,14 @@ const route = catalogueRoute(['Embed tenants (E10–E14)']);
 export const groupsRoutes = routes(
   ...groupRoutes(
     { path: '/', tenant: false, route: catalogueRoute(['Embed groups (account-wide)']) },
-    'AccountGroup',
+    {
+      create: 'createAccountGroup',
+      list: 'getAccountGroups',
+      get: 'getAccountGroup',
+      members: 'getAccountGroupMembers',
+      update: 'updateAccountGroup',
+      delete: 'deleteAccountGroup',
+    },
   ),
 );
 
@@ -295,7 +301,17 @@ export const embedTenantsRoutes = routes(
     handler: async (c, { params, body }) =>
       provision.provisionUsers(...inTenant(c, params), body.users, now(c)),
   }),
-  ...groupRoutes({ path: '/:embedTenantName/groups', tenant: true, route }, 'Group'),
+  ...groupRoutes(
+    { path: '/:embedTenantName/groups', tenant: true, route },
+    {
+      create: 'createGroup',
+      list: 'getGroups',
+      get: 'getGroup',
+      members: 'getGroupMembers',
+      update: 'updateGroup',
+      delete: 'deleteGroup',
+    },
+  ),
   ...attributeRoutes(
     { path: '/:embedTenantName/user-attributes', tenant: true, route },
     { list: 'listEmbedUserAttributes', delete: 'deleteEmbedUserAttribute' },

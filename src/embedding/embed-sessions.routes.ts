@@ -112,6 +112,8 @@ export const embedRoutes = routes(
   }),
   noneRoute.post('/session/token', 'postTokenBySessionId', embedTokenSchema, {
     input: { body: exchangeSessionBody },
+    // The credential is the session id in the body: an expired, revoked or unknown one is a 401.
+    errors: [401],
     handler: async (c, { body }) => exchangeSession(embedContext(c), body.sessionId),
   }),
   route.post('/session/revoke', 'revokeSession', revokedSchema, {

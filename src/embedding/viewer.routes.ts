@@ -3,7 +3,7 @@ import { parseAuthorization } from '../auth/auth.middleware';
 import { randomId } from '../core/crypto';
 import type { AppEnv } from '../core/env';
 import { ApiError } from '../core/errors';
-import { routeGroup, routes } from '../http/route';
+import { apiDocs, routeGroup, routes } from '../http/route';
 import { dashboardFragment } from '../render/html';
 import { embedContext } from './embed-sessions.routes';
 import type { ViewerContent } from './viewer.boot';
@@ -28,14 +28,26 @@ function headerSession(c: Context<AppEnv>): string {
   return credential;
 }
 
-const route = routeGroup({ auth: 'session', tags: ['Signed embedding'], errors: [403, 404], docs: markdown });
+const docs = apiDocs(markdown);
+/** The page takes its session in `?session=` or none at all; every answer, a failure too, is a page. */
+const pageRoute = routeGroup({ auth: 'sessionPage', tags: ['Signed embedding'], docs });
+/** What the page's script calls: the session in the Authorization header only, errors as the API's envelope. */
+const route = routeGroup({ auth: 'sessionHeader', tags: ['Signed embedding'], errors: [403, 404], docs });
+
+const page = (description: string) => ({ description, contentType: 'text/html' });
 
 /** The embed viewer; mounted at /embed (a prefix only this router uses). */
 export const viewerRoutes = routes(
-  route.get('/dashboard/:publicId', 'embedViewerPage', {
+  pageRoute.get('/dashboard/:publicId', 'embedViewerPage', {
     // The session is read by the handler (query) or the page's script (fragment), so every
     // failure is a page.
-    responses: { 200: { description: 'The viewer page', contentType: 'text/html' } },
+    responses: {
+      200: page('The viewer page: the dashboard, or without `?session=` the page that loads it'),
+      401: page('The session has expired, was revoked or is not valid'),
+      403: page('Embedding is disabled for this dashboard'),
+      404: page('No such published dashboard'),
+      500: page('The dashboard could not be loaded'),
+    },
     handler: async (c) => {
       const publicId = c.req.param('publicId') ?? '';
       const nonce = randomId(16);

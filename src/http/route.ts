@@ -14,7 +14,10 @@ import { validate } from '../core/validation';
  * - `user`: any user's access token; `admin`: an admin user's access token; both take an API
  *   key too (`Api-Key <key>` or `Bearer <key>`), acting as the account's admin within its scope;
  * - `apiKey`: an account API key only;
- * - `operator`: the ADMIN_TOKEN secret; `session`: an embed session, read by the handler;
+ * - `operator`: the ADMIN_TOKEN secret;
+ * - `session`: an embed session in `Authorization: Session <id>` or `?session=`, read by the
+ *   handler; `sessionHeader`: in the header only; `sessionPage`: `?session=` if any (a page
+ *   that loads without one);
  * - `none`: no credential.
  * A route whose credential is checked inside its own query (generate-session) passes
  * `{ kind, middleware }` instead.
@@ -23,6 +26,8 @@ export type RouteAuth =
   | 'none'
   | 'operator'
   | 'session'
+  | 'sessionHeader'
+  | 'sessionPage'
   | 'user'
   | 'admin'
   | 'apiKey'
@@ -33,16 +38,18 @@ type AuthName = Exclude<RouteAuth, object>;
 const AUTH: Record<AuthName, { doc: AuthKind; middleware?: MiddlewareHandler<AppEnv> }> = {
   none: { doc: 'none' },
   session: { doc: 'session' },
+  sessionHeader: { doc: 'sessionHeader' },
+  sessionPage: { doc: 'sessionPage' },
   operator: { doc: 'operator', middleware: authenticateOperator },
   user: { doc: 'bearerOrApiKey', middleware: authenticate(['Bearer', 'Api-Key']) },
   admin: { doc: 'bearerOrApiKey', middleware: authenticate(['Bearer', 'Api-Key'], { role: 'admin' }) },
   apiKey: { doc: 'apiKey', middleware: authenticate(['Api-Key']) },
 };
 
-/** A response that is not JSON (an image, a page): documented by its content type. */
+/** A response that is not JSON (an image, a page): documented by its content type, or each it may have. */
 export interface RawResponse {
   description: string;
-  contentType: string;
+  contentType: string | readonly string[];
 }
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
@@ -92,9 +99,9 @@ export interface RouteDefinition<
   operationId?: string;
   /** The schemas of the path parameters, the query string and the JSON body, each validated before the handler. */
   input?: { params?: P; query?: Q; body?: B };
-  /** Success responses: status → valibot schema of the JSON body, or a raw response. */
+  /** Responses: status → valibot schema of the JSON body, or a raw response (an image; an error as a page). */
   responses: R;
-  /** Error statuses beyond 400 (validation) and 401 (auth), which every route documents. */
+  /** Error statuses beyond those every route documents: 400, 401 (auth) and, with a JSON body, 413 and 415. */
   errors?: number[];
   /** Runs after auth and validation; returns the JSON body the schema of `responses` declares. */
   handler: (c: Context<AppEnv>, input: RouteInput<P, Q, B>) => Promise<HandlerResult<R>>;
@@ -247,6 +254,15 @@ function firstStatus(responses: Responses): ContentfulStatusCode {
   return statuses.find((s) => s >= 200 && s < 300) ?? (statuses[0] as ContentfulStatusCode);
 }
 
+/**
+ * The app's body limit answers 413 to a request of any method that carries a body (GET cannot);
+ * a route that reads a JSON body answers 415 to one that is not JSON.
+ */
+function bodyErrors(route: AnyRoute): number[] {
+  if (route.method === 'get') return [];
+  return route.input?.body ? [413, 415] : [413];
+}
+
 function middlewaresOf(route: AnyRoute): MiddlewareHandler[] {
   const auth = typeof route.auth === 'string' ? AUTH[route.auth] : route.auth;
   const docKind = typeof route.auth === 'string' ? AUTH[route.auth].doc : route.auth.kind;
@@ -258,7 +274,7 @@ function middlewaresOf(route: AnyRoute): MiddlewareHandler[] {
       operationId: route.operationId,
       auth: docKind,
       responses: route.responses as Record<number, v.GenericSchema | RawResponse>,
-      errors: route.errors,
+      errors: [...(route.errors ?? []), ...bodyErrors(route)],
     }),
   ];
   if (auth.middleware) chain.push(auth.middleware as MiddlewareHandler);

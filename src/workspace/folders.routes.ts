@@ -7,11 +7,16 @@ import { deleteFolder, folderAncestors } from './folders.service';
 import { itemRoutes } from './item-routes';
 import { folderSchema, itemParams } from './workspace.schemas';
 
-const route = routeGroup({ auth: 'user', tags: ['Workspace: folders'], errors: [404], docs: markdown });
+const route = routeGroup({ auth: 'user', tags: ['Workspace: folders'], errors: [403, 404], docs: markdown });
 
 /** Folders, E5 and E6. Mounted at /api/v1/deployments/:deploymentId/folders. */
 export const foldersRoutes = routes(
-  ...itemRoutes(route, 'FOLDER'),
+  ...itemRoutes(route, 'FOLDER', {
+    list: 'getFolders',
+    create: 'createFolder',
+    get: 'getFolder',
+    update: 'updateFolder',
+  }),
   route.delete('/:id', 'deleteFolder', deletedSchema, {
     input: { params: itemParams },
     errors: [409],

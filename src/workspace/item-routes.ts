@@ -9,7 +9,7 @@ import * as folders from './folders.service';
 import { withCompiledQuery } from './report-query.service';
 import * as reports from './reports.service';
 import * as workbooks from './workbooks.service';
-import { LABEL, presentFolder, presentItem, presentReport } from './workspace.present';
+import { presentFolder, presentItem, presentReport } from './workspace.present';
 import type { ItemRecord } from './workspace.rows';
 import * as schemas from './workspace.schemas';
 import { deleteItem, viewItem } from './workspace.service';
@@ -79,30 +79,43 @@ const SERVICES = {
   },
 } satisfies { [K in Kind]: Services<K> };
 
-/** Errors a create or an update may answer beyond 404: a workbook's slug taken (409), the storage quota (429). */
-const WRITE_ERRORS: Record<Kind, number[]> = { FOLDER: [], WORKBOOK: [409, 429], REPORT: [429] };
+/**
+ * Errors a create or an update may answer beyond 404: a workbook's slug or a report's publicId
+ * taken (409), the storage quota (429).
+ */
+const WRITE_ERRORS: Record<Kind, number[]> = { FOLDER: [], WORKBOOK: [409, 429], REPORT: [409, 429] };
 
 /**
- * The routes every kind has, with Cube's operationIds: GET / (getFolders), POST / (createFolder),
- * GET /:id (getFolder: records the caller's view), PUT /:id (updateFolder) and, for workbooks and
- * reports, DELETE /:id (deleteWorkbook: a folder's delete has rules of its own, in its router).
+ * The operationIds of the routes every kind has (Cube's, as `getFolders`, `createFolder`, `getFolder`,
+ * `updateFolder`), written out by each kind's router so that a search for one finds where it is served.
  */
-export function itemRoutes<K extends Kind>(route: RouteGroup, kind: K) {
-  const label = LABEL[kind];
+export interface ItemIds {
+  list: string;
+  create: string;
+  get: string;
+  update: string;
+}
+
+/**
+ * The routes every kind has: GET / (list), POST / (create), GET /:id (get: records the caller's
+ * view), PUT /:id (update) and, for workbooks and reports, DELETE /:id (a folder's delete has
+ * rules of its own, in its router).
+ */
+export function itemRoutes<K extends Kind>(route: RouteGroup, kind: K, ids: ItemIds) {
   const { item, query, create } = SCHEMAS[kind] as SchemasOf<K>;
   // The table above is checked per kind; indexing it with a generic K loses that link.
   const run = SERVICES[kind] as Services<K>;
   // `present` answers the item schema's input type, which TypeScript cannot see through a generic K.
   const answer = (rec: ItemRecord) => run.present(rec) as HandlerResult<{ 200: Item<K> }>;
   return [
-    route.get('/', `get${label}s`, schemas.cubeListSchema(item as Item<K>), {
+    route.get('/', ids.list, schemas.cubeListSchema(item as Item<K>), {
       input: { params: schemas.deploymentParams, query },
       handler: async (c, input) =>
         (await run.list(...inDeployment(c, input.params), input.query)) as HandlerResult<{
           200: CubeList<Item<K>>;
         }>,
     }),
-    route.post('/', `create${label}`, item as Item<K>, {
+    route.post('/', ids.create, item as Item<K>, {
       input: { params: schemas.deploymentParams, body: create },
       errors: WRITE_ERRORS[kind],
       handler: async (c, { params, body }) => {
@@ -110,12 +123,12 @@ export function itemRoutes<K extends Kind>(route: RouteGroup, kind: K) {
         return answer(await run.create(db, scope, await checkedBody(c, scope, kind, body), nowOf(c)));
       },
     }),
-    route.get('/:id', `get${label}`, item as Item<K>, {
+    route.get('/:id', ids.get, item as Item<K>, {
       input: { params: schemas.itemParams },
       handler: async (c, { params }) =>
         answer(await viewItem(...inDeployment(c, params), params.id, kind, nowOf(c))),
     }),
-    route.put('/:id', `update${label}`, item as Item<K>, {
+    route.put('/:id', ids.update, item as Item<K>, {
       input: { params: schemas.itemParams, body: UPDATE_BODIES[kind] as (typeof UPDATE_BODIES)[K] },
       errors: WRITE_ERRORS[kind],
       handler: async (c, { params, body }) => {
@@ -135,10 +148,7 @@ function checkedBody<B>(c: Context<AppEnv>, scope: DeploymentScope, kind: Kind, 
 
 type Keyed = 'WORKBOOK' | 'REPORT';
 
-/**
- * The kinds with a key of their own and Cube's upsert by it: PUT /by-slug/:slug
- * (upsertWorkbookBySlug) and PUT /by-public-id/:publicId (upsertReportByPublicId).
- */
+/** The kinds with a key of their own and Cube's upsert by it: PUT /by-slug/:slug and PUT /by-public-id/:publicId. */
 const UPSERTS = {
   WORKBOOK: { key: 'slug', path: '/by-slug/:slug', params: schemas.slugParams },
   REPORT: { key: 'publicId', path: '/by-public-id/:publicId', params: schemas.publicIdParams },
@@ -154,18 +164,27 @@ const UPSERT_SERVICES = {
   REPORT: reports.upsertReportByPublicId,
 } satisfies { [K in Keyed]: Upsert<K> };
 
+/** The operationIds of a workbook's or a report's routes: those of every kind, the upsert and the delete. */
+export interface KeyedItemIds extends ItemIds {
+  upsert: string;
+  delete: string;
+}
+
 /**
  * The routes of a workbook or a report: the upsert by its key (first, so that a key such as
  * "favorite" never reaches a `/:id/…` route), those of every kind, and DELETE /:id.
  */
-export function keyedItemRoutes<K extends Keyed>(route: RouteGroup, kind: K) {
-  return [upsertRoute(route, kind), ...itemRoutes(route, kind), deleteRoute(route, kind)] as const;
+export function keyedItemRoutes<K extends Keyed>(route: RouteGroup, kind: K, ids: KeyedItemIds) {
+  return [
+    upsertRoute(route, kind, ids.upsert),
+    ...itemRoutes(route, kind, ids),
+    deleteRoute(route, kind, ids.delete),
+  ] as const;
 }
 
-function upsertRoute<K extends Keyed>(route: RouteGroup, kind: K) {
+function upsertRoute<K extends Keyed>(route: RouteGroup, kind: K, operationId: string) {
   const { key, path, params } = UPSERTS[kind] as (typeof UPSERTS)[K];
   const run = UPSERT_SERVICES[kind] as Upsert<K>;
-  const operationId = `upsert${LABEL[kind]}By${key[0]?.toUpperCase()}${key.slice(1)}`;
   return route.put(path, operationId, SCHEMAS[kind].item as Item<K>, {
     input: { params, body: UPSERT_BODIES[kind] as (typeof UPSERT_BODIES)[K] },
     errors: [409, 429],
@@ -179,8 +198,8 @@ function upsertRoute<K extends Keyed>(route: RouteGroup, kind: K) {
 }
 
 /** DELETE /:id of a workbook or a report: the item, and for a workbook its dashboard and versions. */
-function deleteRoute(route: RouteGroup, kind: 'WORKBOOK' | 'REPORT') {
-  return route.delete('/:id', `delete${LABEL[kind]}`, deletedSchema, {
+function deleteRoute(route: RouteGroup, kind: 'WORKBOOK' | 'REPORT', operationId: string) {
+  return route.delete('/:id', operationId, deletedSchema, {
     input: { params: schemas.itemParams },
     handler: async (c, { params }) => deleteItem(...inDeployment(c, params), params.id, kind),
   });

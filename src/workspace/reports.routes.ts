@@ -6,11 +6,18 @@ import { disconnectReport, storePlacement } from './reports.service';
 import { presentReport } from './workspace.present';
 import { connectReportBody, itemParams, placementBody, reportSchema } from './workspace.schemas';
 
-const route = routeGroup({ auth: 'user', tags: ['Workspace: reports'], errors: [404], docs: markdown });
+const route = routeGroup({ auth: 'user', tags: ['Workspace: reports'], errors: [403, 404], docs: markdown });
 
 /** Reports. Mounted at /api/v1/deployments/:deploymentId/reports. */
 export const reportsRoutes = routes(
-  ...keyedItemRoutes(route, 'REPORT'),
+  ...keyedItemRoutes(route, 'REPORT', {
+    upsert: 'upsertReportByPublicId',
+    list: 'getReports',
+    create: 'createReport',
+    get: 'getReport',
+    update: 'updateReport',
+    delete: 'deleteReport',
+  }),
   route.put('/:id/connect-workbook', 'connectReportToWorkbook', reportSchema, {
     input: { params: itemParams, body: connectReportBody },
     errors: [429],

@@ -6,11 +6,23 @@ import { duplicateWorkbook } from './workbooks.service';
 import { presentItem } from './workspace.present';
 import { duplicateWorkbookBody, itemParams, workspaceItemSchema } from './workspace.schemas';
 
-const route = routeGroup({ auth: 'user', tags: ['Workspace: workbooks'], errors: [404], docs: markdown });
+const route = routeGroup({
+  auth: 'user',
+  tags: ['Workspace: workbooks'],
+  errors: [403, 404],
+  docs: markdown,
+});
 
 /** Workbooks and favourites (E3). Mounted at /api/v1/deployments/:deploymentId/workbooks. */
 export const workbooksRoutes = routes(
-  ...keyedItemRoutes(route, 'WORKBOOK'),
+  ...keyedItemRoutes(route, 'WORKBOOK', {
+    upsert: 'upsertWorkbookBySlug',
+    list: 'getWorkbooks',
+    create: 'createWorkbook',
+    get: 'getWorkbook',
+    update: 'updateWorkbook',
+    delete: 'deleteWorkbook',
+  }),
   ...favoriteRoutes(route),
   route.post('/:id/duplicate', 'duplicateWorkbook', workspaceItemSchema, {
     input: { params: itemParams, body: duplicateWorkbookBody },

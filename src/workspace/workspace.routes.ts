@@ -21,7 +21,7 @@ import { listWorkspace } from './workspace-list.service';
 const route = routeGroup({
   auth: 'user',
   tags: ['Workspace'],
-  errors: [404],
+  errors: [403, 404],
   docs: apiDocs(markdown, { MAX_BULK_ITEMS }),
 });
 

@@ -10,8 +10,8 @@ import { createDb } from '../../src/core/db';
 import { activeModel } from '../../src/deployments/deployments.service';
 import worker from '../../src/index';
 import { expectError, seedWorld, type World } from '../helpers/harness';
-import { api } from '../helpers/http';
-import { clockAt, fetchWorker, platform } from '../helpers/platform';
+import { api, workerFetch } from '../helpers/http';
+import { clockAt, platform } from '../helpers/platform';
 
 /**
  * Cube's Data Model and Data Model Uploads operations over a deployment's project files, and the
@@ -112,7 +112,7 @@ async function multipart(
 ) {
   const form = new FormData();
   for (const [key, value] of Object.entries(fields)) form.append(key, value);
-  const res = await fetchWorker(`http://edgeboard.test${base(id)}/upload/file${query}`, {
+  const res = await workerFetch(`http://edgeboard.test${base(id)}/upload/file${query}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${auth.bearer}` },
     body: form,

@@ -1,9 +1,9 @@
 import { env, runInDurableObject } from 'cloudflare:test';
-import { exports } from 'cloudflare:workers';
 import cube from '@cubejs-client/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deploymentStore } from '../../src/sources/deployment-store';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
+import { workerFetch } from '../helpers/http';
 import {
   cubeToken,
   deployModel,
@@ -51,9 +51,7 @@ beforeAll(async () => {
   pgToken = await cubeToken(acme.admin, pgDeployment, MANAGER);
   globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
     const url = input instanceof Request ? input.url : String(input);
-    return url.startsWith('http://edgeboard.test/')
-      ? exports.default.fetch(input, init)
-      : realFetch(input, init);
+    return url.startsWith('http://edgeboard.test/') ? workerFetch(input, init) : realFetch(input, init);
   }) as typeof fetch;
 });
 

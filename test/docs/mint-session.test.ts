@@ -1,7 +1,6 @@
 // The server-side quick start (sdk/examples/mint-session.ts) against the real Worker: its types
 // match the server's schema, and its route mints a session the viewer's load accepts.
 import { env } from 'cloudflare:test';
-import { exports } from 'cloudflare:workers';
 import type * as v from 'valibot';
 import { describe, expect, it } from 'vitest';
 import {
@@ -14,7 +13,7 @@ import {
 import type { generateSessionBody, sessionCreatedSchema } from '../../src/embedding/embedding.schemas';
 import { publishDashboard } from '../embedding/fixtures';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
-import { api } from '../helpers/http';
+import { api, workerFetch } from '../helpers/http';
 
 // Compile-time: the types the snippet derives through hc<AppType> are the route's valibot schemas
 // (its request exactly what the server accepts, its answer what it sends), so a change in how
@@ -28,8 +27,6 @@ const fromServer = (
 ): Omit<GenerateSessionRequest, 'securityContext'> => r;
 const answer = (r: v.InferOutput<typeof sessionCreatedSchema>): EmbedSession => r;
 void [toServer, fromServer, answer];
-
-const workerFetch: typeof fetch = (input, init) => exports.default.fetch(input, init);
 
 async function embeddable(account: SeededAccount) {
   const published = await publishDashboard(account);

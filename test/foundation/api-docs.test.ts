@@ -11,6 +11,13 @@ const markdownFiles = import.meta.glob<string>('../../src/**/*.routes.md', {
   eager: true,
 });
 
+// The routers (and the route factories), to find each operationId where it is declared.
+const routerFiles = import.meta.glob<string>('../../src/**/*routes.ts', {
+  query: '?raw',
+  import: 'default',
+  eager: true,
+});
+
 type Operation = { operationId: string; summary: string; description?: string };
 
 async function servedOperations(): Promise<Operation[]> {
@@ -36,6 +43,14 @@ describe('the Markdown documentation of the routes', () => {
     for (const { id, summary } of headings) {
       if (!summary.includes('{{')) expect(byId.get(id)?.summary).toBe(summary);
     }
+  });
+
+  it('declares every served operationId literally in a router, so a search for it finds its route', async () => {
+    const sources = Object.values(routerFiles).join('\n');
+    const hidden = (await servedOperations())
+      .map((op) => op.operationId)
+      .filter((id) => !sources.includes(`'${id}'`));
+    expect(hidden).toEqual([]);
   });
 
   it('serves a section’s text as the description, with the limits the code defines', async () => {

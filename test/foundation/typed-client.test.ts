@@ -1,8 +1,8 @@
-import { exports } from 'cloudflare:workers';
 import { hc } from 'hono/client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { AppType } from '../../src/app';
 import { seedWorld, type World } from '../helpers/harness';
+import { workerFetch } from '../helpers/http';
 
 // Issue 11 item 6: AppType gives hono/client typed requests and answers.
 let world: World;
@@ -12,8 +12,7 @@ beforeAll(async () => {
 
 const client = (credential: string) =>
   hc<AppType>('http://edgeboard.test', {
-    // The Worker's own fetch, as the runtime exports it (no network).
-    fetch: (input: RequestInfo | URL, init?: RequestInit) => exports.default.fetch(new Request(input, init)),
+    fetch: workerFetch,
     headers: { authorization: `Bearer ${credential}` },
   });
 

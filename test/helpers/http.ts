@@ -1,3 +1,4 @@
+import { expectDeclared } from './openapi';
 import { fetchWorker } from './platform';
 
 export interface ApiResponse<T = any> {
@@ -17,9 +18,19 @@ function authHeader(auth: Auth): Record<string, string> {
 }
 
 /**
- * One request through the whole Worker (on the test's platform: test/helpers/platform.ts); the
- * body is always consumed (JSON when it is JSON).
+ * A request through the whole Worker, as `fetch` takes it, whose answer must be one the OpenAPI
+ * document declares (status, content type, JSON body): every path a test calls the Worker by goes
+ * through here, so an undeclared answer fails the test that sees it. It runs on the test's
+ * platform (test/helpers/platform.ts).
  */
+export async function workerFetch(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const request = new Request(input, init);
+  const res = await fetchWorker(request);
+  await expectDeclared(request.method, request.url, res);
+  return res;
+}
+
+/** One request through the whole Worker; the body is always consumed (JSON when it is JSON). */
 export async function api<T = any>(
   method: string,
   path: string,
@@ -32,7 +43,7 @@ export async function api<T = any>(
     body = JSON.stringify(options.body);
     headers['content-type'] ??= 'application/json';
   }
-  const res = await fetchWorker(`http://edgeboard.test${path}`, { method, headers, body });
+  const res = await workerFetch(`http://edgeboard.test${path}`, { method, headers, body });
   const text = await res.text();
   const isJson = (res.headers.get('content-type') ?? '').includes('json');
   return { status: res.status, headers: res.headers, body: (isJson && text ? JSON.parse(text) : text) as T };

@@ -43,11 +43,12 @@ export const worker = createWorker((bindings) => {
  * One request through the Worker: through the Worker as deployed (`exports.default`), unless the running test
  * replaced a boundary; then through `worker`, waiting for the work it left running (`waitUntil`).
  */
-export async function fetchWorker(url: string, init?: RequestInit): Promise<Response> {
+export async function fetchWorker(input: RequestInfo | URL, init?: RequestInit): Promise<Response> {
+  const request = new Request(input, init);
   if (!Object.values(platform).some((boundary) => boundary !== undefined))
-    return exports.default.fetch(url, init);
+    return exports.default.fetch(request);
   const ctx = createExecutionContext();
-  const res = await worker.fetch(new Request(url, init), env, ctx);
+  const res = await worker.fetch(request, env, ctx);
   await waitOnExecutionContext(ctx);
   return res;
 }

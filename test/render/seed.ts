@@ -1,7 +1,6 @@
 import { expect } from 'vitest';
 import type { SeededAccount } from '../helpers/harness';
-import { type Auth, api } from '../helpers/http';
-import { fetchWorker } from '../helpers/platform';
+import { type Auth, api, workerFetch } from '../helpers/http';
 import { businessReview } from './helpers';
 
 type Json = Record<string, any>;
@@ -18,7 +17,7 @@ export async function fetchBytes(path: string, auth: Auth = null, headers: Recor
           : auth && 'raw' in auth
             ? auth.raw
             : undefined;
-  const res = await fetchWorker(`http://edgeboard.test${path}`, {
+  const res = await workerFetch(`http://edgeboard.test${path}`, {
     headers: { ...(authorization ? { authorization } : {}), ...headers },
   });
   const bytes = new Uint8Array(await res.arrayBuffer());
