@@ -6,6 +6,7 @@ import {
   TIME_GRAINS,
   type TimeGrain,
 } from '../semantic/query/controls';
+import { widgetsOf } from './dashboard-widgets';
 
 /**
  * A dashboard's controls as they stand for one load: each FILTER and TIME_GRAIN widget's value
@@ -90,19 +91,15 @@ const entryValues = (raw: Obj) => valuesOf('values' in raw ? raw.values : raw.va
  * and operators are left out rather than guessed.
  */
 export function resolveControls(config: unknown, input: ControlValues = {}): DashboardControls {
-  const widgets = Array.isArray(obj(config).widgets) ? (obj(config).widgets as unknown[]) : [];
   const filters: DashboardControls['filters'] = [];
   const timeGrains: DashboardControls['timeGrains'] = [];
-  for (const [index, widget] of widgets.entries()) {
-    const w = obj(widget);
-    const c = obj(w.config);
-    const widgetId = typeof w.id === 'string' ? w.id : String(index);
-    if (w.type === 'FILTER') {
+  for (const { widgetId, type, config: c } of widgetsOf(config)) {
+    if (type === 'FILTER') {
       const member = str(c.member) ?? str(c.dimension);
       if (!member) continue;
       const values = valuesOf(firstDefined(c, ['values', 'value', 'defaultValues', 'defaultValue']));
       filters.push({ widgetId, member, operator: operatorOf(c.operator) ?? 'equals', values });
-    } else if (w.type === 'TIME_GRAIN') {
+    } else if (type === 'TIME_GRAIN') {
       const member = str(c.member) ?? str(c.timeDimension);
       const grain = grainOf(
         firstDefined(c, ['grain', 'value', 'granularity', 'defaultGrain', 'defaultValue']),

@@ -9,6 +9,7 @@ import {
   type ReportFields,
 } from '../semantic/query/report-fields';
 import { type DashboardControls, queryControls } from './controls';
+import { parseJsonObject, reportRefs, widgetsOf } from './dashboard-widgets';
 
 /** Rows a live chart carries: more than any chart draws, few enough for an embed load's answer. */
 export const MAX_LIVE_ROWS = 1_000;
@@ -42,35 +43,15 @@ export interface LiveDashboard<R extends DashboardReport> {
 
 type Obj = Record<string, unknown>;
 
-function parseObject(text: string | null | undefined): Obj | null {
-  if (!text) return null;
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Obj) : null;
-  } catch {
-    return null;
-  }
-}
-
-/** The reports the CHART widgets show, by report id and snapshot id (all of them without a widget filter). */
-function shownReports(config: unknown, widgetIds: readonly string[] | undefined) {
+/** The reports the given widgets show, by report id and snapshot id (null: every report). */
+function shownReports(config: unknown, widgetIds: readonly string[] | undefined): Set<number> | null {
   if (!widgetIds) return null;
-  const widgets = Array.isArray((config as Obj | null)?.widgets)
-    ? ((config as Obj).widgets as unknown[])
-    : [];
   const wanted = new Set(widgetIds);
-  const ids = new Set<number>();
-  for (const [index, widget] of widgets.entries()) {
-    const w = (widget ?? {}) as Obj;
-    const id = typeof w.id === 'string' ? w.id : String(index);
-    const c = (w.config ?? {}) as Obj;
-    if (!wanted.has(id)) continue;
-    for (const ref of [c.reportId, c.reportSnapshotId, c.snapshotId]) {
-      const n = typeof ref === 'number' ? ref : Number(ref);
-      if (Number.isInteger(n)) ids.add(n);
-    }
-  }
-  return ids;
+  return new Set(
+    widgetsOf(config)
+      .filter((w) => wanted.has(w.widgetId))
+      .flatMap(reportRefs),
+  );
 }
 
 /**
@@ -155,7 +136,7 @@ export async function liveDashboard<R extends DashboardReport>(
       answers.set(report, report);
       continue;
     }
-    const query = parseObject(report.jsonQuery);
+    const query = parseJsonObject(report.jsonQuery);
     if (!query || live.length >= MAX_LIVE_REPORTS) {
       answers.set(report, {
         ...report,
@@ -166,7 +147,7 @@ export async function liveDashboard<R extends DashboardReport>(
     const bounded = boundedQuery(query as CubeQuery);
     live.push({
       report,
-      settings: parseObject(report.spec) ?? {},
+      settings: parseJsonObject(report.spec) ?? {},
       query: bounded,
       comparisons: comparisonsOf(report, bounded, scope.now),
     });

@@ -2,6 +2,7 @@ import { createDb } from '../core/db';
 import type { Db } from '../core/env';
 import { ApiError, notFound } from '../core/errors';
 import { type ControlValues, type DashboardControls, resolveControls } from '../dashboards/controls';
+import { parseJsonObject, reportRefs, widgetsOf } from '../dashboards/dashboard-widgets';
 import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
 import { type DashboardReport, liveDashboard } from '../dashboards/live-reports.service';
 import { restrictSnapshots, type ViewerAttributes } from '../dashboards/row-security';
@@ -206,33 +207,6 @@ export async function loadEmbedDashboardFor(
   };
 }
 
-type Obj = Record<string, unknown>;
-const objOf = (value: unknown): Obj =>
-  value && typeof value === 'object' && !Array.isArray(value) ? (value as Obj) : {};
-
-/** The CHART widgets of a config and the report (or snapshot) ids each shows. */
-function chartWidgets(config: unknown): { widgetId: string; refs: number[] }[] {
-  const widgets = Array.isArray(objOf(config).widgets) ? (objOf(config).widgets as unknown[]) : [];
-  return widgets.flatMap((widget, index) => {
-    const w = objOf(widget);
-    if ((w.type ?? 'CHART') !== 'CHART') return [];
-    const c = objOf(w.config);
-    const refs = [c.reportId, c.reportSnapshotId, c.snapshotId]
-      .map((ref) => (typeof ref === 'number' ? ref : Number(ref)))
-      .filter((n) => Number.isInteger(n));
-    return [{ widgetId: typeof w.id === 'string' ? w.id : String(index), refs }];
-  });
-}
-
-const parsedQuery = (text: string | null | undefined): CubeQuery | null => {
-  try {
-    const q: unknown = text ? JSON.parse(text) : null;
-    return q && typeof q === 'object' && !Array.isArray(q) ? (q as CubeQuery) : null;
-  } catch {
-    return null;
-  }
-};
-
 /**
  * For each FILTER and TIME_GRAIN widget, the CHART widgets its value can change: those whose
  * report's query the model lets its member narrow (a filter) or that chart its time dimension
@@ -243,12 +217,14 @@ async function controlTargets(
   dashboard: { config: unknown; reportSnapshots: readonly DashboardReport[] },
   controls: DashboardControls,
 ): Promise<Record<string, string[]>> {
-  const charts = chartWidgets(dashboard.config).flatMap(({ widgetId, refs }) => {
+  const charts = widgetsOf(dashboard.config).flatMap((widget) => {
+    if (widget.type !== 'CHART') return [];
+    const refs = reportRefs(widget);
     const report = dashboard.reportSnapshots.find(
       (r) => refs.includes(r.reportId) || (r.id !== undefined && refs.includes(r.id)),
     );
-    const query = parsedQuery(report?.jsonQuery);
-    return query ? [{ widgetId, query }] : [];
+    const query = parseJsonObject(report?.jsonQuery) as CubeQuery | null;
+    return query ? [{ widgetId: widget.widgetId, query }] : [];
   });
   const filterMembers = [...new Set(controls.filters.map((f) => f.member))];
   const grainMembers = [...new Set(controls.timeGrains.map((g) => g.member))];

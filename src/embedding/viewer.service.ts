@@ -1,6 +1,7 @@
 import { createDb } from '../core/db';
 import { ApiError } from '../core/errors';
 import { type DashboardControls, displayedControls } from '../dashboards/controls';
+import { widgetLabel, widgetsOf } from '../dashboards/dashboard-widgets';
 import type { RenderInput } from '../render/render.types';
 import { embedFilterValues, type LoadOptions, loadEmbedDashboardFor } from './embed-dashboards.service';
 import type { EmbedContext } from './embed-sessions.service';
@@ -55,19 +56,12 @@ export function noticeOf(error: unknown): NoticeKind | null {
   return error instanceof ApiError ? (NOTICE_OF_CODE[error.code] ?? null) : null;
 }
 
-type Obj = Record<string, unknown>;
-const objOf = (value: unknown): Obj =>
-  value && typeof value === 'object' && !Array.isArray(value) ? (value as Obj) : {};
-
 /** The label a control widget shows: its config's `label`, else its title, else its member. */
 function labelsOf(config: unknown): Map<string, string> {
-  const widgets = Array.isArray(objOf(config).widgets) ? (objOf(config).widgets as unknown[]) : [];
   const labels = new Map<string, string>();
-  for (const [index, widget] of widgets.entries()) {
-    const w = objOf(widget);
-    const c = objOf(w.config);
-    const label = [c.label, c.title].find((x): x is string => typeof x === 'string' && x.trim() !== '');
-    if (label) labels.set(typeof w.id === 'string' ? w.id : String(index), label.trim().slice(0, 200));
+  for (const widget of widgetsOf(config)) {
+    const label = widgetLabel(widget);
+    if (label) labels.set(widget.widgetId, label);
   }
   return labels;
 }

@@ -1,5 +1,7 @@
 import type { NotificationFilter, TimeGrain } from '../../schema/notifications';
 import type { DashboardControls } from '../dashboards/controls';
+import { widgetLabel, widgetsOf } from '../dashboards/dashboard-widgets';
+import { VALUELESS_OPERATORS as VALUELESS } from '../semantic/query/control-operators';
 import type { ControlFilter, ControlOperator } from '../semantic/query/controls';
 
 /**
@@ -82,26 +84,18 @@ const PHRASES: Record<ControlOperator, string> = {
   is_not_empty: 'is not empty',
   between: 'is between',
 };
-const VALUELESS = new Set<ControlOperator>(['is_null', 'is_not_null', 'is_empty', 'is_not_empty']);
-
-type Obj = Record<string, unknown>;
 
 /**
  * A member's name for people: the label of the dashboard's control on it, else its last part
  * in words (`orders.created_at` → "Created at").
  */
 function labelsOf(config: unknown): (member: string) => string {
-  const widgets = Array.isArray((config as Obj | null)?.widgets)
-    ? ((config as Obj).widgets as unknown[])
-    : [];
   const labels = new Map<string, string>();
-  for (const widget of widgets) {
-    const c = ((widget as Obj | null)?.config ?? {}) as Obj;
+  for (const widget of widgetsOf(config)) {
+    const c = widget.config;
     const member = [c.member, c.dimension, c.timeDimension].find((m) => typeof m === 'string');
-    const label = [c.label, c.title, c.name].find((l) => typeof l === 'string' && l.trim() !== '');
-    if (typeof member === 'string' && typeof label === 'string' && !labels.has(member)) {
-      labels.set(member, label.trim());
-    }
+    const label = widgetLabel(widget) ?? (typeof c.name === 'string' && c.name.trim() ? c.name.trim() : null);
+    if (typeof member === 'string' && label && !labels.has(member)) labels.set(member, label);
   }
   return (member) => {
     const known = labels.get(member);

@@ -10,6 +10,7 @@ import {
 import { pageQueryEntries } from '../core/pagination';
 import { boundedObject, idNumber, idString, nonEmptyString, obj } from '../core/validation';
 import { tenantName } from '../embedding/embedding.schemas';
+import { VALUELESS_OPERATORS as VALUELESS } from '../semantic/query/control-operators';
 import {
   MAX_FILTER_VALUE,
   MAX_FILTER_VALUE_ITEMS,
@@ -50,9 +51,6 @@ const filterValue = v.union([
     v.maxLength(MAX_FILTER_VALUE_ITEMS, `At most ${MAX_FILTER_VALUE_ITEMS} values`),
   ),
 ]);
-
-/** Operators that test the member alone: a value with them means nothing. */
-const VALUELESS = new Set(['is_null', 'is_not_null', 'is_empty', 'is_not_empty']);
 
 const filterInput = v.pipe(
   obj({

@@ -22,3 +22,11 @@ export const CONTROL_OPERATORS = [
   'between',
 ] as const;
 export type ControlOperator = (typeof CONTROL_OPERATORS)[number];
+
+/** Operators that test the member alone: they take no value. */
+export const VALUELESS_OPERATORS: ReadonlySet<string> = new Set<ControlOperator>([
+  'is_null',
+  'is_not_null',
+  'is_empty',
+  'is_not_empty',
+]);
