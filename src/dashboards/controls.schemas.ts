@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { obj } from '../core/validation';
+import { VALUELESS_OPERATORS as VALUELESS } from '../semantic/query/control-operators';
 import { CONTROL_OPERATORS, TIME_GRAINS } from '../semantic/query/controls';
 
 /** Most filters or time grains one load or session may set, and most values one filter takes. */
@@ -18,6 +19,10 @@ const scalar = v.union([
 ]);
 const name = v.pipe(v.string(), v.minLength(1), v.maxLength(MAX_MEMBER));
 
+/** The values a filter entry sets: `values`, else its one `value`. */
+const sentValues = (f: { values?: unknown[]; value?: unknown }) =>
+  f.values ?? (f.value === undefined ? [] : [f.value]);
+
 /**
  * One filter value a caller sets: on a FILTER widget (by `widgetId`) or a member (`member`, a
  * `Cube.dimension`); `values` (or one `value`) replace the control's; an empty list clears it.
@@ -33,6 +38,20 @@ export const controlFilterInput = v.pipe(
     endInclusive: v.optional(v.boolean()),
   }),
   v.check((f) => f.widgetId !== undefined || f.member !== undefined, 'Name a widgetId or a member'),
+  v.forward(
+    v.check(
+      (f) => f.operator !== 'between' || [0, 2].includes(sentValues(f).length),
+      '`between` takes [start, end] (or nothing, to clear the control)',
+    ),
+    ['values'],
+  ),
+  v.forward(
+    v.check(
+      (f) => !f.operator || !VALUELESS.has(f.operator) || sentValues(f).length === 0,
+      'No value with this operator',
+    ),
+    ['values'],
+  ),
 );
 
 /** One time grain a caller sets, on a TIME_GRAIN widget (`widgetId`) or a time dimension (`member`). */

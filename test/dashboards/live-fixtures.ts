@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
 import { deployModel, loadShopIntoPostgres, shopModel, usePostgres } from '../data-api/fixtures';
-import type { SeededAccount } from '../helpers/harness';
+import { type SeededAccount, seedAccount } from '../helpers/harness';
 import { type Auth, api } from '../helpers/http';
 
 /**
@@ -195,4 +195,20 @@ export function chartOf(
   expect(snapshot, `report ${reportId} in the answer`).toBeDefined();
   const spec = JSON.parse(snapshot?.spec ?? '{}');
   return { spec, data: (spec.data ?? []) as Record<string, unknown>[], error: snapshot?.error ?? null };
+}
+
+/**
+ * A fresh account with the live board and two viewers: a manager (every row) and a rep whose
+ * policy shows Ireland's rows only.
+ */
+export async function liveBoardWithViewers() {
+  const account = await seedAccount();
+  const board = await liveBoard(account);
+  const manager = await mintViewer(account, board.deploymentId, { externalId: 'boss', groups: ['managers'] });
+  const repIe = await mintViewer(account, board.deploymentId, {
+    externalId: 'rep-ie',
+    groups: ['reps'],
+    securityContext: { country: 'IE' },
+  });
+  return { account, board, manager, repIe };
 }

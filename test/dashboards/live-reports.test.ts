@@ -10,6 +10,7 @@ import {
   createQueryReport,
   type LiveBoard,
   liveBoard,
+  liveBoardWithViewers,
   mintViewer,
   REPORTS,
   WIDGETS,
@@ -21,14 +22,7 @@ let manager: string;
 let repIe: string;
 
 beforeAll(async () => {
-  acme = await seedAccount();
-  board = await liveBoard(acme);
-  manager = await mintViewer(acme, board.deploymentId, { externalId: 'boss', groups: ['managers'] });
-  repIe = await mintViewer(acme, board.deploymentId, {
-    externalId: 'rep-ie',
-    groups: ['reps'],
-    securityContext: { country: 'IE' },
-  });
+  ({ account: acme, board, manager, repIe } = await liveBoardWithViewers());
 });
 
 const base = () => `/api/v1/deployments/${board.deploymentId}`;
@@ -231,6 +225,39 @@ describe('an embed load runs the queries for its viewer', () => {
       400,
       'VALIDATION_FAILED',
     );
+  });
+
+  it('never answers unfiltered when a filter’s values are no values of its member', async () => {
+    // `created_at` takes dates: the charts it narrows say why instead of showing every order.
+    const res = await embedLoad(manager, {
+      filters: [{ member: 'orders.created_at', operator: 'between', values: ['soon', 'later'] }],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    for (const report of [board.reports.kpi, board.reports.byStatus, board.reports.byMonth]) {
+      const chart = chartOf(res.body, report);
+      expect(chart.error).toContain('orders.created_at');
+      expect(chart.data).toEqual([]);
+    }
+  });
+
+  it('refuses control values their operator cannot take, naming them', async () => {
+    const one = await embedLoad(manager, {
+      filters: [{ member: 'orders.status', operator: 'between', values: ['a'] }],
+    });
+    expectError(one, 400, 'VALIDATION_FAILED');
+    expect(JSON.stringify(one.body.details)).toContain('between');
+    expectError(
+      await embedLoad(manager, {
+        filters: [{ member: 'orders.status', operator: 'is_null', values: ['x'] }],
+      }),
+      400,
+      'VALIDATION_FAILED',
+    );
+    // Clearing a between control is allowed.
+    const cleared = await embedLoad(manager, {
+      filters: [{ member: 'orders.status', operator: 'between', values: [] }],
+    });
+    expect(cleared.status, JSON.stringify(cleared.body)).toBe(200);
   });
 
   it('shows a failing query as its chart’s error, the other charts still answering', async () => {

@@ -7,12 +7,12 @@ import {
   chartOf,
   createQueryReport,
   type LiveBoard,
-  liveBoard,
+  liveBoardWithViewers,
   mintViewer,
   WIDGETS,
 } from '../dashboards/live-fixtures';
 import { deployModel, load, loadShopIntoStore, pgRows } from '../data-api/fixtures';
-import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
+import { expectError, type SeededAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { claimsOf } from './fixtures';
 
@@ -22,14 +22,7 @@ let manager: string;
 let repIe: string;
 
 beforeAll(async () => {
-  acme = await seedAccount();
-  board = await liveBoard(acme);
-  manager = await mintViewer(acme, board.deploymentId, { externalId: 'boss', groups: ['managers'] });
-  repIe = await mintViewer(acme, board.deploymentId, {
-    externalId: 'rep-ie',
-    groups: ['reps'],
-    securityContext: { country: 'IE' },
-  });
+  ({ account: acme, board, manager, repIe } = await liveBoardWithViewers());
 });
 
 const qs = (params: Record<string, unknown>) => {

@@ -1,6 +1,10 @@
 import { sqlite } from '../dialects/sqlite';
 import { type CompiledModel, GRANULARITIES, type Granularity } from '../model/model.types';
-import { CONTROL_OPERATORS, type ControlOperator } from './control-operators';
+import {
+  CONTROL_OPERATORS,
+  type ControlOperator,
+  VALUELESS_OPERATORS as VALUELESS,
+} from './control-operators';
 import { findMember } from './members';
 import { normalizeQuery } from './normalize';
 import { compileQuery } from './plan';
@@ -36,8 +40,6 @@ export interface QueryControls {
   filters: readonly ControlFilter[];
   timeGrains: readonly ControlGrain[];
 }
-
-const VALUELESS = new Set<ControlOperator>(['is_null', 'is_not_null', 'is_empty', 'is_not_empty']);
 
 const SIMPLE: Partial<Record<ControlOperator, string>> = {
   equals: 'equals',
@@ -117,16 +119,18 @@ function isTimeDimension(model: CompiledModel, member: string): boolean {
   }
 }
 
-/** Whether the model can answer this query (members exist and join): planned in a throwaway dialect. */
-function plans(model: CompiledModel, query: CubeQuery, now: Date): boolean {
+/** Why the model cannot answer this query (a member, a value, no join), or null: planned in a throwaway dialect. */
+function planError(model: CompiledModel, query: CubeQuery, now: Date): string | null {
   try {
     compileQuery(model, normalizeQuery(model, query, { now }), sqlite);
-    return true;
+    return null;
   } catch (err) {
-    if (err instanceof QueryError) return false;
+    if (err instanceof QueryError) return err.message;
     throw err;
   }
 }
+
+const plans = (model: CompiledModel, query: CubeQuery, now: Date) => planError(model, query, now) === null;
 
 /**
  * A report's query under a dashboard's controls: each filter is ANDed in where the query can be
@@ -134,7 +138,9 @@ function plans(model: CompiledModel, query: CubeQuery, now: Date): boolean {
  * replaces the granularity of the query's time dimensions on its member (a time dimension that
  * has no granularity, a plain date range, keeps none). `applied` names the filters' members
  * that narrowed it. A filter whose member the query cannot reach leaves it as it is, unless the
- * filter is `required` (a locked filter): then the query is refused, failing closed.
+ * filter is `required` (a locked filter): then the query is refused, failing closed. A filter
+ * the query could take but whose values the member refuses (a date that is no date) refuses
+ * the query too: it is never answered unfiltered.
  */
 export function applyControls(
   model: CompiledModel,
@@ -156,10 +162,20 @@ export function applyControls(
     const cube = cubeFilterOf(model, filter);
     if (!cube) return;
     const candidate = { ...result, filters: [...(result.filters ?? []), cube] };
-    if (plans(model, candidate, now)) {
+    const error = planError(model, candidate, now);
+    if (error === null) {
       result = candidate;
       applied.push(filter.member);
-    } else if (required && touches(model, result, filter.member)) {
+      return;
+    }
+    // The query can be filtered by the member, but not by these values: never left unfiltered.
+    const reachable = plans(
+      model,
+      { ...result, filters: [...(result.filters ?? []), { member: filter.member, operator: 'set' }] },
+      now,
+    );
+    if (reachable) throw new QueryError(`The filter on ${filter.member} cannot be applied: ${error}`);
+    if (required && touches(model, result, filter.member)) {
       throw new QueryError(`This query cannot be filtered by ${filter.member}`);
     }
   };
