@@ -12,6 +12,7 @@ import {
   controlReach,
   type QueryControls,
 } from '../semantic/query/controls';
+import { findMember } from '../semantic/query/members';
 import { normalizeQuery } from '../semantic/query/normalize';
 import { compileQuery } from '../semantic/query/plan';
 import { AccessDenied, type Identity, memberVisible, policyFilters } from '../semantic/query/policies';
@@ -58,7 +59,8 @@ const models = new Map<number, CompiledModel>();
 const MAX_CACHED_MODELS = 50;
 
 async function servingModel(scope: DataScope): Promise<{ buildId: number; model: CompiledModel }> {
-  const build = await repo.findServingBuild(scope.db, scope.accountId, scope.deploymentId);
+  // A caller that read the serving build in its own (account-checked) statement needs no lookup.
+  const build = scope.serving ?? (await repo.findServingBuild(scope.db, scope.accountId, scope.deploymentId));
   if (!build) {
     // Only on the way to an error: is it the deployment that is missing, or its build?
     if (!(await repo.deploymentExists(scope.db, scope.accountId, scope.deploymentId))) {
@@ -341,6 +343,32 @@ export async function queryReach(
 }
 
 const NOBODY = { groups: [], userAttributes: {}, securityContext: {} };
+
+/**
+ * Why controls on these members cannot apply under the deployment's serving model, or null: a
+ * filter member the model does not have, a time grain on a member that is not a time dimension.
+ * No data is read (the model comes from the isolate's cache after its first read).
+ */
+export async function controlMembersProblem(
+  scope: Omit<DataScope, 'identity'>,
+  members: { filters: readonly string[]; timeGrains: readonly string[] },
+): Promise<string | null> {
+  if (members.filters.length === 0 && members.timeGrains.length === 0) return null;
+  const { model } = await servingModel({ ...scope, identity: NOBODY });
+  for (const member of [...members.filters, ...members.timeGrains]) {
+    try {
+      findMember(model, member);
+    } catch (err) {
+      return err instanceof Error ? err.message : String(err);
+    }
+  }
+  for (const member of members.timeGrains) {
+    const found = findMember(model, member).target;
+    if (found.kind !== 'dimension' || found.dimension.type !== 'time')
+      return `${member} is not a time dimension`;
+  }
+  return null;
+}
 
 /**
  * A query checked against the deployment's model alone (no caller, so no policy) and the SQL it

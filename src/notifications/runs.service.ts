@@ -7,8 +7,7 @@ import { webhookUrlProblem } from '../core/webhook-url';
 import { type DashboardControls, resolveControls } from '../dashboards/controls';
 import { findPublishedById, type PublishedDashboardRecord } from '../dashboards/dashboards.repository';
 import { liveDashboard } from '../dashboards/live-reports.service';
-import { compileModelQuery } from '../data-api/data.service';
-import { findMember } from '../semantic/query/members';
+import { controlMembersProblem } from '../data-api/data.service';
 import type { Identity } from '../semantic/query/policies';
 import { compileSchedule, nextRunAfter } from './cron-expression';
 import { type DeliveryPorts, PermanentDeliveryError, type RenderedFile, type RenderScope } from './delivery';
@@ -274,35 +273,19 @@ async function controlsProblem(
     const problem = filterProblem(filter);
     if (problem) return problem;
   }
-  const members = [...new Set([...context.filters, ...context.timeGrains].map((x) => x.member))];
-  const [first] = members;
-  if (first === undefined) return null;
-  let model: Awaited<ReturnType<typeof compileModelQuery>>['model'];
   try {
-    // The serving model, read once: a query that only filters on the first member compiles
-    // when that member exists.
-    ({ model } = await compileModelQuery(data, { filters: [{ member: first, operator: 'set' }] }));
+    const problem = await controlMembersProblem(data, {
+      filters: context.filters.map((f) => f.member),
+      timeGrains: context.timeGrains.map((g) => g.member),
+    });
+    return problem && `The notification's controls cannot be applied: ${problem}`;
   } catch (err) {
-    // A model that refuses the member (or a deployment with no model) will not change on retry.
+    // A deployment with no model (or not found) will not change on retry.
     if (err instanceof ApiError && err.status < 500) {
       return `The notification's controls cannot be applied: ${err.message}`;
     }
     throw err;
   }
-  for (const member of members) {
-    try {
-      findMember(model, member);
-    } catch (err) {
-      return `The notification's controls cannot be applied: ${err instanceof Error ? err.message : String(err)}`;
-    }
-  }
-  for (const grain of context.timeGrains) {
-    const found = findMember(model, grain.member).target;
-    if (found.kind !== 'dimension' || found.dimension.type !== 'time') {
-      return `The notification's time grain is on ${grain.member}, which is not a time dimension`;
-    }
-  }
-  return null;
 }
 
 /** A delivery's link back to the dashboard (see docs/notifications.md, "What a delivery says"). */
