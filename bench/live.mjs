@@ -19,9 +19,9 @@ import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { csvChunks, demoModel, demoTables } from '../scripts/demo-data.mjs';
+import { demoModel, demoTables } from '../scripts/demo-data.mjs';
 import { startPostgres } from '../scripts/postgres.mjs';
-import { loadPostgres } from './semantic.mjs';
+import { deployModel, loadEmbedded, loadPostgres } from './semantic.mjs';
 
 const STATUS = 'orders.status';
 const FILTER_WIDGET = 'f-status';
@@ -138,53 +138,6 @@ function hourlyModel(prefix) {
   return demoModel(prefix)
     .replace(/ {4}refresh_key:\n {6}every: 1 minute\n/, '')
     .replace(/( {4}sql_table: \S+\n)/g, '$1    refresh_key:\n      every: 1 hour\n');
-}
-
-async function importTables(ctx, deploymentId, tables) {
-  for (const table of tables) {
-    const chunks = csvChunks(table);
-    for (let i = 0; i < chunks.length; i++) {
-      const res = await fetch(
-        `${ctx.url}/api/v1/deployments/${deploymentId}/data/tables/${table.name}/import?mode=${i === 0 ? 'replace' : 'append'}`,
-        {
-          method: 'POST',
-          headers: { authorization: `Bearer ${ctx.world.admin.bearer}`, 'content-type': 'text/csv' },
-          body: chunks[i],
-        },
-      );
-      if (res.status !== 200) {
-        throw new Error(`live bench, import ${table.name} ${i + 1}: ${res.status} ${await res.text()}`);
-      }
-      await res.arrayBuffer();
-    }
-  }
-}
-
-async function buildModel(ctx, deploymentId, prefix) {
-  const auth = ctx.world.admin;
-  await must(
-    ctx.api('PUT', `/build/api/v1/deployments/${deploymentId}/data-model/files`, {
-      auth,
-      body: { files: [{ path: 'model/cubes/shop.yml', content: hourlyModel(prefix) }] },
-    }),
-    'model files',
-  );
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const status = await must(
-      ctx.api('GET', `/api/v1/deployments/${deploymentId}/build-status`, { auth }),
-      'build status',
-    );
-    if (status.status === 'built') break;
-    if (status.status === 'failed') throw new Error(`live bench: build failed: ${status.errorText}`);
-    if (Date.now() > deadline) throw new Error(`live bench: build still ${status.status} after 60 s`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  const token = await must(
-    ctx.api('POST', `/api/v1/deployments/${deploymentId}/token`, { auth, body: { securityContext: {} } }),
-    'token',
-  );
-  return token.cubeApiToken;
 }
 
 /** The layout both boards share: the two controls on top, the eight charts in two columns. */
@@ -718,9 +671,14 @@ export default async function live(ctx) {
     ).id;
   const embeddedId = await create('Live embedded');
   let started = Date.now();
-  await importTables(ctx, embeddedId, tables);
+  await loadEmbedded(ctx, embeddedId, tables);
   const imported = Date.now() - started;
-  const embedded = await boardsOn(ctx, 'embedded', embeddedId, await buildModel(ctx, embeddedId, ''));
+  const embedded = await boardsOn(
+    ctx,
+    'embedded',
+    embeddedId,
+    await deployModel(ctx, embeddedId, hourlyModel('')),
+  );
 
   const server = await startPostgres();
   ctx.defer(() => server.stop());
@@ -744,7 +702,7 @@ export default async function live(ctx) {
     }),
     'env vars',
   );
-  const postgres = await boardsOn(ctx, 'postgres', pgId, await buildModel(ctx, pgId, 'shop.'));
+  const postgres = await boardsOn(ctx, 'postgres', pgId, await deployModel(ctx, pgId, hourlyModel('shop.')));
   const agree = CHARTS.filter((_, i) => sameRows(embedded.rows[i], postgres.rows[i])).length;
 
   const runs = ctx.quick ? 9 : 25;

@@ -120,7 +120,7 @@ export async function loadPostgres(server, tables) {
 }
 
 /** Imports the tables into the deployment's embedded store, in CSV bodies under 1 MiB. */
-async function loadEmbedded(ctx, deploymentId, tables) {
+export async function loadEmbedded(ctx, deploymentId, tables) {
   for (const table of tables) {
     const chunks = csvChunks(table);
     for (let i = 0; i < chunks.length; i++) {
@@ -133,7 +133,7 @@ async function loadEmbedded(ctx, deploymentId, tables) {
         },
       );
       if (res.status !== 200) {
-        throw new Error(`semantic bench, import ${table.name} ${i + 1}: ${res.status} ${await res.text()}`);
+        throw new Error(`bench, import ${table.name} ${i + 1}: ${res.status} ${await res.text()}`);
       }
       await res.arrayBuffer();
     }
@@ -141,7 +141,7 @@ async function loadEmbedded(ctx, deploymentId, tables) {
 }
 
 /** Deploys the model, waits for the builds consumer to build it, and answers a Cube API token. */
-async function deployModel(ctx, deploymentId, yaml) {
+export async function deployModel(ctx, deploymentId, yaml) {
   const auth = ctx.world.admin;
   await must(
     ctx.api('PUT', `/build/api/v1/deployments/${deploymentId}/data-model/files`, {
@@ -157,8 +157,8 @@ async function deployModel(ctx, deploymentId, yaml) {
       'build status',
     );
     if (status.status === 'built') break;
-    if (status.status === 'failed') throw new Error(`semantic bench: build failed: ${status.errorText}`);
-    if (Date.now() > deadline) throw new Error(`semantic bench: build still ${status.status} after 60 s`);
+    if (status.status === 'failed') throw new Error(`bench: build failed: ${status.errorText}`);
+    if (Date.now() > deadline) throw new Error(`bench: build still ${status.status} after 60 s`);
     await new Promise((r) => setTimeout(r, 200));
   }
   const token = await must(
