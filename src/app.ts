@@ -25,6 +25,7 @@ import { embedTenantsRoutes, groupsRoutes, userAttributesRoutes } from './embedd
 import { embedRoutes } from './embedding/embed-sessions.routes';
 import { EMBEDDING_DECISIONS } from './embedding/embedding.decisions';
 import { viewerRoutes } from './embedding/viewer.routes';
+import { waitUntilOf } from './http/wait-until';
 import { NOTIFICATIONS_DECISIONS } from './notifications/notifications.decisions';
 import { notificationsRoutes } from './notifications/notifications.routes';
 import { platformOf as deployedPlatform, type PlatformOf } from './platform';
@@ -63,6 +64,19 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
     c.set('sessionRateLimiter', platform.sessionRateLimiter);
     c.set('notificationsQueue', platform.deliveryPorts.queue);
     c.set('replicaView', platform.replicaView);
+    c.set('scope', {
+      db: c.get('db'),
+      d1,
+      env: c.env,
+      now: platform.clock.now(),
+      ports: {
+        clock: platform.clock,
+        sessionRateLimiter: platform.sessionRateLimiter,
+        notificationsQueue: platform.deliveryPorts.queue,
+        replicaView: platform.replicaView,
+      },
+      waitUntil: waitUntilOf(c),
+    });
     await next();
     c.header('x-request-id', requestId);
     if (exposeMetrics) {

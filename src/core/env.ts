@@ -2,6 +2,7 @@ import type { DrizzleD1Database } from 'drizzle-orm/d1';
 import type { Clock } from './clock';
 import type { QueryCounter } from './db';
 import type { Principal } from './principal';
+import type { RequestScope } from './scope';
 
 /** Messages of the builds queue. Ids only: the consumer reads the rest from D1. */
 export type BuildMessage = { kind: 'build'; buildId: number };
@@ -66,6 +67,8 @@ export interface Variables {
   notificationsQueue: NotificationQueue;
   replicaView: ReplicaView | undefined;
   principal: Principal;
+  /** The request's scope (src/core/scope.ts), set once by the app's first middleware. */
+  scope: RequestScope;
 }
 
 export type AppEnv = { Bindings: Bindings; Variables: Variables };

@@ -3,9 +3,11 @@ import type { ToSchema, TypedResponse } from 'hono/types';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type * as v from 'valibot';
 import { authenticate, authenticateOperator } from '../auth/auth.middleware';
+import { resolveScope, type ScopeKind, type ScopeOf } from '../auth/scope';
 import type { AppEnv } from '../core/env';
 import { type AuthKind, doc } from '../core/openapi';
 import { createRouter } from '../core/router';
+import type { RequestScope } from '../core/scope';
 import { validate } from '../core/validation';
 
 /**
@@ -89,6 +91,7 @@ export interface RouteDefinition<
   Q extends MaybeSchema,
   B extends MaybeSchema,
   R extends Responses,
+  X extends RequestScope = RequestScope,
 > {
   method: M;
   path: Path;
@@ -103,13 +106,18 @@ export interface RouteDefinition<
   responses: R;
   /** Error statuses beyond those every route documents: 400, 401 (auth) and, with a JSON body, 413 and 415. */
   errors?: number[];
-  /** Runs after auth and validation; returns the JSON body the schema of `responses` declares. */
-  handler: (c: Context<AppEnv>, input: RouteInput<P, Q, B>) => Promise<HandlerResult<R>>;
+  /** The scope the handler is called with (resolved after auth and validation); `request` when absent. */
+  scope?: ScopeKind;
+  /**
+   * Runs after auth and validation with the route's scope; returns the JSON body the schema of
+   * `responses` declares.
+   */
+  handler: (c: Context<AppEnv>, input: RouteInput<P, Q, B>, scope: X) => Promise<HandlerResult<R>>;
 }
 
 // `any`, not `Method`/`string`: a contextual `string` would widen every route's path and untype the client.
 // biome-ignore lint/suspicious/noExplicitAny: a route of any shape, for the list a router is built from
-type AnyRoute = RouteDefinition<any, any, any, any, any, any>;
+type AnyRoute = RouteDefinition<any, any, any, any, any, any, any>;
 
 /** What a route of a group declares itself: its input, responses, errors and handler. */
 type GroupRoute<
@@ -117,14 +125,21 @@ type GroupRoute<
   Q extends MaybeSchema,
   B extends MaybeSchema,
   R extends Responses,
+  X extends RequestScope,
 > = Omit<
-  RouteDefinition<Method, string, P, Q, B, R>,
-  'method' | 'path' | 'operationId' | 'auth' | 'tags' | 'summary'
+  RouteDefinition<Method, string, P, Q, B, R, X>,
+  'method' | 'path' | 'operationId' | 'auth' | 'tags' | 'summary' | 'scope'
 >;
 
 /** What the routes of one group share. */
-export interface GroupDefaults {
+export interface GroupDefaults<K extends ScopeKind = 'request'> {
   auth: RouteAuth;
+  /**
+   * The scope each handler is called with: `request` (database, clock, platform), `account`
+   * (plus the caller's account and principal) or `deployment` (plus the path's deploymentId,
+   * checked against an API key's scope, and the acting user).
+   */
+  scope?: K;
   tags: string[];
   /** Each operation's summary and description: the router's Markdown file, or `apiDocs` of it. */
   docs: string | ApiDocs;
@@ -138,10 +153,11 @@ type GroupRouteOk<
   Q extends MaybeSchema,
   B extends MaybeSchema,
   S extends v.GenericSchema,
-> = Omit<GroupRoute<P, Q, B, { 200: S }>, 'responses'>;
+  X extends RequestScope,
+> = Omit<GroupRoute<P, Q, B, { 200: S }, X>, 'responses'>;
 
 /** Declares one route of a group, for one method. */
-interface RouteBuilder<M extends Method> {
+interface RouteBuilder<M extends Method, X extends RequestScope> {
   /** A route answering 200 with the JSON body `ok` describes: `route.get('/:id', 'getReport', reportSchema, {…})`. */
   <
     Path extends string,
@@ -153,8 +169,8 @@ interface RouteBuilder<M extends Method> {
     path: Path,
     operationId: string,
     ok: S,
-    definition: GroupRouteOk<P, Q, B, S>,
-  ): RouteDefinition<M, Path, P, Q, B, { 200: S }>;
+    definition: GroupRouteOk<P, Q, B, S, X>,
+  ): RouteDefinition<M, Path, P, Q, B, { 200: S }, X>;
   /** A route with other responses (another status, an image, a page), listed in `responses`. */
   <
     Path extends string,
@@ -165,8 +181,8 @@ interface RouteBuilder<M extends Method> {
   >(
     path: Path,
     operationId: string,
-    definition: GroupRoute<P, Q, B, R>,
-  ): RouteDefinition<M, Path, P, Q, B, R>;
+    definition: GroupRoute<P, Q, B, R, X>,
+  ): RouteDefinition<M, Path, P, Q, B, R, X>;
 }
 
 /**
@@ -178,38 +194,41 @@ interface RouteBuilder<M extends Method> {
  * The summary and description come from the section of `docs` named by the operationId; a route
  * without one is an error when the module loads, so no operation goes undocumented.
  */
-export function routeGroup(defaults: GroupDefaults) {
-  const { errors: shared = [], auth, tags } = defaults;
+export function routeGroup<K extends ScopeKind = 'request'>(defaults: GroupDefaults<K>) {
+  const { errors: shared = [], auth, tags, scope = 'request' } = defaults;
   const docs = typeof defaults.docs === 'string' ? apiDocs(defaults.docs) : defaults.docs;
-  const at = <M extends Method>(method: M): RouteBuilder<M> =>
+  const at = <M extends Method>(method: M): RouteBuilder<M, ScopeOf<K>> =>
     ((
       path: string,
       operationId: string,
       okOrDefinition: unknown,
-      definition?: GroupRoute<MaybeSchema, MaybeSchema, MaybeSchema, Responses>,
+      definition?: GroupRoute<MaybeSchema, MaybeSchema, MaybeSchema, Responses, ScopeOf<K>>,
     ) => {
       const doc = docs[operationId];
       if (!doc)
         throw new Error(`route ${method.toUpperCase()} ${path}: no section "## ${operationId}" in its docs`);
       const own = definition
         ? { ...definition, responses: { 200: okOrDefinition as v.GenericSchema } }
-        : (okOrDefinition as GroupRoute<MaybeSchema, MaybeSchema, MaybeSchema, Responses>);
+        : (okOrDefinition as GroupRoute<MaybeSchema, MaybeSchema, MaybeSchema, Responses, ScopeOf<K>>);
       return {
         ...doc,
         ...own,
         errors: [...shared, ...(own.errors ?? [])],
         auth,
+        scope,
         tags,
         method,
         path,
         operationId,
       };
-    }) as RouteBuilder<M>;
+    }) as RouteBuilder<M, ScopeOf<K>>;
   return { get: at('get'), post: at('post'), put: at('put'), patch: at('patch'), delete: at('delete') };
 }
 
-/** The route builders of one group: `get`, `post`, `put`, `patch` and `delete`. */
-export type RouteGroup = ReturnType<typeof routeGroup>;
+/** The route builders of one group: `get`, `post`, `put`, `patch` and `delete`, whose handlers get a `ScopeOf<K>`. */
+export type RouteGroup<K extends ScopeKind = 'request'> = {
+  [M in Method]: RouteBuilder<M, ScopeOf<K>>;
+};
 
 /** An operation's documentation: the one-line summary and, optionally, the longer description. */
 export interface OperationDoc {
@@ -295,7 +314,8 @@ function handlerOf(route: AnyRoute): MiddlewareHandler {
       query: route.input?.query ? valid('query') : undefined,
       body: route.input?.body ? valid('json') : undefined,
     };
-    const result = await route.handler(c as Context<AppEnv>, input);
+    const scope = resolveScope(route.scope ?? 'request', c as Context<AppEnv>, input.params);
+    const result = await route.handler(c as Context<AppEnv>, input, scope);
     if (result instanceof Response) return result;
     return c.json(result as object, status);
   };
