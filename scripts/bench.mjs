@@ -4,7 +4,7 @@
 // seeds data, and drives each scenario over loopback with autocannon. It prints figures; it
 // asserts nothing. Scenarios live in bench/*.mjs (see bench/README.md).
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
@@ -347,7 +347,27 @@ async function interleaved(url, floorUrl, scenario) {
   };
 }
 
+/**
+ * `--only <file>` naming a file that needs no Worker (it exports `needsWorker = false`: a model
+ * run in Node): its scenarios run alone, without bundling, seeding or the floors. False otherwise.
+ */
+async function runStandalone(group) {
+  const file = path.join(root, 'bench', `${group}.mjs`);
+  if (!existsSync(file)) return false;
+  const mod = await import(pathToFileURL(file).href);
+  if (mod.needsWorker !== false) return false;
+  const started = Date.now();
+  const ctx = { quick: QUICK, settings: { duration: DURATION, rounds: ROUNDS, connections: CONNECTIONS } };
+  for (const scenario of await mod.default(ctx)) {
+    console.log(`\n${scenario.name}:`);
+    for (const line of await scenario.run(ctx)) console.log(line ? `  ${line}` : '');
+  }
+  console.log(`\nBench time: ${num((Date.now() - started) / 1000)} s`);
+  return true;
+}
+
 async function main() {
+  if (ONLY && (await runStandalone(ONLY))) return;
   console.log('Bundling the Worker (wrangler deploy --dry-run)…');
   bundle();
   const { mf, url } = await startWorker();
@@ -408,7 +428,7 @@ async function main() {
     for (const scenario of selected) {
       if (scenario.run) {
         const lines = await scenario.run(ctx);
-        notes.push(`${scenario.name}:`, ...lines.map((l) => `  ${l}`));
+        notes.push(`${scenario.name}:`, ...lines.map((l) => (l ? `  ${l}` : '')));
         continue;
       }
       const cost = await sampleCost(url, scenario);
