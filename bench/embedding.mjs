@@ -1,5 +1,5 @@
 // Signed-embedding scenarios: minting for new and returning external users, and the browser's
-// dashboard load. Goals (issue 5): a new user <= 2 D1 round trips, a returning unchanged user
+// dashboard load. Goals: a new user <= 2 D1 round trips, a returning unchanged user
 // 1 round trip and no write, both >= 25% of /healthz; a load with the session in KV 1 KV read and
 // at most 1 D1 query, >= 50% of /healthz.
 
@@ -137,25 +137,25 @@ export default async function embedding(ctx) {
       body: JSON.stringify(payload),
     };
   };
-  // Goals of issue 13 under the geography model (see scripts/bench.mjs): p50 in ms, or
+  // Goals under the geography model (see scripts/bench.mjs): p50 in ms, or
   // 'primary' for one primary delay + 40 ms.
   return [
     {
-      name: 'E9 generate-session, new external user (3 groups, 3 attributes)',
+      name: 'generate-session, new external user (3 groups, 3 attributes)',
       ...mint,
       setupRequest: mintRequest((i) => `new-${run}-${i}`),
       floor: 'd1',
       geo: { p50: 'primary' },
     },
     {
-      name: 'E9 generate-session, returning user, state unchanged',
+      name: 'generate-session, returning user, state unchanged',
       ...mint,
       setupRequest: mintRequest((i) => `r-${i % RETURNING}`),
       floor: 'd1',
       geo: { p50: 40 },
     },
     {
-      name: 'E9 generate-session, returning user, profile changed',
+      name: 'generate-session, returning user, profile changed',
       ...mint,
       setupRequest: changedRequest,
       floor: 'd1',

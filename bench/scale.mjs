@@ -1,6 +1,6 @@
 // Scale: generate-session for a new and a returning external user in an account with no other
 // external users, and in one with 1,000,000 (100,000 with --quick), bulk-seeded straight into
-// the local D1 (INSERT … SELECT over a recursive counter). Goal (issue 10): p50 at the large
+// the local D1 (INSERT … SELECT over a recursive counter). Goal: p50 at the large
 // size within 1.5x of p50 at 0, and rows read per request that do not grow with the account.
 //
 // The seed writes embed_users rows only. A branch that keeps the external-user count as a

@@ -1,11 +1,11 @@
-// Workspace scenarios: the E7 first page with 10,000 and with 100,000 items in the deployment
-// (the cost of a page must not grow with the workspace), E7 search over the 100,000, and E1
+// Workspace scenarios: the workspace list's first page with 10,000 and with 100,000 items in the deployment
+// (the cost of a page must not grow with the workspace), search over the 100,000, and
 // saving a 50-widget dashboard.
 // Items are seeded in bulk SQL (INSERT … SELECT over a recursive counter), most at the root so
 // the listed level really holds the whole workspace.
 
 const CHUNK = 25_000;
-const FIRST_PAGE_LARGE = 'E7 first page, first=50 updated_at, 100,000 items';
+const FIRST_PAGE_LARGE = 'workspace list first page, first=50 updated_at, 100,000 items';
 const FIRST_PAGE_LARGE_4 = `${FIRST_PAGE_LARGE} (4 conn.)`;
 /** The seeded items, told apart from items other scenarios create through the API. */
 const SEEDED = "name_key GLOB 'item [0-9]*'";
@@ -99,7 +99,7 @@ export default async function workspace(ctx) {
 
   return [
     {
-      name: 'E7 first page, first=50 updated_at, 10,000 items',
+      name: 'workspace list first page, first=50 updated_at, 10,000 items',
       method: 'GET',
       path: page(small),
       headers: member,
@@ -119,8 +119,8 @@ export default async function workspace(ctx) {
       ...slow,
     },
     {
-      // Goal (issue 10): p99 within 2x of the first page's over the same 100,000 items.
-      name: 'E7 search=item 9999 (11 matches), 100,000 items (4 conn.)',
+      // Goal: p99 within 2x of the first page's over the same 100,000 items.
+      name: 'workspace list search=item 9999 (11 matches), 100,000 items (4 conn.)',
       method: 'GET',
       path: `/api/v1/deployments/${large}/workspace?first=50&search=${encodeURIComponent('item 9999')}`,
       headers: member,
@@ -128,7 +128,7 @@ export default async function workspace(ctx) {
       ...slow,
     },
     {
-      name: 'E1 PUT 50-widget dashboard draft',
+      name: 'PUT 50-widget dashboard draft',
       method: 'PUT',
       path: `/api/v1/deployments/${small}/workbooks/${created.body.id}/dashboard`,
       headers: { ...member, 'content-type': 'application/json' },
