@@ -25,7 +25,7 @@ export const reportSnapshotsJson = (versionAlias: string): SQL =>
     WHERE rs.dashboard_version_id = ${versionAlias}.id)`);
 
 /**
- * The PublishedDashboard of the spec as one JSON object, from `published_dashboards pd` and its
+ * The PublishedDashboard answer as one JSON object, from `published_dashboards pd` and its
  * current `dashboard_versions dv`; NULL when there is none.
  */
 export const publishedJson = (pd = 'pd', dv = 'dv'): SQL =>

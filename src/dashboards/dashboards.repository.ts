@@ -1,40 +1,59 @@
-import { type SQL, sql } from 'drizzle-orm';
-import type { DeploymentScope } from '../auth/deployment-scope';
-import { runBatch } from '../core/db';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/sqlite-core';
+import { dashboardVersions, publishedDashboards } from '../../schema/dashboards';
+import { deployments } from '../../schema/deployments';
+import { workbooks, workspaceItems } from '../../schema/workspace';
+import { mapRow, runBatch } from '../core/db';
 import type { Db } from '../core/env';
+import type { DeploymentScope } from '../core/scope';
 import { deploymentOwned } from '../core/tenancy';
-import { publishedJson, reportSnapshotsJson } from './dashboards.queries';
-import type { DashboardConfig, PublishedDashboard, PublishInput, ReportSnapshot } from './dashboards.schemas';
+import { publishedJson } from './dashboards.queries';
+import type { DashboardConfig, PublishedDashboard, PublishInput } from './dashboards.schemas';
 
 type Raw = Record<string, unknown>;
 
-const parse = <T>(value: unknown): T => JSON.parse(String(value));
+/** JSON built in SQL (`publishedJson`): D1 answers it as text. */
+const parsed = <T>(text: unknown): T => JSON.parse(String(text)) as T;
+
+// ---- The published dashboard ----
 
 /** A published dashboard with the account it belongs to, for callers outside the workspace. */
 export type PublishedDashboardRecord = PublishedDashboard & { accountId: number };
 
-function toPublished(row: Raw | undefined): PublishedDashboardRecord | null {
-  if (!row || row.published == null) return null;
-  return { ...parse<PublishedDashboard>(row.published), accountId: Number(row.account_id) };
+// The aliases `publishedJson` reads its columns through.
+const pd = alias(publishedDashboards, 'pd');
+const dv = alias(dashboardVersions, 'dv');
+
+/** The published dashboard (current version, config, report snapshots, embed flags) and its account, in one statement. */
+function publishedRead(db: Db, where: SQL | undefined) {
+  return db
+    .select({
+      accountId: deployments.accountId,
+      // One JSON object shared with the workspace's item read, which embeds it.
+      published: publishedJson().mapWith(String).as('published'),
+    })
+    .from(pd)
+    .innerJoin(dv, eq(dv.id, pd.currentVersionId))
+    .innerJoin(deployments, eq(deployments.id, pd.deploymentId))
+    .where(where);
 }
 
-const publishedSelect = (where: SQL): SQL => sql`SELECT d.account_id, ${publishedJson()} AS published
-  FROM published_dashboards pd
-    JOIN dashboard_versions dv ON dv.id = pd.current_version_id
-    JOIN deployments d ON d.id = pd.deployment_id
-  WHERE ${where}`;
+function toPublished(row: { accountId: number; published: string | null } | undefined) {
+  if (!row || row.published === null) return null;
+  return { ...parsed<PublishedDashboard>(row.published), accountId: row.accountId };
+}
 
 /**
- * The published dashboard (current version, config, report snapshots, embed flags) named by
- * its publicId, in ONE query; null when there is none (never published, or its workbook was
- * deleted). The caller decides who may see it: `accountId` and `deploymentId` are included.
+ * The published dashboard named by its publicId, in ONE query; null when there is none (never
+ * published, or its workbook was deleted). The caller decides who may see it: `accountId` and
+ * `deploymentId` are included.
  */
 export async function findPublishedByPublicId(
   db: Db,
   publicId: string,
 ): Promise<PublishedDashboardRecord | null> {
-  const rows = await db.all<Raw>(publishedSelect(sql`pd.public_id = ${publicId}`));
-  return toPublished(rows[0]);
+  const [row] = await publishedRead(db, eq(pd.publicId, publicId));
+  return toPublished(row);
 }
 
 /** The same, by the PublishedDashboard id, within one account (another account's id: null). */
@@ -43,56 +62,73 @@ export async function findPublishedById(
   accountId: number,
   id: number,
 ): Promise<PublishedDashboardRecord | null> {
-  const rows = await db.all<Raw>(publishedSelect(sql`pd.id = ${id} AND d.account_id = ${accountId}`));
-  return toPublished(rows[0]);
+  const [row] = await publishedRead(db, and(eq(pd.id, id), eq(deployments.accountId, accountId)));
+  return toPublished(row);
 }
 
-// ---- E1 ----
+// ---- The draft ----
 
 export interface DashboardState {
   dashboardDraft: DashboardConfig | null;
   dashboardPublished: DashboardConfig | null;
 }
 
-const publishedConfigOf = (
-  workbookId: SQL | number,
-): SQL => sql`(SELECT dv.config FROM published_dashboards pd
-  JOIN dashboard_versions dv ON dv.id = pd.current_version_id WHERE pd.workbook_id = ${workbookId})`;
-
-function toState(row: Raw | undefined): DashboardState | null {
-  if (!row) return null;
-  return {
-    dashboardDraft: row.dashboard_draft == null ? null : parse(row.dashboard_draft),
-    dashboardPublished: row.published_config == null ? null : parse(row.published_config),
-  };
+/** A workbook of the caller's deployment with its draft and published config: no row when there is none. */
+function stateRead(scope: DeploymentScope, workbookId: number) {
+  return scope.db
+    .select({ dashboardDraft: workbooks.dashboardDraft, dashboardPublished: dashboardVersions.config })
+    .from(workbooks)
+    .leftJoin(publishedDashboards, eq(publishedDashboards.workbookId, workbooks.itemId))
+    .leftJoin(dashboardVersions, eq(dashboardVersions.id, publishedDashboards.currentVersionId))
+    .where(
+      and(
+        eq(workbooks.itemId, workbookId),
+        eq(workbooks.deploymentId, scope.deploymentId),
+        deploymentOwned(scope.deploymentId, scope.accountId),
+      ),
+    );
 }
 
-export async function findDashboardState(db: Db, scope: DeploymentScope, workbookId: number) {
-  const rows =
-    await db.all<Raw>(sql`SELECT w.dashboard_draft, ${publishedConfigOf(workbookId)} AS published_config
-    FROM workbooks w
-    WHERE w.item_id = ${workbookId} AND w.deployment_id = ${scope.deploymentId}
-      AND ${deploymentOwned(scope.deploymentId, scope.accountId)}`);
-  return toState(rows[0]);
+const toState = (row: { dashboardDraft: unknown; dashboardPublished: unknown }): DashboardState => ({
+  dashboardDraft: (row.dashboardDraft ?? null) as DashboardConfig | null,
+  dashboardPublished: (row.dashboardPublished ?? null) as DashboardConfig | null,
+});
+
+/** The draft and published config of a workbook; null when it is not one of the caller's deployment. */
+export async function findDashboardState(scope: DeploymentScope, workbookId: number) {
+  const [row] = await stateRead(scope, workbookId);
+  return row ? toState(row) : null;
 }
 
-/** E1: replaces (or clears) the draft and bumps the workbook's updated_at: one round trip. */
-export async function saveDraft(
-  db: Db,
-  scope: DeploymentScope,
-  workbookId: number,
-  draft: DashboardConfig | null,
-  now: string,
-) {
+/** Replaces (or clears) the draft, bumps the workbook's updated_at and reads the state back: one round trip. */
+export async function saveDraft(scope: DeploymentScope, workbookId: number, draft: DashboardConfig | null) {
+  const { db } = scope;
   const owned = deploymentOwned(scope.deploymentId, scope.accountId);
-  const [, saved] = await runBatch<Raw>(db, [
-    sql`UPDATE workspace_items SET updated_at = ${now}, updated_by = ${scope.userId}
-      WHERE id = ${workbookId} AND deployment_id = ${scope.deploymentId} AND type = 'WORKBOOK' AND ${owned}`,
-    sql`UPDATE workbooks SET dashboard_draft = ${draft === null ? null : JSON.stringify(draft)}
-      WHERE item_id = ${workbookId} AND deployment_id = ${scope.deploymentId} AND ${owned}
-      RETURNING dashboard_draft, ${publishedConfigOf(sql`workbooks.item_id`)} AS published_config`,
+  const [, , read] = await runBatch<Raw>(db, [
+    db
+      .update(workspaceItems)
+      .set({ updatedAt: scope.now.toISOString(), updatedBy: scope.userId })
+      .where(
+        and(
+          eq(workspaceItems.id, workbookId),
+          eq(workspaceItems.deploymentId, scope.deploymentId),
+          eq(workspaceItems.type, 'WORKBOOK'),
+          owned,
+        ),
+      ),
+    db
+      .update(workbooks)
+      .set({ dashboardDraft: draft })
+      .where(and(eq(workbooks.itemId, workbookId), eq(workbooks.deploymentId, scope.deploymentId), owned)),
+    stateRead(scope, workbookId),
   ]);
-  return toState(saved?.results[0]);
+  // A batch answers raw rows (snake_case, JSON as text): decoded by the columns they were read from.
+  const row = read?.results[0];
+  if (!row) return null;
+  return toState({
+    dashboardDraft: mapRow(workbooks, row).dashboardDraft,
+    dashboardPublished: mapRow(dashboardVersions, row).config,
+  });
 }
 
 // ---- Publishing ----
@@ -122,15 +158,18 @@ const toPublishCheck = (row: Raw | undefined): PublishCheck => ({
  * (the publicId and embed flags of an existing one are kept), add the version numbered in SQL,
  * point the row at it, freeze the workbook's reports into snapshots, bump the workbook. Every
  * statement is guarded by the same check, so a failed check writes nothing.
+ *
+ * Hand-written: a guarded batch (D1 has no interactive transactions), whose writes are
+ * INSERT … SELECT from the check with ON CONFLICT clauses drizzle's insert-select cannot take.
  */
 export async function publish(
-  db: Db,
   scope: DeploymentScope,
   workbookId: number,
   input: PublishInput,
   publicId: string,
-  now: string,
 ): Promise<{ check: PublishCheck; published: PublishedDashboardRecord | null }> {
+  const { db } = scope;
+  const now = scope.now.toISOString();
   // What is published: the config of the request, else the stored draft. A draft stored before
   // the JSON limits existed may be too deep for SQLite's JSON functions: it is refused (400)
   // rather than failing the publish.
@@ -188,6 +227,7 @@ export async function publish(
         ${scope.userId}, ${now}
       FROM published_dashboards pd JOIN workbooks w ON w.item_id = pd.workbook_id
       WHERE pd.workbook_id = ${workbookId} AND ${guard}`,
+    // The row's own columns name the version it now points at: a correlated subquery.
     sql`UPDATE published_dashboards SET current_version_id = (SELECT dv.id FROM dashboard_versions dv
         WHERE dv.published_dashboard_id = published_dashboards.id
           AND dv.version_number = published_dashboards.version_number)
@@ -209,122 +249,22 @@ export async function publish(
         JOIN published_dashboards pd ON pd.workbook_id = r.workbook_id
       WHERE r.workbook_id = ${workbookId} AND ${guard}
       ORDER BY r.item_id`,
-    sql`UPDATE workspace_items SET updated_at = ${now}, updated_by = ${scope.userId}
-      WHERE id = ${workbookId} AND ${guard}`,
-    publishedSelect(sql`pd.workbook_id = ${workbookId}`),
+    db
+      .update(workspaceItems)
+      .set({ updatedAt: now, updatedBy: scope.userId })
+      .where(and(eq(workspaceItems.id, workbookId), guard)),
+    publishedRead(db, eq(pd.workbookId, workbookId)),
   ]);
   const found = toPublishCheck(results[0]?.results[0]);
+  const read = results[results.length - 1]?.results[0];
   return {
     check: found,
-    published: found.ok ? toPublished(results[results.length - 1]?.results[0]) : null,
+    published:
+      found.ok && read
+        ? toPublished({
+            accountId: Number(read.account_id),
+            published: (read.published ?? null) as string | null,
+          })
+        : null,
   };
-}
-
-// ---- Versions ----
-
-/** One version without its body: what the versions list answers. */
-export interface VersionSummaryRecord {
-  id: number;
-  publishedDashboardId: number;
-  publicId: string;
-  versionNumber: number;
-  isCurrent: boolean;
-  status: 'published' | 'archived';
-  createdBy: number | null;
-  createdAt: string;
-}
-
-/** One version with its config and report snapshots. */
-export interface VersionRecord extends VersionSummaryRecord {
-  config: DashboardConfig;
-  reportSnapshots: ReportSnapshot[];
-}
-
-/** The one mapper of a `dashboard_versions` row (joined with its published dashboard). */
-function toVersionSummary(row: Raw): VersionSummaryRecord {
-  return {
-    id: Number(row.id),
-    publishedDashboardId: Number(row.published_dashboard_id),
-    publicId: String(row.public_id),
-    versionNumber: Number(row.version_number),
-    isCurrent: row.id === row.current_version_id,
-    status: row.id === row.current_version_id ? 'published' : 'archived',
-    createdBy: row.created_by == null ? null : Number(row.created_by),
-    createdAt: String(row.created_at),
-  };
-}
-
-function toVersion(row: Raw): VersionRecord {
-  return {
-    ...toVersionSummary(row),
-    config: parse(row.config),
-    reportSnapshots: parse(row.report_snapshots),
-  };
-}
-
-/**
- * The workbook (of the caller's deployment) driving a read of its versions: no row at all means
- * the workbook is not found; `versions` is the selection of `dashboard_versions` to join.
- */
-const versionsOf = (scope: DeploymentScope, workbookId: number, versions: SQL, columns: SQL, order: SQL) =>
-  sql`SELECT w.item_id AS workbook_id, pd.public_id, pd.current_version_id,
-      dv.id, dv.published_dashboard_id, dv.version_number, dv.created_by, dv.created_at ${columns}
-    FROM workbooks w
-      LEFT JOIN published_dashboards pd ON pd.workbook_id = w.item_id
-      LEFT JOIN (${versions}) dv ON dv.published_dashboard_id = pd.id
-    WHERE w.item_id = ${workbookId} AND w.deployment_id = ${scope.deploymentId}
-      AND ${deploymentOwned(scope.deploymentId, scope.accountId)}
-    ORDER BY ${order}`;
-
-const versionsOfWorkbook = (workbookId: number) =>
-  sql`published_dashboard_id = (SELECT id FROM published_dashboards WHERE workbook_id = ${workbookId})`;
-
-/**
- * Summaries of the versions of a workbook's dashboard, newest first, from `beforeNumber` on: one
- * statement that also says whether the workbook exists (null: it does not, or is not the
- * caller's). No config or snapshot is read: a page costs the same whatever the versions hold.
- */
-export async function listVersions(
-  db: Db,
-  scope: DeploymentScope,
-  workbookId: number,
-  beforeNumber: number | null,
-  limit: number,
-): Promise<VersionSummaryRecord[] | null> {
-  const rows = await db.all<Raw>(
-    versionsOf(
-      scope,
-      workbookId,
-      sql`SELECT id, published_dashboard_id, version_number, created_by, created_at FROM dashboard_versions
-        WHERE ${versionsOfWorkbook(workbookId)}
-          ${beforeNumber === null ? sql`` : sql`AND version_number < ${beforeNumber}`}
-        ORDER BY version_number DESC LIMIT ${limit + 1}`,
-      sql``,
-      sql`dv.version_number DESC`,
-    ),
-  );
-  if (rows.length === 0) return null;
-  return rows.filter((r) => r.id != null).map(toVersionSummary);
-}
-
-/** One version with its body; `workbookFound` false: the workbook is not the caller's. */
-export async function findVersion(
-  db: Db,
-  scope: DeploymentScope,
-  workbookId: number,
-  versionNumber: number,
-): Promise<{ workbookFound: boolean; version: VersionRecord | null }> {
-  const rows = await db.all<Raw>(
-    versionsOf(
-      scope,
-      workbookId,
-      sql`SELECT * FROM dashboard_versions
-        WHERE ${versionsOfWorkbook(workbookId)} AND version_number = ${versionNumber}`,
-      sql`, dv.config, ${reportSnapshotsJson('dv')} AS report_snapshots`,
-      sql`dv.id`,
-    ),
-  );
-  const row = rows[0];
-  if (!row) return { workbookFound: false, version: null };
-  return { workbookFound: true, version: row.id == null ? null : toVersion(row) };
 }

@@ -321,7 +321,7 @@ export const reportSnapshotSchema = v.object({
 
 export type ReportSnapshot = v.InferOutput<typeof reportSnapshotSchema>;
 
-// ---- E1 and publishing ----
+// ---- The draft and publishing ----
 
 /** A workbook of a deployment, in the path. */
 export const workbookParams = v.object({ deploymentId: idString, id: idString });

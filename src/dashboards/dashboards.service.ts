@@ -1,31 +1,29 @@
-import type { DeploymentScope } from '../auth/deployment-scope';
 import { randomId } from '../core/crypto';
-import type { Db } from '../core/env';
 import { badRequest, notFound } from '../core/errors';
 import { invalidCursor, pageRequest, toPage } from '../core/pagination';
+import type { DeploymentScope } from '../core/scope';
 import { withStorageQuota } from '../core/storage-quota';
+import * as versionsRepo from './dashboard-versions.repository';
 import * as repo from './dashboards.repository';
 import type { DashboardConfig, PublishedDashboard, PublishInput } from './dashboards.schemas';
 
-export async function getDashboard(db: Db, scope: DeploymentScope, workbookId: number) {
-  const state = await repo.findDashboardState(db, scope, workbookId);
+export async function getDashboard(scope: DeploymentScope, workbookId: number) {
+  const state = await repo.findDashboardState(scope, workbookId);
   if (!state) throw notFound('Workbook');
   return state;
 }
 
 /**
- * E1. `dashboardDraft` replaces the draft; null clears it; a body without it (or no body)
+ * Saves the draft: `dashboardDraft` replaces it; null clears it; a body without it (or no body)
  * changes nothing and answers the current state.
  */
 export async function updateDashboard(
-  db: Db,
   scope: DeploymentScope,
   workbookId: number,
   body: { dashboardDraft?: DashboardConfig | null } | undefined,
-  now: string,
 ) {
-  if (body?.dashboardDraft === undefined) return getDashboard(db, scope, workbookId);
-  const state = await withStorageQuota(repo.saveDraft(db, scope, workbookId, body.dashboardDraft, now));
+  if (body?.dashboardDraft === undefined) return getDashboard(scope, workbookId);
+  const state = await withStorageQuota(repo.saveDraft(scope, workbookId, body.dashboardDraft));
   if (!state) throw notFound('Workbook');
   return state;
 }
@@ -36,22 +34,14 @@ function presentPublished(record: repo.PublishedDashboardRecord): PublishedDashb
   return published;
 }
 
-export async function publishDashboard(
-  db: Db,
-  scope: DeploymentScope,
-  workbookId: number,
-  input: PublishInput,
-  now: string,
-) {
+export async function publishDashboard(scope: DeploymentScope, workbookId: number, input: PublishInput) {
   if (input.workbookId !== undefined && input.workbookId !== workbookId) {
     throw badRequest('`workbookId` must be the workbook of the path', [
       { path: 'workbookId', message: `Expected ${workbookId}` },
     ]);
   }
   // 16 random bytes: a 128-bit, URL-safe id; it is only used when this is the first publish.
-  const { check, published } = await withStorageQuota(
-    repo.publish(db, scope, workbookId, input, randomId(16), now),
-  );
+  const { check, published } = await withStorageQuota(repo.publish(scope, workbookId, input, randomId(16)));
   if (!check.workbookFound) throw notFound('Workbook');
   if (!check.dashboardFound) throw notFound('Dashboard');
   if (!check.hasDraft) {
@@ -71,7 +61,6 @@ export async function publishDashboard(
 }
 
 export async function listVersions(
-  db: Db,
   scope: DeploymentScope,
   workbookId: number,
   query: { first?: number; after?: string },
@@ -82,19 +71,19 @@ export async function listVersions(
   if (before !== null && (typeof before !== 'number' || !Number.isSafeInteger(before))) {
     throw invalidCursor();
   }
-  const rows = await repo.listVersions(db, scope, workbookId, before, request.limit);
+  const rows = await versionsRepo.listVersions(scope, workbookId, before, request.limit);
   if (!rows) throw notFound('Workbook');
   return toPage(rows, request, tag, (r) => [r.versionNumber], presentVersionSummary);
 }
 
 /** A version summary: `publishedAt`/`publishedBy` name what `createdAt`/`createdBy` also say. */
-function presentVersionSummary(r: repo.VersionSummaryRecord) {
+function presentVersionSummary(r: versionsRepo.VersionSummaryRecord) {
   return { ...r, publishedAt: r.createdAt, publishedBy: r.createdBy };
 }
 
 /** One version's full body: its config and report snapshots. */
-export async function getVersion(db: Db, scope: DeploymentScope, workbookId: number, versionNumber: number) {
-  const { workbookFound, version } = await repo.findVersion(db, scope, workbookId, versionNumber);
+export async function getVersion(scope: DeploymentScope, workbookId: number, versionNumber: number) {
+  const { workbookFound, version } = await versionsRepo.findVersion(scope, workbookId, versionNumber);
   if (!workbookFound) throw notFound('Workbook');
   if (!version) throw notFound('Version');
   return { ...version, publishedAt: version.createdAt, publishedBy: version.createdBy };

@@ -1,10 +1,9 @@
-import { sql } from 'drizzle-orm';
-import type { DeploymentScope } from '../auth/deployment-scope';
-import { runBatch } from '../core/db';
-import type { Db } from '../core/env';
+import { and, eq } from 'drizzle-orm';
+import { publishedDashboards } from '../../schema/dashboards';
+import { workbooks } from '../../schema/workspace';
+import { mapRow, runBatch } from '../core/db';
+import type { DeploymentScope } from '../core/scope';
 import { deploymentOwned } from '../core/tenancy';
-
-type Raw = Record<string, unknown>;
 
 /** The embed flags of a workbook's published dashboard; `published` false when it has none. */
 export interface EmbedFlags {
@@ -13,45 +12,63 @@ export interface EmbedFlags {
   allEmbedUsers: boolean;
 }
 
-const flagsOf = (row: Raw | undefined): EmbedFlags | null =>
-  row
-    ? {
-        published: row.published === 1,
-        allowEmbed: row.allow_embed === 1,
-        allEmbedUsers: row.all_embed_users === 1,
-      }
-    : null;
+type PublishedRow = typeof publishedDashboards.$inferSelect;
 
-const readFlags = (scope: DeploymentScope, workbookId: number) =>
-  sql`SELECT pd.id IS NOT NULL AS published, coalesce(pd.allow_embed, 0) AS allow_embed,
-      coalesce(pd.all_embed_users, 0) AS all_embed_users
-    FROM workbooks w LEFT JOIN published_dashboards pd ON pd.workbook_id = w.item_id
-    WHERE w.item_id = ${workbookId} AND w.deployment_id = ${scope.deploymentId}
-      AND ${deploymentOwned(scope.deploymentId, scope.accountId)}`;
+/** The published dashboard's columns the flags are read from: null when the workbook has none. */
+type FlagColumns = { [K in 'id' | 'allowEmbed' | 'allEmbedUsers']: PublishedRow[K] | null };
+
+const flagsOf = (row: FlagColumns): EmbedFlags => ({
+  published: row.id !== null,
+  allowEmbed: row.allowEmbed === true,
+  allEmbedUsers: row.allEmbedUsers === true,
+});
+
+/** The workbook of the caller's deployment and its published dashboard's flags: no row when there is no such workbook. */
+const flagsRead = (scope: DeploymentScope, workbookId: number) =>
+  scope.db
+    .select({
+      id: publishedDashboards.id,
+      allowEmbed: publishedDashboards.allowEmbed,
+      allEmbedUsers: publishedDashboards.allEmbedUsers,
+    })
+    .from(workbooks)
+    .leftJoin(publishedDashboards, eq(publishedDashboards.workbookId, workbooks.itemId))
+    .where(
+      and(
+        eq(workbooks.itemId, workbookId),
+        eq(workbooks.deploymentId, scope.deploymentId),
+        deploymentOwned(scope.deploymentId, scope.accountId),
+      ),
+    );
 
 /** null: the workbook is not one of the caller's deployment. */
-export async function findEmbedFlags(db: Db, scope: DeploymentScope, workbookId: number) {
-  const rows = await db.all<Raw>(readFlags(scope, workbookId));
-  return flagsOf(rows[0]);
+export async function findEmbedFlags(scope: DeploymentScope, workbookId: number) {
+  const [row] = await flagsRead(scope, workbookId);
+  return row ? flagsOf(row) : null;
 }
 
 /** Sets the given flags of the published dashboard and reads them back, in one batch. */
 export async function updateEmbedFlags(
-  db: Db,
   scope: DeploymentScope,
   workbookId: number,
   flags: { allowEmbed?: boolean; allEmbedUsers?: boolean },
-  now: string,
 ) {
-  const bit = (b: boolean | undefined) => (b === undefined ? null : b ? 1 : 0);
-  const [, read] = await runBatch<Raw>(db, [
-    sql`UPDATE published_dashboards SET
-        allow_embed = coalesce(${bit(flags.allowEmbed)}, allow_embed),
-        all_embed_users = coalesce(${bit(flags.allEmbedUsers)}, all_embed_users),
-        updated_at = ${now}
-      WHERE workbook_id = ${workbookId} AND deployment_id = ${scope.deploymentId}
-        AND ${deploymentOwned(scope.deploymentId, scope.accountId)}`,
-    readFlags(scope, workbookId),
+  const { db } = scope;
+  const [, read] = await runBatch(db, [
+    db
+      .update(publishedDashboards)
+      // A flag not given (undefined) is left as it is.
+      .set({ ...flags, updatedAt: scope.now.toISOString() })
+      .where(
+        and(
+          eq(publishedDashboards.workbookId, workbookId),
+          eq(publishedDashboards.deploymentId, scope.deploymentId),
+          deploymentOwned(scope.deploymentId, scope.accountId),
+        ),
+      ),
+    flagsRead(scope, workbookId),
   ]);
-  return flagsOf(read?.results[0]);
+  // A batch answers raw rows (snake_case, 0/1): mapped as drizzle maps the table's columns.
+  const row = read?.results[0];
+  return row ? flagsOf(mapRow(publishedDashboards, row)) : null;
 }

@@ -1,6 +1,5 @@
-import type { DeploymentScope } from '../auth/deployment-scope';
-import type { Db } from '../core/env';
 import { ApiError, badRequest, notFound } from '../core/errors';
+import type { DeploymentScope } from '../core/scope';
 import * as repo from './embed-access.repository';
 import type { EmbedAccess, UpdateEmbedAccessInput } from './embed-access.schemas';
 
@@ -17,8 +16,8 @@ function present(flags: repo.EmbedFlags): EmbedAccess {
   };
 }
 
-export async function getEmbedAccess(db: Db, scope: DeploymentScope, workbookId: number) {
-  const flags = await repo.findEmbedFlags(db, scope, workbookId);
+export async function getEmbedAccess(scope: DeploymentScope, workbookId: number) {
+  const flags = await repo.findEmbedFlags(scope, workbookId);
   if (!flags) throw notFound('Workbook');
   return present(flags);
 }
@@ -29,11 +28,9 @@ export async function getEmbedAccess(db: Db, scope: DeploymentScope, workbookId:
  * is refused: edgeboard shares with all embed users or none.
  */
 export async function updateEmbedAccess(
-  db: Db,
   scope: DeploymentScope,
   workbookId: number,
   input: UpdateEmbedAccessInput,
-  now: string,
 ) {
   if (input.embedTenantName != null) {
     throw new ApiError(
@@ -57,16 +54,10 @@ export async function updateEmbedAccess(
   }
   // One batch: the UPDATE touches only a published dashboard, and the read after it tells
   // whether the workbook exists and is published (nothing was written when it is not).
-  const updated = await repo.updateEmbedFlags(
-    db,
-    scope,
-    workbookId,
-    {
-      ...(input.allowEmbed != null ? { allowEmbed: input.allowEmbed } : {}),
-      ...(targetsAll ? { allEmbedUsers: input.action === 'read' } : {}),
-    },
-    now,
-  );
+  const updated = await repo.updateEmbedFlags(scope, workbookId, {
+    ...(input.allowEmbed != null ? { allowEmbed: input.allowEmbed } : {}),
+    ...(targetsAll ? { allEmbedUsers: input.action === 'read' } : {}),
+  });
   if (!updated) throw notFound('Workbook');
   if (!updated.published) {
     throw badRequest('The workbook has no published dashboard (publish it first)', [

@@ -1,11 +1,12 @@
-import { sql } from 'drizzle-orm';
-import type { Db } from '../core/env';
-import { deploymentOwned } from '../core/tenancy';
+import { and, eq, sql } from 'drizzle-orm';
+import { alias, type SelectedFields } from 'drizzle-orm/sqlite-core';
+import { dashboardVersions, publishedDashboards } from '../../schema/dashboards';
+import { deployments } from '../../schema/deployments';
+import { workbooks } from '../../schema/workspace';
+import type { DeploymentScope } from '../core/scope';
 import type { RenderConfig, RenderSnapshot } from '../render/render.types';
 import { publishedJson } from './dashboards.queries';
 import type { PublishedDashboard } from './dashboards.schemas';
-
-type Raw = Record<string, unknown>;
 
 export interface RenderSource {
   deploymentOk: boolean;
@@ -16,43 +17,66 @@ export interface RenderSource {
   published: PublishedDashboard | null;
 }
 
+// The aliases `publishedJson` reads its columns through.
+const pd = alias(publishedDashboards, 'pd');
+const dv = alias(dashboardVersions, 'dv');
+
+/** JSON built in SQL: D1 answers it as text. */
+const json = <T>(value: unknown): T | null => (typeof value === 'string' ? (JSON.parse(value) as T) : null);
+
+// The workbook's reports as one JSON array of snapshots, aggregated in SQL (json_group_array).
+const liveReportsJson = sql`(SELECT json_group_array(json_object('id', r.item_id, 'reportId', r.item_id, 'name', ri.name,
+    'title', r.title, 'spec', r.spec, 'jsonQuery', r.json_query,
+    'fillMissingRows', json(r.fill_missing_rows), 'periodComparisons', json(r.period_comparisons),
+    'preferences', json(r.preferences)) ORDER BY r.item_id)
+  FROM reports r JOIN workspace_items ri ON ri.id = r.item_id
+  WHERE r.workbook_id = ${workbooks.itemId})`;
+
 /**
- * What a render of a workbook's dashboard needs, in ONE statement: the caller's ownership of the
- * deployment, the workbook, and either its draft with its live reports or its published version
- * with the frozen snapshots. The driving row always exists, so a miss says which part is missing.
+ * A read of the caller's deployment (no row: not the caller's), its workbook `workbookId` (null
+ * columns: not found) and the workbook's published version (`pd`, `dv`), with `fields`.
+ */
+function workbookRead<F extends SelectedFields>(scope: DeploymentScope, workbookId: number, fields: F) {
+  return scope.db
+    .select({ ...fields, workbookId: workbooks.itemId })
+    .from(deployments)
+    .leftJoin(workbooks, and(eq(workbooks.itemId, workbookId), eq(workbooks.deploymentId, deployments.id)))
+    .leftJoin(pd, eq(pd.workbookId, workbooks.itemId))
+    .leftJoin(dv, eq(dv.id, pd.currentVersionId))
+    .where(and(eq(deployments.id, scope.deploymentId), eq(deployments.accountId, scope.accountId)));
+}
+
+/**
+ * What a render of a workbook's dashboard needs, in ONE statement: the caller's deployment, the
+ * workbook, and either its draft with its live reports or its published version with the frozen
+ * snapshots, so a miss says which part is missing.
  */
 export async function findRenderSource(
-  db: Db,
-  scope: { accountId: number; deploymentId: number },
+  scope: DeploymentScope,
   workbookId: number,
   version: 'draft' | 'published',
 ): Promise<RenderSource> {
-  const draftParts =
-    version === 'draft'
-      ? sql`w.dashboard_draft AS draft,
-      (SELECT json_group_array(json_object('id', r.item_id, 'reportId', r.item_id, 'name', ri.name,
-          'title', r.title, 'spec', r.spec, 'jsonQuery', r.json_query,
-          'fillMissingRows', json(r.fill_missing_rows), 'periodComparisons', json(r.period_comparisons),
-          'preferences', json(r.preferences)) ORDER BY r.item_id)
-        FROM reports r JOIN workspace_items ri ON ri.id = r.item_id
-        WHERE r.workbook_id = w.item_id) AS reports,
-      NULL AS published`
-      : sql`NULL AS draft, NULL AS reports, ${publishedJson()} AS published`;
-  const rows = await db.all<Raw>(sql`
-    SELECT ${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
-      w.item_id AS workbook_id, ${draftParts}
-    FROM (SELECT 1) one
-      LEFT JOIN workbooks w ON w.item_id = ${workbookId} AND w.deployment_id = ${scope.deploymentId}
-        AND ${deploymentOwned(scope.deploymentId, scope.accountId)}
-      LEFT JOIN published_dashboards pd ON pd.workbook_id = w.item_id
-      LEFT JOIN dashboard_versions dv ON dv.id = pd.current_version_id`);
-  const row = rows[0] ?? {};
-  const json = <T>(value: unknown): T | null => (typeof value === 'string' ? (JSON.parse(value) as T) : null);
+  const none = { deploymentOk: false, workbookFound: false, draft: null, reports: [], published: null };
+  if (version === 'draft') {
+    const [row] = await workbookRead(scope, workbookId, {
+      draft: workbooks.dashboardDraft,
+      reports: liveReportsJson.mapWith(String),
+    });
+    if (!row) return none;
+    return {
+      ...none,
+      deploymentOk: true,
+      workbookFound: row.workbookId !== null,
+      draft: (row.draft ?? null) as RenderConfig | null,
+      reports: json<RenderSnapshot[]>(row.reports) ?? [],
+    };
+  }
+  const [row] = await workbookRead(scope, workbookId, { published: publishedJson().mapWith(String) });
+  if (!row) return none;
   return {
-    deploymentOk: row.deployment_ok === 1,
-    workbookFound: row.workbook_id != null,
-    draft: json<RenderConfig>(row.draft),
-    reports: json<RenderSnapshot[]>(row.reports) ?? [],
+    ...none,
+    deploymentOk: true,
+    workbookFound: row.workbookId !== null,
     published: json<PublishedDashboard>(row.published),
   };
 }

@@ -1,12 +1,16 @@
-import { inDeployment } from '../auth/deployment-scope';
 import { routeGroup, routes } from '../http/route';
-import { waitUntilOf } from '../http/wait-until';
 import { workbookParams } from './dashboards.schemas';
 import markdown from './render.routes.md';
 import { renderQuery } from './render.schemas';
 import { renderWorkbookDashboard } from './render.service';
 
-const route = routeGroup({ auth: 'user', tags: ['Dashboards'], errors: [403, 404], docs: markdown });
+const route = routeGroup({
+  auth: 'user',
+  scope: 'deployment',
+  tags: ['Dashboards'],
+  errors: [403, 404],
+  docs: markdown,
+});
 
 /** Mounted at /api/v1/deployments/:deploymentId/workbooks, beside the workbook and dashboard routes. */
 export const renderRoutes = routes(
@@ -18,12 +22,8 @@ export const renderRoutes = routes(
         contentType: ['image/png', 'application/pdf'],
       },
     },
-    handler: async (c, { params, query }) => {
-      const rendered = await renderWorkbookDashboard(...inDeployment(c, params), params.id, query, {
-        env: c.env,
-        now: c.get('clock').now(),
-        waitUntil: waitUntilOf(c),
-      });
+    handler: async (_c, { params, query }, scope) => {
+      const rendered = await renderWorkbookDashboard(scope, params.id, query);
       return new Response(rendered.bytes as Uint8Array<ArrayBuffer>, {
         status: 200,
         headers: {

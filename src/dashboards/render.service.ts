@@ -1,19 +1,11 @@
-import type { DeploymentScope } from '../auth/deployment-scope';
-import type { Bindings, Db } from '../core/env';
 import { notFound } from '../core/errors';
+import type { DeploymentScope } from '../core/scope';
 import { type RenderedDashboard, renderDashboard } from '../render/render';
 import type { RenderInput } from '../render/render.types';
 import { displayedControls, resolveControls } from './controls';
 import { liveDashboard } from './live-reports.service';
 import { findRenderSource } from './render.repository';
 import type { RenderQuery } from './render.schemas';
-
-/** What a render needs beyond the database: the bindings and clock its live queries run with. */
-export interface RenderRuntime {
-  env: Bindings;
-  now: Date;
-  waitUntil?: (p: Promise<unknown>) => void;
-}
 
 /** Nobody in particular: an account user is no embed viewer, so only the policies for everyone (`*`) apply. */
 const ACCOUNT_USER = { groups: [], userAttributes: {}, securityContext: {} };
@@ -24,13 +16,11 @@ const ACCOUNT_USER = { groups: [], userAttributes: {}, securityContext: {} };
  * every report that has a query, under the given (else the saved) controls' values.
  */
 export async function renderWorkbookDashboard(
-  db: Db,
   scope: DeploymentScope,
   workbookId: number,
   query: RenderQuery,
-  runtime: RenderRuntime,
 ): Promise<RenderedDashboard & { filename: string }> {
-  const source = await findRenderSource(db, scope, workbookId, query.version);
+  const source = await findRenderSource(scope, workbookId, query.version);
   if (!source.deploymentOk) throw notFound('Deployment');
   if (!source.workbookFound) throw notFound('Workbook');
   let input: RenderInput;
@@ -49,7 +39,7 @@ export async function renderWorkbookDashboard(
   }
   const controls = resolveControls(input.config, { filters: query.filters, timeGrains: query.timeGrains });
   const live = await liveDashboard(
-    { db, ...runtime, accountId: scope.accountId, deploymentId: scope.deploymentId, identity: ACCOUNT_USER },
+    { ...scope, identity: ACCOUNT_USER },
     { config: input.config, reportSnapshots: input.reportSnapshots ?? [] },
     controls,
   );

@@ -70,7 +70,7 @@ export function restrictSnapshots(
 }
 
 /**
- * E15's `[{name, value}]` attributes of a recipient, by name. null (not an embed recipient)
+ * A notification recipient's `[{name, value}]` attributes, by name. null (not an embed recipient)
  * stays null: such recipients are not viewers and see every row. A null value is no value (its
  * rows stay hidden); a boolean compares as its text.
  */

@@ -1,14 +1,14 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import { workspaceItems } from '../../schema/workspace';
-import type { DeploymentScope } from '../auth/deployment-scope';
 import { runBatch } from '../core/db';
-import type { Db } from '../core/env';
+import type { DeploymentScope } from '../core/scope';
 import { deploymentOwned } from '../core/tenancy';
 import { folderDepth, isFolderOf, itemsQuery, MAX_FOLDER_DEPTH } from './workspace.queries';
 import { readItem } from './workspace.repository';
 import { itemOf, type Raw, readItems, singleFrom } from './workspace.rows';
 import {
+  editedBy,
   flagsOf,
   guard,
   guardedWrite,
@@ -19,10 +19,10 @@ import {
   toCheck,
 } from './workspace.writes';
 
-/** Folders (E5, E6, Cube's ancestors): guarded writes of the FOLDER items. */
+/** Folders (create, update, delete, Cube's ancestors): guarded writes of the FOLDER items. */
 
 /** A guarded write: its check walks the folder tree (a recursive CTE), hand-written. */
-export function createFolder(db: Db, scope: DeploymentScope, item: NewItem, position: number | null) {
+export function createFolder(scope: DeploymentScope, item: NewItem, position: number | null) {
   const check = flagsOf(
     sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
       ${isFolderOf(item.folderId, scope.deploymentId)} AS parent_ok,
@@ -36,7 +36,7 @@ export function createFolder(db: Db, scope: DeploymentScope, item: NewItem, posi
       : sql`(SELECT coalesce(max(position) + 1, 0) FROM workspace_items
           WHERE deployment_id = ${scope.deploymentId} AND folder_id IS ${item.folderId} AND type = 'FOLDER')`;
   return guardedWrite(
-    db,
+    scope.db,
     check,
     [insertItem(scope, item, check, nextPosition)],
     itemOf(scope, sql`last_insert_rowid()`, 'FOLDER'),
@@ -46,35 +46,31 @@ export function createFolder(db: Db, scope: DeploymentScope, item: NewItem, posi
 export interface ItemPatch {
   name?: string;
   position?: number;
-  now: string;
 }
 
-/** E5: two statements, one round trip; null when the folder is not found. */
-export async function updateFolder(db: Db, scope: DeploymentScope, id: number, patch: ItemPatch) {
+/** A rename or reposition: two statements, one round trip; null when the folder is not found. */
+export async function updateFolder(scope: DeploymentScope, id: number, patch: ItemPatch) {
   // Nothing sent (Cube: every field optional): answer the folder unchanged.
-  if (patch.name === undefined && patch.position === undefined) return readItem(db, scope, id, 'FOLDER');
+  if (patch.name === undefined && patch.position === undefined) return readItem(scope, id, 'FOLDER');
+  const { db } = scope;
   const [, read] = await runBatch<Raw>(db, [
     db
       .update(workspaceItems)
-      .set({
-        ...nameSet(patch.name),
-        position: patch.position,
-        updatedAt: patch.now,
-        updatedBy: scope.userId,
-      })
+      .set({ ...nameSet(patch.name), position: patch.position, ...editedBy(scope) })
       .where(and(itemIs(scope, id, 'FOLDER'), deploymentOwned(scope.deploymentId, scope.accountId))),
     itemOf(scope, id, 'FOLDER'),
   ]);
   return singleFrom(read);
 }
 
-/**
- * E6: a folder holding sub-folders stays (409); otherwise its workbooks and reports move to its
- * parent and it is deleted, in one transaction.
- */
 const parent = alias(workspaceItems, 'parent');
 
-export async function deleteFolder(db: Db, scope: DeploymentScope, id: number) {
+/**
+ * A folder holding sub-folders stays (409); otherwise its workbooks and reports move to its
+ * parent and it is deleted, in one transaction.
+ */
+export async function deleteFolder(scope: DeploymentScope, id: number) {
+  const { db } = scope;
   const check = flagsOf(
     sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
       EXISTS (SELECT 1 FROM workspace_items WHERE id = ${id} AND deployment_id = ${scope.deploymentId}
@@ -97,9 +93,9 @@ export async function deleteFolder(db: Db, scope: DeploymentScope, id: number) {
  * A folder and its ancestors, root first, as full items; empty when the folder is not one of
  * the deployment's; null when the deployment is not the caller's.
  */
-export async function folderAncestors(db: Db, scope: DeploymentScope, id: number) {
+export async function folderAncestors(scope: DeploymentScope, id: number) {
   // A recursive walk up the tree: hand-written.
-  const rows = await db.all<Raw>(
+  const rows = await scope.db.all<Raw>(
     itemsQuery({
       ...scope,
       viewerId: scope.userId,

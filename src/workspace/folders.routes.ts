@@ -1,5 +1,4 @@
 import * as v from 'valibot';
-import { inDeployment } from '../auth/deployment-scope';
 import { deletedSchema } from '../core/validation';
 import { routeGroup, routes } from '../http/route';
 import markdown from './folders.routes.md';
@@ -7,9 +6,15 @@ import { deleteFolder, folderAncestors } from './folders.service';
 import { itemRoutes } from './item-routes';
 import { folderSchema, itemParams } from './workspace.schemas';
 
-const route = routeGroup({ auth: 'user', tags: ['Workspace: folders'], errors: [403, 404], docs: markdown });
+const route = routeGroup({
+  auth: 'user',
+  scope: 'deployment',
+  tags: ['Workspace: folders'],
+  errors: [403, 404],
+  docs: markdown,
+});
 
-/** Folders, E5 and E6. Mounted at /api/v1/deployments/:deploymentId/folders. */
+/** Folders: the routes of every kind, a delete of their own and Cube's ancestors. Mounted at /api/v1/deployments/:deploymentId/folders. */
 export const foldersRoutes = routes(
   ...itemRoutes(route, 'FOLDER', {
     list: 'getFolders',
@@ -20,10 +25,10 @@ export const foldersRoutes = routes(
   route.delete('/:id', 'deleteFolder', deletedSchema, {
     input: { params: itemParams },
     errors: [409],
-    handler: async (c, { params }) => deleteFolder(...inDeployment(c, params), params.id),
+    handler: async (_c, { params }, scope) => deleteFolder(scope, params.id),
   }),
   route.get('/:id/ancestors', 'getFolderAncestors', v.array(folderSchema), {
     input: { params: itemParams },
-    handler: async (c, { params }) => folderAncestors(...inDeployment(c, params), params.id),
+    handler: async (_c, { params }, scope) => folderAncestors(scope, params.id),
   }),
 );

@@ -1,24 +1,17 @@
 import type * as v from 'valibot';
-import type { DeploymentScope } from '../auth/deployment-scope';
-import type { Db } from '../core/env';
 import { conflict, notFound } from '../core/errors';
+import type { DeploymentScope } from '../core/scope';
 import * as repo from './folders.repository';
 import { depthError, folderNotFound, requireDeployment, sent, written } from './item-writes';
 import { presentFolder } from './workspace.present';
 import type { createFolderBody, updateFolderBody } from './workspace.schemas';
 
-/** Folders: E5, E6 and Cube's ancestors. */
+/** Folders: create, update, delete and Cube's ancestors. */
 
-export async function createFolder(
-  db: Db,
-  scope: DeploymentScope,
-  input: v.InferOutput<typeof createFolderBody>,
-  now: string,
-) {
+export async function createFolder(scope: DeploymentScope, input: v.InferOutput<typeof createFolderBody>) {
   const result = await repo.createFolder(
-    db,
     scope,
-    { type: 'FOLDER', name: input.name, folderId: input.parentId ?? null, now },
+    { type: 'FOLDER', name: input.name, folderId: input.parentId ?? null },
     input.position ?? null,
   );
   const { check } = result;
@@ -29,19 +22,17 @@ export async function createFolder(
 }
 
 export async function updateFolder(
-  db: Db,
   scope: DeploymentScope,
   id: number,
   input: v.InferOutput<typeof updateFolderBody>,
-  now: string,
 ) {
-  const rec = await repo.updateFolder(db, scope, id, { ...sent(input), now });
+  const rec = await repo.updateFolder(scope, id, sent(input));
   if (!rec) throw notFound('Folder');
   return rec;
 }
 
-export async function deleteFolder(db: Db, scope: DeploymentScope, id: number) {
-  const check = await repo.deleteFolder(db, scope, id);
+export async function deleteFolder(scope: DeploymentScope, id: number) {
+  const check = await repo.deleteFolder(scope, id);
   requireDeployment(check);
   if (!check.found) throw notFound('Folder');
   if (check.hasSubfolders) {
@@ -51,8 +42,8 @@ export async function deleteFolder(db: Db, scope: DeploymentScope, id: number) {
 }
 
 /** Cube's getFolderAncestors: root first, down to the folder itself. */
-export async function folderAncestors(db: Db, scope: DeploymentScope, id: number) {
-  const items = await repo.folderAncestors(db, scope, id);
+export async function folderAncestors(scope: DeploymentScope, id: number) {
+  const items = await repo.folderAncestors(scope, id);
   if (items === null) throw notFound('Deployment');
   if (items.length === 0) throw notFound('Folder');
   return items.map(presentFolder);

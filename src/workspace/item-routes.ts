@@ -1,8 +1,6 @@
-import type { Context } from 'hono';
 import type * as v from 'valibot';
 import type { WorkspaceItemType } from '../../schema/workspace';
-import { type DeploymentScope, inDeployment, nowOf } from '../auth/deployment-scope';
-import type { AppEnv, Db } from '../core/env';
+import type { DeploymentScope } from '../core/scope';
 import { deletedSchema } from '../core/validation';
 import type { HandlerResult, RouteGroup } from '../http/route';
 import * as folders from './folders.service';
@@ -42,9 +40,8 @@ type SchemasOf<K extends Kind> = (typeof SCHEMAS)[K];
 type Item<K extends Kind> = SchemasOf<K>['item'];
 type CubeList<S extends v.GenericSchema> = ReturnType<typeof schemas.cubeListSchema<S>>;
 
-/** A service of a deployment's workspace: the database and the caller's scope first, then `Rest`. */
+/** A service of a deployment's workspace: the caller's scope first, then `Rest`. */
 type InDeployment<Rest extends unknown[], Answer> = (
-  db: Db,
   scope: DeploymentScope,
   ...rest: Rest
 ) => Promise<Answer>;
@@ -53,8 +50,8 @@ type Body<S extends v.GenericSchema> = v.InferOutput<S>;
 /** The services of one kind, typed by its schemas (checked below with `satisfies`). */
 interface Services<K extends Kind> {
   list: InDeployment<[query: Body<SchemasOf<K>['query']>], v.InferInput<CubeList<Item<K>>>>;
-  create: InDeployment<[body: Body<SchemasOf<K>['create']>, now: string], ItemRecord>;
-  update: InDeployment<[id: number, body: Body<(typeof UPDATE_BODIES)[K]>, now: string], ItemRecord>;
+  create: InDeployment<[body: Body<SchemasOf<K>['create']>], ItemRecord>;
+  update: InDeployment<[id: number, body: Body<(typeof UPDATE_BODIES)[K]>], ItemRecord>;
   present: (rec: ItemRecord) => v.InferInput<Item<K>>;
 }
 
@@ -101,7 +98,7 @@ export interface ItemIds {
  * view), PUT /:id (update) and, for workbooks and reports, DELETE /:id (a folder's delete has
  * rules of its own, in its router).
  */
-export function itemRoutes<K extends Kind>(route: RouteGroup, kind: K, ids: ItemIds) {
+export function itemRoutes<K extends Kind>(route: RouteGroup<'deployment'>, kind: K, ids: ItemIds) {
   const { item, query, create } = SCHEMAS[kind] as SchemasOf<K>;
   // The table above is checked per kind; indexing it with a generic K loses that link.
   const run = SERVICES[kind] as Services<K>;
@@ -110,40 +107,31 @@ export function itemRoutes<K extends Kind>(route: RouteGroup, kind: K, ids: Item
   return [
     route.get('/', ids.list, schemas.cubeListSchema(item as Item<K>), {
       input: { params: schemas.deploymentParams, query },
-      handler: async (c, input) =>
-        (await run.list(...inDeployment(c, input.params), input.query)) as HandlerResult<{
-          200: CubeList<Item<K>>;
-        }>,
+      handler: async (_c, { query }, scope) =>
+        (await run.list(scope, query)) as HandlerResult<{ 200: CubeList<Item<K>> }>,
     }),
     route.post('/', ids.create, item as Item<K>, {
       input: { params: schemas.deploymentParams, body: create },
       errors: WRITE_ERRORS[kind],
-      handler: async (c, { params, body }) => {
-        const [db, scope] = inDeployment(c, params);
-        return answer(await run.create(db, scope, await checkedBody(c, scope, kind, body), nowOf(c)));
-      },
+      handler: async (_c, { body }, scope) =>
+        answer(await run.create(scope, await checkedBody(scope, kind, body))),
     }),
     route.get('/:id', ids.get, item as Item<K>, {
       input: { params: schemas.itemParams },
-      handler: async (c, { params }) =>
-        answer(await viewItem(...inDeployment(c, params), params.id, kind, nowOf(c))),
+      handler: async (_c, { params }, scope) => answer(await viewItem(scope, params.id, kind)),
     }),
     route.put('/:id', ids.update, item as Item<K>, {
       input: { params: schemas.itemParams, body: UPDATE_BODIES[kind] as (typeof UPDATE_BODIES)[K] },
       errors: WRITE_ERRORS[kind],
-      handler: async (c, { params, body }) => {
-        const [db, scope] = inDeployment(c, params);
-        return answer(
-          await run.update(db, scope, params.id, await checkedBody(c, scope, kind, body), nowOf(c)),
-        );
-      },
+      handler: async (_c, { params, body }, scope) =>
+        answer(await run.update(scope, params.id, await checkedBody(scope, kind, body))),
     }),
   ] as const;
 }
 
 /** A report's query is checked against the data model, and its SQL derived, before it is written. */
-function checkedBody<B>(c: Context<AppEnv>, scope: DeploymentScope, kind: Kind, body: B): Promise<B> {
-  return kind === 'REPORT' ? withCompiledQuery(c, scope, body as never) : Promise.resolve(body);
+function checkedBody<B>(scope: DeploymentScope, kind: Kind, body: B): Promise<B> {
+  return kind === 'REPORT' ? withCompiledQuery(scope, body as never) : Promise.resolve(body);
 }
 
 type Keyed = 'WORKBOOK' | 'REPORT';
@@ -155,10 +143,7 @@ const UPSERTS = {
 } as const;
 const UPSERT_BODIES = { WORKBOOK: schemas.upsertWorkbookBody, REPORT: schemas.createReportBody } as const;
 
-type Upsert<K extends Keyed> = InDeployment<
-  [key: string, body: Body<(typeof UPSERT_BODIES)[K]>, now: string],
-  ItemRecord
->;
+type Upsert<K extends Keyed> = InDeployment<[key: string, body: Body<(typeof UPSERT_BODIES)[K]>], ItemRecord>;
 const UPSERT_SERVICES = {
   WORKBOOK: workbooks.upsertWorkbookBySlug,
   REPORT: reports.upsertReportByPublicId,
@@ -174,7 +159,11 @@ export interface KeyedItemIds extends ItemIds {
  * The routes of a workbook or a report: the upsert by its key (first, so that a key such as
  * "favorite" never reaches a `/:id/…` route), those of every kind, and DELETE /:id.
  */
-export function keyedItemRoutes<K extends Keyed>(route: RouteGroup, kind: K, ids: KeyedItemIds) {
+export function keyedItemRoutes<K extends Keyed>(
+  route: RouteGroup<'deployment'>,
+  kind: K,
+  ids: KeyedItemIds,
+) {
   return [
     upsertRoute(route, kind, ids.upsert),
     ...itemRoutes(route, kind, ids),
@@ -182,35 +171,34 @@ export function keyedItemRoutes<K extends Keyed>(route: RouteGroup, kind: K, ids
   ] as const;
 }
 
-function upsertRoute<K extends Keyed>(route: RouteGroup, kind: K, operationId: string) {
+function upsertRoute<K extends Keyed>(route: RouteGroup<'deployment'>, kind: K, operationId: string) {
   const { key, path, params } = UPSERTS[kind] as (typeof UPSERTS)[K];
   const run = UPSERT_SERVICES[kind] as Upsert<K>;
   return route.put(path, operationId, SCHEMAS[kind].item as Item<K>, {
     input: { params, body: UPSERT_BODIES[kind] as (typeof UPSERT_BODIES)[K] },
     errors: [409, 429],
-    handler: async (c, input) => {
-      const [db, scope] = inDeployment(c, input.params);
-      const body = await checkedBody(c, scope, kind, input.body);
-      const rec = await run(db, scope, input.params[key as never], body, nowOf(c));
+    handler: async (_c, input, scope) => {
+      const body = await checkedBody(scope, kind, input.body);
+      const rec = await run(scope, input.params[key as never], body);
       return SERVICES[kind].present(rec) as HandlerResult<{ 200: Item<K> }>;
     },
   });
 }
 
 /** DELETE /:id of a workbook or a report: the item, and for a workbook its dashboard and versions. */
-function deleteRoute(route: RouteGroup, kind: 'WORKBOOK' | 'REPORT', operationId: string) {
+function deleteRoute(route: RouteGroup<'deployment'>, kind: 'WORKBOOK' | 'REPORT', operationId: string) {
   return route.delete('/:id', operationId, deletedSchema, {
     input: { params: schemas.itemParams },
-    handler: async (c, { params }) => deleteItem(...inDeployment(c, params), params.id, kind),
+    handler: async (_c, { params }, scope) => deleteItem(scope, params.id, kind),
   });
 }
 
 /** PUT and DELETE /:id/favorite: marks or unmarks a workbook as a favourite of the caller. */
-export function favoriteRoutes(route: RouteGroup) {
+export function favoriteRoutes(route: RouteGroup<'deployment'>) {
   const setTo = (on: boolean) => ({
     input: { params: schemas.itemParams },
-    handler: async (c: Context<AppEnv>, { params }: { params: { deploymentId: number; id: number } }) =>
-      presentItem(await workbooks.setFavorite(...inDeployment(c, params), params.id, on, nowOf(c))),
+    handler: async (_c: unknown, { params }: { params: { id: number } }, scope: DeploymentScope) =>
+      presentItem(await workbooks.setFavorite(scope, params.id, on)),
   });
   return [
     route.put('/:id/favorite', 'favoriteWorkbook', schemas.workspaceItemSchema, setTo(true)),

@@ -4,7 +4,7 @@ import type { ItemRecord } from './workspace.rows';
 import type { WriteCheck, WriteResult } from './workspace.writes';
 
 /**
- * What the write services of every kind share: Cube's "null is not sent", the contract's errors
+ * What the write services of every kind share: Cube's "null is not sent", the API errors
  * of a guarded write's check, and the race an upsert can lose.
  */
 
@@ -23,7 +23,7 @@ export function sent<T extends object>(
   return out as { [K in keyof T]?: Exclude<T[K], null> };
 }
 
-// ---- The check of a guarded write → the contract's errors ----
+// ---- The check of a guarded write → the API errors it means ----
 
 export function requireDeployment(check: WriteCheck): void {
   if (!check.deploymentFound) throw notFound('Deployment');

@@ -3,7 +3,7 @@ import { type SQL, sql } from 'drizzle-orm';
 /**
  * Hand-written SQL: FTS5 MATCH on virtual tables drizzle does not model.
  *
- * E7 `search` through the two FTS5 indexes of workspace_items (see the migration's custom
+ * The workspace list's `search` through the two FTS5 indexes of workspace_items (see the migration's custom
  * block): names are matched as lower-cased substrings. A trigram index cannot look up fewer than
  * three characters, so 1–2 character searches go through a second index of each name's 1- and
  * 2-character grams, written with the name (`nameGrams`). Either way the matching ids come from

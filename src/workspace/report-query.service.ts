@@ -1,7 +1,5 @@
-import type { Context } from 'hono';
-import type { DeploymentScope } from '../auth/deployment-scope';
-import type { AppEnv } from '../core/env';
 import { ApiError, badRequest } from '../core/errors';
+import type { DeploymentScope } from '../core/scope';
 import { compileModelQuery } from '../data-api/data.service';
 import type { CubeQuery, NormalizedQuery } from '../semantic/query/query.types';
 import { checkReportFields, type ReportFields } from '../semantic/query/report-fields';
@@ -54,7 +52,6 @@ function parseQuery(text: string): CubeQuery {
  * as it is.
  */
 export async function withCompiledQuery<B extends QueryFields | undefined>(
-  c: Context<AppEnv>,
   scope: DeploymentScope,
   body: B,
 ): Promise<B> {
@@ -64,24 +61,15 @@ export async function withCompiledQuery<B extends QueryFields | undefined>(
     checkFields(body, null);
     return body;
   }
-  const { compiled, normalized } = await compiledQuery(c, scope, parseQuery(text));
+  const { compiled, normalized } = await compiledQuery(scope, parseQuery(text));
   checkFields(body, normalized);
   return { ...body, sqlQuery: compiled.sql } as B;
 }
 
 /** The query checked and compiled against the serving model; its faults are 400s on `jsonQuery`. */
-async function compiledQuery(c: Context<AppEnv>, scope: DeploymentScope, query: CubeQuery) {
+async function compiledQuery(scope: DeploymentScope, query: CubeQuery) {
   try {
-    return await compileModelQuery(
-      {
-        db: c.get('db'),
-        env: c.env,
-        accountId: scope.accountId,
-        deploymentId: scope.deploymentId,
-        now: c.get('clock').now(),
-      },
-      query,
-    );
+    return await compileModelQuery(scope, query);
   } catch (err) {
     if (err instanceof ApiError && err.code === 'BAD_REQUEST') {
       throw badRequest(`jsonQuery: ${err.message}`, [{ path: 'jsonQuery', message: err.message }]);

@@ -1,9 +1,8 @@
 import { and, eq, exists, type SQL, sql } from 'drizzle-orm';
 import { deployments } from '../../schema/deployments';
 import { reports, workspaceItems } from '../../schema/workspace';
-import type { DeploymentScope } from '../auth/deployment-scope';
 import { runBatch, type Statement } from '../core/db';
-import type { Db } from '../core/env';
+import type { DeploymentScope } from '../core/scope';
 import { deploymentOwned } from '../core/tenancy';
 import { isFolderOf } from './workspace.queries';
 import { itemOf, type Raw, singleFrom } from './workspace.rows';
@@ -63,7 +62,6 @@ const isWorkbookOf = (workbookId: number | null | undefined, deploymentId: numbe
 
 /** A guarded write: INSERT … SELECT from its check (see insertItem), hand-written. */
 export function createReport(
-  db: Db,
   scope: DeploymentScope,
   item: NewItem,
   values: ReportValues & { publicId: string },
@@ -76,7 +74,7 @@ export function createReport(
     'deployment_ok AND folder_ok AND workbook_ok AND NOT public_id_taken',
   );
   return guardedWrite(
-    db,
+    scope.db,
     check,
     [
       insertItem(scope, item, check),
@@ -98,12 +96,12 @@ export function createReport(
 
 /** A guarded write: the check is hand-written SQL, the writes are guarded by it. */
 export function updateReport(
-  db: Db,
   scope: DeploymentScope,
   id: number,
-  patch: { name?: string; folderId?: number | null; now: string },
+  patch: { name?: string; folderId?: number | null },
   values: ReportValues,
 ) {
+  const { db } = scope;
   const folderId = patch.folderId === undefined ? null : patch.folderId;
   const check = flagsOf(
     sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
@@ -126,7 +124,7 @@ export function updateReport(
     Object.values(values).some((x) => x !== undefined);
   const writes: Statement[] = [];
   if (sent) {
-    writes.push(guardedItemUpdate(db, scope, id, check, patch));
+    writes.push(guardedItemUpdate(scope, id, check, patch));
     // `source` is create-only.
     const { addin, source: _createOnly, ...columns } = values;
     const set = {
@@ -153,11 +151,11 @@ export function updateReport(
  * report is placed in that spreadsheet. Null when the report is not the deployment's.
  */
 export async function placeReport(
-  db: Db,
   scope: DeploymentScope,
   id: number,
   placement: { externalWorkbookId?: string | null; addin: Record<string, unknown>; onlyFor?: string },
 ) {
+  const { db } = scope;
   const place = db
     .update(reports)
     .set({ addin: mergedAddin(placement.addin), externalWorkbookId: placement.externalWorkbookId })
@@ -179,9 +177,9 @@ export async function placeReport(
 }
 
 /** Which report of the deployment holds `publicId`, and whether another deployment's does. */
-export async function reportByPublicId(db: Db, scope: DeploymentScope, publicId: string) {
+export async function reportByPublicId(scope: DeploymentScope, publicId: string) {
   // A public id is unique across deployments: at most one report joins.
-  const [row] = await db
+  const [row] = await scope.db
     .select({ id: reports.itemId, deploymentId: workspaceItems.deploymentId })
     .from(deployments)
     .leftJoin(reports, eq(reports.publicId, publicId))

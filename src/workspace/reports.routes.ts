@@ -1,4 +1,3 @@
-import { inDeployment } from '../auth/deployment-scope';
 import { routeGroup, routes } from '../http/route';
 import { keyedItemRoutes } from './item-routes';
 import markdown from './reports.routes.md';
@@ -6,7 +5,13 @@ import { disconnectReport, storePlacement } from './reports.service';
 import { presentReport } from './workspace.present';
 import { connectReportBody, itemParams, placementBody, reportSchema } from './workspace.schemas';
 
-const route = routeGroup({ auth: 'user', tags: ['Workspace: reports'], errors: [403, 404], docs: markdown });
+const route = routeGroup({
+  auth: 'user',
+  scope: 'deployment',
+  tags: ['Workspace: reports'],
+  errors: [403, 404],
+  docs: markdown,
+});
 
 /** Reports. Mounted at /api/v1/deployments/:deploymentId/reports. */
 export const reportsRoutes = routes(
@@ -21,18 +26,18 @@ export const reportsRoutes = routes(
   route.put('/:id/connect-workbook', 'connectReportToWorkbook', reportSchema, {
     input: { params: itemParams, body: connectReportBody },
     errors: [429],
-    handler: async (c, { params, body }) =>
-      presentReport(await storePlacement(...inDeployment(c, params), params.id, body)),
+    handler: async (_c, { params, body }, scope) =>
+      presentReport(await storePlacement(scope, params.id, body)),
   }),
   route.delete('/:id/connect-workbook', 'disconnectReportFromWorkbook', reportSchema, {
     input: { params: itemParams, body: placementBody },
-    handler: async (c, { params, body }) =>
-      presentReport(await disconnectReport(...inDeployment(c, params), params.id, body)),
+    handler: async (_c, { params, body }, scope) =>
+      presentReport(await disconnectReport(scope, params.id, body)),
   }),
   route.put('/:id/refresh', 'refreshReport', reportSchema, {
     input: { params: itemParams, body: placementBody },
     errors: [429],
-    handler: async (c, { params, body }) =>
-      presentReport(await storePlacement(...inDeployment(c, params), params.id, body)),
+    handler: async (_c, { params, body }, scope) =>
+      presentReport(await storePlacement(scope, params.id, body)),
   }),
 );

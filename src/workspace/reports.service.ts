@@ -1,7 +1,6 @@
 import type * as v from 'valibot';
-import type { DeploymentScope } from '../auth/deployment-scope';
-import type { Db } from '../core/env';
 import { ApiError, badRequest, notFound } from '../core/errors';
+import type { DeploymentScope } from '../core/scope';
 import { withStorageQuota } from '../core/storage-quota';
 import { folderNotFound, requireDeployment, sent, upsertBranch, written } from './item-writes';
 import * as repo from './reports.repository';
@@ -72,18 +71,12 @@ function reportErrors(check: WriteCheck) {
 
 const DEFAULT_REPORT_NAME = 'Untitled report';
 
-export async function createReport(
-  db: Db,
-  scope: DeploymentScope,
-  body: v.InferOutput<typeof createReportBody>,
-  now: string,
-) {
+export async function createReport(scope: DeploymentScope, body: v.InferOutput<typeof createReportBody>) {
   const { name, folderId, values } = reportValues(body);
   const result = await withStorageQuota(
     repo.createReport(
-      db,
       scope,
-      { type: 'REPORT', name: name ?? DEFAULT_REPORT_NAME, folderId: folderId ?? null, now },
+      { type: 'REPORT', name: name ?? DEFAULT_REPORT_NAME, folderId: folderId ?? null },
       { ...values, publicId: values.publicId ?? newPublicId() },
     ),
   );
@@ -92,14 +85,12 @@ export async function createReport(
 }
 
 export async function updateReport(
-  db: Db,
   scope: DeploymentScope,
   id: number,
   body: v.InferOutput<typeof updateReportBody>,
-  now: string,
 ) {
   const { name, folderId, values } = reportValues(body);
-  const result = await withStorageQuota(repo.updateReport(db, scope, id, { name, folderId, now }, values));
+  const result = await withStorageQuota(repo.updateReport(scope, id, { name, folderId }, values));
   reportErrors(result.check);
   return written(result);
 }
@@ -110,13 +101,11 @@ export async function updateReport(
  * in another deployment is a 409; so is a create or delete racing between the lookup and the write.
  */
 export async function upsertReportByPublicId(
-  db: Db,
   scope: DeploymentScope,
   publicId: string,
   body: v.InferOutput<typeof createReportBody>,
-  now: string,
 ) {
-  const holder = await repo.reportByPublicId(db, scope, publicId);
+  const holder = await repo.reportByPublicId(scope, publicId);
   if (!holder.deploymentFound) throw notFound('Deployment');
   if (holder.otherDeployment) {
     throw new ApiError('CONFLICT', 'This publicId belongs to a report of another deployment', [
@@ -132,9 +121,9 @@ export async function upsertReportByPublicId(
   const holderId = holder.id;
   return upsertBranch('Report', holderId === null, () =>
     holderId === null
-      ? createReport(db, scope, { ...body, publicId }, now)
+      ? createReport(scope, { ...body, publicId })
       : // Found by its public id, which never changes once set: the update need not send it.
-        updateReport(db, scope, holderId, rest, now),
+        updateReport(scope, holderId, rest),
   );
 }
 
@@ -143,13 +132,8 @@ export async function upsertReportByPublicId(
 /** The placement fields a disconnect removes. */
 const PLACEMENT_FIELDS = ['addressOnly', ...Object.keys(placementEntries)];
 
-async function placed(
-  db: Db,
-  scope: DeploymentScope,
-  id: number,
-  placement: Parameters<typeof repo.placeReport>[3],
-) {
-  const rec = await withStorageQuota(repo.placeReport(db, scope, id, placement));
+async function placed(scope: DeploymentScope, id: number, placement: Parameters<typeof repo.placeReport>[2]) {
+  const rec = await withStorageQuota(repo.placeReport(scope, id, placement));
   if (!rec) throw notFound('Report');
   return rec;
 }
@@ -159,24 +143,22 @@ async function placed(
  * (edgeboard runs no query on refresh; the placement fields sent are stored).
  */
 export async function storePlacement(
-  db: Db,
   scope: DeploymentScope,
   id: number,
   body: v.InferOutput<typeof connectReportBody> | v.InferOutput<typeof placementBody>,
 ) {
   const { externalWorkbookId, ...addin } = sent(body);
-  return placed(db, scope, id, { externalWorkbookId, addin });
+  return placed(scope, id, { externalWorkbookId, addin });
 }
 
 /** Cube's disconnectReportFromWorkbook: forgets the placement; a target matching nothing is a no-op. */
 export async function disconnectReport(
-  db: Db,
   scope: DeploymentScope,
   id: number,
   body: v.InferOutput<typeof placementBody>,
 ) {
   const clear = Object.fromEntries(PLACEMENT_FIELDS.map((f) => [f, null]));
-  return placed(db, scope, id, {
+  return placed(scope, id, {
     externalWorkbookId: null,
     addin: clear,
     onlyFor: sent(body).externalWorkbookId,

@@ -1,9 +1,8 @@
 import { and, eq, exists, ne, sql } from 'drizzle-orm';
 import { deployments } from '../../schema/deployments';
 import { workbooks, workspaceFavorites, workspaceItems } from '../../schema/workspace';
-import type { DeploymentScope } from '../auth/deployment-scope';
 import { runBatch, type Statement } from '../core/db';
-import type { Db } from '../core/env';
+import type { DeploymentScope } from '../core/scope';
 import { deploymentOwned } from '../core/tenancy';
 import { isFolderOf } from './workspace.queries';
 import { itemOf, type Raw, singleFrom } from './workspace.rows';
@@ -18,15 +17,14 @@ import {
   type NewItem,
 } from './workspace.writes';
 
-/** Workbooks (E3, duplicate, favourites, upsert by slug): the workbook detail beside its item. */
+/** Workbooks (create, update, duplicate, favourites, upsert by slug): the workbook detail beside its item. */
 
 /** A workbook's name and folder, what a duplicate needs of it; null when the deployment has none. */
 export async function readWorkbookPlace(
-  db: Db,
   scope: DeploymentScope,
   id: number,
 ): Promise<{ name: string; folderId: number | null } | null> {
-  const [row] = await db
+  const [row] = await scope.db
     .select({ name: workspaceItems.name, folderId: workspaceItems.folderId })
     .from(workspaceItems)
     .innerJoin(deployments, eq(deployments.id, workspaceItems.deploymentId))
@@ -45,7 +43,7 @@ const slugHolder = (deploymentId: number, slug: string | undefined, except: numb
         ${except === null ? sql`` : sql`AND item_id <> ${except}`})`;
 
 /** A guarded write: INSERT … SELECT from its check (see insertItem), hand-written. */
-export function createWorkbook(db: Db, scope: DeploymentScope, item: NewWorkbook) {
+export function createWorkbook(scope: DeploymentScope, item: NewWorkbook) {
   const check = flagsOf(
     sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
       ${isFolderOf(item.folderId, scope.deploymentId)} AS folder_ok,
@@ -53,7 +51,7 @@ export function createWorkbook(db: Db, scope: DeploymentScope, item: NewWorkbook
     'deployment_ok AND folder_ok AND slug_holder IS NULL',
   );
   return guardedWrite(
-    db,
+    scope.db,
     check,
     [
       insertItem(scope, item, check),
@@ -75,11 +73,11 @@ export interface WorkbookPatch {
   slug?: string;
   /** Set when the caller takes the slug over: the new slug of the workbook that held it. */
   displacedSlug?: string;
-  now: string;
 }
 
-/** E3. With a takeover the holder of the slug is renamed first, in the same transaction. */
-export function updateWorkbook(db: Db, scope: DeploymentScope, id: number, patch: WorkbookPatch) {
+/** The fields sent of a workbook; with a takeover the holder of the slug is renamed first, in the same transaction. */
+export function updateWorkbook(scope: DeploymentScope, id: number, patch: WorkbookPatch) {
+  const { db } = scope;
   const takeover = patch.displacedSlug !== undefined;
   const folderId = patch.folderId === undefined ? null : patch.folderId;
   const check = flagsOf(
@@ -109,7 +107,7 @@ export function updateWorkbook(db: Db, scope: DeploymentScope, id: number, patch
   const changes = [patch.name, patch.folderId, patch.slug, patch.meta, patch.metaMerge];
   // An empty update (Cube: every field optional) leaves even `updatedAt` alone.
   if (changes.some((x) => x !== undefined)) {
-    writes.push(guardedItemUpdate(db, scope, id, check, patch));
+    writes.push(guardedItemUpdate(scope, id, check, patch));
   }
   if (patch.slug !== undefined || patch.meta !== undefined || patch.metaMerge !== undefined) {
     // Upsert-by-slug merges: an RFC 7396 merge patch of the stored object.
@@ -134,7 +132,8 @@ export function updateWorkbook(db: Db, scope: DeploymentScope, id: number, patch
  * their new ids are consecutive and the n-th copy's id is the first one's plus n.
  */
 // Copies rows table to table in one batch (INSERT … SELECT, window functions): hand-written.
-export function duplicateWorkbook(db: Db, scope: DeploymentScope, sourceId: number, item: NewWorkbook) {
+export function duplicateWorkbook(scope: DeploymentScope, sourceId: number, item: NewWorkbook) {
+  const now = scope.now.toISOString();
   const check = flagsOf(
     sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
       EXISTS (SELECT 1 FROM workspace_items WHERE id = ${sourceId} AND deployment_id = ${scope.deploymentId}
@@ -148,10 +147,10 @@ export function duplicateWorkbook(db: Db, scope: DeploymentScope, sourceId: numb
     WHERE r.workbook_id = ${sourceId} AND i.deployment_id = ${scope.deploymentId}`;
   // The check no longer holds once the copy holds its slug: the reports are copied only when the
   // copy was just written by this batch.
-  const copied = sql`EXISTS (SELECT 1 FROM workspace_items WHERE id = ${copyId} AND created_at = ${item.now}
+  const copied = sql`EXISTS (SELECT 1 FROM workspace_items WHERE id = ${copyId} AND created_at = ${now}
     AND created_by = ${scope.userId} AND name = ${item.name})`;
   return guardedWrite(
-    db,
+    scope.db,
     check,
     [
       insertItem(scope, item, check),
@@ -161,7 +160,7 @@ export function duplicateWorkbook(db: Db, scope: DeploymentScope, sourceId: numb
       sql`INSERT INTO workspace_items (deployment_id, type, name, name_key, name_grams, folder_id, position,
           created_by, updated_by, created_at, updated_at)
         SELECT i.deployment_id, 'REPORT', i.name, i.name_key, i.name_grams, i.folder_id, 0,
-          ${scope.userId}, ${scope.userId}, ${item.now}, ${item.now}
+          ${scope.userId}, ${scope.userId}, ${now}, ${now}
         FROM workspace_items i WHERE i.id IN (${sourceReports}) AND ${copied} ORDER BY i.id`,
       sql`INSERT INTO reports (item_id, workbook_id, version_number, title, description, spec, sql_query, meta,
           fill_missing_rows, period_comparisons, preferences, public_id, json_query, source, external_workbook_id, addin)
@@ -176,7 +175,8 @@ export function duplicateWorkbook(db: Db, scope: DeploymentScope, sourceId: numb
 }
 
 /** Sets or clears the caller's favourite, then reads the item: one round trip. */
-export async function setFavorite(db: Db, scope: DeploymentScope, id: number, on: boolean, now: string) {
+export async function setFavorite(scope: DeploymentScope, id: number, on: boolean) {
+  const { db } = scope;
   const owned = deploymentOwned(scope.deploymentId, scope.accountId);
   const write = on
     ? db
@@ -186,7 +186,7 @@ export async function setFavorite(db: Db, scope: DeploymentScope, id: number, on
             .select({
               userId: sql<number>`${scope.userId}`.as('user_id'),
               itemId: workspaceItems.id,
-              createdAt: sql<string>`${now}`.as('created_at'),
+              createdAt: sql<string>`${scope.now.toISOString()}`.as('created_at'),
             })
             .from(workspaceItems)
             .where(and(itemIs(scope, id, 'WORKBOOK'), owned)),
@@ -210,9 +210,9 @@ export async function setFavorite(db: Db, scope: DeploymentScope, id: number, on
 }
 
 /** The workbook of the deployment with `slug`; null when none. */
-export async function workbookBySlug(db: Db, scope: DeploymentScope, slug: string) {
+export async function workbookBySlug(scope: DeploymentScope, slug: string) {
   // (deployment, slug) is unique: at most one workbook joins.
-  const [row] = await db
+  const [row] = await scope.db
     .select({ id: workbooks.itemId })
     .from(deployments)
     .leftJoin(workbooks, and(eq(workbooks.deploymentId, deployments.id), eq(workbooks.slug, slug)))

@@ -1,4 +1,3 @@
-import { inDeployment, nowOf } from '../auth/deployment-scope';
 import { routeGroup, routes } from '../http/route';
 import { favoriteRoutes, keyedItemRoutes } from './item-routes';
 import markdown from './workbooks.routes.md';
@@ -8,12 +7,13 @@ import { duplicateWorkbookBody, itemParams, workspaceItemSchema } from './worksp
 
 const route = routeGroup({
   auth: 'user',
+  scope: 'deployment',
   tags: ['Workspace: workbooks'],
   errors: [403, 404],
   docs: markdown,
 });
 
-/** Workbooks and favourites (E3). Mounted at /api/v1/deployments/:deploymentId/workbooks. */
+/** Workbooks, their favourites and duplicates. Mounted at /api/v1/deployments/:deploymentId/workbooks. */
 export const workbooksRoutes = routes(
   ...keyedItemRoutes(route, 'WORKBOOK', {
     upsert: 'upsertWorkbookBySlug',
@@ -27,7 +27,7 @@ export const workbooksRoutes = routes(
   route.post('/:id/duplicate', 'duplicateWorkbook', workspaceItemSchema, {
     input: { params: itemParams, body: duplicateWorkbookBody },
     errors: [403, 429],
-    handler: async (c, { params, body }) =>
-      presentItem(await duplicateWorkbook(...inDeployment(c, params), params.id, body, nowOf(c))),
+    handler: async (_c, { params, body }, scope) =>
+      presentItem(await duplicateWorkbook(scope, params.id, body)),
   }),
 );

@@ -1,7 +1,6 @@
 import type * as v from 'valibot';
-import type { DeploymentScope } from '../auth/deployment-scope';
-import type { Db } from '../core/env';
 import { ApiError, badRequest, notFound } from '../core/errors';
+import type { DeploymentScope } from '../core/scope';
 import { withStorageQuota } from '../core/storage-quota';
 import { slugify } from '../core/text';
 import { folderNotFound, randomSuffix, requireDeployment, sent, upsertBranch, written } from './item-writes';
@@ -15,23 +14,20 @@ import {
   type upsertWorkbookBody,
 } from './workspace.schemas';
 
-/** Workbooks: E3, duplicate, favourites and Cube's upsert by slug. */
+/** Workbooks: create, update, duplicate, favourites and Cube's upsert by slug. */
 
 const DEFAULT_WORKBOOK_NAME = 'Untitled workbook';
 
 export async function createWorkbook(
-  db: Db,
   scope: DeploymentScope,
   input: v.InferOutput<typeof createWorkbookBody>,
-  now: string,
 ) {
   const name = input?.name ?? DEFAULT_WORKBOOK_NAME;
   const slug = input?.slug ?? `${slugify(name) || 'workbook'}-${randomSuffix(8)}`;
-  return createWorkbookWithSlug(db, scope, { ...input, name, slug }, now);
+  return createWorkbookWithSlug(scope, { ...input, name, slug });
 }
 
 async function createWorkbookWithSlug(
-  db: Db,
   scope: DeploymentScope,
   input: {
     name: string;
@@ -40,18 +36,16 @@ async function createWorkbookWithSlug(
     meta?: Record<string, unknown> | null;
     calculatedFields?: Record<string, unknown> | null;
   },
-  now: string,
 ) {
   const { name, slug } = input;
   const result = await withStorageQuota(
-    repo.createWorkbook(db, scope, {
+    repo.createWorkbook(scope, {
       type: 'WORKBOOK',
       name,
       folderId: input.folderId ?? null,
       slug,
       meta: input.meta ?? {},
       calculatedFields: input.calculatedFields ?? {},
-      now,
     }),
   );
   const { check } = result;
@@ -70,26 +64,22 @@ function slugConflict(slug: string): ApiError {
 }
 
 export async function updateWorkbook(
-  db: Db,
   scope: DeploymentScope,
   id: number,
   body: v.InferOutput<typeof updateWorkbookBody>,
-  now: string,
 ) {
   const patch = sent(body, ['folderId']);
-  return applyWorkbookPatch(db, scope, id, patch, now);
+  return applyWorkbookPatch(scope, id, patch);
 }
 
 async function applyWorkbookPatch(
-  db: Db,
   scope: DeploymentScope,
   id: number,
-  input: Omit<repo.WorkbookPatch, 'displacedSlug' | 'now'> & { slugTakeover?: boolean },
-  now: string,
+  input: Omit<repo.WorkbookPatch, 'displacedSlug'> & { slugTakeover?: boolean },
 ) {
   const takeover = input.slug !== undefined && input.slugTakeover === true;
   const result = await withStorageQuota(
-    repo.updateWorkbook(db, scope, id, {
+    repo.updateWorkbook(scope, id, {
       name: input.name,
       folderId: input.folderId,
       meta: input.meta,
@@ -97,7 +87,6 @@ async function applyWorkbookPatch(
       slug: input.slug,
       // The workbook that held the slug keeps a recognisable, still-unique one.
       displacedSlug: takeover ? `${input.slug?.slice(0, SLUG_MAX - 9)}-${randomSuffix(8)}` : undefined,
-      now,
     }),
   );
   const { check } = result;
@@ -115,11 +104,9 @@ async function applyWorkbookPatch(
  * of a shared workspace) is refused: edgeboard has no such sessions here.
  */
 export async function duplicateWorkbook(
-  db: Db,
   scope: DeploymentScope,
   id: number,
   body: v.InferOutput<typeof duplicateWorkbookBody>,
-  now: string,
 ) {
   if (body?.shared === true) {
     throw new ApiError(
@@ -127,19 +114,18 @@ export async function duplicateWorkbook(
       'Duplicating into the shared workspace is for creator-mode embed sessions',
     );
   }
-  const source = await repo.readWorkbookPlace(db, scope, id);
+  const source = await repo.readWorkbookPlace(scope, id);
   if (!source) throw notFound('Workbook');
   const name = `Copy of ${source.name}`.slice(0, NAME_MAX);
   const slug = `${slugify(name).slice(0, SLUG_MAX - 9) || 'workbook'}-${randomSuffix(8)}`;
   const result = await withStorageQuota(
-    repo.duplicateWorkbook(db, scope, id, {
+    repo.duplicateWorkbook(scope, id, {
       type: 'WORKBOOK',
       name,
       folderId: source.folderId,
       slug,
       meta: {},
       calculatedFields: {},
-      now,
     }),
   );
   const { check } = result;
@@ -149,8 +135,8 @@ export async function duplicateWorkbook(
   return written(result);
 }
 
-export async function setFavorite(db: Db, scope: DeploymentScope, id: number, on: boolean, now: string) {
-  const rec = await repo.setFavorite(db, scope, id, on, now);
+export async function setFavorite(scope: DeploymentScope, id: number, on: boolean) {
+  const rec = await repo.setFavorite(scope, id, on);
   if (!rec) throw notFound('Workbook');
   return rec;
 }
@@ -173,21 +159,19 @@ function normalizeSlug(raw: string): string {
  * into its stored object), or a workbook is created with it.
  */
 export async function upsertWorkbookBySlug(
-  db: Db,
   scope: DeploymentScope,
   rawSlug: string,
   body: v.InferOutput<typeof upsertWorkbookBody>,
-  now: string,
 ) {
   const slug = normalizeSlug(rawSlug);
   const input = sent(body, ['folderId']);
-  const holder = await repo.workbookBySlug(db, scope, slug);
+  const holder = await repo.workbookBySlug(scope, slug);
   if (!holder.deploymentFound) throw notFound('Deployment');
   const holderId = holder.id;
   const { meta, ...rest } = input;
   return upsertBranch('Workbook', holderId === null, () =>
     holderId === null
-      ? createWorkbookWithSlug(db, scope, { ...input, name: input.name ?? DEFAULT_WORKBOOK_NAME, slug }, now)
-      : applyWorkbookPatch(db, scope, holderId, { ...rest, metaMerge: meta }, now),
+      ? createWorkbookWithSlug(scope, { ...input, name: input.name ?? DEFAULT_WORKBOOK_NAME, slug })
+      : applyWorkbookPatch(scope, holderId, { ...rest, metaMerge: meta }),
   );
 }

@@ -1,11 +1,11 @@
 import { and, inArray, notInArray, type SQL, sql } from 'drizzle-orm';
 import { type WorkspaceItemType, workspaceItems } from '../../schema/workspace';
-import type { DeploymentScope } from '../auth/deployment-scope';
 import { runBatch } from '../core/db';
-import type { Db } from '../core/env';
+import type { DeploymentScope } from '../core/scope';
 import { deploymentOwned } from '../core/tenancy';
 import { isFolderOf, itemsQuery, MAX_FOLDER_DEPTH, WALK_LIMIT } from './workspace.queries';
 import { type ItemRecord, type Raw, readItems } from './workspace.rows';
+import { editedBy } from './workspace.writes';
 
 /**
  * Cube's bulk move and bulk delete, each ONE batch (one transaction): statement 0 decides per
@@ -117,18 +117,17 @@ export interface BulkResult {
 
 /** Moves every movable item of `refs` into `folderId` (null: the root) in one transaction. */
 export async function bulkMove(
-  db: Db,
   scope: DeploymentScope,
   refs: ItemRef[],
   folderId: number | null,
-  now: string,
 ): Promise<BulkResult> {
+  const { db } = scope;
   const check = moveCheck(scope, refs, folderId);
   const [checked, , read] = await runBatch<Raw>(db, [
     check,
     db
       .update(workspaceItems)
-      .set({ folderId, updatedAt: now, updatedBy: scope.userId })
+      .set({ folderId, ...editedBy(scope) })
       .where(inArray(workspaceItems.id, okIds(check))),
     itemsQuery({
       ...scope,
@@ -149,11 +148,8 @@ export async function bulkMove(
  * Deletes every deletable item of `refs` in one transaction. The workbooks and reports of a
  * deleted folder that are not deleted themselves move to the root, as Cube does.
  */
-export async function bulkDelete(
-  db: Db,
-  scope: DeploymentScope,
-  refs: ItemRef[],
-): Promise<BulkCheck[] | null> {
+export async function bulkDelete(scope: DeploymentScope, refs: ItemRef[]): Promise<BulkCheck[] | null> {
+  const { db } = scope;
   const check = deleteCheck(scope, refs);
   const [checked] = await runBatch<Raw>(db, [
     check,

@@ -1,7 +1,6 @@
 import type * as v from 'valibot';
-import type { DeploymentScope } from '../auth/deployment-scope';
-import type { Db } from '../core/env';
 import { notFound } from '../core/errors';
+import type { DeploymentScope } from '../core/scope';
 import { LABEL, presentItem } from './workspace.present';
 import { MAX_FOLDER_DEPTH } from './workspace.queries';
 import type { BulkFailure, bulkDeleteBody, bulkMoveBody, WorkspaceItem } from './workspace.schemas';
@@ -31,14 +30,9 @@ const notFoundFailure = (check: BulkCheck) =>
   failure(check, 404, `${LABEL[check.type]} ${check.id} not found in this deployment`);
 
 /** Cube's bulkMoveWorkspaceObjects: the movable items move together; the others are listed. */
-export async function bulkMove(
-  db: Db,
-  scope: DeploymentScope,
-  body: v.InferOutput<typeof bulkMoveBody>,
-  now: string,
-) {
+export async function bulkMove(scope: DeploymentScope, body: v.InferOutput<typeof bulkMoveBody>) {
   const refs = distinctRefs(body.items);
-  const result = await bulkRepo.bulkMove(db, scope, refs, body.folderId ?? null, now);
+  const result = await bulkRepo.bulkMove(scope, refs, body.folderId ?? null);
   if (!result.checks) throw notFound('Deployment');
   const byId = new Map(result.items.map((item) => [item.id, item]));
   const moved: WorkspaceItem[] = [];
@@ -57,8 +51,8 @@ export async function bulkMove(
 }
 
 /** Cube's bulkDeleteWorkspaceObjects: the deletable items go together; the others are listed. */
-export async function bulkDelete(db: Db, scope: DeploymentScope, body: v.InferOutput<typeof bulkDeleteBody>) {
-  const checks = await bulkRepo.bulkDelete(db, scope, distinctRefs(body.items));
+export async function bulkDelete(scope: DeploymentScope, body: v.InferOutput<typeof bulkDeleteBody>) {
+  const checks = await bulkRepo.bulkDelete(scope, distinctRefs(body.items));
   if (!checks) throw notFound('Deployment');
   const deleted: ItemRef[] = [];
   const failed: BulkFailure[] = [];

@@ -1,13 +1,12 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { WorkspaceItemType } from '../../schema/workspace';
-import type { DeploymentScope } from '../auth/deployment-scope';
-import type { Db } from '../core/env';
+import type { DeploymentScope } from '../core/scope';
 import { itemsSource, matchingIds, nameContains } from './name-search';
 import { isFolderOf, itemsQuery } from './workspace.queries';
 import { type ItemRecord, type Raw, readItems } from './workspace.rows';
 
 /**
- * E7: the keyset-paginated list of a deployment's items, in one statement. Hand-written SQL: a
+ * The keyset-paginated list of a deployment's items, in one statement. Hand-written SQL: a
  * UNION of per-partition index walks with row-value keysets, which drizzle cannot express cleanly.
  */
 
@@ -50,7 +49,7 @@ export interface ListParams {
  * cursor on and stopping after `limit + 1` rows; the union of those few hundred rows is then
  * sorted and cut. The cost of a page is bounded by its size, not by the workspace's.
  */
-function listSelection(scope: DeploymentScope, params: ListParams): SQL {
+function listSelection(scope: ListScope, params: ListParams): SQL {
   const { deploymentId, userId } = scope;
   const { direction, limit, after } = params;
   const dir = sql.raw(direction);
@@ -141,8 +140,11 @@ export interface ListResult {
   folderFound: boolean;
 }
 
-/** E7 in one statement: ownership, folder check and the page with everything each item carries. */
-export function listItemsQuery(scope: DeploymentScope, params: ListParams): SQL {
+/** The deployment's ids a list statement filters by: whose deployment, and whose views and favourites. */
+export type ListScope = Pick<DeploymentScope, 'accountId' | 'deploymentId' | 'userId'>;
+
+/** A list page in one statement: ownership, folder check and the page with everything each item carries. */
+export function listItemsQuery(scope: ListScope, params: ListParams): SQL {
   const dir = sql.raw(params.direction);
   return itemsQuery({
     ...scope,
@@ -153,12 +155,8 @@ export function listItemsQuery(scope: DeploymentScope, params: ListParams): SQL 
   });
 }
 
-export async function listItems(
-  db: Db,
-  scope: DeploymentScope,
-  params: ListParams,
-): Promise<ListResult | null> {
-  const rows = await db.all<Raw>(listItemsQuery(scope, params));
+export async function listItems(scope: DeploymentScope, params: ListParams): Promise<ListResult | null> {
+  const rows = await scope.db.all<Raw>(listItemsQuery(scope, params));
   const result = readItems(rows);
   if (!result) return null;
   return { items: result.items, folderFound: result.driver.folder_ok === 1 };

@@ -1,9 +1,8 @@
 import type * as v from 'valibot';
 import { WORKSPACE_ITEM_TYPES, type WorkspaceItemType } from '../../schema/workspace';
-import type { DeploymentScope } from '../auth/deployment-scope';
-import type { Db } from '../core/env';
 import { badRequest, notFound } from '../core/errors';
 import { type CursorValue, invalidCursor, pageRequest, toPage } from '../core/pagination';
+import type { DeploymentScope } from '../core/scope';
 import { folderNotFound } from './item-writes';
 import { presentFolder, presentItem, presentReport } from './workspace.present';
 import type { ItemRecord } from './workspace.rows';
@@ -23,7 +22,7 @@ import {
   type OrderField,
 } from './workspace-list.repository';
 
-/** E7 and Cube's lists of folders, workbooks and reports: keyset pages whose cursors fingerprint their filters. */
+/** The workspace list and Cube's lists of folders, workbooks and reports: keyset pages whose cursors fingerprint their filters. */
 
 /** FNV-1a: a short fingerprint of a list's filters, so a cursor only works for the list it came from. */
 function fingerprint(text: string): string {
@@ -48,7 +47,7 @@ interface ListRequest {
 }
 
 /** One keyset page of items: the filters are fingerprinted into the cursor's tag. */
-async function listPage(db: Db, scope: DeploymentScope, list: ListRequest) {
+async function listPage(scope: DeploymentScope, list: ListRequest) {
   const search = list.search ? list.search.toLowerCase() : null;
   const types = [...new Set(list.types)].sort();
   const filters = [list.folder, search, types, list.workbookId ?? null, list.externalWorkbookId ?? null];
@@ -67,7 +66,7 @@ async function listPage(db: Db, scope: DeploymentScope, list: ListRequest) {
     }
     after = { rank, sortKey, id };
   }
-  const result = await listItems(db, scope, {
+  const result = await listItems(scope, {
     folder: list.folder,
     search,
     types,
@@ -89,10 +88,10 @@ const cursorOf = (r: ItemRecord): CursorValue[] => [r.sortRank, r.sortKey, r.id]
 const folderOf = (id: number | undefined, missing: 'root' | 'any'): ListParams['folder'] =>
   id === undefined ? missing : id === 0 ? 'root' : id;
 
-/** E7 (Cube's workspaceObjects). */
-export async function listWorkspace(db: Db, scope: DeploymentScope, query: v.InferOutput<typeof listQuery>) {
+/** The workspace list (Cube's workspaceObjects): every kind of item, folders first. */
+export async function listWorkspace(scope: DeploymentScope, query: v.InferOutput<typeof listQuery>) {
   const search = query.search || undefined;
-  const { rows, request, tag } = await listPage(db, scope, {
+  const { rows, request, tag } = await listPage(scope, {
     ...query,
     // Without a folder, a search spans every folder; a listing shows the root level.
     folder: folderOf(query.folderId, search ? 'any' : 'root'),
@@ -105,8 +104,8 @@ export async function listWorkspace(db: Db, scope: DeploymentScope, query: v.Inf
 }
 
 /** Cube's getFolders: one level of folders (the root without `parentId`), by name. */
-export async function listFolders(db: Db, scope: DeploymentScope, query: v.InferOutput<typeof foldersQuery>) {
-  const { rows, request, tag } = await listPage(db, scope, {
+export async function listFolders(scope: DeploymentScope, query: v.InferOutput<typeof foldersQuery>) {
+  const { rows, request, tag } = await listPage(scope, {
     ...query,
     folder: folderOf(query.parentId, 'root'),
     types: ['FOLDER'],
@@ -117,12 +116,8 @@ export async function listFolders(db: Db, scope: DeploymentScope, query: v.Infer
 }
 
 /** Cube's getWorkbooks: every workbook, or one folder's (0: the root's), most recently updated first. */
-export async function listWorkbooks(
-  db: Db,
-  scope: DeploymentScope,
-  query: v.InferOutput<typeof workbooksQuery>,
-) {
-  const { rows, request, tag } = await listPage(db, scope, {
+export async function listWorkbooks(scope: DeploymentScope, query: v.InferOutput<typeof workbooksQuery>) {
+  const { rows, request, tag } = await listPage(scope, {
     ...query,
     folder: folderOf(query.folderId, 'any'),
     types: ['WORKBOOK'],
@@ -140,13 +135,13 @@ const REPORT_ORDER: Record<(typeof REPORT_SORT_FIELDS)[number], OrderField> = {
 };
 
 /** Cube's getReports. */
-export async function listReports(db: Db, scope: DeploymentScope, query: v.InferOutput<typeof reportsQuery>) {
+export async function listReports(scope: DeploymentScope, query: v.InferOutput<typeof reportsQuery>) {
   if (query.first !== undefined && query.limit !== undefined && query.first !== query.limit) {
     throw badRequest('Send `first` or its legacy name `limit`, not both with different values', [
       { path: 'limit', message: 'Differs from first' },
     ]);
   }
-  const { rows, request, tag } = await listPage(db, scope, {
+  const { rows, request, tag } = await listPage(scope, {
     first: query.first ?? query.limit,
     after: query.after,
     folder: folderOf(query.folderId, 'any'),

@@ -29,7 +29,7 @@ function common(rec: ItemRecord) {
   };
 }
 
-/** The spec's workspace item. Fields that do not apply to the item's type are null. */
+/** A workspace item as answered (Cube's Workbook shape). Fields that do not apply to the item's type are null. */
 export function presentItem(rec: ItemRecord): WorkspaceItem {
   const published = rec.published as WorkspaceItem['publishedDashboard'];
   return {

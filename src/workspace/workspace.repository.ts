@@ -1,8 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { type WorkspaceItemType, workspaceItems, workspaceViews } from '../../schema/workspace';
-import type { DeploymentScope } from '../auth/deployment-scope';
 import { runBatch } from '../core/db';
-import type { Db } from '../core/env';
+import type { DeploymentScope } from '../core/scope';
 import { deploymentOwned } from '../core/tenancy';
 import {
   folderDepth,
@@ -12,23 +11,22 @@ import {
   subtreeHeight,
 } from './workspace.queries';
 import { type ItemRecord, itemOf, type Raw, readItems, singleFrom } from './workspace.rows';
-import { flagsOf, guard, guardedWrite, itemIs } from './workspace.writes';
+import { editedBy, flagsOf, guard, guardedWrite, itemIs } from './workspace.writes';
 
-/** What every kind of item shares: the read of one item, its delete, and E2's move. */
+/** What every kind of item shares: the read of one item, its delete, and its move. */
 
 // ---- Reading one item ----
 
 /**
- * One round trip: records the caller's view (E7's viewer_last_viewed_at) and reads the item.
- * The view is only written for an item of this deployment of the caller's account.
+ * One round trip: records the caller's view (the lists' viewer_last_viewed_at) and reads the
+ * item. The view is only written for an item of this deployment of the caller's account.
  */
 export async function viewItem(
-  db: Db,
   scope: DeploymentScope,
   id: number,
   type: WorkspaceItemType,
-  now: string,
 ): Promise<ItemRecord | null> {
+  const { db } = scope;
   const view = db
     .insert(workspaceViews)
     .select(
@@ -37,7 +35,7 @@ export async function viewItem(
           userId: sql<number>`${scope.userId}`.as('user_id'),
           itemId: workspaceItems.id,
           deploymentId: workspaceItems.deploymentId,
-          viewedAt: sql<string>`${now}`.as('viewed_at'),
+          viewedAt: sql<string>`${scope.now.toISOString()}`.as('viewed_at'),
         })
         .from(workspaceItems)
         .where(and(itemIs(scope, id, type), deploymentOwned(scope.deploymentId, scope.accountId))),
@@ -53,40 +51,37 @@ export async function viewItem(
 
 /** One item of the deployment, without recording a view; null when not found. */
 export async function readItem(
-  db: Db,
   scope: DeploymentScope,
   id: number,
   type?: WorkspaceItemType,
 ): Promise<ItemRecord | null> {
-  const rows = await db.all<Raw>(itemOf(scope, id, type));
+  const rows = await scope.db.all<Raw>(itemOf(scope, id, type));
   return readItems(rows)?.items[0] ?? null;
 }
 
 /** Deletes an item of `type`; its detail, favourites, views and published dashboard cascade. */
 export async function deleteItem(
-  db: Db,
   scope: DeploymentScope,
   id: number,
   type: WorkspaceItemType,
 ): Promise<boolean> {
-  const rows = await db
+  const rows = await scope.db
     .delete(workspaceItems)
     .where(and(itemIs(scope, id, type), deploymentOwned(scope.deploymentId, scope.accountId)))
     .returning({ id: workspaceItems.id });
   return rows.length > 0;
 }
 
-// ---- E2: move ----
+// ---- Move ----
 
-/** E2. The check reads the folder tree (recursive CTEs): hand-written SQL. */
+/** Moves an item into a folder (null: the root). The check reads the folder tree (recursive CTEs): hand-written SQL. */
 export function moveItem(
-  db: Db,
   scope: DeploymentScope,
   id: number,
   folderId: number | null,
   type: WorkspaceItemType | null,
-  now: string,
 ) {
+  const { db } = scope;
   const check = flagsOf(
     sql`${deploymentOwned(scope.deploymentId, scope.accountId)} AS deployment_ok,
       (SELECT type FROM workspace_items WHERE id = ${id} AND deployment_id = ${scope.deploymentId}) AS item_type,
@@ -104,7 +99,7 @@ export function moveItem(
     [
       db
         .update(workspaceItems)
-        .set({ folderId, updatedAt: now, updatedBy: scope.userId })
+        .set({ folderId, ...editedBy(scope) })
         .where(and(eq(workspaceItems.id, id), guard(check))),
     ],
     itemOf(scope, id),

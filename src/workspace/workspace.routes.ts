@@ -1,4 +1,3 @@
-import { inDeployment, nowOf } from '../auth/deployment-scope';
 import { pageSchema } from '../core/pagination';
 import { apiDocs, routeGroup, routes } from '../http/route';
 import { presentItem } from './workspace.present';
@@ -20,28 +19,28 @@ import { listWorkspace } from './workspace-list.service';
 
 const route = routeGroup({
   auth: 'user',
+  scope: 'deployment',
   tags: ['Workspace'],
   errors: [403, 404],
   docs: apiDocs(markdown, { MAX_BULK_ITEMS }),
 });
 
-/** E7 and E2. Mounted at /api/v1/deployments/:deploymentId/workspace. */
+/** The workspace list, the move and the bulk move and delete. Mounted at /api/v1/deployments/:deploymentId/workspace. */
 export const workspaceRoutes = routes(
   route.get('/', 'workspaceObjects', pageSchema(workspaceItemSchema), {
     input: { params: deploymentParams, query: listQuery },
-    handler: async (c, { params, query }) => listWorkspace(...inDeployment(c, params), query),
+    handler: async (_c, { query }, scope) => listWorkspace(scope, query),
   }),
   route.post('/move', 'moveWorkspaceObject', workspaceItemSchema, {
     input: { params: deploymentParams, body: moveBody },
-    handler: async (c, { params, body }) =>
-      presentItem(await moveItem(...inDeployment(c, params), body, nowOf(c))),
+    handler: async (_c, { body }, scope) => presentItem(await moveItem(scope, body)),
   }),
   route.post('/bulk-move', 'bulkMoveWorkspaceObjects', bulkMoveResponse, {
     input: { params: deploymentParams, body: bulkMoveBody },
-    handler: async (c, { params, body }) => bulkMove(...inDeployment(c, params), body, nowOf(c)),
+    handler: async (_c, { body }, scope) => bulkMove(scope, body),
   }),
   route.post('/bulk-delete', 'bulkDeleteWorkspaceObjects', bulkDeleteResponse, {
     input: { params: deploymentParams, body: bulkDeleteBody },
-    handler: async (c, { params, body }) => bulkDelete(...inDeployment(c, params), body),
+    handler: async (_c, { body }, scope) => bulkDelete(scope, body),
   }),
 );

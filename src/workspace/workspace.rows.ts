@@ -7,7 +7,7 @@ import {
   workbooks,
   type workspaceItems,
 } from '../../schema/workspace';
-import type { DeploymentScope } from '../auth/deployment-scope';
+import type { DeploymentScope } from '../core/scope';
 import { itemsQuery, oneItem } from './workspace.queries';
 
 /**

@@ -345,7 +345,7 @@ const common = {
   calculatedFields: workbookJson,
 };
 
-/** The spec's workspace item (Cube's Workbook shape); fields a type does not have are null. */
+/** A workspace item as answered (Cube's Workbook shape); fields a type does not have are null. */
 export const workspaceItemSchema = v.object({
   ...common,
   folderId: v.nullable(v.number()),

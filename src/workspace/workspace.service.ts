@@ -1,41 +1,29 @@
 import type * as v from 'valibot';
 import type { WorkspaceItemType } from '../../schema/workspace';
-import type { DeploymentScope } from '../auth/deployment-scope';
-import type { Db } from '../core/env';
 import { ApiError, badRequest, notFound } from '../core/errors';
+import type { DeploymentScope } from '../core/scope';
 import { depthError, folderNotFound, requireDeployment, written } from './item-writes';
 import { LABEL } from './workspace.present';
 import * as repo from './workspace.repository';
 import type { moveBody } from './workspace.schemas';
 
-/** What every kind of item shares: a GET (which records the view), a delete and E2's move. */
+/** What every kind of item shares: a GET (which records the view), a delete and a move. */
 
 /** GET of one item: records the caller's view time and answers the item. */
-export async function viewItem(
-  db: Db,
-  scope: DeploymentScope,
-  id: number,
-  type: WorkspaceItemType,
-  now: string,
-) {
-  const rec = await repo.viewItem(db, scope, id, type, now);
+export async function viewItem(scope: DeploymentScope, id: number, type: WorkspaceItemType) {
+  const rec = await repo.viewItem(scope, id, type);
   if (!rec) throw notFound(LABEL[type]);
   return rec;
 }
 
-export async function deleteItem(db: Db, scope: DeploymentScope, id: number, type: WorkspaceItemType) {
-  if (!(await repo.deleteItem(db, scope, id, type))) throw notFound(LABEL[type]);
+export async function deleteItem(scope: DeploymentScope, id: number, type: WorkspaceItemType) {
+  if (!(await repo.deleteItem(scope, id, type))) throw notFound(LABEL[type]);
   return { id, deleted: true as const };
 }
 
-export async function moveItem(
-  db: Db,
-  scope: DeploymentScope,
-  input: v.InferOutput<typeof moveBody>,
-  now: string,
-) {
+export async function moveItem(scope: DeploymentScope, input: v.InferOutput<typeof moveBody>) {
   const folderId = input.folderId ?? null;
-  const result = await repo.moveItem(db, scope, input.id, folderId, input.type ?? null, now);
+  const result = await repo.moveItem(scope, input.id, folderId, input.type ?? null);
   const { check } = result;
   requireDeployment(check);
   if (check.itemType === null) {

@@ -1,9 +1,9 @@
 import { and, eq, type SQL, sql } from 'drizzle-orm';
 import type { AnySQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { type WorkspaceItemType, workspaceItems } from '../../schema/workspace';
-import type { DeploymentScope } from '../auth/deployment-scope';
 import { runBatch, type Statement } from '../core/db';
 import type { Db } from '../core/env';
+import type { DeploymentScope } from '../core/scope';
 import { nameGrams } from './name-search';
 import { type ItemRecord, isItemType, type Raw, singleFrom } from './workspace.rows';
 
@@ -81,17 +81,17 @@ export interface NewItem {
   type: WorkspaceItemType;
   name: string;
   folderId: number | null;
-  now: string;
 }
 
 // Hand-written: an INSERT guarded by the batch's check must be INSERT … SELECT from it, which
 // drizzle's insert-select only takes with every column of the table in order.
 export function insertItem(scope: DeploymentScope, item: NewItem, check: SQL, position: SQL = sql`0`): SQL {
   const nameKey = item.name.toLowerCase();
+  const now = scope.now.toISOString();
   return sql`INSERT INTO workspace_items (deployment_id, type, name, name_key, name_grams, folder_id, position,
       created_by, updated_by, created_at, updated_at)
     SELECT ${scope.deploymentId}, ${item.type}, ${item.name}, ${nameKey}, ${nameGrams(nameKey)}, ${item.folderId}, ${position},
-      ${scope.userId}, ${scope.userId}, ${item.now}, ${item.now}
+      ${scope.userId}, ${scope.userId}, ${now}, ${now}
     FROM (${check}) c WHERE c.ok = 1`;
 }
 
@@ -110,20 +110,25 @@ export function nameSet(name: string | undefined): Partial<typeof workspaceItems
   return { name, nameKey, nameGrams: nameGrams(nameKey) };
 }
 
+/** The columns every edit of an item sets: who made it, and when. */
+export const editedBy = (scope: DeploymentScope) => ({
+  updatedAt: scope.now.toISOString(),
+  updatedBy: scope.userId,
+});
+
 /**
  * The item row's part of a guarded update (name, folder, who and when), written only when the
  * batch's check passed: shared by the workbook and report updates.
  */
 export function guardedItemUpdate(
-  db: Db,
   scope: DeploymentScope,
   id: number,
   check: Parameters<typeof guard>[0],
-  patch: { name?: string; folderId?: number | null; now: string },
+  patch: { name?: string; folderId?: number | null },
 ) {
-  return db
+  return scope.db
     .update(workspaceItems)
-    .set({ ...nameSet(patch.name), folderId: patch.folderId, updatedAt: patch.now, updatedBy: scope.userId })
+    .set({ ...nameSet(patch.name), folderId: patch.folderId, ...editedBy(scope) })
     .where(and(eq(workspaceItems.id, id), guard(check)));
 }
 

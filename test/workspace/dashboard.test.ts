@@ -79,7 +79,7 @@ const complete = {
   },
 };
 
-describe('PUT /workbooks/{id}/dashboard (E1)', () => {
+describe('PUT /workbooks/{id}/dashboard', () => {
   it('stores the whole DashboardConfigInput and answers the draft and the published config', async () => {
     const wb = await workbook(acme.member, d);
     platform.clock = clockAt('2032-01-01T00:00:00.000Z');

@@ -133,7 +133,7 @@ describe('GET /folders/{id}', () => {
   });
 });
 
-describe('PUT /folders/{id} (E5)', () => {
+describe('PUT /folders/{id}', () => {
   it('renames and repositions, changing only what is sent', async () => {
     const f = await folder(acme.member, d, { name: 'Before', position: 3 });
     const renamed = await api('PUT', `${base(d)}/folders/${f.id}`, {
@@ -151,7 +151,7 @@ describe('PUT /folders/{id} (E5)', () => {
     expect(roundTrips(moved)).toBe(2);
   });
 
-  // Issue 12: `{}` is no longer refused (Cube requires nothing): test/cube/workspace.test.ts.
+  // `{}` is not refused (Cube requires nothing): test/cube/workspace.test.ts.
   it.each([
     [{ name: '' }, 'name'],
     [{ name: 'y'.repeat(256) }, 'name'],
@@ -176,7 +176,7 @@ describe('PUT /folders/{id} (E5)', () => {
   });
 });
 
-describe('DELETE /folders/{id} (E6)', () => {
+describe('DELETE /folders/{id}', () => {
   it('moves the folder’s workbooks and reports to its parent, then deletes it', async () => {
     const parent = await folder(acme.member, d, { name: 'Parent' });
     const doomed = await folder(acme.member, d, { name: 'Doomed', parentId: parent.id });

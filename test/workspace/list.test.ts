@@ -40,7 +40,7 @@ const list = (query = '', auth: { bearer: string } = acme.member) =>
 
 const names = (res: { body: { items: { name: string }[] } }) => res.body.items.map((i) => i.name);
 
-describe('GET /workspace (E7)', () => {
+describe('GET /workspace', () => {
   it('lists the root level, folders first, each group by updated_at DESC, in two D1 round trips', async () => {
     const res = await list();
     expect(res.status).toBe(200);
@@ -193,7 +193,7 @@ describe('GET /workspace (E7)', () => {
     'first=1.5',
     'first=abc',
     'folderId=abc',
-    // Issue 12: folderId=0 is the root level now (Cube's folderId ≥ 0).
+    // folderId=0 is the root level (Cube's folderId ≥ 0).
     `search=${'s'.repeat(256)}`,
     'sort=name',
   ])('rejects %s with 400 naming the parameter', async (query) => {

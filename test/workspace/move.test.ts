@@ -14,7 +14,7 @@ beforeAll(async () => {
 
 const move = (body: unknown) => api('POST', `${base(d)}/workspace/move`, { auth: acme.member, body });
 
-describe('POST /workspace/move (E2)', () => {
+describe('POST /workspace/move', () => {
   it('moves a workbook into a folder and answers the workspace item with its new path', async () => {
     const f = await folder(acme.member, d, { name: 'Dest' });
     const wb = await workbook(acme.member, d, { name: 'Mover' });

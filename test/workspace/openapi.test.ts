@@ -13,7 +13,7 @@ beforeAll(async () => {
 
 const P = '/api/v1/deployments/{deploymentId}';
 const ROUTES: [string, string, string?][] = [
-  // Issue 12: Cube's operation ids (X12), were listWorkspaceItems and moveWorkspaceItem.
+  // Cube's operation ids (formerly listWorkspaceItems and moveWorkspaceItem).
   ['get', `${P}/workspace`, 'workspaceObjects'],
   ['post', `${P}/workspace/move`, 'moveWorkspaceObject'],
   ['post', `${P}/folders`],
@@ -44,7 +44,7 @@ describe('the OpenAPI document for the workspace and dashboards', () => {
       const op = document.paths[path]?.[method];
       expect(op, `${method} ${path}`).toBeDefined();
       expect(op.summary).toEqual(expect.any(String));
-      // Issue 12: routes declared in a route group document that API keys work there too.
+      // Routes declared in a route group document that API keys work there too.
       expect(op.security).toContainEqual({ bearerAuth: [] });
       expect(op.responses['401'].$ref).toBe('#/components/responses/Error401');
       expect(op.responses['404'].$ref).toBe('#/components/responses/Error404');
@@ -53,7 +53,7 @@ describe('the OpenAPI document for the workspace and dashboards', () => {
     },
   );
 
-  it('documents every E7 query parameter with its values', () => {
+  it('documents every query parameter of the workspace list with its values', () => {
     const params = document.paths[`${P}/workspace`].get.parameters;
     const byName = Object.fromEntries(params.map((p: { name: string }) => [p.name, p]));
     expect(Object.keys(byName).sort()).toEqual(
@@ -78,7 +78,7 @@ describe('the OpenAPI document for the workspace and dashboards', () => {
     expect(JSON.stringify(byName.types.schema)).toContain('"FOLDER","WORKBOOK","REPORT"');
   });
 
-  it('documents the DashboardConfigInput of E1 and the conflicts of E3 and E6', () => {
+  it('documents the DashboardConfigInput of the draft and the conflicts of the workbook update and the folder delete', () => {
     const body =
       document.paths[`${P}/workbooks/{id}/dashboard`].put.requestBody.content['application/json'].schema;
     const config = JSON.stringify(body);

@@ -5,7 +5,7 @@ import { api } from '../helpers/http';
 import { base, roundTrips, workbook } from './helpers';
 
 /**
- * Walking every page of E7 returns every item exactly once, in order, while other items are
+ * Walking every page of the workspace list returns every item exactly once, in order, while other items are
  * inserted and edited between pages. 360 items are seeded in bulk SQL with many ties in every
  * sort key (so the id tie-breaker matters); the walk itself goes through HTTP.
  */
@@ -94,7 +94,7 @@ const KEY: Record<string, (r: Row) => string> = {
   viewer_last_viewed_at: (r) => r.viewed,
 };
 
-/** The contract's order: folders first, then the key in the direction, ties by id the same way. */
+/** The documented order: folders first, then the key in the direction, ties by id the same way. */
 function expectedOrder(rows: Row[], field: string, direction: 'ASC' | 'DESC'): number[] {
   const sign = direction === 'ASC' ? 1 : -1;
   const key = KEY[field] as (r: Row) => string;
@@ -136,7 +136,7 @@ async function walk(query: string, between: (page: number) => Promise<void>): Pr
 
 const FIELDS = ['updated_at', 'created_at', 'name', 'viewer_last_viewed_at'] as const;
 
-describe('E7 keyset pagination', () => {
+describe('Workspace list keyset pagination', () => {
   for (const field of FIELDS) {
     for (const direction of ['DESC', 'ASC'] as const) {
       it(`walks the root by ${field} ${direction}: every item once, in order, with inserts between pages`, async () => {
@@ -166,7 +166,7 @@ describe('E7 keyset pagination', () => {
           },
         );
         expect(result.pages).toBeGreaterThanOrEqual(Math.ceil(expected.length / 17));
-        // No item twice, and every item that existed before the walk, in the contract's order.
+        // No item twice, and every item that existed before the walk, in the documented order.
         expect(new Set(result.ids).size).toBe(result.ids.length);
         const original = new Set(expected);
         expect(result.ids.filter((id) => original.has(id))).toEqual(expected);

@@ -31,7 +31,7 @@ async function plan(params: Partial<ListParams>) {
   return rows.map((r) => r.detail);
 }
 
-describe('E7 query plans', () => {
+describe('Workspace list query plans', () => {
   it.each([
     ['the root', {}],
     ['a 3+ character search', { search: 'apple' }],

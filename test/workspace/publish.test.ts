@@ -102,7 +102,7 @@ describe('POST /workbooks/{id}/publish', () => {
     ).toBe(1);
     const item = await api('GET', `${base(d)}/workbooks/${wb.id}`, { auth: acme.member });
     expect(item.body.dashboardPublished).toEqual(draft(3));
-    // Issue 12: the workbook's publishedDashboard carries Cube's required `status` too.
+    // The workbook's publishedDashboard carries Cube's required `status` too.
     expect(item.body.publishedDashboard).toEqual({ ...res.body, status: 'published' });
   });
 
@@ -128,7 +128,7 @@ describe('POST /workbooks/{id}/publish', () => {
     expect(list.body.items.map((v: { versionNumber: number }) => v.versionNumber)).toEqual([2, 1]);
     expect(list.body.items[0]).toMatchObject({ id: v2.versionId, isCurrent: true, publicId: v1.publicId });
     expect(list.body.items[1]).toMatchObject({ id: v1.versionId, isCurrent: false });
-    // The list answers summaries (issue 10): each version's body comes from …/versions/{n}.
+    // The list answers summaries: each version's body comes from …/versions/{n}.
     const one = (await version(wb.id, 1)).body;
     const two = (await version(wb.id, 2)).body;
     expect(one).toMatchObject({ id: v1.versionId, isCurrent: false, config: draft(3) });
@@ -139,7 +139,7 @@ describe('POST /workbooks/{id}/publish', () => {
   it('keeps allowEmbed and allEmbedUsers across republishing', async () => {
     const { wb } = await publishable();
     const v1 = (await publish(wb.id)).body;
-    // E8 belongs to the embedding domain; it flips these columns of the published row.
+    // Embed access belongs to the embedding domain; it flips these columns of the published row.
     await env.DB.prepare('UPDATE published_dashboards SET allow_embed = 1, all_embed_users = 1 WHERE id = ?')
       .bind(v1.id)
       .run();
@@ -380,13 +380,13 @@ describe('deleting a published workbook', () => {
     const published = (await publish(wb.id)).body;
     await publish(wb.id);
     expect(await findPublishedByPublicId(db(), published.publicId)).not.toBeNull();
-    // Through the embedding routes: E8 and an embed session's load work before the delete …
-    const e8 = () =>
+    // Through the embedding routes: the embed access update and an embed session's load work before the delete …
+    const allowEmbed = () =>
       api('PATCH', `/api/v1/embed/dashboard/${published.publicId}`, {
         auth: acme.admin,
         body: { allowEmbed: true },
       });
-    expect((await e8()).status).toBe(200);
+    expect((await allowEmbed()).status).toBe(200);
     const session = await api('POST', '/api/v1/embed/generate-session', {
       auth: acme.key,
       body: { deploymentId: d, externalId: 'viewer-1' },
@@ -400,7 +400,7 @@ describe('deleting a published workbook', () => {
     expect((await load()).status).toBe(200);
     expect((await api('DELETE', `${base(d)}/workbooks/${wb.id}`, { auth: acme.member })).status).toBe(200);
     // … and answer 404 after it.
-    expectError(await e8(), 404, 'NOT_FOUND');
+    expectError(await allowEmbed(), 404, 'NOT_FOUND');
     expectError(await load(), 404, 'NOT_FOUND');
     expect(await count('SELECT 1 FROM published_dashboards WHERE id = ?', published.id)).toBe(0);
     expect(

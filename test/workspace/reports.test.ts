@@ -77,7 +77,7 @@ describe('POST /reports', () => {
   });
 
   const comparison = full.periodComparisons[0] as Record<string, any>;
-  // Issue 12: `{}` creates "Untitled report" now (Cube requires nothing): test/cube/workspace.test.ts.
+  // `{}` creates "Untitled report" (Cube requires nothing): test/cube/workspace.test.ts.
   it.each([
     [{ name: '' }, 'name'],
     [{ name: 'x', title: 5 }, 'title'],
@@ -192,7 +192,7 @@ describe('GET, PUT and DELETE /reports/{id}', () => {
 
   it('PUT rejects bad fields and an empty body, changing nothing', async () => {
     const rp = await report(acme.member, d, { name: 'Fixed', ...full });
-    // Issue 12: `{}` answers the report unchanged now (Cube requires nothing).
+    // `{}` answers the report unchanged (Cube requires nothing).
     for (const [body, field] of [
       [{ periodComparisons: [{ measure: 'm' }] }, 'periodComparisons.0.timeDimension'],
       [{ preferences: null }, 'preferences'],

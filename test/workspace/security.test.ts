@@ -99,7 +99,7 @@ describe('workspace and dashboard routes', () => {
     it(`${label}: 401 without a credential, with an Api-Key, with an unknown token`, async () => {
       const path = url(acme.deployments[0], route, mine);
       const body = route.body?.(mine);
-      // Issue 12: a valid API key is accepted on these routes now (test/foundation/api-key-credentials.test.ts); an unknown one is a 401.
+      // A valid API key is accepted on these routes (test/foundation/api-key-credentials.test.ts); an unknown one is a 401.
       for (const auth of [
         null,
         { apiKey: 'eb_ak_unknown' },

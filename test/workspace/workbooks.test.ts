@@ -140,7 +140,7 @@ describe('GET /workbooks/{id}', () => {
   });
 });
 
-describe('PUT /workbooks/{id} (E3)', () => {
+describe('PUT /workbooks/{id}', () => {
   it('changes only the fields sent; meta replaces the stored object', async () => {
     const wb = await workbook(acme.member, d, { name: 'Old', meta: { a: 1, b: 2 }, slug: 'e3-old' });
     platform.clock = clockAt('2030-01-01T00:00:00.000Z');
@@ -234,7 +234,7 @@ describe('PUT /workbooks/{id} (E3)', () => {
     expect(res.body.slug).toBe('free-one');
   });
 
-  // Issue 12: `{}`, `{slugTakeover: true}` and `{meta: null}` are no longer refused (Cube requires
+  // `{}`, `{slugTakeover: true}` and `{meta: null}` are not refused (Cube requires
   // nothing; null is "not sent"): they answer the workbook unchanged, see test/cube/workspace.test.ts.
   it.each([
     [{ slug: 'Bad Slug' }, 'slug'],
