@@ -1,10 +1,9 @@
 import type * as v from 'valibot';
 import type { NotificationFilter } from '../../schema/notifications';
-import type { DeploymentScope } from '../auth/deployment-scope';
-import type { Db } from '../core/env';
 import { ApiError, type ErrorDetail, notFound } from '../core/errors';
 import type { Page, PageRequest } from '../core/pagination';
 import { afterId, toPage } from '../core/pagination';
+import type { DeploymentScope } from '../core/scope';
 import { withoutNulls } from '../core/validation';
 import { CronError, compileSchedule, nextRunAfter, nextRuns } from './cron-expression';
 import * as repo from './notifications.repository';
@@ -25,12 +24,6 @@ import {
 } from './schedule';
 import { describeSchedule } from './schedule-wording';
 import { localIso, resolveTimeZone } from './time-zone';
-
-/** A deployment scope (another account's deployment is a 404) plus the request's D1 and clock. */
-export interface NotificationScope extends DeploymentScope {
-  db: Db;
-  now: Date;
-}
 
 const ALL_FIELDS: readonly ScheduleField[] = ['minute', 'hour', 'dayOfWeek', 'dayOfMonth', 'customCron'];
 
@@ -131,7 +124,7 @@ function presentNotification(row: repo.NotificationRow): NotificationView {
 }
 
 /** The dashboard a body names (exactly one of dashboardId, dashboardPublicId), of this deployment. */
-async function resolveDashboard(scope: NotificationScope, input: UpdateNotificationInput, required: boolean) {
+async function resolveDashboard(scope: DeploymentScope, input: UpdateNotificationInput, required: boolean) {
   const named = [input.dashboardId, input.dashboardPublicId].filter((x) => x !== undefined).length;
   if (named > 1 || (required && named === 0)) {
     const message = 'Give exactly one of dashboardId or dashboardPublicId';
@@ -152,9 +145,9 @@ async function resolveDashboard(scope: NotificationScope, input: UpdateNotificat
   return result.dashboard;
 }
 
+/** A notification of the deployment's published dashboard, created by the scope's user. */
 export async function createNotification(
-  scope: NotificationScope,
-  userId: number,
+  scope: DeploymentScope,
   input: CreateNotificationInput,
 ): Promise<NotificationView> {
   const schedule = mergeSchedule(null, input);
@@ -178,7 +171,7 @@ export async function createNotification(
       timeGrains: input.timeGrains ?? [],
       memberSwitchers: input.memberSwitchers ?? [],
       nextRunAt: nextRunAt(schedule, isEnabled, scope.now),
-      createdBy: userId,
+      createdBy: scope.userId,
       createdAt: now,
       updatedAt: now,
     },
@@ -187,13 +180,13 @@ export async function createNotification(
   return presentNotification(row);
 }
 
-async function getNotificationRow(scope: NotificationScope, id: number): Promise<repo.NotificationRow> {
+async function getNotificationRow(scope: DeploymentScope, id: number): Promise<repo.NotificationRow> {
   const row = await repo.findNotification(scope.db, scope.accountId, scope.deploymentId, id);
   if (!row) throw notFound('Notification');
   return row;
 }
 
-export async function getNotification(scope: NotificationScope, id: number): Promise<NotificationView> {
+export async function getNotification(scope: DeploymentScope, id: number): Promise<NotificationView> {
   return presentNotification(await getNotificationRow(scope, id));
 }
 
@@ -240,7 +233,7 @@ export function listFilterOf(query: {
 }
 
 export async function listNotifications(
-  scope: NotificationScope,
+  scope: DeploymentScope,
   filter: repo.ListFilter,
   request: PageRequest,
 ): Promise<Page<NotificationView>> {
@@ -263,7 +256,7 @@ export async function listNotifications(
  */
 /** Cube's updateNotification: the fields sent change; null or omitted (or no body) leaves a field as it is. */
 export async function updateNotification(
-  scope: NotificationScope,
+  scope: DeploymentScope,
   id: number,
   body: v.InferOutput<typeof updateNotificationBody> | undefined,
 ): Promise<NotificationView> {
@@ -296,7 +289,7 @@ export async function updateNotification(
   return presentNotification(row);
 }
 
-export async function deleteNotification(scope: NotificationScope, id: number) {
+export async function deleteNotification(scope: DeploymentScope, id: number) {
   if (!(await repo.deleteNotification(scope.db, scope.accountId, scope.deploymentId, id))) {
     throw notFound('Notification');
   }
@@ -305,7 +298,7 @@ export async function deleteNotification(scope: NotificationScope, id: number) {
 
 /** The next `count` runs from now, in UTC and in the notification's zone. */
 /** The next `count` runs of a notification's schedule (10 unless the query asks), with its wording. */
-export async function previewSchedule(scope: NotificationScope, id: number, count = 10) {
+export async function previewSchedule(scope: DeploymentScope, id: number, count = 10) {
   const row = await getNotificationRow(scope, id);
   const schedule = scheduleOf(row);
   const runs = nextRuns(compileSchedule(schedule), scope.now.getTime(), count);

@@ -7,6 +7,7 @@ import {
   tooManyRequests,
 } from '../core/errors';
 import { afterId, type PageRequest, toPage } from '../core/pagination';
+import type { DeploymentScope } from '../core/scope';
 import { DEFAULT_TENANT } from '../embedding/embedding.schemas';
 import { MAX_RECIPIENTS_PER_NOTIFICATION } from './notifications.limits';
 import {
@@ -15,7 +16,6 @@ import {
   type RecipientView,
   type RemoveRecipientInput,
 } from './notifications.schemas';
-import type { NotificationScope } from './notifications.service';
 import * as repo from './recipients.repository';
 
 function presentRecipient(row: repo.RecipientRow): RecipientView {
@@ -129,11 +129,7 @@ function changes(w: repo.RecipientWrite, stored: repo.RecipientRow): boolean {
  * be resolved is a 400 naming it. Then one batch writes them all (see writeRecipients), and
  * each is sorted into created, updated or unchanged by comparison with what was stored.
  */
-export async function addRecipients(
-  scope: NotificationScope,
-  notificationId: number,
-  items: RecipientInput[],
-) {
+export async function addRecipients(scope: DeploymentScope, notificationId: number, items: RecipientInput[]) {
   const details: ErrorDetail[] = [];
   const named = items.map((item, i) => nameRecipient(item, `recipients.${i}`, details));
   const userIds = named.flatMap((n) => (n?.kind === 'user' ? [n.userId] : []));
@@ -283,7 +279,7 @@ function quotaExceeded(limit: number) {
   );
 }
 
-export async function listRecipients(scope: NotificationScope, notificationId: number, request: PageRequest) {
+export async function listRecipients(scope: DeploymentScope, notificationId: number, request: PageRequest) {
   const { notificationFound, rows } = await repo.listRecipients(
     scope.db,
     scope.accountId,
@@ -296,7 +292,7 @@ export async function listRecipients(scope: NotificationScope, notificationId: n
   return toPage(rows, request, 'recipients', (r) => [r.id], presentRecipient);
 }
 
-export async function deleteRecipient(scope: NotificationScope, notificationId: number, recipientId: number) {
+export async function deleteRecipient(scope: DeploymentScope, notificationId: number, recipientId: number) {
   const deleted = await repo.deleteRecipient(
     scope.db,
     scope.accountId,
@@ -315,7 +311,7 @@ export async function deleteRecipient(scope: NotificationScope, notificationId: 
  * entry that is not subscribed is skipped.
  */
 export async function removeRecipients(
-  scope: NotificationScope,
+  scope: DeploymentScope,
   notificationId: number,
   items: RemoveRecipientInput[],
 ) {

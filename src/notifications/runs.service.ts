@@ -1,7 +1,8 @@
-import type { Bindings, Db, NotificationMessage, NotificationQueue } from '../core/env';
+import type { NotificationMessage, NotificationQueue } from '../core/env';
 import { ApiError, conflict, notFound } from '../core/errors';
 import type { PageRequest } from '../core/pagination';
 import { afterId, toPage } from '../core/pagination';
+import type { DeploymentScope, RequestScope } from '../core/scope';
 import { base64, escapeMarkup } from '../core/text';
 import { webhookUrlProblem } from '../core/webhook-url';
 import { type DashboardControls, resolveControls } from '../dashboards/controls';
@@ -10,11 +11,10 @@ import { liveDashboard } from '../dashboards/live-reports.service';
 import { controlMembersProblem } from '../data-api/data.service';
 import type { Identity } from '../semantic/query/policies';
 import { compileSchedule, nextRunAfter } from './cron-expression';
-import { type DeliveryPorts, PermanentDeliveryError, type RenderedFile, type RenderScope } from './delivery';
+import { type DeliveryScope, PermanentDeliveryError, type RenderedFile, type RenderScope } from './delivery';
 import { controlValuesOf, describeControls, filterProblem } from './notification-controls';
 import { CLAIM_PAGE, CLAIM_PER_TICK, REQUEUE_PER_TICK, RUN_DELIVERIES_PREVIEW } from './notifications.limits';
 import type { DeliveryView, RunView } from './notifications.schemas';
-import type { NotificationScope } from './notifications.service';
 import type { RecipientRow } from './recipients.repository';
 import * as repo from './runs.repository';
 import { describeSchedule } from './schedule-wording';
@@ -62,18 +62,16 @@ export interface TickResult {
 }
 
 /**
- * The cron's work: claim due slots (next run ≤ the tick's scheduledTime) page by page, at most
+ * The cron's work: claim due slots (next run ≤ the tick's scheduledTime, the scope's `now`) page by page, at most
  * CLAIM_PER_TICK of them, earliest first; advance each claimed notification's next run past
  * the tick, and send only the runs this tick created. What is left stays due, and the next
  * tick claims it first. A doubled tick claims nothing twice; a skipped tick leaves next runs
  * in the past, so the next tick claims them (missed slots of one notification collapse into
  * one run).
  */
-export async function claimDueRuns(
-  db: Db,
-  queue: NotificationQueue,
-  scheduledTime: Date,
-): Promise<TickResult> {
+export async function claimDueRuns(scope: RequestScope): Promise<TickResult> {
+  const { db, now: scheduledTime } = scope;
+  const queue = scope.ports.notificationsQueue;
   const tick = scheduledTime.toISOString();
   const result: TickResult = { claimed: 0, enqueued: 0, suppressed: 0, requeued: 0 };
   let after: { nextRunAt: string; id: number } | null = null;
@@ -156,7 +154,7 @@ function presentRun(item: repo.RunListItem): RunView {
  * POST …/run: a manual run now (suppressed right away when deliveries are off). One manual
  * run of a notification may be queued or running at a time; another is a 409.
  */
-export async function runNow(scope: NotificationScope, queue: NotificationQueue, notificationId: number) {
+export async function runNow(scope: DeploymentScope, notificationId: number) {
   const result = await repo.insertManualRun(
     scope.db,
     scope.accountId,
@@ -171,7 +169,7 @@ export async function runNow(scope: NotificationScope, queue: NotificationQueue,
   const { run } = result;
   if (run.status === 'queued') {
     try {
-      await queue.send(message(run.id).body);
+      await scope.ports.notificationsQueue.send(message(run.id).body);
     } catch (err) {
       console.error(
         JSON.stringify({ event: 'notification_enqueue_failed', runId: run.id, error: String(err) }),
@@ -181,7 +179,7 @@ export async function runNow(scope: NotificationScope, queue: NotificationQueue,
   return presentRun({ run, counts: NO_DELIVERIES, deliveries: [] });
 }
 
-export async function listRuns(scope: NotificationScope, notificationId: number, request: PageRequest) {
+export async function listRuns(scope: DeploymentScope, notificationId: number, request: PageRequest) {
   const { notificationFound, runs } = await repo.listRuns(
     scope.db,
     scope.accountId,
@@ -197,7 +195,7 @@ export async function listRuns(scope: NotificationScope, notificationId: number,
 
 /** GET …/runs/{runId}/deliveries: one page of a run's deliveries by recipient id. */
 export async function listDeliveries(
-  scope: NotificationScope,
+  scope: DeploymentScope,
   notificationId: number,
   runId: number,
   request: PageRequest,
@@ -227,7 +225,7 @@ export const backoffSeconds = (attempts: number) => Math.min(3600, 30 * 2 ** Mat
  */
 const ACCOUNT_IDENTITY: Identity = { groups: [], userAttributes: {}, securityContext: {} };
 
-function scopeOf(r: RecipientRow, catalogue: string[]): RenderScope {
+function renderScopeOf(r: RecipientRow, catalogue: string[]): RenderScope {
   if (r.type !== 'EMBED_USER') {
     return {
       key: 'account',
@@ -266,7 +264,7 @@ function scopeOf(r: RecipientRow, catalogue: string[]): RenderScope {
  * deliveries then fail rather than send a file that shows more than its controls say.
  */
 async function controlsProblem(
-  data: { db: Db; env: Bindings; accountId: number; deploymentId: number; now: Date },
+  data: RequestScope & { accountId: number; deploymentId: number },
   context: repo.RunContext,
 ): Promise<string | null> {
   for (const filter of context.filters) {
@@ -330,19 +328,19 @@ export type AttemptResult =
  * failure resends to nobody. Answers whether the message needs another attempt.
  */
 export async function attemptRun(
-  db: Db,
-  ports: DeliveryPorts,
+  scope: DeliveryScope,
   runId: number,
-  options: { env: Bindings; from: string; now: Date; maxSends: number },
+  options: { from: string; maxSends: number },
 ): Promise<AttemptResult> {
+  const { db, delivery } = scope;
   const owner = crypto.randomUUID();
-  const now = options.now.toISOString();
+  const now = scope.now.toISOString();
   const { context, leased } = await repo.startRun(
     db,
     runId,
     owner,
     now,
-    new Date(options.now.getTime() + LEASE_MS).toISOString(),
+    new Date(scope.now.getTime() + LEASE_MS).toISOString(),
     options.maxSends,
   );
   // A run deleted with its notification, finished, suppressed, or with nothing left to lease.
@@ -355,13 +353,8 @@ export async function attemptRun(
   const dashboard = await findPublishedById(db, context.accountId, context.dashboardId);
   const title = dashboard?.title || dashboard?.config?.title || 'Dashboard';
   const schedule = describeSchedule(context.schedule);
-  const data = {
-    db,
-    env: options.env,
-    accountId: context.accountId,
-    deploymentId: context.deploymentId,
-    now: options.now,
-  };
+  // The run's account and deployment: what its charts' queries read.
+  const data = { ...scope, accountId: context.accountId, deploymentId: context.deploymentId };
   // Once per attempt, for every recipient: a refused control fails them all alike.
   const refused = dashboard ? await controlsProblem(data, context) : null;
   const controls: DashboardControls | null =
@@ -369,7 +362,7 @@ export async function attemptRun(
       ? resolveControls(dashboard.config, controlValuesOf(context.filters, context.timeGrains))
       : null;
   const controlsText = dashboard && controls ? describeControls(dashboard.config, controls) : null;
-  const origin = `https://${context.deploymentSlug}.${options.env.DEPLOYMENTS_DOMAIN}`;
+  const origin = `https://${context.deploymentSlug}.${scope.env.DEPLOYMENTS_DOMAIN}`;
   // One render per distinct recipient scope: the charts' queries run once for each identity.
   const renders = new Map<string, Promise<RenderedFile>>();
   const outcomes: repo.DeliveryOutcome[] = [];
@@ -378,26 +371,26 @@ export async function attemptRun(
     try {
       if (!dashboard) throw new PermanentDeliveryError('The published dashboard no longer exists');
       if (refused || !controls) throw new PermanentDeliveryError(refused ?? 'The controls cannot be applied');
-      const scope = scopeOf(recipient, catalogue);
-      let render = renders.get(scope.key);
+      const viewer = renderScopeOf(recipient, catalogue);
+      let render = renders.get(viewer.key);
       if (!render) {
         render = (async () => {
-          const live = await liveDashboard({ ...data, identity: scope.identity }, dashboard, controls).catch(
+          const live = await liveDashboard({ ...data, identity: viewer.identity }, dashboard, controls).catch(
             (err: unknown) => {
               // A deployment that cannot serve (no model, a misconfigured source) will not mend on retry.
               if (err instanceof ApiError && err.status < 500) throw new PermanentDeliveryError(err.message);
               throw err;
             },
           );
-          return ports.renderer.render({
+          return delivery.renderer.render({
             dashboard: { ...dashboard, reportSnapshots: live.reportSnapshots },
             format: context.format,
             controls,
             dataTime: live.dataTime,
-            scope,
+            scope: viewer,
           });
         })();
-        renders.set(scope.key, render);
+        renders.set(viewer.key, render);
       }
       const file = await render;
       const filename = fileName(title, context.run.slot, context.format);
@@ -415,7 +408,7 @@ export async function attemptRun(
         // Checked at every send as well as on write: a URL stored before the rule is refused too.
         const problem = webhookUrlProblem(context.chatWebhookUrl);
         if (problem) throw new PermanentDeliveryError(`The chat webhook URL is refused: ${problem}`);
-        await ports.webhook.post(context.chatWebhookUrl, {
+        await delivery.webhook.post(context.chatWebhookUrl, {
           channel: recipient.channelId,
           channelName: recipient.channelName,
           text,
@@ -428,7 +421,7 @@ export async function attemptRun(
         });
       } else {
         if (!recipient.email) throw new PermanentDeliveryError('The recipient has no email address');
-        await ports.mailer.send({
+        await delivery.mailer.send({
           from: options.from,
           to: recipient.email,
           subject: `${title}: scheduled report`,
@@ -447,7 +440,9 @@ export async function attemptRun(
       outcomes.push({ deliveryId, error, permanent: err instanceof PermanentDeliveryError });
     }
   }
-  const { unleased } = await repo.finishAttempt(db, runId, owner, outcomes, new Date().toISOString());
+  // Read again: the sends took time, and what they sent is recorded as of when they ended.
+  const finished = scope.ports.clock.now().toISOString();
+  const { unleased } = await repo.finishAttempt(db, runId, owner, outcomes, finished);
   const retryable = outcomes.filter((o) => o.error !== null && !o.permanent);
   if (retryable.length === 0) return unleased > 0 ? { outcome: 'continue' } : { outcome: 'ack' };
   const attempts = Math.max(...leased.map((l) => l.attempts));
@@ -455,6 +450,7 @@ export async function attemptRun(
 }
 
 /** Messages the queue gave up on: their runs record the failure, all in one batch. */
-export async function deadLetterRuns(db: Db, runIds: number[], now: Date): Promise<void> {
-  if (runIds.length > 0) await repo.failRuns(db, runIds, 'Delivery retries exhausted', now.toISOString());
+export async function deadLetterRuns(scope: RequestScope, runIds: number[]): Promise<void> {
+  if (runIds.length === 0) return;
+  await repo.failRuns(scope.db, runIds, 'Delivery retries exhausted', scope.now.toISOString());
 }
