@@ -1,17 +1,12 @@
-import type { Bindings, NotificationMessage } from '../core/env';
+import type { Bindings } from '../core/env';
 import type { RequestScope } from '../core/scope';
 import type { DeliveryScope } from './delivery';
 import { SENDS_PER_INVOCATION } from './notifications.limits';
-import { attemptRun, backoffSeconds, deadLetterRuns } from './runs.service';
+import { attemptRun, backoffSeconds, deadLetterRuns } from './run-attempts.service';
+import { isRunMessage } from './run-messages';
 
 export const NOTIFICATIONS_QUEUE_NAME = 'edgeboard-notifications';
 export const NOTIFICATIONS_DLQ_NAME = 'edgeboard-notifications-dlq';
-
-const isRunMessage = (body: unknown): body is NotificationMessage =>
-  typeof body === 'object' &&
-  body !== null &&
-  (body as NotificationMessage).kind === 'notification-run' &&
-  Number.isSafeInteger((body as NotificationMessage).runId);
 
 /** The address deliveries come from. */
 const senderOf = (env: Bindings) => `notifications@${env.DEPLOYMENTS_DOMAIN}`;

@@ -1,5 +1,5 @@
 import type { RequestScope } from '../core/scope';
-import { claimDueRuns, type TickResult } from './runs.service';
+import { claimDueRuns, type TickResult } from './run-claims.service';
 
 /**
  * Every minute: claim the runs due at the tick (the scope's `now`, the tick's scheduledTime)
