@@ -124,22 +124,23 @@ function presentNotification(row: repo.NotificationRow): NotificationView {
 }
 
 /** The dashboard a body names (exactly one of dashboardId, dashboardPublicId), of this deployment. */
-async function resolveDashboard(scope: DeploymentScope, input: UpdateNotificationInput, required: boolean) {
+async function resolveDashboard(scope: DeploymentScope, input: UpdateNotificationInput) {
   const named = [input.dashboardId, input.dashboardPublicId].filter((x) => x !== undefined).length;
-  if (named > 1 || (required && named === 0)) {
+  if (named !== 1) {
     const message = 'Give exactly one of dashboardId or dashboardPublicId';
     throw new ApiError('VALIDATION_FAILED', message, [
       { path: named > 1 ? 'dashboardPublicId' : 'dashboardId', message },
     ]);
   }
-  const result = await repo.resolveDashboard(scope.db, scope.accountId, scope.deploymentId, {
-    id: input.dashboardId,
-    publicId: input.dashboardPublicId,
-  });
+  const ref: repo.DashboardRef =
+    input.dashboardId !== undefined
+      ? { id: input.dashboardId }
+      : { publicId: input.dashboardPublicId as string };
+  const result = await repo.resolveDashboard(scope, ref);
   if (!result.deploymentFound) throw notFound('Deployment');
-  if (named === 1 && !result.dashboard) {
+  if (!result.dashboard) {
     throw new ApiError('NOT_FOUND', 'Published dashboard not found in this deployment', [
-      { path: input.dashboardId !== undefined ? 'dashboardId' : 'dashboardPublicId', message: 'Not found' },
+      { path: 'id' in ref ? 'dashboardId' : 'dashboardPublicId', message: 'Not found' },
     ]);
   }
   return result.dashboard;
@@ -151,15 +152,11 @@ export async function createNotification(
   input: CreateNotificationInput,
 ): Promise<NotificationView> {
   const schedule = mergeSchedule(null, input);
-  const dashboard = await resolveDashboard(scope, input, true);
-  if (!dashboard) throw notFound('Published dashboard');
+  const dashboard = await resolveDashboard(scope, input);
   const isEnabled = input.isEnabled ?? true;
-  const now = scope.now.toISOString();
   const row = await repo.insertNotification(
-    scope.db,
+    scope,
     {
-      accountId: scope.accountId,
-      deploymentId: scope.deploymentId,
       dashboardId: dashboard.id,
       ...schedule,
       cronExpression: cronExpressionOf(schedule),
@@ -171,9 +168,6 @@ export async function createNotification(
       timeGrains: input.timeGrains ?? [],
       memberSwitchers: input.memberSwitchers ?? [],
       nextRunAt: nextRunAt(schedule, isEnabled, scope.now),
-      createdBy: scope.userId,
-      createdAt: now,
-      updatedAt: now,
     },
     dashboard.publicId,
   );
@@ -181,7 +175,7 @@ export async function createNotification(
 }
 
 async function getNotificationRow(scope: DeploymentScope, id: number): Promise<repo.NotificationRow> {
-  const row = await repo.findNotification(scope.db, scope.accountId, scope.deploymentId, id);
+  const row = await repo.findNotification(scope, id);
   if (!row) throw notFound('Notification');
   return row;
 }
@@ -238,9 +232,7 @@ export async function listNotifications(
   request: PageRequest,
 ): Promise<Page<NotificationView>> {
   const { deploymentFound, rows } = await repo.listNotifications(
-    scope.db,
-    scope.accountId,
-    scope.deploymentId,
+    scope,
     filter,
     afterId(request),
     request.limit,
@@ -265,11 +257,11 @@ export async function updateNotification(
   const schedule = mergeSchedule(scheduleOf(stored), input);
   const dashboard =
     input.dashboardId !== undefined || input.dashboardPublicId !== undefined
-      ? await resolveDashboard(scope, input, false)
+      ? await resolveDashboard(scope, input)
       : null;
   const isEnabled = input.isEnabled ?? stored.isEnabled;
   const rescheduled = !sameSchedule(schedule, scheduleOf(stored)) || isEnabled !== stored.isEnabled;
-  const row = await repo.updateNotification(scope.db, scope.accountId, scope.deploymentId, id, {
+  const row = await repo.updateNotification(scope, id, {
     ...schedule,
     cronExpression: cronExpressionOf(schedule),
     ...(dashboard ? { dashboardId: dashboard.id } : {}),
@@ -283,14 +275,13 @@ export async function updateNotification(
     ...(input.timeGrains !== undefined ? { timeGrains: input.timeGrains } : {}),
     ...(input.memberSwitchers !== undefined ? { memberSwitchers: input.memberSwitchers } : {}),
     ...(rescheduled ? { nextRunAt: nextRunAt(schedule, isEnabled, scope.now) } : {}),
-    updatedAt: scope.now.toISOString(),
   });
   if (!row) throw notFound('Notification');
   return presentNotification(row);
 }
 
 export async function deleteNotification(scope: DeploymentScope, id: number) {
-  if (!(await repo.deleteNotification(scope.db, scope.accountId, scope.deploymentId, id))) {
+  if (!(await repo.deleteNotification(scope, id))) {
     throw notFound('Notification');
   }
   return { id, deleted: true as const };

@@ -125,7 +125,7 @@ function changes(w: repo.RecipientWrite, stored: repo.RecipientRow): boolean {
 }
 
 /**
- * E15. Every recipient is checked and resolved before anything is written; one that cannot
+ * Adds or updates recipients. Every recipient is checked and resolved before anything is written; one that cannot
  * be resolved is a 400 naming it. Then one batch writes them all (see writeRecipients), and
  * each is sorted into created, updated or unchanged by comparison with what was stored.
  */
@@ -144,7 +144,7 @@ export async function addRecipients(scope: DeploymentScope, notificationId: numb
     if (n.kind === 'embed') return [`embed:${n.tenant}/${n.externalId}`];
     return [`channel:${n.channelId}`];
   });
-  const state = await repo.readRecipientState(scope.db, scope.accountId, scope.deploymentId, notificationId, {
+  const state = await repo.readRecipientState(scope, notificationId, {
     userIds,
     emails,
     embedUsers: embedNames,
@@ -227,14 +227,7 @@ export async function addRecipients(scope: DeploymentScope, notificationId: numb
     throw quotaExceeded(state.externalUserLimit);
   }
 
-  const written = await repo.writeRecipients(
-    scope.db,
-    scope.accountId,
-    notificationId,
-    writes,
-    scope.now.toISOString(),
-    MAX_RECIPIENTS_PER_NOTIFICATION,
-  );
+  const written = await repo.writeRecipients(scope, notificationId, writes, MAX_RECIPIENTS_PER_NOTIFICATION);
   if (!written.ok) {
     if (written.refused === 'recipient_limit') throw recipientLimitExceeded();
     throw quotaExceeded(state.externalUserLimit);
@@ -281,9 +274,7 @@ function quotaExceeded(limit: number) {
 
 export async function listRecipients(scope: DeploymentScope, notificationId: number, request: PageRequest) {
   const { notificationFound, rows } = await repo.listRecipients(
-    scope.db,
-    scope.accountId,
-    scope.deploymentId,
+    scope,
     notificationId,
     afterId(request),
     request.limit,
@@ -293,13 +284,7 @@ export async function listRecipients(scope: DeploymentScope, notificationId: num
 }
 
 export async function deleteRecipient(scope: DeploymentScope, notificationId: number, recipientId: number) {
-  const deleted = await repo.deleteRecipient(
-    scope.db,
-    scope.accountId,
-    scope.deploymentId,
-    notificationId,
-    recipientId,
-  );
+  const deleted = await repo.deleteRecipient(scope, notificationId, recipientId);
   if (!deleted) throw notFound('Recipient');
   return { id: recipientId, deleted: true as const };
 }
@@ -328,14 +313,7 @@ export async function removeRecipients(
       else keys.push(`embed:${tenant}/${EMAIL_SHAPED.test(id) ? id.toLowerCase() : id}`);
     }
   }
-  const result = await repo.removeRecipients(
-    scope.db,
-    scope.accountId,
-    scope.deploymentId,
-    notificationId,
-    keys,
-    embedUserIds,
-  );
+  const result = await repo.removeRecipients(scope, notificationId, keys, embedUserIds);
   if (!result.notificationFound) throw notFound('Notification');
   return { id: notificationId, deleted: true as const, removedCount: result.removed };
 }

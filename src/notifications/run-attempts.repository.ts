@@ -1,4 +1,6 @@
-import { sql } from 'drizzle-orm';
+import { eq, getTableColumns, sql } from 'drizzle-orm';
+import { accounts } from '../../schema/accounts';
+import { deployments } from '../../schema/deployments';
 import {
   type NotificationFilter,
   type NotificationFormat,
@@ -9,18 +11,19 @@ import {
 } from '../../schema/notifications';
 import { mapRow, runBatch } from '../core/db';
 import type { Db } from '../core/env';
+import type { RequestScope } from '../core/scope';
 import { catalogueNames } from '../embedding/embed-dashboards.repository';
+import { rowsOf } from './notifications.repository';
 import { type RecipientRow, selectRecipients, toRecipientRow } from './recipients.repository';
 import type { RunRow } from './runs.repository';
 import { type Schedule, scheduleOf } from './schedule';
 
 /**
  * The guarded batches of a delivery attempt: starting or resuming a run and leasing its
- * recipients, recording what an attempt did, failing dead-lettered runs.
+ * recipients, recording what an attempt did, failing dead-lettered runs. Their writes are
+ * hand-written: each is guarded by the run's or the lease's state in the same batch (D1 has no
+ * interactive transaction), and the outcomes travel as one JSON parameter (json_each).
  */
-
-type Raw = Record<string, unknown>;
-const rowsOf = (result: D1Result | undefined): Raw[] => (result?.results ?? []) as Raw[];
 
 export interface RunContext {
   run: RunRow;
@@ -55,13 +58,14 @@ export interface LeasedDelivery {
  * sent rows sent and leases nothing twice.
  */
 export async function startRun(
-  db: Db,
+  scope: RequestScope,
   runId: number,
   owner: string,
-  now: string,
-  leaseUntil: string,
+  leaseUntil: Date,
   maxLease: number,
 ): Promise<{ context: RunContext | null; leased: LeasedDelivery[] }> {
+  const { db } = scope;
+  const now = scope.now.toISOString();
   const results = await runBatch(db, [
     sql`UPDATE notification_runs SET status = 'suppressed', finished_at = ${now}
       WHERE id = ${runId} AND status = 'queued'
@@ -72,16 +76,24 @@ export async function startRun(
       WHERE r.id = ${runId} AND r.status = 'queued'
       ON CONFLICT DO NOTHING`,
     sql`UPDATE notification_runs SET status = 'running', started_at = ${now} WHERE id = ${runId} AND status = 'queued'`,
-    sql`UPDATE notification_deliveries SET attempts = attempts + 1, lease_until = ${leaseUntil},
+    sql`UPDATE notification_deliveries SET attempts = attempts + 1, lease_until = ${leaseUntil.toISOString()},
         lease_owner = ${owner}, updated_at = ${now}
       WHERE id IN (SELECT id FROM notification_deliveries
         WHERE run_id = ${runId} AND status = 'pending' AND (lease_until IS NULL OR lease_until <= ${now})
         ORDER BY id LIMIT ${maxLease})
         AND (SELECT status FROM notification_runs WHERE id = ${runId}) = 'running'`,
-    sql`SELECT n.*, a.chat_webhook_url, dp.slug AS deployment_slug
-      FROM notification_runs r JOIN notifications n ON n.id = r.notification_id
-        JOIN accounts a ON a.id = n.account_id JOIN deployments dp ON dp.id = n.deployment_id
-      WHERE r.id = ${runId}`,
+    db
+      .select({
+        ...getTableColumns(notifications),
+        chatWebhookUrl: accounts.chatWebhookUrl,
+        deploymentSlug: deployments.slug,
+      })
+      .from(notificationRuns)
+      .innerJoin(notifications, eq(notifications.id, notificationRuns.notificationId))
+      .innerJoin(accounts, eq(accounts.id, notifications.accountId))
+      .innerJoin(deployments, eq(deployments.id, notifications.deploymentId))
+      .where(eq(notificationRuns.id, runId)),
+    // Hand-written: the recipients' join and catalogues as a subquery of the leased rows.
     sql`SELECT d.id AS delivery_id, d.attempts AS delivery_attempts, rr.*,
         CASE WHEN rr.type = 'EMBED_USER'
           THEN ${catalogueNames(sql`rr.embed_account_id`, sql`rr.embed_tenant_id`)} END AS catalogue
@@ -89,7 +101,7 @@ export async function startRun(
       JOIN (${selectRecipients}) rr ON rr.id = d.recipient_id
       WHERE d.run_id = ${runId} AND d.lease_owner = ${owner} AND d.status = 'pending'
       ORDER BY d.id`,
-    sql`SELECT * FROM notification_runs WHERE id = ${runId}`,
+    db.select().from(notificationRuns).where(eq(notificationRuns.id, runId)),
   ]);
   const raw = rowsOf(results[4])[0];
   const run = rowsOf(results[6])[0];
@@ -99,7 +111,7 @@ export async function startRun(
     run: mapRow(notificationRuns, run),
     accountId: n.accountId,
     deploymentId: n.deploymentId,
-    deploymentSlug: String(raw.deployment_slug),
+    deploymentSlug: String(raw.slug),
     dashboardId: n.dashboardId,
     format: n.notificationFormat,
     filters: n.filters,
@@ -143,8 +155,9 @@ export async function finishAttempt(
   runId: number,
   owner: string,
   outcomes: DeliveryOutcome[],
-  now: string,
+  finishedAt: Date,
 ): Promise<{ pending: number; unleased: number; status: RunStatus }> {
+  const now = finishedAt.toISOString();
   const json = JSON.stringify(outcomes);
   const results = await runBatch(db, [
     sql`UPDATE notification_deliveries SET
@@ -176,9 +189,10 @@ export async function finishAttempt(
  * Records the failure of runs whose messages ran out of retries, in ONE batch for all of them:
  * what is still pending fails, and each run ends failed (or partially so when some were sent).
  */
-export async function failRuns(db: Db, runIds: number[], error: string, now: string): Promise<void> {
+export async function failRuns(scope: RequestScope, runIds: number[], error: string): Promise<void> {
   const ids = JSON.stringify(runIds);
-  await runBatch(db, [
+  const now = scope.now.toISOString();
+  await runBatch(scope.db, [
     sql`UPDATE notification_deliveries SET status = 'failed', last_error = coalesce(last_error, ${error}),
         lease_until = NULL, lease_owner = NULL, updated_at = ${now}
       WHERE run_id IN (SELECT value FROM json_each(${ids})) AND status = 'pending'`,

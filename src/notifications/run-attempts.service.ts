@@ -144,19 +144,12 @@ export async function attemptRun(
 ): Promise<AttemptResult> {
   const { db, delivery } = scope;
   const owner = crypto.randomUUID();
-  const now = scope.now.toISOString();
-  const { context, leased } = await repo.startRun(
-    db,
-    runId,
-    owner,
-    now,
-    new Date(scope.now.getTime() + LEASE_MS).toISOString(),
-    options.maxSends,
-  );
+  const leaseUntil = new Date(scope.now.getTime() + LEASE_MS);
+  const { context, leased } = await repo.startRun(scope, runId, owner, leaseUntil, options.maxSends);
   // A run deleted with its notification, finished, suppressed, or with nothing left to lease.
   if (!context || leased.length === 0) {
     if (context?.run.status !== 'running') return { outcome: 'ack' };
-    const { pending } = await repo.finishAttempt(db, runId, owner, [], now);
+    const { pending } = await repo.finishAttempt(db, runId, owner, [], scope.now);
     // Rows another attempt holds: come back when its lease ends, in case that attempt died.
     return pending === 0 ? { outcome: 'ack' } : { outcome: 'retry', delaySeconds: LEASE_MS / 1000 };
   }
@@ -251,8 +244,8 @@ export async function attemptRun(
     }
   }
   // Read again: the sends took time, and what they sent is recorded as of when they ended.
-  const finished = scope.ports.clock.now().toISOString();
-  const { unleased } = await repo.finishAttempt(db, runId, owner, outcomes, finished);
+  const finishedAt = scope.ports.clock.now();
+  const { unleased } = await repo.finishAttempt(db, runId, owner, outcomes, finishedAt);
   const retryable = outcomes.filter((o) => o.error !== null && !o.permanent);
   if (retryable.length === 0) return unleased > 0 ? { outcome: 'continue' } : { outcome: 'ack' };
   const attempts = Math.max(...leased.map((l) => l.attempts));
@@ -262,5 +255,5 @@ export async function attemptRun(
 /** Messages the queue gave up on: their runs record the failure, all in one batch. */
 export async function deadLetterRuns(scope: RequestScope, runIds: number[]): Promise<void> {
   if (runIds.length === 0) return;
-  await repo.failRuns(scope.db, runIds, 'Delivery retries exhausted', scope.now.toISOString());
+  await repo.failRuns(scope, runIds, 'Delivery retries exhausted');
 }

@@ -1,48 +1,56 @@
-import { sql } from 'drizzle-orm';
+import { and, asc, eq, inArray, lt, lte, sql } from 'drizzle-orm';
 import { notificationRuns, notifications, type RunStatus } from '../../schema/notifications';
 import { mapRow, runBatch } from '../core/db';
 import type { Db } from '../core/env';
-import { type Schedule, scheduleOf } from './schedule';
+import { rowsOf } from './notifications.repository';
+import type { Schedule } from './schedule';
 
 /**
  * The statements of the cron's claim: due notifications by the (next_run_at, id) index, the
  * guarded batch that turns slots into runs, and the stranded-run sweep.
  */
 
-type Raw = Record<string, unknown>;
-const rowsOf = (result: D1Result | undefined): Raw[] => (result?.results ?? []) as Raw[];
+/** What the claim reads of a due notification: its schedule, its slot (a due row has one) and whether it delivers. */
+export type DueNotification = Schedule &
+  Pick<typeof notifications.$inferSelect, 'id' | 'notificationEnabled'> & { nextRunAt: string };
 
-export interface DueNotification extends Schedule {
-  id: number;
-  nextRunAt: string;
-  notificationEnabled: boolean;
-}
-
-/** One page of due notifications, keyset on the (next_run_at, id) index the cron walks. */
+/** One page of due notifications (next run ≤ the tick), keyset on the (next_run_at, id) index the cron walks. */
 export async function selectDue(
   db: Db,
-  scheduledTime: string,
+  tick: Date,
   after: { nextRunAt: string; id: number } | null,
   limit: number,
 ): Promise<DueNotification[]> {
   // Only the columns the claim uses: a due row's filters and switchers can be large, and a tick
   // reads up to CLAIM_PAGE rows a page.
-  const rows = await db.all<Raw>(sql`
-    SELECT id, next_run_at, schedule_type, minute, hour, day_of_week, day_of_month, custom_cron, timezone,
-      notification_enabled
-    FROM notifications
-    WHERE next_run_at <= ${scheduledTime} AND is_enabled = 1
-      ${after ? sql`AND (next_run_at, id) > (${after.nextRunAt}, ${after.id})` : sql``}
-    ORDER BY next_run_at, id LIMIT ${limit}`);
-  return rows.map((raw) => {
-    const n = mapRow(notifications, raw);
-    return {
-      ...scheduleOf(n),
-      id: n.id,
-      nextRunAt: n.nextRunAt as string,
-      notificationEnabled: n.notificationEnabled,
-    };
-  });
+  const rows = await db
+    .select({
+      id: notifications.id,
+      nextRunAt: notifications.nextRunAt,
+      scheduleType: notifications.scheduleType,
+      minute: notifications.minute,
+      hour: notifications.hour,
+      dayOfWeek: notifications.dayOfWeek,
+      dayOfMonth: notifications.dayOfMonth,
+      customCron: notifications.customCron,
+      timezone: notifications.timezone,
+      notificationEnabled: notifications.notificationEnabled,
+    })
+    .from(notifications)
+    .where(
+      and(
+        lte(notifications.nextRunAt, tick.toISOString()),
+        eq(notifications.isEnabled, true),
+        // A row-value comparison (drizzle has none): the keyset the index walks in one range.
+        after
+          ? sql`(${notifications.nextRunAt}, ${notifications.id}) > (${after.nextRunAt}, ${after.id})`
+          : undefined,
+      ),
+    )
+    .orderBy(asc(notifications.nextRunAt), asc(notifications.id))
+    .limit(limit);
+  // next_run_at ≤ tick holds only for a set one.
+  return rows.map((n) => ({ ...n, nextRunAt: n.nextRunAt as string }));
 }
 
 export interface Claim {
@@ -54,7 +62,7 @@ export interface Claim {
 }
 
 /**
- * Claims slots in ONE batch (one transaction). A run row is inserted only while the
+ * Claims slots in ONE batch (one transaction), hand-written: the guarded claim statements. A run row is inserted only while the
  * notification still holds that slot as its next run, and `ON CONFLICT DO NOTHING` on the
  * (notification, slot) unique index makes a doubled tick insert nothing; RETURNING hands back
  * only the runs this call created. The next run then moves on, compare-and-set on the slot.
@@ -63,9 +71,10 @@ export interface Claim {
 export async function claimSlots(
   db: Db,
   claims: Claim[],
-  now: string,
+  tick: Date,
 ): Promise<{ runId: number; notificationId: number; status: RunStatus }[]> {
   if (claims.length === 0) return [];
+  const now = tick.toISOString();
   const json = JSON.stringify(claims);
   const [inserted] = await runBatch(db, [
     sql`INSERT INTO notification_runs (notification_id, slot, "trigger", status, enqueued_at, finished_at, created_at)
@@ -87,12 +96,23 @@ export async function claimSlots(
     .map((r) => ({ runId: r.id, notificationId: r.notificationId, status: r.status }));
 }
 
-/** Queued runs whose message may have been lost (enqueue failed); their clock restarts. */
-export async function takeStrandedRuns(db: Db, enqueuedBefore: string, now: string, limit: number) {
-  const rows = await db.all<{ id: number }>(sql`
-    UPDATE notification_runs SET enqueued_at = ${now}
-    WHERE id IN (SELECT id FROM notification_runs WHERE status = 'queued' AND enqueued_at < ${enqueuedBefore}
-      ORDER BY enqueued_at LIMIT ${limit})
-    RETURNING id`);
+/** Queued runs whose message may have been lost (enqueue failed); their clock restarts now. */
+export async function takeStrandedRuns(db: Db, enqueuedBefore: Date, now: Date, limit: number) {
+  const stranded = db
+    .select({ id: notificationRuns.id })
+    .from(notificationRuns)
+    .where(
+      and(
+        eq(notificationRuns.status, 'queued'),
+        lt(notificationRuns.enqueuedAt, enqueuedBefore.toISOString()),
+      ),
+    )
+    .orderBy(asc(notificationRuns.enqueuedAt))
+    .limit(limit);
+  const rows = await db
+    .update(notificationRuns)
+    .set({ enqueuedAt: now.toISOString() })
+    .where(inArray(notificationRuns.id, stranded))
+    .returning({ id: notificationRuns.id });
   return rows.map((r) => r.id);
 }

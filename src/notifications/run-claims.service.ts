@@ -43,9 +43,8 @@ export interface TickResult {
  * one run).
  */
 export async function claimDueRuns(scope: RequestScope): Promise<TickResult> {
-  const { db, now: scheduledTime } = scope;
+  const { db, now: tick } = scope;
   const queue = scope.ports.notificationsQueue;
-  const tick = scheduledTime.toISOString();
   const result: TickResult = { claimed: 0, enqueued: 0, suppressed: 0, requeued: 0 };
   let after: { nextRunAt: string; id: number } | null = null;
   // Counted in due rows read, not runs created: a tick racing a doubled one (claiming nothing)
@@ -56,7 +55,7 @@ export async function claimDueRuns(scope: RequestScope): Promise<TickResult> {
     read += due.length;
     if (due.length === 0) break;
     const claims = due.map((n) => {
-      const next = nextRunSafely(n, scheduledTime);
+      const next = nextRunSafely(n, tick);
       return { id: n.id, slot: n.nextRunAt, next: next === null ? null : new Date(next).toISOString() };
     });
     const runs = await repo.claimSlots(db, claims, tick);
@@ -77,11 +76,17 @@ export async function claimDueRuns(scope: RequestScope): Promise<TickResult> {
     if (due.length < CLAIM_PAGE) break;
   }
   if (read >= CLAIM_PER_TICK) {
-    console.warn(JSON.stringify({ event: 'notification_claim_capped', tick, read, claimed: result.claimed }));
+    const event = {
+      event: 'notification_claim_capped',
+      tick: tick.toISOString(),
+      read,
+      claimed: result.claimed,
+    };
+    console.warn(JSON.stringify(event));
   }
   const stranded = await repo.takeStrandedRuns(
     db,
-    new Date(scheduledTime.getTime() - STRANDED_MS).toISOString(),
+    new Date(tick.getTime() - STRANDED_MS),
     tick,
     REQUEUE_PER_TICK,
   );

@@ -45,13 +45,7 @@ function presentRun(item: repo.RunListItem): RunView {
  * run of a notification may be queued or running at a time; another is a 409.
  */
 export async function runNow(scope: DeploymentScope, notificationId: number) {
-  const result = await repo.insertManualRun(
-    scope.db,
-    scope.accountId,
-    scope.deploymentId,
-    notificationId,
-    scope.now.toISOString(),
-  );
+  const result = await repo.insertManualRun(scope, notificationId);
   if (result.kind === 'notFound') throw notFound('Notification');
   if (result.kind === 'inFlight') {
     throw conflict('A manual run of this notification is already queued or running');
@@ -71,9 +65,7 @@ export async function runNow(scope: DeploymentScope, notificationId: number) {
 
 export async function listRuns(scope: DeploymentScope, notificationId: number, request: PageRequest) {
   const { notificationFound, runs } = await repo.listRuns(
-    scope.db,
-    scope.accountId,
-    scope.deploymentId,
+    scope,
     notificationId,
     afterId(request),
     request.limit,
@@ -91,9 +83,7 @@ export async function listDeliveries(
   request: PageRequest,
 ) {
   const { runFound, rows } = await repo.listDeliveries(
-    scope.db,
-    scope.accountId,
-    scope.deploymentId,
+    scope,
     notificationId,
     runId,
     afterId(request),
