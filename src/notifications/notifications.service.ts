@@ -242,11 +242,11 @@ export async function listNotifications(
 }
 
 /**
- * E16: a partial update. `filters` and `timeGrains` replace the stored sets when given. The
- * next run is recomputed from now whenever the schedule or `isEnabled` changes; an edit that
- * leaves both alone keeps it, so a slot that is due but not yet claimed is not lost.
+ * Cube's updateNotification, a partial update: the fields sent change; null or omitted (or no
+ * body) leaves a field as it is. `filters` and `timeGrains` replace the stored sets when given.
+ * The next run is recomputed from now whenever the schedule or `isEnabled` changes; an edit
+ * that leaves both alone keeps it, so a slot that is due but not yet claimed is not lost.
  */
-/** Cube's updateNotification: the fields sent change; null or omitted (or no body) leaves a field as it is. */
 export async function updateNotification(
   scope: DeploymentScope,
   id: number,
@@ -287,8 +287,10 @@ export async function deleteNotification(scope: DeploymentScope, id: number) {
   return { id, deleted: true as const };
 }
 
-/** The next `count` runs from now, in UTC and in the notification's zone. */
-/** The next `count` runs of a notification's schedule (10 unless the query asks), with its wording. */
+/**
+ * The next `count` runs of a notification's schedule from now (10 unless the query asks), in
+ * UTC and in the notification's zone, with its wording.
+ */
 export async function previewSchedule(scope: DeploymentScope, id: number, count = 10) {
   const row = await getNotificationRow(scope, id);
   const schedule = scheduleOf(row);
