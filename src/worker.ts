@@ -1,6 +1,7 @@
 import { createApp } from './app';
 import { countedD1, createDb } from './core/db';
 import type { Bindings, BuildMessage } from './core/env';
+import { backgroundScope, type RequestScope } from './core/scope';
 import { sweepExpiredUploads } from './deployments/data-model.service';
 import { consumeBuilds } from './deployments/deployments.consumer';
 import { sweepStrandedBuilds } from './deployments/deployments.service';
@@ -12,7 +13,23 @@ import {
   NOTIFICATIONS_QUEUE_NAME,
 } from './notifications/notifications.consumer';
 import { notificationsTick } from './notifications/notifications.cron';
-import { platformOf as deployedPlatform, type PlatformOf } from './platform';
+import { platformOf as deployedPlatform, type Platform, type PlatformOf } from './platform';
+
+/** A tick's or batch's scope on `platform`: a counted D1 of its own, `now` the tick's time when given. */
+function backgroundOn(
+  env: Bindings,
+  platform: Platform,
+  { now, waitUntil }: { now?: Date; waitUntil?: (p: Promise<unknown>) => void } = {},
+): RequestScope {
+  const d1 = countedD1(env.DB, { queries: 0, roundTrips: 0 });
+  const ports = {
+    clock: platform.clock,
+    sessionRateLimiter: platform.sessionRateLimiter,
+    notificationsQueue: platform.deliveryPorts.queue,
+    replicaView: platform.replicaView,
+  };
+  return backgroundScope({ db: createDb(d1), d1, env, ports, now }, waitUntil);
+}
 
 /**
  * The Worker's handlers on a platform: `src/index.ts` exports it on the deployed one; tests and
@@ -32,22 +49,26 @@ export function createWorker(platformOf: PlatformOf = deployedPlatform) {
       const jobs = await Promise.allSettled([
         sweepStrandedBuilds(db, env.BUILDS_QUEUE, now),
         sweepExpiredUploads(db, now),
-        notificationsTick(env, platform.deliveryPorts.queue, now),
+        notificationsTick(backgroundOn(env, platform, { now })),
         purgeExpiredRevocations(db, now),
       ]);
       const failed = jobs.find((j) => j.status === 'rejected');
       if (failed) throw failed.reason;
     },
 
-    async queue(batch, env, _ctx) {
-      const { clock, deliveryPorts } = platformOf(env);
+    async queue(batch, env, ctx) {
+      const platform = platformOf(env);
+      const { clock } = platform;
       if (batch.queue.startsWith('edgeboard-builds')) {
         await consumeBuilds(batch as MessageBatch<BuildMessage>, env, clock);
         return;
       }
-      if (batch.queue === NOTIFICATIONS_DLQ_NAME) return consumeNotificationDeadLetters(batch, env, clock);
+      if (batch.queue === NOTIFICATIONS_DLQ_NAME) {
+        return consumeNotificationDeadLetters(batch, backgroundOn(env, platform));
+      }
       if (batch.queue === NOTIFICATIONS_QUEUE_NAME) {
-        return consumeNotifications(batch, env, { clock, ports: deliveryPorts });
+        const scope = backgroundOn(env, platform, { waitUntil: (p) => ctx.waitUntil(p) });
+        return consumeNotifications(batch, { ...scope, delivery: platform.deliveryPorts });
       }
       throw new Error(`No consumer for queue ${batch.queue}`);
     },

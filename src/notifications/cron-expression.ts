@@ -1,6 +1,6 @@
 /**
  * Standard 5-field cron expressions: parsing, and the next run times of a schedule in its time
- * zone (the MONTHLY last-day rule and the local-time rules of contract §7 included).
+ * zone (the MONTHLY last-day rule and the local-time rules of time-zone.ts included).
  */
 import { cronExpressionOf, type Schedule } from './schedule';
 import { DAY_MS, dayMapper, wallClock } from './time-zone';
@@ -115,7 +115,7 @@ export function parseCron(expression: string): Cron {
 export interface CompiledSchedule {
   cron: Cron;
   timezone: string;
-  /** MONTHLY: a day past the month's end runs on its last day (contract §7). */
+  /** MONTHLY: a day past the month's end runs on its last day. */
   clampDayOfMonth: number | null;
   /** Matching local times of a matching day, minutes since midnight, ascending. */
   times: number[];

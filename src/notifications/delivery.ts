@@ -1,5 +1,6 @@
 import type { NotificationFormat, RecipientAttributeValue } from '../../schema/notifications';
 import type { Bindings, NotificationQueue } from '../core/env';
+import type { RequestScope } from '../core/scope';
 import { type DashboardControls, displayedControls } from '../dashboards/controls';
 import type { PublishedDashboardRecord } from '../dashboards/dashboards.repository';
 import { attributesByName, restrictSnapshots } from '../dashboards/row-security';
@@ -73,6 +74,14 @@ export interface DeliveryPorts {
   renderer: Renderer;
   mailer: Mailer;
   webhook: ChatWebhook;
+}
+
+/**
+ * The scope of a batch of the notifications queue: a background scope (whose
+ * `ports.notificationsQueue` takes continuations) plus the ports a delivery sends through.
+ */
+export interface DeliveryScope extends RequestScope {
+  delivery: Pick<DeliveryPorts, 'renderer' | 'mailer' | 'webhook'>;
 }
 
 /** A failure that retrying cannot mend (no address, no webhook configured, a 4xx answer). */

@@ -1,18 +1,12 @@
-import type { Clock } from '../core/clock';
-import { countedD1, createDb } from '../core/db';
-import type { Bindings, NotificationMessage } from '../core/env';
-import type { DeliveryPorts } from './delivery';
+import type { Bindings } from '../core/env';
+import type { RequestScope } from '../core/scope';
+import type { DeliveryScope } from './delivery';
 import { SENDS_PER_INVOCATION } from './notifications.limits';
-import { attemptRun, backoffSeconds, deadLetterRuns } from './runs.service';
+import { attemptRun, backoffSeconds, deadLetterRuns } from './run-attempts.service';
+import { isRunMessage } from './run-messages';
 
 export const NOTIFICATIONS_QUEUE_NAME = 'edgeboard-notifications';
 export const NOTIFICATIONS_DLQ_NAME = 'edgeboard-notifications-dlq';
-
-const isRunMessage = (body: unknown): body is NotificationMessage =>
-  typeof body === 'object' &&
-  body !== null &&
-  (body as NotificationMessage).kind === 'notification-run' &&
-  Number.isSafeInteger((body as NotificationMessage).runId);
 
 /** The address deliveries come from. */
 const senderOf = (env: Bindings) => `notifications@${env.DEPLOYMENTS_DOMAIN}`;
@@ -26,10 +20,8 @@ const senderOf = (env: Bindings) => `notifications@${env.DEPLOYMENTS_DOMAIN}`;
  */
 export async function consumeNotifications(
   batch: MessageBatch<unknown>,
-  env: Bindings,
-  { clock, ports }: { clock: Clock; ports: DeliveryPorts },
+  scope: DeliveryScope,
 ): Promise<void> {
-  const db = createDb(countedD1(env.DB, { queries: 0, roundTrips: 0 }));
   const maxSends = Math.max(1, Math.floor(SENDS_PER_INVOCATION / Math.max(1, batch.messages.length)));
   await Promise.all(
     batch.messages.map(async (msg) => {
@@ -39,16 +31,11 @@ export async function consumeNotifications(
         return;
       }
       try {
-        const result = await attemptRun(db, ports, msg.body.runId, {
-          env,
-          from: senderOf(env),
-          now: clock.now(),
-          maxSends,
-        });
+        const result = await attemptRun(scope, msg.body.runId, { from: senderOf(scope.env), maxSends });
         if (result.outcome === 'retry') msg.retry({ delaySeconds: result.delaySeconds });
         else {
           // A fresh message for the rest: its retries are its own, not spent on progress.
-          if (result.outcome === 'continue') await ports.queue.send(msg.body);
+          if (result.outcome === 'continue') await scope.ports.notificationsQueue.send(msg.body);
           msg.ack();
         }
       } catch (err) {
@@ -64,11 +51,9 @@ export async function consumeNotifications(
 /** The dead-letter queue: a run whose message ran out of retries records the failure. */
 export async function consumeNotificationDeadLetters(
   batch: MessageBatch<unknown>,
-  env: Bindings,
-  clock: Clock,
+  scope: RequestScope,
 ): Promise<void> {
-  const db = createDb(countedD1(env.DB, { queries: 0, roundTrips: 0 }));
   const runIds = batch.messages.flatMap((msg) => (isRunMessage(msg.body) ? [msg.body.runId] : []));
-  await deadLetterRuns(db, runIds, clock.now());
+  await deadLetterRuns(scope, runIds);
   for (const msg of batch.messages) msg.ack();
 }

@@ -84,7 +84,7 @@ const memberSwitcherInput = obj({
   selected: nonEmptyString(MAX_MEMBER_NAME),
 });
 
-/** Every field of E16; creation takes the same ones (contract §7). */
+/** Every field an update takes; creation takes the same ones (the schedule's rules in schedule.ts). */
 const notificationFields = {
   dashboardId: v.nullish(idNumber),
   dashboardPublicId: v.nullish(v.pipe(v.string(), v.minLength(1), v.maxLength(64))),
@@ -189,7 +189,7 @@ export const scheduleSchema = v.object({
   nextRuns: v.array(v.object({ utc: v.string(), local: v.string() })),
 });
 
-// ---- Recipients (E15) ----
+// ---- Recipients ----
 
 const RECIPIENT_IDENTITIES = ['userId', 'email', 'externalId', 'channelId'] as const;
 
@@ -325,7 +325,7 @@ export const runSchema = v.object({
   finishedAt: v.nullable(v.string()),
   /** Every delivery of the run, counted by state. */
   deliveryCounts: v.object({ total: v.number(), pending: v.number(), sent: v.number(), failed: v.number() }),
-  /** The first deliveries by recipient id (the contract's field, bounded). */
+  /** The first deliveries by recipient id (Cube's field, bounded to a preview). */
   deliveries: v.array(deliverySchema),
   /** More deliveries follow on `GET …/runs/{runId}/deliveries`. */
   deliveriesHasMore: v.boolean(),

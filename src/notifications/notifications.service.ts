@@ -1,10 +1,9 @@
 import type * as v from 'valibot';
 import type { NotificationFilter } from '../../schema/notifications';
-import type { DeploymentScope } from '../auth/deployment-scope';
-import type { Db } from '../core/env';
 import { ApiError, type ErrorDetail, notFound } from '../core/errors';
 import type { Page, PageRequest } from '../core/pagination';
 import { afterId, toPage } from '../core/pagination';
+import type { DeploymentScope } from '../core/scope';
 import { withoutNulls } from '../core/validation';
 import { CronError, compileSchedule, nextRunAfter, nextRuns } from './cron-expression';
 import * as repo from './notifications.repository';
@@ -25,12 +24,6 @@ import {
 } from './schedule';
 import { describeSchedule } from './schedule-wording';
 import { localIso, resolveTimeZone } from './time-zone';
-
-/** A deployment scope (another account's deployment is a 404) plus the request's D1 and clock. */
-export interface NotificationScope extends DeploymentScope {
-  db: Db;
-  now: Date;
-}
 
 const ALL_FIELDS: readonly ScheduleField[] = ['minute', 'hour', 'dayOfWeek', 'dayOfMonth', 'customCron'];
 
@@ -131,42 +124,39 @@ function presentNotification(row: repo.NotificationRow): NotificationView {
 }
 
 /** The dashboard a body names (exactly one of dashboardId, dashboardPublicId), of this deployment. */
-async function resolveDashboard(scope: NotificationScope, input: UpdateNotificationInput, required: boolean) {
+async function resolveDashboard(scope: DeploymentScope, input: UpdateNotificationInput) {
   const named = [input.dashboardId, input.dashboardPublicId].filter((x) => x !== undefined).length;
-  if (named > 1 || (required && named === 0)) {
+  if (named !== 1) {
     const message = 'Give exactly one of dashboardId or dashboardPublicId';
     throw new ApiError('VALIDATION_FAILED', message, [
       { path: named > 1 ? 'dashboardPublicId' : 'dashboardId', message },
     ]);
   }
-  const result = await repo.resolveDashboard(scope.db, scope.accountId, scope.deploymentId, {
-    id: input.dashboardId,
-    publicId: input.dashboardPublicId,
-  });
+  const ref: repo.DashboardRef =
+    input.dashboardId !== undefined
+      ? { id: input.dashboardId }
+      : { publicId: input.dashboardPublicId as string };
+  const result = await repo.resolveDashboard(scope, ref);
   if (!result.deploymentFound) throw notFound('Deployment');
-  if (named === 1 && !result.dashboard) {
+  if (!result.dashboard) {
     throw new ApiError('NOT_FOUND', 'Published dashboard not found in this deployment', [
-      { path: input.dashboardId !== undefined ? 'dashboardId' : 'dashboardPublicId', message: 'Not found' },
+      { path: 'id' in ref ? 'dashboardId' : 'dashboardPublicId', message: 'Not found' },
     ]);
   }
   return result.dashboard;
 }
 
+/** A notification of the deployment's published dashboard, created by the scope's user. */
 export async function createNotification(
-  scope: NotificationScope,
-  userId: number,
+  scope: DeploymentScope,
   input: CreateNotificationInput,
 ): Promise<NotificationView> {
   const schedule = mergeSchedule(null, input);
-  const dashboard = await resolveDashboard(scope, input, true);
-  if (!dashboard) throw notFound('Published dashboard');
+  const dashboard = await resolveDashboard(scope, input);
   const isEnabled = input.isEnabled ?? true;
-  const now = scope.now.toISOString();
   const row = await repo.insertNotification(
-    scope.db,
+    scope,
     {
-      accountId: scope.accountId,
-      deploymentId: scope.deploymentId,
       dashboardId: dashboard.id,
       ...schedule,
       cronExpression: cronExpressionOf(schedule),
@@ -178,22 +168,19 @@ export async function createNotification(
       timeGrains: input.timeGrains ?? [],
       memberSwitchers: input.memberSwitchers ?? [],
       nextRunAt: nextRunAt(schedule, isEnabled, scope.now),
-      createdBy: userId,
-      createdAt: now,
-      updatedAt: now,
     },
     dashboard.publicId,
   );
   return presentNotification(row);
 }
 
-async function getNotificationRow(scope: NotificationScope, id: number): Promise<repo.NotificationRow> {
-  const row = await repo.findNotification(scope.db, scope.accountId, scope.deploymentId, id);
+async function getNotificationRow(scope: DeploymentScope, id: number): Promise<repo.NotificationRow> {
+  const row = await repo.findNotification(scope, id);
   if (!row) throw notFound('Notification');
   return row;
 }
 
-export async function getNotification(scope: NotificationScope, id: number): Promise<NotificationView> {
+export async function getNotification(scope: DeploymentScope, id: number): Promise<NotificationView> {
   return presentNotification(await getNotificationRow(scope, id));
 }
 
@@ -240,14 +227,12 @@ export function listFilterOf(query: {
 }
 
 export async function listNotifications(
-  scope: NotificationScope,
+  scope: DeploymentScope,
   filter: repo.ListFilter,
   request: PageRequest,
 ): Promise<Page<NotificationView>> {
   const { deploymentFound, rows } = await repo.listNotifications(
-    scope.db,
-    scope.accountId,
-    scope.deploymentId,
+    scope,
     filter,
     afterId(request),
     request.limit,
@@ -257,13 +242,13 @@ export async function listNotifications(
 }
 
 /**
- * E16: a partial update. `filters` and `timeGrains` replace the stored sets when given. The
- * next run is recomputed from now whenever the schedule or `isEnabled` changes; an edit that
- * leaves both alone keeps it, so a slot that is due but not yet claimed is not lost.
+ * Cube's updateNotification, a partial update: the fields sent change; null or omitted (or no
+ * body) leaves a field as it is. `filters` and `timeGrains` replace the stored sets when given.
+ * The next run is recomputed from now whenever the schedule or `isEnabled` changes; an edit
+ * that leaves both alone keeps it, so a slot that is due but not yet claimed is not lost.
  */
-/** Cube's updateNotification: the fields sent change; null or omitted (or no body) leaves a field as it is. */
 export async function updateNotification(
-  scope: NotificationScope,
+  scope: DeploymentScope,
   id: number,
   body: v.InferOutput<typeof updateNotificationBody> | undefined,
 ): Promise<NotificationView> {
@@ -272,11 +257,11 @@ export async function updateNotification(
   const schedule = mergeSchedule(scheduleOf(stored), input);
   const dashboard =
     input.dashboardId !== undefined || input.dashboardPublicId !== undefined
-      ? await resolveDashboard(scope, input, false)
+      ? await resolveDashboard(scope, input)
       : null;
   const isEnabled = input.isEnabled ?? stored.isEnabled;
   const rescheduled = !sameSchedule(schedule, scheduleOf(stored)) || isEnabled !== stored.isEnabled;
-  const row = await repo.updateNotification(scope.db, scope.accountId, scope.deploymentId, id, {
+  const row = await repo.updateNotification(scope, id, {
     ...schedule,
     cronExpression: cronExpressionOf(schedule),
     ...(dashboard ? { dashboardId: dashboard.id } : {}),
@@ -290,22 +275,23 @@ export async function updateNotification(
     ...(input.timeGrains !== undefined ? { timeGrains: input.timeGrains } : {}),
     ...(input.memberSwitchers !== undefined ? { memberSwitchers: input.memberSwitchers } : {}),
     ...(rescheduled ? { nextRunAt: nextRunAt(schedule, isEnabled, scope.now) } : {}),
-    updatedAt: scope.now.toISOString(),
   });
   if (!row) throw notFound('Notification');
   return presentNotification(row);
 }
 
-export async function deleteNotification(scope: NotificationScope, id: number) {
-  if (!(await repo.deleteNotification(scope.db, scope.accountId, scope.deploymentId, id))) {
+export async function deleteNotification(scope: DeploymentScope, id: number) {
+  if (!(await repo.deleteNotification(scope, id))) {
     throw notFound('Notification');
   }
   return { id, deleted: true as const };
 }
 
-/** The next `count` runs from now, in UTC and in the notification's zone. */
-/** The next `count` runs of a notification's schedule (10 unless the query asks), with its wording. */
-export async function previewSchedule(scope: NotificationScope, id: number, count = 10) {
+/**
+ * The next `count` runs of a notification's schedule from now (10 unless the query asks), in
+ * UTC and in the notification's zone, with its wording.
+ */
+export async function previewSchedule(scope: DeploymentScope, id: number, count = 10) {
   const row = await getNotificationRow(scope, id);
   const schedule = scheduleOf(row);
   const runs = nextRuns(compileSchedule(schedule), scope.now.getTime(), count);

@@ -1,40 +1,21 @@
-import { type SQL, sql } from 'drizzle-orm';
-import { users as usersTable } from '../../schema/accounts';
+import { and, eq, exists, inArray, type SQL, sql } from 'drizzle-orm';
+import { accounts, users as usersTable } from '../../schema/accounts';
 import { embedUsers as embedUsersTable } from '../../schema/embedding';
-import {
-  notificationRecipients,
-  type RecipientAttributeValue,
-  type RecipientType,
-} from '../../schema/notifications';
+import { notificationRecipients, type RecipientType } from '../../schema/notifications';
 import { failedCheck, mapRow, runBatch } from '../core/db';
-import type { Db } from '../core/env';
+import type { DeploymentScope } from '../core/scope';
 import { externalUserQuotaGuard } from '../embedding/embed-sessions.repository';
+import { ownNotification, type Raw, rowsOf } from './notifications.repository';
 
-/** A recipient row joined with what identifies it to people (username, externalId, tenant). */
-export interface RecipientRow {
-  id: number;
-  notificationId: number;
-  type: RecipientType;
-  recipientKey: string;
-  userId: number | null;
+/**
+ * A recipient row joined with what identifies it to people (username, externalId, tenant).
+ * `email` is the address a delivery goes to: the user's, the recipient's own, or the embed user's.
+ */
+export type RecipientRow = typeof notificationRecipients.$inferSelect & {
   username: string | null;
-  /** The address a delivery goes to: the user's, the recipient's own, or the embed user's. */
-  email: string | null;
-  embedUserId: number | null;
   externalId: string | null;
   embedTenantName: string | null;
-  groups: string[] | null;
-  userAttributes: { name: string; value: RecipientAttributeValue }[] | null;
-  /** JSON text as stored. */
-  securityContext: string | null;
-  channelId: string | null;
-  channelName: string | null;
-  createdAt: string;
-  updatedAt: string;
-}
-
-const rowsOf = (result: D1Result | undefined): Record<string, unknown>[] =>
-  (result?.results ?? []) as Record<string, unknown>[];
+};
 
 const textOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
@@ -42,30 +23,20 @@ const textOrNull = (value: unknown): string | null => (typeof value === 'string'
  * The one mapper of a recipient row: the table's columns as drizzle maps them (JSON parsed),
  * plus the columns `selectRecipients` joins in. The security context stays JSON text.
  */
-export function toRecipientRow(raw: Record<string, unknown>): RecipientRow {
-  const r = mapRow(notificationRecipients, raw);
+export function toRecipientRow(raw: Raw): RecipientRow {
   return {
-    id: r.id,
-    notificationId: r.notificationId,
-    type: r.type,
-    recipientKey: r.recipientKey,
-    userId: r.userId,
+    ...mapRow(notificationRecipients, raw),
     username: textOrNull(raw.username),
     email: textOrNull(raw.delivery_email),
-    embedUserId: r.embedUserId,
     externalId: textOrNull(raw.external_id),
     embedTenantName: textOrNull(raw.tenant_name),
-    groups: r.groups,
-    userAttributes: r.userAttributes,
-    securityContext: r.securityContext,
-    channelId: r.channelId,
-    channelName: r.channelName,
-    createdAt: r.createdAt,
-    updatedAt: r.updatedAt,
   };
 }
 
-/** Recipients with their people-facing identity; the caller adds WHERE/ORDER. */
+/**
+ * Recipients with their people-facing identity; the caller adds WHERE/ORDER. Hand-written: the
+ * lease batch of a delivery attempt joins it as a subquery of its own raw statement.
+ */
 export const selectRecipients = sql`SELECT r.*, u.username,
     coalesce(u.email, r.email, eu.email) AS delivery_email, eu.external_id, t.name AS tenant_name,
     eu.account_id AS embed_account_id, eu.tenant_id AS embed_tenant_id
@@ -73,9 +44,6 @@ export const selectRecipients = sql`SELECT r.*, u.username,
   LEFT JOIN users u ON u.id = r.user_id
   LEFT JOIN embed_users eu ON eu.id = r.embed_user_id
   LEFT JOIN embed_tenants t ON t.id = eu.tenant_id`;
-
-const notificationOf = (accountId: number, deploymentId: number, id: number) =>
-  sql`SELECT id FROM notifications WHERE id = ${id} AND account_id = ${accountId} AND deployment_id = ${deploymentId}`;
 
 export interface RecipientLookups {
   userIds: number[];
@@ -95,19 +63,19 @@ export interface RecipientReadState {
 }
 
 /**
- * Everything E15 checks before writing, in ONE batch: the notification, the users named by
- * id or email, the embed users named, the recipients that already exist, and the account's
- * external-user count and limit. Lists travel as one JSON parameter each.
+ * Everything adding recipients checks before writing, in ONE batch: the notification, the users
+ * named by id or email, the embed users named, the recipients that already exist, and the
+ * account's external-user count and limit. Lists travel as one JSON parameter each (json_each,
+ * hand-written): a request may name more values than D1 binds parameters.
  */
 export async function readRecipientState(
-  db: Db,
-  accountId: number,
-  deploymentId: number,
+  scope: DeploymentScope,
   notificationId: number,
   q: RecipientLookups,
 ): Promise<RecipientReadState> {
-  const [found, users, embed, existing, quota] = await runBatch(db, [
-    notificationOf(accountId, deploymentId, notificationId),
+  const { accountId } = scope;
+  const [found, users, embed, existing, quota] = await runBatch(scope.db, [
+    ownNotification(scope, notificationId),
     sql`SELECT * FROM users WHERE account_id = ${accountId}
       AND (id IN (SELECT value FROM json_each(${JSON.stringify(q.userIds)}))
         OR lower(email) IN (SELECT value FROM json_each(${JSON.stringify(q.emails)})))`,
@@ -122,10 +90,16 @@ export async function readRecipientState(
         OR r.recipient_key IN (SELECT 'user:' || id FROM users WHERE account_id = ${accountId}
           AND lower(email) IN (SELECT value FROM json_each(${JSON.stringify(q.emails)}))))`,
     // The counter triggers keep on embed_users: one row read, whatever the account's size.
-    sql`SELECT external_user_count AS count, external_user_limit AS "limit" FROM accounts
-      WHERE id = ${accountId}`,
+    scope.db
+      .select({
+        externalUserCount: accounts.externalUserCount,
+        externalUserLimit: accounts.externalUserLimit,
+      })
+      .from(accounts)
+      .where(eq(accounts.id, accountId)),
   ]);
-  const quotaRow = rowsOf(quota)[0] ?? {};
+  const quotaRaw = rowsOf(quota)[0];
+  const account = quotaRaw ? mapRow(accounts, quotaRaw) : null;
   return {
     notificationFound: rowsOf(found).length > 0,
     users: rowsOf(users).map((raw) => {
@@ -137,8 +111,8 @@ export async function readRecipientState(
       return { tenant: String(raw.tenant), externalId: u.externalId, id: u.id, email: u.email };
     }),
     existing: rowsOf(existing).map(toRecipientRow),
-    externalUserCount: Number(quotaRow.count ?? 0),
-    externalUserLimit: Number(quotaRow.limit ?? 0),
+    externalUserCount: account?.externalUserCount ?? 0,
+    externalUserLimit: account?.externalUserLimit ?? 0,
   };
 }
 
@@ -161,7 +135,7 @@ export interface RecipientWrite {
 /** Rows per statement: one JSON parameter each, kept well under D1's statement size. */
 const CHUNK = 250;
 
-/** The outcome of E15's batch: the rows written, or the limit whose guard rolled it back. */
+/** The outcome of the recipients' write batch: the rows written, or the limit whose guard rolled it back. */
 export type WriteRecipientsResult =
   | { ok: true; rows: RecipientRow[] }
   | { ok: false; refused: 'external_user_quota' | 'recipient_limit' };
@@ -173,20 +147,21 @@ const GUARDS = [
 ] as const;
 
 /**
- * E15's writes as ONE batch (one transaction): embed tenants and external users named for the
- * first time, a guard that aborts the whole batch when they would pass the account's
+ * The recipients' writes as ONE batch (one transaction): embed tenants and external users named
+ * for the first time, a guard that aborts the whole batch when they would pass the account's
  * external-user limit (counted inside the transaction, so concurrent requests cannot both
  * pass), the recipients upserted by identity in chunks, a guard that aborts it when the
- * notification would then hold more than `maxRecipients`, and the rows read back.
+ * notification would then hold more than `maxRecipients`, and the rows read back. Hand-written
+ * throughout: a guarded batch, its rows as JSON parameters (json_each).
  */
 export async function writeRecipients(
-  db: Db,
-  accountId: number,
+  scope: DeploymentScope,
   notificationId: number,
   rows: RecipientWrite[],
-  now: string,
   maxRecipients: number,
 ): Promise<WriteRecipientsResult> {
+  const { accountId } = scope;
+  const now = scope.now.toISOString();
   const statements: SQL[] = [];
   const embed = rows.filter((r) => r.type === 'EMBED_USER');
   if (embed.length > 0) {
@@ -236,7 +211,7 @@ export async function writeRecipients(
   statements.push(sql`${selectRecipients} WHERE r.notification_id = ${notificationId}
     AND r.recipient_key IN (SELECT value FROM json_each(${JSON.stringify(rows.map((r) => r.key))}))`);
   try {
-    const results = await runBatch(db, statements);
+    const results = await runBatch(scope.db, statements);
     return {
       ok: true,
       rows: rowsOf(results.at(-1)).map(toRecipientRow),
@@ -254,15 +229,13 @@ export async function writeRecipients(
 
 /** One round trip: the notification check and one page of its recipients (keyset on id). */
 export async function listRecipients(
-  db: Db,
-  accountId: number,
-  deploymentId: number,
+  scope: DeploymentScope,
   notificationId: number,
   afterId: number | null,
   limit: number,
 ): Promise<{ notificationFound: boolean; rows: RecipientRow[] }> {
-  const [found, page] = await runBatch(db, [
-    notificationOf(accountId, deploymentId, notificationId),
+  const [found, page] = await runBatch(scope.db, [
+    ownNotification(scope, notificationId),
     sql`${selectRecipients} WHERE r.notification_id = ${notificationId}
       ${afterId === null ? sql`` : sql`AND r.id > ${afterId}`} ORDER BY r.id ASC LIMIT ${limit + 1}`,
   ]);
@@ -271,40 +244,47 @@ export async function listRecipients(
 
 /** Its deliveries go with it (foreign key cascade). */
 export async function deleteRecipient(
-  db: Db,
-  accountId: number,
-  deploymentId: number,
+  scope: DeploymentScope,
   notificationId: number,
   recipientId: number,
 ): Promise<boolean> {
-  const rows = await db.all(sql`DELETE FROM notification_recipients WHERE id = ${recipientId}
-    AND notification_id IN (${notificationOf(accountId, deploymentId, notificationId)}) RETURNING id`);
+  const rows = await scope.db
+    .delete(notificationRecipients)
+    .where(
+      and(
+        eq(notificationRecipients.id, recipientId),
+        inArray(notificationRecipients.notificationId, ownNotification(scope, notificationId)),
+      ),
+    )
+    .returning({ id: notificationRecipients.id });
   return rows.length > 0;
 }
 
 /**
  * Removes the recipients named by identity key, or by embed user id within a tenant, in ONE
  * batch: the notification check, then both deletes (each served by an index of the recipients).
+ * The deletes are hand-written: the names travel as one JSON parameter each (json_each), a
+ * request may name more than D1 binds parameters.
  */
 export async function removeRecipients(
-  db: Db,
-  accountId: number,
-  deploymentId: number,
+  scope: DeploymentScope,
   notificationId: number,
   keys: string[],
   embedUsers: { id: number; tenant: string }[],
 ): Promise<{ notificationFound: boolean; removed: number }> {
-  const owned = sql`notification_id = ${notificationId}
-    AND EXISTS (${notificationOf(accountId, deploymentId, notificationId)})`;
-  const [found, byKey, byEmbedUser] = await runBatch(db, [
-    notificationOf(accountId, deploymentId, notificationId),
+  const owned = and(
+    eq(notificationRecipients.notificationId, notificationId),
+    exists(ownNotification(scope, notificationId)),
+  );
+  const [found, byKey, byEmbedUser] = await runBatch(scope.db, [
+    ownNotification(scope, notificationId),
     sql`DELETE FROM notification_recipients WHERE ${owned}
       AND recipient_key IN (SELECT value FROM json_each(${JSON.stringify(keys)})) RETURNING id`,
     sql`DELETE FROM notification_recipients WHERE ${owned}
       AND embed_user_id IN (SELECT u.id FROM json_each(${JSON.stringify(embedUsers)}) j
         JOIN embed_users u ON u.id = j.value ->> 'id'
         JOIN embed_tenants t ON t.id = u.tenant_id AND t.name = j.value ->> 'tenant'
-        WHERE t.account_id = ${accountId}) RETURNING id`,
+        WHERE t.account_id = ${scope.accountId}) RETURNING id`,
   ]);
   return {
     notificationFound: rowsOf(found).length > 0,

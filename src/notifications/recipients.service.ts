@@ -7,6 +7,7 @@ import {
   tooManyRequests,
 } from '../core/errors';
 import { afterId, type PageRequest, toPage } from '../core/pagination';
+import type { DeploymentScope } from '../core/scope';
 import { DEFAULT_TENANT } from '../embedding/embedding.schemas';
 import { MAX_RECIPIENTS_PER_NOTIFICATION } from './notifications.limits';
 import {
@@ -15,7 +16,6 @@ import {
   type RecipientView,
   type RemoveRecipientInput,
 } from './notifications.schemas';
-import type { NotificationScope } from './notifications.service';
 import * as repo from './recipients.repository';
 
 function presentRecipient(row: repo.RecipientRow): RecipientView {
@@ -125,15 +125,11 @@ function changes(w: repo.RecipientWrite, stored: repo.RecipientRow): boolean {
 }
 
 /**
- * E15. Every recipient is checked and resolved before anything is written; one that cannot
+ * Adds or updates recipients. Every recipient is checked and resolved before anything is written; one that cannot
  * be resolved is a 400 naming it. Then one batch writes them all (see writeRecipients), and
  * each is sorted into created, updated or unchanged by comparison with what was stored.
  */
-export async function addRecipients(
-  scope: NotificationScope,
-  notificationId: number,
-  items: RecipientInput[],
-) {
+export async function addRecipients(scope: DeploymentScope, notificationId: number, items: RecipientInput[]) {
   const details: ErrorDetail[] = [];
   const named = items.map((item, i) => nameRecipient(item, `recipients.${i}`, details));
   const userIds = named.flatMap((n) => (n?.kind === 'user' ? [n.userId] : []));
@@ -148,7 +144,7 @@ export async function addRecipients(
     if (n.kind === 'embed') return [`embed:${n.tenant}/${n.externalId}`];
     return [`channel:${n.channelId}`];
   });
-  const state = await repo.readRecipientState(scope.db, scope.accountId, scope.deploymentId, notificationId, {
+  const state = await repo.readRecipientState(scope, notificationId, {
     userIds,
     emails,
     embedUsers: embedNames,
@@ -231,14 +227,7 @@ export async function addRecipients(
     throw quotaExceeded(state.externalUserLimit);
   }
 
-  const written = await repo.writeRecipients(
-    scope.db,
-    scope.accountId,
-    notificationId,
-    writes,
-    scope.now.toISOString(),
-    MAX_RECIPIENTS_PER_NOTIFICATION,
-  );
+  const written = await repo.writeRecipients(scope, notificationId, writes, MAX_RECIPIENTS_PER_NOTIFICATION);
   if (!written.ok) {
     if (written.refused === 'recipient_limit') throw recipientLimitExceeded();
     throw quotaExceeded(state.externalUserLimit);
@@ -283,11 +272,9 @@ function quotaExceeded(limit: number) {
   );
 }
 
-export async function listRecipients(scope: NotificationScope, notificationId: number, request: PageRequest) {
+export async function listRecipients(scope: DeploymentScope, notificationId: number, request: PageRequest) {
   const { notificationFound, rows } = await repo.listRecipients(
-    scope.db,
-    scope.accountId,
-    scope.deploymentId,
+    scope,
     notificationId,
     afterId(request),
     request.limit,
@@ -296,14 +283,8 @@ export async function listRecipients(scope: NotificationScope, notificationId: n
   return toPage(rows, request, 'recipients', (r) => [r.id], presentRecipient);
 }
 
-export async function deleteRecipient(scope: NotificationScope, notificationId: number, recipientId: number) {
-  const deleted = await repo.deleteRecipient(
-    scope.db,
-    scope.accountId,
-    scope.deploymentId,
-    notificationId,
-    recipientId,
-  );
+export async function deleteRecipient(scope: DeploymentScope, notificationId: number, recipientId: number) {
+  const deleted = await repo.deleteRecipient(scope, notificationId, recipientId);
   if (!deleted) throw notFound('Recipient');
   return { id: recipientId, deleted: true as const };
 }
@@ -315,7 +296,7 @@ export async function deleteRecipient(scope: NotificationScope, notificationId: 
  * entry that is not subscribed is skipped.
  */
 export async function removeRecipients(
-  scope: NotificationScope,
+  scope: DeploymentScope,
   notificationId: number,
   items: RemoveRecipientInput[],
 ) {
@@ -332,14 +313,7 @@ export async function removeRecipients(
       else keys.push(`embed:${tenant}/${EMAIL_SHAPED.test(id) ? id.toLowerCase() : id}`);
     }
   }
-  const result = await repo.removeRecipients(
-    scope.db,
-    scope.accountId,
-    scope.deploymentId,
-    notificationId,
-    keys,
-    embedUserIds,
-  );
+  const result = await repo.removeRecipients(scope, notificationId, keys, embedUserIds);
   if (!result.notificationFound) throw notFound('Notification');
   return { id: notificationId, deleted: true as const, removedCount: result.removed };
 }

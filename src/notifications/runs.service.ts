@@ -1,125 +1,13 @@
-import type { Bindings, Db, NotificationMessage, NotificationQueue } from '../core/env';
-import { ApiError, conflict, notFound } from '../core/errors';
+import { conflict, notFound } from '../core/errors';
 import type { PageRequest } from '../core/pagination';
 import { afterId, toPage } from '../core/pagination';
-import { base64, escapeMarkup } from '../core/text';
-import { webhookUrlProblem } from '../core/webhook-url';
-import { type DashboardControls, resolveControls } from '../dashboards/controls';
-import { findPublishedById, type PublishedDashboardRecord } from '../dashboards/dashboards.repository';
-import { liveDashboard } from '../dashboards/live-reports.service';
-import { controlMembersProblem } from '../data-api/data.service';
-import type { Identity } from '../semantic/query/policies';
-import { compileSchedule, nextRunAfter } from './cron-expression';
-import { type DeliveryPorts, PermanentDeliveryError, type RenderedFile, type RenderScope } from './delivery';
-import { controlValuesOf, describeControls, filterProblem } from './notification-controls';
-import { CLAIM_PAGE, CLAIM_PER_TICK, REQUEUE_PER_TICK, RUN_DELIVERIES_PREVIEW } from './notifications.limits';
+import type { DeploymentScope } from '../core/scope';
+import { RUN_DELIVERIES_PREVIEW } from './notifications.limits';
 import type { DeliveryView, RunView } from './notifications.schemas';
-import type { NotificationScope } from './notifications.service';
-import type { RecipientRow } from './recipients.repository';
+import { runMessage } from './run-messages';
 import * as repo from './runs.repository';
-import { describeSchedule } from './schedule-wording';
 
-/**
- * How long a delivery attempt holds its recipients before another attempt may take them: a queue
- * consumer's wall-clock limit (15 minutes), so a lease never ends while its attempt can still be
- * sending (40 sends of up to 10 s each, plus renders) and no recipient is sent to twice.
- */
-const LEASE_MS = 15 * 60_000;
-/** A queued run whose message has not started it by then is enqueued again. */
-const STRANDED_MS = 10 * 60_000;
-
-const message = (runId: number): { body: NotificationMessage } => ({
-  body: { kind: 'notification-run', runId },
-});
-
-/** Sends run ids in sendBatch calls of at most 100 messages (the Queues limit). */
-async function enqueue(queue: NotificationQueue, runIds: number[]): Promise<void> {
-  for (let i = 0; i < runIds.length; i += 100) {
-    await queue.sendBatch(runIds.slice(i, i + 100).map(message));
-  }
-}
-
-/**
- * The run after the tick, or null. A stored schedule that no longer compiles (a cron or time
- * zone refused since it was written) parks its notification (null: no next run) and is logged,
- * instead of throwing and leaving it due at the head of every later tick, where it would stall
- * every notification behind it.
- */
-function nextRunSafely(n: repo.DueNotification, tick: Date): number | null {
-  try {
-    return nextRunAfter(compileSchedule(n), tick.getTime());
-  } catch (err) {
-    console.error(JSON.stringify({ event: 'notification_schedule_invalid', id: n.id, error: String(err) }));
-    return null;
-  }
-}
-
-export interface TickResult {
-  claimed: number;
-  enqueued: number;
-  suppressed: number;
-  requeued: number;
-}
-
-/**
- * The cron's work: claim due slots (next run ≤ the tick's scheduledTime) page by page, at most
- * CLAIM_PER_TICK of them, earliest first; advance each claimed notification's next run past
- * the tick, and send only the runs this tick created. What is left stays due, and the next
- * tick claims it first. A doubled tick claims nothing twice; a skipped tick leaves next runs
- * in the past, so the next tick claims them (missed slots of one notification collapse into
- * one run).
- */
-export async function claimDueRuns(
-  db: Db,
-  queue: NotificationQueue,
-  scheduledTime: Date,
-): Promise<TickResult> {
-  const tick = scheduledTime.toISOString();
-  const result: TickResult = { claimed: 0, enqueued: 0, suppressed: 0, requeued: 0 };
-  let after: { nextRunAt: string; id: number } | null = null;
-  // Counted in due rows read, not runs created: a tick racing a doubled one (claiming nothing)
-  // still stops after CLAIM_PER_TICK rows.
-  let read = 0;
-  while (read < CLAIM_PER_TICK) {
-    const due = await repo.selectDue(db, tick, after, Math.min(CLAIM_PAGE, CLAIM_PER_TICK - read));
-    read += due.length;
-    if (due.length === 0) break;
-    const claims = due.map((n) => {
-      const next = nextRunSafely(n, scheduledTime);
-      return { id: n.id, slot: n.nextRunAt, next: next === null ? null : new Date(next).toISOString() };
-    });
-    const runs = await repo.claimSlots(db, claims, tick);
-    const queued = runs.filter((r) => r.status === 'queued').map((r) => r.runId);
-    result.claimed += runs.length;
-    result.suppressed += runs.length - queued.length;
-    try {
-      await enqueue(queue, queued);
-      result.enqueued += queued.length;
-    } catch (err) {
-      // The runs are committed as queued: the stranded-run sweep sends them again.
-      console.error(
-        JSON.stringify({ event: 'notification_enqueue_failed', runs: queued.length, error: String(err) }),
-      );
-    }
-    const last = due[due.length - 1] as repo.DueNotification;
-    after = { nextRunAt: last.nextRunAt, id: last.id };
-    if (due.length < CLAIM_PAGE) break;
-  }
-  if (read >= CLAIM_PER_TICK) {
-    console.warn(JSON.stringify({ event: 'notification_claim_capped', tick, read, claimed: result.claimed }));
-  }
-  const stranded = await repo.takeStrandedRuns(
-    db,
-    new Date(scheduledTime.getTime() - STRANDED_MS).toISOString(),
-    tick,
-    REQUEUE_PER_TICK,
-  );
-  if (stranded.length > 0) {
-    await enqueue(queue, stranded);
-    result.requeued = stranded.length;
-  }
-  return result;
-}
+/** Runs as the API shows them: a manual run now, the runs of a notification, a run's deliveries. */
 
 function presentDelivery(d: repo.DeliveryRow): DeliveryView {
   return {
@@ -156,14 +44,8 @@ function presentRun(item: repo.RunListItem): RunView {
  * POST …/run: a manual run now (suppressed right away when deliveries are off). One manual
  * run of a notification may be queued or running at a time; another is a 409.
  */
-export async function runNow(scope: NotificationScope, queue: NotificationQueue, notificationId: number) {
-  const result = await repo.insertManualRun(
-    scope.db,
-    scope.accountId,
-    scope.deploymentId,
-    notificationId,
-    scope.now.toISOString(),
-  );
+export async function runNow(scope: DeploymentScope, notificationId: number) {
+  const result = await repo.insertManualRun(scope, notificationId);
   if (result.kind === 'notFound') throw notFound('Notification');
   if (result.kind === 'inFlight') {
     throw conflict('A manual run of this notification is already queued or running');
@@ -171,7 +53,7 @@ export async function runNow(scope: NotificationScope, queue: NotificationQueue,
   const { run } = result;
   if (run.status === 'queued') {
     try {
-      await queue.send(message(run.id).body);
+      await scope.ports.notificationsQueue.send(runMessage(run.id));
     } catch (err) {
       console.error(
         JSON.stringify({ event: 'notification_enqueue_failed', runId: run.id, error: String(err) }),
@@ -181,11 +63,9 @@ export async function runNow(scope: NotificationScope, queue: NotificationQueue,
   return presentRun({ run, counts: NO_DELIVERIES, deliveries: [] });
 }
 
-export async function listRuns(scope: NotificationScope, notificationId: number, request: PageRequest) {
+export async function listRuns(scope: DeploymentScope, notificationId: number, request: PageRequest) {
   const { notificationFound, runs } = await repo.listRuns(
-    scope.db,
-    scope.accountId,
-    scope.deploymentId,
+    scope,
     notificationId,
     afterId(request),
     request.limit,
@@ -197,15 +77,13 @@ export async function listRuns(scope: NotificationScope, notificationId: number,
 
 /** GET …/runs/{runId}/deliveries: one page of a run's deliveries by recipient id. */
 export async function listDeliveries(
-  scope: NotificationScope,
+  scope: DeploymentScope,
   notificationId: number,
   runId: number,
   request: PageRequest,
 ) {
   const { runFound, rows } = await repo.listDeliveries(
-    scope.db,
-    scope.accountId,
-    scope.deploymentId,
+    scope,
     notificationId,
     runId,
     afterId(request),
@@ -213,248 +91,4 @@ export async function listDeliveries(
   );
   if (!runFound) throw notFound('Run');
   return toPage(rows, request, 'deliveries', (d) => [d.recipientId], presentDelivery);
-}
-
-// ---- The consumer ----
-
-/** Delay before another attempt at the failed recipients: 30 s, 1, 2, 4, 8 min … capped at 1 h. */
-export const backoffSeconds = (attempts: number) => Math.min(3600, 30 * 2 ** Math.max(0, attempts - 1));
-
-/**
- * Who is not an embed user (an account user, an address, a channel) runs as nobody in
- * particular: no groups, so only the model's policies for everyone (`*`) apply, as on the render
- * endpoint.
- */
-const ACCOUNT_IDENTITY: Identity = { groups: [], userAttributes: {}, securityContext: {} };
-
-function scopeOf(r: RecipientRow, catalogue: string[]): RenderScope {
-  if (r.type !== 'EMBED_USER') {
-    return {
-      key: 'account',
-      identity: ACCOUNT_IDENTITY,
-      groups: null,
-      userAttributes: null,
-      securityContext: null,
-    };
-  }
-  const parsed: unknown = r.securityContext === null ? null : JSON.parse(r.securityContext);
-  const securityContext =
-    parsed && typeof parsed === 'object' && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : null;
-  return {
-    // Groups and attributes are stored sorted and the context as given: equal text, same data.
-    key: JSON.stringify([r.groups, r.userAttributes, r.securityContext, catalogue]),
-    identity: {
-      groups: r.groups ?? [],
-      // A null attribute is no value: the policies that read it let no row through.
-      userAttributes: Object.fromEntries(
-        (r.userAttributes ?? []).flatMap((a) => (a.value === null ? [] : [[a.name, a.value]])),
-      ),
-      securityContext: securityContext ?? {},
-    },
-    groups: r.groups,
-    userAttributes: r.userAttributes,
-    securityContext,
-    restrictedBy: catalogue,
-  };
-}
-
-/**
- * Why the notification's filters and time grains cannot be applied as written, or null: a
- * filter `filterProblem` refuses, or a member the deployment's model does not have. The run's
- * deliveries then fail rather than send a file that shows more than its controls say.
- */
-async function controlsProblem(
-  data: { db: Db; env: Bindings; accountId: number; deploymentId: number; now: Date },
-  context: repo.RunContext,
-): Promise<string | null> {
-  for (const filter of context.filters) {
-    const problem = filterProblem(filter);
-    if (problem) return problem;
-  }
-  try {
-    const problem = await controlMembersProblem(data, {
-      filters: context.filters.map((f) => f.member),
-      timeGrains: context.timeGrains.map((g) => g.member),
-    });
-    return problem && `The notification's controls cannot be applied: ${problem}`;
-  } catch (err) {
-    // A deployment with no model (or not found) will not change on retry.
-    if (err instanceof ApiError && err.status < 500) {
-      return `The notification's controls cannot be applied: ${err.message}`;
-    }
-    throw err;
-  }
-}
-
-/** A delivery's link back to the dashboard (see docs/notifications.md, "What a delivery says"). */
-function dashboardLink(
-  recipient: RecipientRow,
-  origin: string,
-  dashboard: PublishedDashboardRecord,
-  context: repo.RunContext,
-): string {
-  if (recipient.type === 'EMBED_USER')
-    return `${origin}/embed/dashboard/${encodeURIComponent(dashboard.publicId)}`;
-  const values = controlValuesOf(context.filters, context.timeGrains);
-  const params = new URLSearchParams({ format: context.format });
-  if (values.filters.length > 0) params.set('filters', JSON.stringify(values.filters));
-  if (values.timeGrains.length > 0) params.set('timeGrains', JSON.stringify(values.timeGrains));
-  return `${origin}/api/v1/deployments/${dashboard.deploymentId}/workbooks/${dashboard.workbookId}/dashboard/render?${params}`;
-}
-
-function fileName(title: string, slot: string, format: string): string {
-  const base =
-    title
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, '-')
-      .replace(/^-|-$/g, '') || 'dashboard';
-  return `${base}-${slot.slice(0, 16).replace(/[:T]/g, '-')}.${format}`;
-}
-
-/**
- * What the message of a run needs after an attempt: nothing more, another attempt later (some
- * recipients failed), or a continuation (recipients are left that this attempt did not lease).
- */
-export type AttemptResult =
-  | { outcome: 'ack' }
-  | { outcome: 'retry'; delaySeconds: number }
-  | { outcome: 'continue' };
-
-/**
- * One delivery attempt of a run: lease at most `maxSends` pending recipients (so an invocation
- * stays inside its subrequest limit), render once per distinct
- * recipient scope, send each leased recipient one message, record the outcomes. Recipients
- * sent before are never leased again, so a redelivered message or a retry after a partial
- * failure resends to nobody. Answers whether the message needs another attempt.
- */
-export async function attemptRun(
-  db: Db,
-  ports: DeliveryPorts,
-  runId: number,
-  options: { env: Bindings; from: string; now: Date; maxSends: number },
-): Promise<AttemptResult> {
-  const owner = crypto.randomUUID();
-  const now = options.now.toISOString();
-  const { context, leased } = await repo.startRun(
-    db,
-    runId,
-    owner,
-    now,
-    new Date(options.now.getTime() + LEASE_MS).toISOString(),
-    options.maxSends,
-  );
-  // A run deleted with its notification, finished, suppressed, or with nothing left to lease.
-  if (!context || leased.length === 0) {
-    if (context?.run.status !== 'running') return { outcome: 'ack' };
-    const { pending } = await repo.finishAttempt(db, runId, owner, [], now);
-    // Rows another attempt holds: come back when its lease ends, in case that attempt died.
-    return pending === 0 ? { outcome: 'ack' } : { outcome: 'retry', delaySeconds: LEASE_MS / 1000 };
-  }
-  const dashboard = await findPublishedById(db, context.accountId, context.dashboardId);
-  const title = dashboard?.title || dashboard?.config?.title || 'Dashboard';
-  const schedule = describeSchedule(context.schedule);
-  const data = {
-    db,
-    env: options.env,
-    accountId: context.accountId,
-    deploymentId: context.deploymentId,
-    now: options.now,
-  };
-  // Once per attempt, for every recipient: a refused control fails them all alike.
-  const refused = dashboard ? await controlsProblem(data, context) : null;
-  const controls: DashboardControls | null =
-    dashboard && !refused
-      ? resolveControls(dashboard.config, controlValuesOf(context.filters, context.timeGrains))
-      : null;
-  const controlsText = dashboard && controls ? describeControls(dashboard.config, controls) : null;
-  const origin = `https://${context.deploymentSlug}.${options.env.DEPLOYMENTS_DOMAIN}`;
-  // One render per distinct recipient scope: the charts' queries run once for each identity.
-  const renders = new Map<string, Promise<RenderedFile>>();
-  const outcomes: repo.DeliveryOutcome[] = [];
-
-  for (const { deliveryId, recipient, catalogue } of leased) {
-    try {
-      if (!dashboard) throw new PermanentDeliveryError('The published dashboard no longer exists');
-      if (refused || !controls) throw new PermanentDeliveryError(refused ?? 'The controls cannot be applied');
-      const scope = scopeOf(recipient, catalogue);
-      let render = renders.get(scope.key);
-      if (!render) {
-        render = (async () => {
-          const live = await liveDashboard({ ...data, identity: scope.identity }, dashboard, controls).catch(
-            (err: unknown) => {
-              // A deployment that cannot serve (no model, a misconfigured source) will not mend on retry.
-              if (err instanceof ApiError && err.status < 500) throw new PermanentDeliveryError(err.message);
-              throw err;
-            },
-          );
-          return ports.renderer.render({
-            dashboard: { ...dashboard, reportSnapshots: live.reportSnapshots },
-            format: context.format,
-            controls,
-            dataTime: live.dataTime,
-            scope,
-          });
-        })();
-        renders.set(scope.key, render);
-      }
-      const file = await render;
-      const filename = fileName(title, context.run.slot, context.format);
-      const link = dashboardLink(recipient, origin, dashboard, context);
-      const lines = [
-        `Your scheduled dashboard "${title}" (${schedule}) is attached.`,
-        ...(controlsText ? [controlsText] : []),
-        `Open the dashboard: ${link}`,
-      ];
-      const text = lines.join('\n');
-      if (recipient.type === 'SLACK') {
-        if (!context.chatWebhookUrl) {
-          throw new PermanentDeliveryError('The account has no chat webhook (chatWebhookUrl) configured');
-        }
-        // Checked at every send as well as on write: a URL stored before the rule is refused too.
-        const problem = webhookUrlProblem(context.chatWebhookUrl);
-        if (problem) throw new PermanentDeliveryError(`The chat webhook URL is refused: ${problem}`);
-        await ports.webhook.post(context.chatWebhookUrl, {
-          channel: recipient.channelId,
-          channelName: recipient.channelName,
-          text,
-          controls: controlsText,
-          link,
-          notificationId: context.run.notificationId,
-          runId,
-          slot: context.run.slot,
-          attachment: { filename, contentType: file.contentType, contentBase64: base64(file.bytes) },
-        });
-      } else {
-        if (!recipient.email) throw new PermanentDeliveryError('The recipient has no email address');
-        await ports.mailer.send({
-          from: options.from,
-          to: recipient.email,
-          subject: `${title}: scheduled report`,
-          text,
-          html: [
-            `<p>Your scheduled dashboard <strong>${escapeMarkup(title)}</strong> (${escapeMarkup(schedule)}) is attached.</p>`,
-            ...(controlsText ? [`<p>${escapeMarkup(controlsText)}</p>`] : []),
-            `<p><a href="${escapeMarkup(link)}">Open the dashboard</a></p>`,
-          ].join(''),
-          attachment: { filename, contentType: file.contentType, bytes: file.bytes },
-        });
-      }
-      outcomes.push({ deliveryId, error: null, permanent: false });
-    } catch (err) {
-      const error = (err instanceof Error ? err.message : String(err)).slice(0, 1000) || 'Delivery failed';
-      outcomes.push({ deliveryId, error, permanent: err instanceof PermanentDeliveryError });
-    }
-  }
-  const { unleased } = await repo.finishAttempt(db, runId, owner, outcomes, new Date().toISOString());
-  const retryable = outcomes.filter((o) => o.error !== null && !o.permanent);
-  if (retryable.length === 0) return unleased > 0 ? { outcome: 'continue' } : { outcome: 'ack' };
-  const attempts = Math.max(...leased.map((l) => l.attempts));
-  return { outcome: 'retry', delaySeconds: backoffSeconds(attempts) };
-}
-
-/** Messages the queue gave up on: their runs record the failure, all in one batch. */
-export async function deadLetterRuns(db: Db, runIds: number[], now: Date): Promise<void> {
-  if (runIds.length > 0) await repo.failRuns(db, runIds, 'Delivery retries exhausted', now.toISOString());
 }

@@ -1,6 +1,6 @@
 /**
  * The schedule of a notification as stored: its type and the fields that type is built from
- * (contract §7), and the cron expression it stands for. Pure: no I/O, no clock.
+ * (Cube's schedule types), and the cron expression it stands for. Pure: no I/O, no clock.
  */
 
 export const SCHEDULE_TYPES = ['HOURLY', 'DAILY', 'WEEKLY', 'MONTHLY', 'CUSTOM'] as const;
@@ -18,7 +18,7 @@ export interface Schedule {
 
 export type ScheduleField = 'minute' | 'hour' | 'dayOfWeek' | 'dayOfMonth' | 'customCron';
 
-/** The fields each schedule type is built from (contract §7); the others do not apply to it. */
+/** The fields each schedule type is built from; the others do not apply to it. */
 export const SCHEDULE_FIELDS: Record<ScheduleType, readonly ScheduleField[]> = {
   HOURLY: ['minute'],
   DAILY: ['hour', 'minute'],

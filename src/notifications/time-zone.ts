@@ -1,7 +1,7 @@
 /**
  * IANA time zones: wall-clock readings, offsets, and the mapping of local times to instants
- * under the local-time rules of contract §7. Times are epoch milliseconds (UTC) unless named
- * "local".
+ * under the local-time rules of schedules (a skipped time runs after the gap, a repeated one
+ * once). Times are epoch milliseconds (UTC) unless named "local".
  */
 
 const MINUTE_MS = 60_000;
@@ -68,7 +68,7 @@ export function localIso(instant: number, timeZone: string): string {
 
 /**
  * Maps the local wall times of one local day (minutes since local midnight) to instants under
- * the rules of contract §7: a time skipped by the clocks going forward runs at the first minute
+ * the local-time rules of schedules: a time skipped by the clocks going forward runs at the first minute
  * after the gap; a time that happens twice runs at its first occurrence.
  */
 export function dayMapper(localMidnight: number, timeZone: string): (minuteOfDay: number) => number {

@@ -283,7 +283,7 @@ describe('the notifications queue consumer', () => {
       { email: 'staff@example.com' },
       { externalId: 'viewer-rls', email: 'viewer-rls@example.com', embedTenantName: 'tenant-rls' },
     ]);
-    // A tenant's catalogue is defined by a creator-mode session (E9 userAttributeDefinitions).
+    // A tenant's catalogue is defined by a creator-mode session (its userAttributeDefinitions).
     await api('PATCH', `/admin/v1/accounts/${acme.accountId}`, {
       auth: OPERATOR,
       body: { useCreatorMode: true },

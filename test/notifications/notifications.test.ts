@@ -209,14 +209,14 @@ describe('POST /api/v1/deployments/{d}/notifications', () => {
   it('is for admins with a Bearer token only', async () => {
     const body = { dashboardId: dashboard.id, scheduleType: 'HOURLY', minute: 1 };
     expectError(await api('POST', base, { body }), 401, 'UNAUTHORIZED');
-    // Issue 12: a valid API key is accepted on these routes now (test/foundation/api-key-credentials.test.ts); an unknown one is a 401.
+    // A valid API key is accepted on these routes (test/foundation/api-key-credentials.test.ts); an unknown one is a 401.
     expectError(await api('POST', base, { auth: { apiKey: 'eb_ak_unknown' }, body }), 401, 'UNAUTHORIZED');
     expectError(await api('POST', base, { auth: { bearer: 'eb_at_unknown' }, body }), 401, 'UNAUTHORIZED');
     expectError(await api('POST', base, { auth: world.acme.member, body }), 403, 'FORBIDDEN');
   });
 });
 
-describe('GET, list, PUT (E16) and DELETE', () => {
+describe('GET, list, PUT and DELETE', () => {
   it("gets one notification; another account's is a 404", async () => {
     const created = await create({ scheduleType: 'HOURLY', minute: 7 });
     const res = await api('GET', `${base}/${created.body.id}`, { auth: world.acme.admin });

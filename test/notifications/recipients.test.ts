@@ -31,7 +31,7 @@ async function count(sql: string, ...params: unknown[]): Promise<number> {
   return row?.n ?? 0;
 }
 
-describe('POST …/notifications/{id}/recipients (E15)', () => {
+describe('POST …/notifications/{id}/recipients', () => {
   it('adds users, addresses, embed users and channels, then sorts repeats and changes', async () => {
     const url = await notificationOf(world.acme);
     const recipients = [
@@ -286,7 +286,7 @@ describe('POST …/notifications/{id}/recipients (E15)', () => {
     expectError(await api('POST', `${url}/recipients`, { auth: world.other.admin, body }), 404, 'NOT_FOUND');
     expectError(await api('POST', `${url}/recipients`, { auth: world.acme.member, body }), 403);
     expectError(await api('POST', `${url}/recipients`, { body }), 401);
-    // Issue 12: a valid API key is accepted on these routes now (test/foundation/api-key-credentials.test.ts); an unknown one is a 401.
+    // A valid API key is accepted on these routes (test/foundation/api-key-credentials.test.ts); an unknown one is a 401.
     expectError(await api('POST', `${url}/recipients`, { auth: { apiKey: 'eb_ak_unknown' }, body }), 401);
     const unknown = url.replace(/\/\d+$/, '/999999');
     expectError(await api('POST', `${unknown}/recipients`, { auth: world.acme.admin, body }), 404);
