@@ -1,6 +1,7 @@
 import { createApp } from './app';
 import { countedD1, createDb } from './core/db';
 import type { Bindings, BuildMessage } from './core/env';
+import { backgroundScope, type ScopePorts } from './core/scope';
 import { sweepExpiredUploads } from './deployments/data-model.service';
 import { consumeBuilds } from './deployments/deployments.consumer';
 import { sweepStrandedBuilds } from './deployments/deployments.service';
@@ -12,7 +13,21 @@ import {
   NOTIFICATIONS_QUEUE_NAME,
 } from './notifications/notifications.consumer';
 import { notificationsTick } from './notifications/notifications.cron';
-import { platformOf as deployedPlatform, type PlatformOf } from './platform';
+import { platformOf as deployedPlatform, type Platform, type PlatformOf } from './platform';
+
+/** The platform's boundaries as a scope carries them. */
+const portsOf = (platform: Platform): ScopePorts => ({
+  clock: platform.clock,
+  sessionRateLimiter: platform.sessionRateLimiter,
+  notificationsQueue: platform.deliveryPorts.queue,
+  replicaView: platform.replicaView,
+});
+
+/** A tick's or batch's scope over its own counted D1; `now` defaults to the platform's clock. */
+function jobScope(env: Bindings, platform: Platform, now?: Date) {
+  const d1 = countedD1(env.DB, { queries: 0, roundTrips: 0 });
+  return backgroundScope({ db: createDb(d1), d1, env, ports: portsOf(platform), now });
+}
 
 /**
  * The Worker's handlers on a platform: `src/index.ts` exports it on the deployed one; tests and
@@ -25,13 +40,14 @@ export function createWorker(platformOf: PlatformOf = deployedPlatform) {
 
     /** Every minute: find due work and enqueue it; the queue consumers do the work. */
     async scheduled(controller, env, _ctx) {
-      const db = createDb(countedD1(env.DB, { queries: 0, roundTrips: 0 }));
       const platform = platformOf(env);
       const now = new Date(controller.scheduledTime);
+      const scope = jobScope(env, platform, now);
+      const { db } = scope;
       // Each job runs even when the other fails; the tick fails if either did.
       const jobs = await Promise.allSettled([
-        sweepStrandedBuilds(db, env.BUILDS_QUEUE, now),
-        sweepExpiredUploads(db, now),
+        sweepStrandedBuilds(scope),
+        sweepExpiredUploads(scope),
         notificationsTick(env, platform.deliveryPorts.queue, now),
         purgeExpiredRevocations(db, now),
       ]);
@@ -40,9 +56,10 @@ export function createWorker(platformOf: PlatformOf = deployedPlatform) {
     },
 
     async queue(batch, env, _ctx) {
-      const { clock, deliveryPorts } = platformOf(env);
+      const platform = platformOf(env);
+      const { clock, deliveryPorts } = platform;
       if (batch.queue.startsWith('edgeboard-builds')) {
-        await consumeBuilds(batch as MessageBatch<BuildMessage>, env, clock);
+        await consumeBuilds(batch as MessageBatch<BuildMessage>, jobScope(env, platform));
         return;
       }
       if (batch.queue === NOTIFICATIONS_DLQ_NAME) return consumeNotificationDeadLetters(batch, env, clock);

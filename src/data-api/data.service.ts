@@ -151,7 +151,7 @@ interface SourceContext {
 async function sourceContext(scope: DataScope): Promise<SourceContext> {
   const [{ buildId, model }, config] = await Promise.all([
     servingModel(scope),
-    readDataSourceConfig(scope.db, scope.deploymentId, scope.env).catch((err) => {
+    readDataSourceConfig(scope, scope.deploymentId).catch((err) => {
       throw asApiError(err);
     }),
   ]);
