@@ -1,7 +1,7 @@
 import { createApp } from './app';
 import { countedD1, createDb } from './core/db';
 import type { Bindings, BuildMessage } from './core/env';
-import { backgroundScope, type RequestScope } from './core/scope';
+import { backgroundScope, type RequestScope, type ScopePorts } from './core/scope';
 import { sweepExpiredUploads } from './deployments/data-model.service';
 import { consumeBuilds } from './deployments/deployments.consumer';
 import { sweepStrandedBuilds } from './deployments/deployments.service';
@@ -15,20 +15,22 @@ import {
 import { notificationsTick } from './notifications/notifications.cron';
 import { platformOf as deployedPlatform, type Platform, type PlatformOf } from './platform';
 
-/** A tick's or batch's scope on `platform`: a counted D1 of its own, `now` the tick's time when given. */
-function backgroundOn(
+/** The platform's boundaries as a scope carries them. */
+const portsOf = (platform: Platform): ScopePorts => ({
+  clock: platform.clock,
+  sessionRateLimiter: platform.sessionRateLimiter,
+  notificationsQueue: platform.deliveryPorts.queue,
+  replicaView: platform.replicaView,
+});
+
+/** A tick's or batch's scope over its own counted D1; `now` defaults to the platform's clock. */
+function jobScope(
   env: Bindings,
   platform: Platform,
   { now, waitUntil }: { now?: Date; waitUntil?: (p: Promise<unknown>) => void } = {},
 ): RequestScope {
   const d1 = countedD1(env.DB, { queries: 0, roundTrips: 0 });
-  const ports = {
-    clock: platform.clock,
-    sessionRateLimiter: platform.sessionRateLimiter,
-    notificationsQueue: platform.deliveryPorts.queue,
-    replicaView: platform.replicaView,
-  };
-  return backgroundScope({ db: createDb(d1), d1, env, ports, now }, waitUntil);
+  return backgroundScope({ db: createDb(d1), d1, env, ports: portsOf(platform), now }, waitUntil);
 }
 
 /**
@@ -42,14 +44,15 @@ export function createWorker(platformOf: PlatformOf = deployedPlatform) {
 
     /** Every minute: find due work and enqueue it; the queue consumers do the work. */
     async scheduled(controller, env, _ctx) {
-      const db = createDb(countedD1(env.DB, { queries: 0, roundTrips: 0 }));
       const platform = platformOf(env);
       const now = new Date(controller.scheduledTime);
+      const scope = jobScope(env, platform, { now });
+      const { db } = scope;
       // Each job runs even when the other fails; the tick fails if either did.
       const jobs = await Promise.allSettled([
-        sweepStrandedBuilds(db, env.BUILDS_QUEUE, now),
-        sweepExpiredUploads(db, now),
-        notificationsTick(backgroundOn(env, platform, { now })),
+        sweepStrandedBuilds(scope),
+        sweepExpiredUploads(scope),
+        notificationsTick(scope),
         purgeExpiredRevocations(db, now),
       ]);
       const failed = jobs.find((j) => j.status === 'rejected');
@@ -58,16 +61,15 @@ export function createWorker(platformOf: PlatformOf = deployedPlatform) {
 
     async queue(batch, env, ctx) {
       const platform = platformOf(env);
-      const { clock } = platform;
       if (batch.queue.startsWith('edgeboard-builds')) {
-        await consumeBuilds(batch as MessageBatch<BuildMessage>, env, clock);
+        await consumeBuilds(batch as MessageBatch<BuildMessage>, jobScope(env, platform));
         return;
       }
       if (batch.queue === NOTIFICATIONS_DLQ_NAME) {
-        return consumeNotificationDeadLetters(batch, backgroundOn(env, platform));
+        return consumeNotificationDeadLetters(batch, jobScope(env, platform));
       }
       if (batch.queue === NOTIFICATIONS_QUEUE_NAME) {
-        const scope = backgroundOn(env, platform, { waitUntil: (p) => ctx.waitUntil(p) });
+        const scope = jobScope(env, platform, { waitUntil: (p) => ctx.waitUntil(p) });
         return consumeNotifications(batch, { ...scope, delivery: platform.deliveryPorts });
       }
       throw new Error(`No consumer for queue ${batch.queue}`);

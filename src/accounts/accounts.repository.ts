@@ -1,7 +1,7 @@
 import { and, asc, eq, gt, sql } from 'drizzle-orm';
 import { accessTokens, accounts, apiKeys, users } from '../../schema/accounts';
 import { mapRow, runBatch } from '../core/db';
-import type { Db } from '../core/env';
+import type { AccountScope, RequestScope } from '../core/scope';
 import type {
   Account,
   CreateAccountInput,
@@ -54,11 +54,12 @@ export interface NewSecrets {
  * order on one connection.
  */
 export async function insertAccountWithAdmin(
-  db: Db,
+  scope: RequestScope,
   input: CreateAccountInput & { adminEmail: string; adminUsername: string },
   secrets: NewSecrets,
-  now: string,
 ): Promise<{ account: Account; user: User }> {
+  const { db } = scope;
+  const now = scope.now.toISOString();
   const [accountRows, userRows] = await runBatch(db, [
     db
       .insert(accounts)
@@ -88,6 +89,7 @@ export async function insertAccountWithAdmin(
         createdAt: now,
       })
       .returning(),
+    // Raw: each row is selected from the one the batch inserted just before (last_insert_rowid()).
     sql`INSERT INTO access_tokens (account_id, user_id, token_hash, token_prefix, created_at)
       SELECT account_id, id, ${secrets.tokenHash}, ${secrets.tokenPrefix}, ${now} FROM users WHERE id = last_insert_rowid()`,
     sql`INSERT INTO api_keys (account_id, name, key_hash, key_prefix, deployment_ids, created_at)
@@ -101,96 +103,84 @@ export async function insertAccountWithAdmin(
   return { account: toAccount(mapRow(accounts, accountRow)), user: toUser(mapRow(users, userRow)) };
 }
 
-export async function findAccount(db: Db, id: number): Promise<Account | null> {
-  const [row] = await db.select().from(accounts).where(eq(accounts.id, id));
+export async function findAccount(scope: RequestScope, id: number): Promise<Account | null> {
+  const [row] = await scope.db.select().from(accounts).where(eq(accounts.id, id));
   return row ? toAccount(row) : null;
 }
 
 export async function updateAccount(
-  db: Db,
+  scope: RequestScope,
   id: number,
   input: UpdateAccountInput,
-  now: string,
 ): Promise<Account | null> {
-  const [row] = await db
+  const [row] = await scope.db
     .update(accounts)
-    .set({ ...input, updatedAt: now })
+    .set({ ...input, updatedAt: scope.now.toISOString() })
     .where(eq(accounts.id, id))
     .returning();
   return row ? toAccount(row) : null;
 }
 
 /** null when the email or username is taken in the account. */
-export async function insertUser(
-  db: Db,
-  accountId: number,
-  input: CreateUserInput,
-  now: string,
-): Promise<User | null> {
-  const [row] = await db
+export async function insertUser(scope: AccountScope, input: CreateUserInput): Promise<User | null> {
+  const [row] = await scope.db
     .insert(users)
     .values({
-      accountId,
+      accountId: scope.accountId,
       email: input.email,
       username: input.username,
       firstName: input.firstName ?? '',
       picture: input.picture ?? '',
       role: input.role ?? 'member',
-      createdAt: now,
+      createdAt: scope.now.toISOString(),
     })
     .onConflictDoNothing()
     .returning();
   return row ? toUser(row) : null;
 }
 
-export async function listUsers(
-  db: Db,
-  accountId: number,
-  afterId: number | null,
-  limit: number,
-): Promise<User[]> {
-  const rows = await db
+export async function listUsers(scope: AccountScope, afterId: number | null, limit: number): Promise<User[]> {
+  const rows = await scope.db
     .select()
     .from(users)
-    .where(and(eq(users.accountId, accountId), afterId === null ? undefined : gt(users.id, afterId)))
+    .where(and(eq(users.accountId, scope.accountId), afterId === null ? undefined : gt(users.id, afterId)))
     .orderBy(asc(users.id))
     .limit(limit + 1);
   return rows.map(toUser);
 }
 
-export async function findUser(db: Db, accountId: number, id: number): Promise<User | null> {
-  const [row] = await db
+export async function findUser(scope: AccountScope, id: number): Promise<User | null> {
+  const [row] = await scope.db
     .select()
     .from(users)
-    .where(and(eq(users.accountId, accountId), eq(users.id, id)));
+    .where(and(eq(users.accountId, scope.accountId), eq(users.id, id)));
   return row ? toUser(row) : null;
 }
 
 /** Inserts the token only if the user belongs to the account; null otherwise. */
 export async function insertAccessToken(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   userId: number,
   hash: string,
   prefix: string,
-  now: string,
 ): Promise<{ id: number; createdAt: string } | null> {
-  const rows = await db.all<{ id: number; created_at: string }>(sql`
+  // Raw: the check (the user is the account's) and the write are one statement, so they cannot drift.
+  const rows = await scope.db.all<{ id: number; created_at: string }>(sql`
     INSERT INTO access_tokens (account_id, user_id, token_hash, token_prefix, created_at)
-    SELECT account_id, id, ${hash}, ${prefix}, ${now} FROM users WHERE id = ${userId} AND account_id = ${accountId}
+    SELECT account_id, id, ${hash}, ${prefix}, ${scope.now.toISOString()} FROM users
+    WHERE id = ${userId} AND account_id = ${scope.accountId}
     RETURNING id, created_at`);
   const row = rows[0];
   return row ? { id: row.id, createdAt: row.created_at } : null;
 }
 
 export async function listAccessTokens(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   userId: number,
   afterId: number | null,
   limit: number,
 ) {
-  return db
+  return scope.db
     .select({
       id: accessTokens.id,
       userId: accessTokens.userId,
@@ -200,7 +190,7 @@ export async function listAccessTokens(
     .from(accessTokens)
     .where(
       and(
-        eq(accessTokens.accountId, accountId),
+        eq(accessTokens.accountId, scope.accountId),
         eq(accessTokens.userId, userId),
         afterId === null ? undefined : gt(accessTokens.id, afterId),
       ),
@@ -210,16 +200,15 @@ export async function listAccessTokens(
 }
 
 export async function deleteAccessToken(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   userId: number,
   tokenId: number,
 ): Promise<boolean> {
-  const rows = await db
+  const rows = await scope.db
     .delete(accessTokens)
     .where(
       and(
-        eq(accessTokens.accountId, accountId),
+        eq(accessTokens.accountId, scope.accountId),
         eq(accessTokens.userId, userId),
         eq(accessTokens.id, tokenId),
       ),
@@ -243,42 +232,45 @@ export const toApiKey = (row: ApiKeyRow) => ({
  * so the check and the write cannot drift apart); null when one does not.
  */
 export async function insertApiKey(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   name: string,
   deploymentIds: number[] | null,
   hash: string,
   prefix: string,
-  now: string,
 ): Promise<ApiKeyRow | null> {
-  const scope = deploymentIds === null ? null : JSON.stringify(deploymentIds);
-  const rows = await db.all<{ id: number }>(sql`
+  const { accountId } = scope;
+  const now = scope.now.toISOString();
+  const list = deploymentIds === null ? null : JSON.stringify(deploymentIds);
+  // Raw: a conditional INSERT … SELECT over json_each, which the builders cannot say.
+  const rows = await scope.db.all<{ id: number }>(sql`
     INSERT INTO api_keys (account_id, name, key_hash, key_prefix, deployment_ids, created_at)
-    SELECT ${accountId}, ${name}, ${hash}, ${prefix}, ${scope}, ${now}
-    WHERE ${scope} IS NULL OR (
+    SELECT ${accountId}, ${name}, ${hash}, ${prefix}, ${list}, ${now}
+    WHERE ${list} IS NULL OR (
       SELECT count(*) FROM deployments
-      WHERE account_id = ${accountId} AND id IN (SELECT value FROM json_each(${scope}))
-    ) = json_array_length(${scope})
+      WHERE account_id = ${accountId} AND id IN (SELECT value FROM json_each(${list}))
+    ) = json_array_length(${list})
     RETURNING id`);
   const row = rows[0];
   if (!row) return null;
   return { id: row.id, accountId, name, keyHash: hash, keyPrefix: prefix, deploymentIds, createdAt: now };
 }
 
-export async function listApiKeys(db: Db, accountId: number, afterId: number | null, limit: number) {
-  const rows = await db
+export async function listApiKeys(scope: AccountScope, afterId: number | null, limit: number) {
+  const rows = await scope.db
     .select()
     .from(apiKeys)
-    .where(and(eq(apiKeys.accountId, accountId), afterId === null ? undefined : gt(apiKeys.id, afterId)))
+    .where(
+      and(eq(apiKeys.accountId, scope.accountId), afterId === null ? undefined : gt(apiKeys.id, afterId)),
+    )
     .orderBy(asc(apiKeys.id))
     .limit(limit + 1);
   return rows.map(toApiKey);
 }
 
-export async function deleteApiKey(db: Db, accountId: number, id: number): Promise<boolean> {
-  const rows = await db
+export async function deleteApiKey(scope: AccountScope, id: number): Promise<boolean> {
+  const rows = await scope.db
     .delete(apiKeys)
-    .where(and(eq(apiKeys.accountId, accountId), eq(apiKeys.id, id)))
+    .where(and(eq(apiKeys.accountId, scope.accountId), eq(apiKeys.id, id)))
     .returning({ id: apiKeys.id });
   return rows.length > 0;
 }

@@ -1,21 +1,21 @@
 import { PLAN_DEFAULTS } from '../../schema/accounts';
 import { ACCESS_TOKEN_PREFIX, API_KEY_PREFIX, issueSecret } from '../auth/credentials';
-import type { Db } from '../core/env';
 import { ApiError, conflict, notFound } from '../core/errors';
 import { afterId, idPage, pageRequest } from '../core/pagination';
+import type { AccountScope, RequestScope } from '../core/scope';
 import { slugify } from '../core/text';
 import * as repo from './accounts.repository';
 import type { CreateAccountInput, CreateUserInput, UpdateAccountInput } from './accounts.schemas';
 
-/** Provisions an account with its first admin user and shows their secrets once. */
-export async function provisionAccount(db: Db, request: CreateAccountInput, now: string) {
+/** Provisions an account with its first admin user and shows their secrets once (the operator's call). */
+export async function provisionAccount(scope: RequestScope, request: CreateAccountInput) {
   const plan = request.plan ?? 'premium';
   const input = { ...PLAN_DEFAULTS[plan], ...request, plan };
   const [token, key] = await Promise.all([issueSecret(ACCESS_TOKEN_PREFIX), issueSecret(API_KEY_PREFIX)]);
   const adminUsername = input.adminUsername ?? 'admin';
   const adminEmail = input.adminEmail ?? `${adminUsername}@${slugify(input.name) || 'account'}.example.com`;
   const { account, user } = await repo.insertAccountWithAdmin(
-    db,
+    scope,
     { ...input, adminEmail, adminUsername },
     {
       tokenHash: token.hash,
@@ -23,33 +23,30 @@ export async function provisionAccount(db: Db, request: CreateAccountInput, now:
       keyHash: key.hash,
       keyPrefix: key.displayPrefix,
     },
-    now,
   );
   return { account, user, accessToken: token.secret, apiKey: key.secret };
 }
 
-export async function createUser(db: Db, accountId: number, input: CreateUserInput, now: string) {
-  const user = await repo.insertUser(db, accountId, input, now);
+export async function createUser(scope: AccountScope, input: CreateUserInput) {
+  const user = await repo.insertUser(scope, input);
   if (!user) throw conflict('A user with this email or username already exists in the account');
   return user;
 }
 
-export async function createAccessToken(db: Db, accountId: number, userId: number, now: string) {
+export async function createAccessToken(scope: AccountScope, userId: number) {
   const token = await issueSecret(ACCESS_TOKEN_PREFIX);
-  const row = await repo.insertAccessToken(db, accountId, userId, token.hash, token.displayPrefix, now);
+  const row = await repo.insertAccessToken(scope, userId, token.hash, token.displayPrefix);
   if (!row) throw notFound('User');
   return { id: row.id, token: token.secret, createdAt: row.createdAt };
 }
 
 export async function createApiKey(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   input: { name: string; deploymentIds?: number[] | null },
-  now: string,
 ) {
   const key = await issueSecret(API_KEY_PREFIX);
-  const scope = input.deploymentIds ? [...new Set(input.deploymentIds)].sort((a, b) => a - b) : null;
-  const row = await repo.insertApiKey(db, accountId, input.name, scope, key.hash, key.displayPrefix, now);
+  const deploymentIds = input.deploymentIds ? [...new Set(input.deploymentIds)].sort((a, b) => a - b) : null;
+  const row = await repo.insertApiKey(scope, input.name, deploymentIds, key.hash, key.displayPrefix);
   if (!row)
     throw new ApiError('NOT_FOUND', 'deploymentIds names a deployment that does not exist in this account');
   return {
@@ -64,53 +61,55 @@ export async function createApiKey(
 /** The `first`/`after` of a list, as the validated query carries them. */
 type PageInput = { first?: number; after?: string };
 
-export async function getAccount(db: Db, id: number) {
-  const account = await repo.findAccount(db, id);
+/** Any account, by id (the operator's call). */
+export async function getAccount(scope: RequestScope, id: number) {
+  const account = await repo.findAccount(scope, id);
   if (!account) throw notFound('Account');
   return account;
 }
 
-export async function changeAccount(db: Db, id: number, input: UpdateAccountInput, now: string) {
-  const account = await repo.updateAccount(db, id, input, now);
+/** Changes any account's settings (the operator's call). */
+export async function changeAccount(scope: RequestScope, id: number, input: UpdateAccountInput) {
+  const account = await repo.updateAccount(scope, id, input);
   if (!account) throw notFound('Account');
   return account;
 }
 
-export async function listUsers(db: Db, accountId: number, query: PageInput) {
+export async function listUsers(scope: AccountScope, query: PageInput) {
   const request = pageRequest(query, 'users', 1);
-  const rows = await repo.listUsers(db, accountId, afterId(request), request.limit);
+  const rows = await repo.listUsers(scope, afterId(request), request.limit);
   return idPage(rows, request, 'users');
 }
 
-export async function getUser(db: Db, accountId: number, id: number) {
-  const user = await repo.findUser(db, accountId, id);
+export async function getUser(scope: AccountScope, id: number) {
+  const user = await repo.findUser(scope, id);
   if (!user) throw notFound('User');
   return user;
 }
 
 /** A user's tokens; a user of another account is a 404 even when they have no tokens. */
-export async function listAccessTokens(db: Db, accountId: number, userId: number, query: PageInput) {
+export async function listAccessTokens(scope: AccountScope, userId: number, query: PageInput) {
   const request = pageRequest(query, 'tokens', 1);
   const [user, rows] = await Promise.all([
-    repo.findUser(db, accountId, userId),
-    repo.listAccessTokens(db, accountId, userId, afterId(request), request.limit),
+    repo.findUser(scope, userId),
+    repo.listAccessTokens(scope, userId, afterId(request), request.limit),
   ]);
   if (!user) throw notFound('User');
   return idPage(rows, request, 'tokens');
 }
 
-export async function revokeAccessToken(db: Db, accountId: number, userId: number, tokenId: number) {
-  if (!(await repo.deleteAccessToken(db, accountId, userId, tokenId))) throw notFound('Access token');
+export async function revokeAccessToken(scope: AccountScope, userId: number, tokenId: number) {
+  if (!(await repo.deleteAccessToken(scope, userId, tokenId))) throw notFound('Access token');
   return { id: tokenId, deleted: true as const };
 }
 
-export async function listApiKeys(db: Db, accountId: number, query: PageInput) {
+export async function listApiKeys(scope: AccountScope, query: PageInput) {
   const request = pageRequest(query, 'api-keys', 1);
-  const rows = await repo.listApiKeys(db, accountId, afterId(request), request.limit);
+  const rows = await repo.listApiKeys(scope, afterId(request), request.limit);
   return idPage(rows, request, 'api-keys');
 }
 
-export async function deleteApiKey(db: Db, accountId: number, id: number) {
-  if (!(await repo.deleteApiKey(db, accountId, id))) throw notFound('API key');
+export async function deleteApiKey(scope: AccountScope, id: number) {
+  if (!(await repo.deleteApiKey(scope, id))) throw notFound('API key');
   return { id, deleted: true as const };
 }

@@ -1,4 +1,3 @@
-import { nowOf } from '../auth/deployment-scope';
 import { idParams } from '../core/validation';
 import { routeGroup, routes } from '../http/route';
 import {
@@ -10,23 +9,28 @@ import {
 import { changeAccount, getAccount, provisionAccount } from './accounts.service';
 import markdown from './admin.routes.md';
 
-const route = routeGroup({ auth: 'operator', tags: ['Provisioning (operator)'], docs: markdown });
+const route = routeGroup({
+  auth: 'operator',
+  scope: 'request',
+  tags: ['Provisioning (operator)'],
+  docs: markdown,
+});
 
 /** The operator's provisioning API, authenticated with the ADMIN_TOKEN secret. Mounted at /admin/v1/accounts. */
 export const accountsAdminRoutes = routes(
   route.post('/', 'createAccount', {
     input: { body: createAccountBody },
     responses: { 201: provisionedAccountSchema },
-    handler: async (c, { body }) => provisionAccount(c.get('db'), body, nowOf(c)),
+    handler: async (_c, { body }, scope) => provisionAccount(scope, body),
   }),
   route.get('/:id', 'getAccount', accountSchema, {
     input: { params: idParams },
     errors: [404],
-    handler: async (c, { params }) => getAccount(c.get('db'), params.id),
+    handler: async (_c, { params }, scope) => getAccount(scope, params.id),
   }),
   route.patch('/:id', 'updateAccount', accountSchema, {
     input: { params: idParams, body: updateAccountBody },
     errors: [404],
-    handler: async (c, { params, body }) => changeAccount(c.get('db'), params.id, body ?? {}, nowOf(c)),
+    handler: async (_c, { params, body }, scope) => changeAccount(scope, params.id, body ?? {}),
   }),
 );

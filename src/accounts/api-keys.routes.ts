@@ -1,8 +1,6 @@
-import type { Context } from 'hono';
-import { accountWidePrincipal } from '../auth/auth.middleware';
-import { nowOf } from '../auth/deployment-scope';
-import type { AppEnv } from '../core/env';
+import { requireAccountWide } from '../auth/auth.middleware';
 import { pageQuery, pageSchema } from '../core/pagination';
+import type { AccountScope } from '../core/scope';
 import { deletedSchema, idParams } from '../core/validation';
 import { routeGroup, routes } from '../http/route';
 import { apiKeyCreatedSchema, apiKeySchema, createApiKeyBody } from './accounts.schemas';
@@ -10,27 +8,36 @@ import { createApiKey, deleteApiKey, listApiKeys } from './accounts.service';
 import markdown from './api-keys.routes.md';
 
 /**
- * The leading arguments of the key services: the database and the caller's account. Keys are
- * account-wide: a key scoped to deployments cannot mint, list or delete keys (403 KEY_SCOPE).
+ * The caller's account scope, once checked to be account-wide: a key scoped to deployments
+ * cannot mint, list or delete keys (403 KEY_SCOPE).
  */
-const inAccount = (c: Context<AppEnv>) => [c.get('db'), accountWidePrincipal(c).account.id] as const;
+const accountWide = (scope: AccountScope) => {
+  requireAccountWide(scope.principal);
+  return scope;
+};
 
-const route = routeGroup({ auth: 'admin', tags: ['API keys'], errors: [403], docs: markdown });
+const route = routeGroup({
+  auth: 'admin',
+  scope: 'account',
+  tags: ['API keys'],
+  errors: [403],
+  docs: markdown,
+});
 
 /** Account API keys, managed by admins (or an unscoped key). Mounted at /api/v1/api-keys. */
 export const apiKeysRoutes = routes(
   route.post('/', 'createApiKey', apiKeyCreatedSchema, {
     input: { body: createApiKeyBody },
     errors: [404],
-    handler: async (c, { body }) => createApiKey(...inAccount(c), body, nowOf(c)),
+    handler: async (_c, { body }, scope) => createApiKey(accountWide(scope), body),
   }),
   route.get('/', 'listApiKeys', pageSchema(apiKeySchema), {
     input: { query: pageQuery },
-    handler: async (c, { query }) => listApiKeys(...inAccount(c), query),
+    handler: async (_c, { query }, scope) => listApiKeys(accountWide(scope), query),
   }),
   route.delete('/:id', 'deleteApiKey', deletedSchema, {
     input: { params: idParams },
     errors: [404],
-    handler: async (c, { params }) => deleteApiKey(...inAccount(c), params.id),
+    handler: async (_c, { params }, scope) => deleteApiKey(accountWide(scope), params.id),
   }),
 );

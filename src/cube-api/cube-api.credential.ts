@@ -2,12 +2,12 @@ import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../core/env';
 import { ApiError } from '../core/errors';
+import type { RequestScope } from '../core/scope';
 import { looksLikeApiToken, verifyApiToken } from '../data-api/api-token';
 import { findDeploymentBySlug } from '../data-api/data.repository';
-import type { DataScope } from '../data-api/data.service';
+import { type DataScope, dataScope } from '../data-api/data.service';
 import { embedIdentity } from '../embedding/embed-identity.service';
 import { embedContext } from '../embedding/embed-sessions.routes';
-import { waitUntilOf } from '../http/wait-until';
 import type { ControlFilter } from '../semantic/query/controls';
 import type { Identity } from '../semantic/query/policies';
 
@@ -63,13 +63,16 @@ function slugOfHost(c: Context<AppEnv>): string | null {
   return /^[a-z0-9-]{1,100}$/.test(slug) ? slug : null;
 }
 
-/** Who asks about which deployment: the token says, and a deployment URL's host must agree. */
-export async function dataScopeOf(c: Context<AppEnv>): Promise<DataScope> {
+/**
+ * Who asks about which deployment, in the request's scope: the token says, and a deployment
+ * URL's host must agree.
+ */
+export async function dataScopeOf(c: Context<AppEnv>, scope: RequestScope): Promise<DataScope> {
   const token = tokenOf(c);
-  const now = c.get('clock').now();
+  const { now } = scope;
   let caller: { accountId: number; deploymentId: number; identity: Identity; locked?: ControlFilter[] };
   if (looksLikeApiToken(token)) {
-    const claims = await verifyApiToken(c.env, token, now);
+    const claims = await verifyApiToken(scope.env, token, now);
     caller = { ...claims, identity: tokenIdentity(claims.securityContext) };
   } else {
     const viewer = await embedIdentity(embedContext(c), token);
@@ -86,20 +89,15 @@ export async function dataScopeOf(c: Context<AppEnv>): Promise<DataScope> {
   }
   const slug = slugOfHost(c);
   if (slug !== null) {
-    const deployment = await findDeploymentBySlug(c.get('db'), slug);
+    const deployment = await findDeploymentBySlug(scope.db, slug);
     if (!deployment) throw new ApiError('NOT_FOUND', 'Deployment not found');
     if (deployment.id !== caller.deploymentId) {
       throw new ApiError('FORBIDDEN', 'This token is for another deployment');
     }
   }
-  return {
-    db: c.get('db'),
-    env: c.env,
-    accountId: caller.accountId,
-    deploymentId: caller.deploymentId,
-    identity: caller.identity,
-    ...(caller.locked?.length && { locked: caller.locked }),
-    now,
-    waitUntil: waitUntilOf(c),
-  };
+  return dataScope(
+    { ...scope, accountId: caller.accountId, deploymentId: caller.deploymentId },
+    caller.identity,
+    { locked: caller.locked },
+  );
 }

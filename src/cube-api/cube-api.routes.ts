@@ -14,6 +14,8 @@ import { dryRun, load, meta, parseQueryParam, sql } from './cube-api.service';
 
 const route = routeGroup({
   auth: { kind: 'cubeApi', middleware: cubeApiCredential },
+  // The token names the account and deployment: each handler turns the request's scope into theirs.
+  scope: 'request',
   tags: ['Cube REST API'],
   errors: [403, 404, 409, 502, 504],
   docs: markdown,
@@ -26,30 +28,30 @@ const route = routeGroup({
 export const cubeApiRoutes = routes(
   route.get('/load', 'cubeLoad', loadResponseSchema, {
     input: { query: loadQueryString },
-    handler: async (c, { query }) =>
-      load(await dataScopeOf(c), parseQueryParam(query.query), query.queryType),
+    handler: async (c, { query }, scope) =>
+      load(await dataScopeOf(c, scope), parseQueryParam(query.query), query.queryType),
   }),
   route.post('/load', 'cubeLoadPost', loadResponseSchema, {
     input: { body: loadBody },
-    handler: async (c, { body }) => load(await dataScopeOf(c), body.query, body.queryType),
+    handler: async (c, { body }, scope) => load(await dataScopeOf(c, scope), body.query, body.queryType),
   }),
   route.get('/sql', 'cubeSql', sqlResponseSchema, {
     input: { query: sqlQueryString },
-    handler: async (c, { query }) => sql(await dataScopeOf(c), parseQueryParam(query.query)),
+    handler: async (c, { query }, scope) => sql(await dataScopeOf(c, scope), parseQueryParam(query.query)),
   }),
   route.post('/sql', 'cubeSqlPost', sqlResponseSchema, {
     input: { body: loadBody },
-    handler: async (c, { body }) => sql(await dataScopeOf(c), body.query),
+    handler: async (c, { body }, scope) => sql(await dataScopeOf(c, scope), body.query),
   }),
   route.get('/dry-run', 'cubeDryRun', dryRunResponseSchema, {
     input: { query: sqlQueryString },
-    handler: async (c, { query }) => dryRun(await dataScopeOf(c), parseQueryParam(query.query)),
+    handler: async (c, { query }, scope) => dryRun(await dataScopeOf(c, scope), parseQueryParam(query.query)),
   }),
   route.post('/dry-run', 'cubeDryRunPost', dryRunResponseSchema, {
     input: { body: loadBody },
-    handler: async (c, { body }) => dryRun(await dataScopeOf(c), body.query),
+    handler: async (c, { body }, scope) => dryRun(await dataScopeOf(c, scope), body.query),
   }),
   route.get('/meta', 'cubeMeta', metaResponseSchema, {
-    handler: async (c) => meta(await dataScopeOf(c)),
+    handler: async (c, _input, scope) => meta(await dataScopeOf(c, scope)),
   }),
 );

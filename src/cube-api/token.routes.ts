@@ -1,7 +1,7 @@
 import * as v from 'valibot';
-import { accountPrincipal, requireDeploymentScope } from '../auth/auth.middleware';
 import { boundedObject, idParams } from '../core/validation';
 import { signApiToken } from '../data-api/api-token';
+import { deploymentIdOf } from '../deployments/deployments.routes';
 import { getDeployment } from '../deployments/deployments.service';
 import { apiDocs, routeGroup, routes } from '../http/route';
 import markdown from './token.routes.md';
@@ -30,27 +30,31 @@ const docs = apiDocs(markdown, {
   TOKEN_MAX_SECONDS,
   SECURITY_CONTEXT_BYTES: SECURITY_CONTEXT_LIMITS.maxBytes,
 });
-const route = routeGroup({ auth: 'admin', tags: ['Deployments'], errors: [403, 404], docs });
+const route = routeGroup({
+  auth: 'admin',
+  scope: 'account',
+  tags: ['Deployments'],
+  errors: [403, 404],
+  docs,
+});
 
 /** Cube's deployment token: a credential for the deployment's REST API. Mounted at /api/v1. */
 export const tokenRoutes = routes(
   route.post('/deployments/:id/token', 'deploymentToken', tokenSchema, {
     input: { params: idParams, body: tokenBody },
-    handler: async (c, { params, body }) => {
-      const principal = accountPrincipal(c);
-      requireDeploymentScope(principal, params.id);
-      await getDeployment(c.get('db'), principal.account.id, params.id);
-      const now = c.get('clock').now();
+    handler: async (_c, { params, body }, scope) => {
+      const deploymentId = deploymentIdOf(scope, params);
+      await getDeployment(scope, deploymentId);
       const expiresIn = body?.expiresIn ?? TOKEN_MAX_SECONDS;
       const cubeApiToken = await signApiToken(
-        c.env,
+        scope.env,
         {
-          accountId: principal.account.id,
-          deploymentId: params.id,
+          accountId: scope.accountId,
+          deploymentId,
           securityContext: body?.securityContext ?? {},
-          expiresAt: Math.floor(now.getTime() / 1000) + expiresIn,
+          expiresAt: Math.floor(scope.now.getTime() / 1000) + expiresIn,
         },
-        now,
+        scope.now,
       );
       return { cubeApiToken };
     },

@@ -1,7 +1,14 @@
 import { and, desc, eq, type SQL, sql } from 'drizzle-orm';
 import { builds, deployments } from '../../schema/deployments';
 import type { Db } from '../core/env';
+import type { DeploymentScope } from '../core/scope';
 import { DATA_SOURCE_VARS } from '../sources/data-source';
+
+/** Which deployment of which account, and where to read it. */
+type DeploymentOf = Pick<DeploymentScope, 'db' | 'accountId' | 'deploymentId'>;
+
+const ofAccount = (scope: DeploymentOf) =>
+  and(eq(deployments.id, scope.deploymentId), eq(deployments.accountId, scope.accountId));
 
 /**
  * The build a deployment serves: its latest good one (the partial index `builds_built_idx`
@@ -9,26 +16,25 @@ import { DATA_SOURCE_VARS } from '../sources/data-source';
  * not the account's or has never built.
  */
 export async function findServingBuild(
-  db: Db,
-  accountId: number,
-  deploymentId: number,
+  scope: DeploymentOf,
 ): Promise<{ buildId: number; slug: string } | null> {
-  const rows = await db
+  const rows = await scope.db
     .select({ buildId: builds.id, slug: deployments.slug })
     .from(deployments)
+    // Raw: the status literal (a bound parameter would keep SQLite off the partial index).
     .innerJoin(builds, and(eq(builds.deploymentId, deployments.id), sql`${builds.status} = 'built'`))
-    .where(and(eq(deployments.id, deploymentId), eq(deployments.accountId, accountId)))
+    .where(ofAccount(scope))
     .orderBy(desc(builds.id))
     .limit(1);
   return rows[0] ?? null;
 }
 
 /** Whether the account has this deployment. */
-export async function deploymentExists(db: Db, accountId: number, deploymentId: number): Promise<boolean> {
-  const rows = await db
+export async function deploymentExists(scope: DeploymentOf): Promise<boolean> {
+  const rows = await scope.db
     .select({ id: deployments.id })
     .from(deployments)
-    .where(and(eq(deployments.id, deploymentId), eq(deployments.accountId, accountId)))
+    .where(ofAccount(scope))
     .limit(1);
   return rows.length > 0;
 }
@@ -61,7 +67,7 @@ export async function findDeploymentBySlug(
  * can select (an embed load reads them in the statement it already runs): `serving_build_id`,
  * its latest good build (through `builds_built_idx`), and `source_version`, its data source
  * variables as stored (a secret's ciphertext changes with every write). `deploymentId` is a SQL
- * expression of the caller's statement.
+ * expression of the caller's statement. Raw: columns for another statement's select list.
  */
 export const servingStateColumns = (deploymentId: SQL): SQL => sql`
   (SELECT max(b.id) FROM builds b WHERE b.deployment_id = ${deploymentId} AND b.status = 'built')

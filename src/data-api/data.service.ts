@@ -1,6 +1,6 @@
 import { sha256Hex } from '../core/crypto';
-import type { Bindings, Db } from '../core/env';
 import { ApiError, type ErrorCode } from '../core/errors';
+import type { DeploymentScope } from '../core/scope';
 import { readDataSourceConfig } from '../deployments/env-vars.service';
 import { postgres } from '../semantic/dialects/postgres';
 import { sqlite } from '../semantic/dialects/sqlite';
@@ -23,15 +23,19 @@ import { DataSourceError, openDataSource } from '../sources/open-data-source';
 import * as repo from './data.repository';
 import { cached, cachedJson, cacheKeyOf, DEFAULT_REFRESH_SECONDS, keyOf } from './result-cache';
 
+/**
+ * The part of a deployment's scope the data API reads: where (database, bindings), when, and
+ * which deployment of which account. A `DeploymentScope` is one; so is the scope of a caller
+ * with no principal once its token names the deployment (a Cube API token, an embed session).
+ * `waitUntil` is optional: a cron job or queue batch may run its cache writes inline.
+ */
+export type DeploymentDataScope = Pick<DeploymentScope, 'db' | 'env' | 'now' | 'accountId' | 'deploymentId'> &
+  Partial<Pick<DeploymentScope, 'waitUntil'>>;
+
 /** Who asks, about which deployment: what every data API call needs. */
-export interface DataScope {
-  db: Db;
-  env: Bindings;
-  accountId: number;
-  deploymentId: number;
+export interface DataScope extends DeploymentDataScope {
+  /** The caller's groups, attributes and security context: what the model's access policies read. */
   identity: Identity;
-  now: Date;
-  waitUntil?: (p: Promise<unknown>) => void;
   /**
    * Filters every query of this caller gets, like a row-level policy (an embed session's locked
    * filters): a query that reads a locked member's cube but cannot be narrowed by it is refused.
@@ -42,6 +46,28 @@ export interface DataScope {
    * its own statement): a load cached together is then found without reading them again.
    */
   serving?: ServingState | null;
+}
+
+/**
+ * A deployment's scope with the caller's identity (and what else the caller knows): the data
+ * scope other domains call the data API with.
+ */
+export function dataScope(
+  scope: DeploymentDataScope,
+  identity: Identity,
+  own: Pick<DataScope, 'locked' | 'serving'> = {},
+): DataScope {
+  return {
+    db: scope.db,
+    env: scope.env,
+    now: scope.now,
+    accountId: scope.accountId,
+    deploymentId: scope.deploymentId,
+    ...(scope.waitUntil && { waitUntil: scope.waitUntil }),
+    identity,
+    ...(own.locked?.length && { locked: own.locked }),
+    ...(own.serving !== undefined && { serving: own.serving }),
+  };
 }
 
 /** What decides a deployment's answers besides the data: its serving build, its data source settings as stored. */
@@ -60,10 +86,10 @@ const MAX_CACHED_MODELS = 50;
 
 async function servingModel(scope: DataScope): Promise<{ buildId: number; model: CompiledModel }> {
   // A caller that read the serving build in its own (account-checked) statement needs no lookup.
-  const build = scope.serving ?? (await repo.findServingBuild(scope.db, scope.accountId, scope.deploymentId));
+  const build = scope.serving ?? (await repo.findServingBuild(scope));
   if (!build) {
     // Only on the way to an error: is it the deployment that is missing, or its build?
-    if (!(await repo.deploymentExists(scope.db, scope.accountId, scope.deploymentId))) {
+    if (!(await repo.deploymentExists(scope))) {
       throw new ApiError('NOT_FOUND', 'Deployment not found');
     }
     throw new ApiError('CONFLICT', 'This deployment has no built data model yet: check its build status');
@@ -151,7 +177,7 @@ interface SourceContext {
 async function sourceContext(scope: DataScope): Promise<SourceContext> {
   const [{ buildId, model }, config] = await Promise.all([
     servingModel(scope),
-    readDataSourceConfig(scope.db, scope.deploymentId, scope.env).catch((err) => {
+    readDataSourceConfig(scope, scope.deploymentId).catch((err) => {
       throw asApiError(err);
     }),
   ]);
@@ -350,7 +376,7 @@ const NOBODY = { groups: [], userAttributes: {}, securityContext: {} };
  * No data is read (the model comes from the isolate's cache after its first read).
  */
 export async function controlMembersProblem(
-  scope: Omit<DataScope, 'identity'>,
+  scope: DeploymentDataScope,
   members: { filters: readonly string[]; timeGrains: readonly string[] },
 ): Promise<string | null> {
   if (members.filters.length === 0 && members.timeGrains.length === 0) return null;
@@ -375,7 +401,7 @@ export async function controlMembersProblem(
  * compiles to in the deployment's dialect: what a report stores as its `sqlQuery`. Policies
  * apply when each viewer runs it.
  */
-export async function compileModelQuery(scope: Omit<DataScope, 'identity'>, query: CubeQuery) {
+export async function compileModelQuery(scope: DeploymentDataScope, query: CubeQuery) {
   const ctx = await sourceContext({ ...scope, identity: NOBODY });
   try {
     const normalized = normalizeQuery(ctx.model, query, { now: scope.now });

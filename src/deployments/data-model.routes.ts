@@ -1,6 +1,4 @@
 import type { Context } from 'hono';
-import { accountPrincipal, requireDeploymentScope } from '../auth/auth.middleware';
-import { nowOf } from '../auth/deployment-scope';
 import type { AppEnv } from '../core/env';
 import { ApiError, badRequest } from '../core/errors';
 import { idParams } from '../core/validation';
@@ -28,7 +26,6 @@ import {
   writeResponseSchema,
 } from './data-model.schemas';
 import {
-  type DataModelDeps,
   finishUpload,
   getFileHashes,
   listFiles,
@@ -40,19 +37,7 @@ import {
   uploadFile,
   validateDataModel,
 } from './data-model.service';
-
-/** The caller's account and the path's deployment `id`; a key scoped to other deployments gets 403 KEY_SCOPE. */
-function theDeployment(c: Context<AppEnv>, params: { id: number }) {
-  const principal = accountPrincipal(c);
-  requireDeploymentScope(principal, params.id);
-  return [principal.account.id, params.id] as const;
-}
-
-const depsOf = (c: Context<AppEnv>): DataModelDeps => ({
-  db: c.get('db'),
-  queue: c.env.BUILDS_QUEUE,
-  now: nowOf(c),
-});
+import { deploymentIdOf } from './deployments.routes';
 
 /** `upload/file`'s multipart fields: `transaction`, `fileName` and `file` (a file part or a text field). */
 async function multipartFile(c: Context<AppEnv>): Promise<UploadedFile> {
@@ -87,10 +72,34 @@ const docs = apiDocs(markdown, {
   MAX_PATH_LENGTH,
   MAX_OPEN_UPLOADS,
 });
-const readRoute = routeGroup({ auth: 'user', tags: ['Data Model'], errors: [403, 404], docs });
-const writeRoute = routeGroup({ auth: 'admin', tags: ['Data Model'], errors: [403, 404], docs });
-const uploadReadRoute = routeGroup({ auth: 'user', tags: ['Data Model Uploads'], errors: [403, 404], docs });
-const uploadRoute = routeGroup({ auth: 'admin', tags: ['Data Model Uploads'], errors: [403, 404], docs });
+const readRoute = routeGroup({
+  scope: 'account',
+  auth: 'user',
+  tags: ['Data Model'],
+  errors: [403, 404],
+  docs,
+});
+const writeRoute = routeGroup({
+  scope: 'account',
+  auth: 'admin',
+  tags: ['Data Model'],
+  errors: [403, 404],
+  docs,
+});
+const uploadReadRoute = routeGroup({
+  scope: 'account',
+  auth: 'user',
+  tags: ['Data Model Uploads'],
+  errors: [403, 404],
+  docs,
+});
+const uploadRoute = routeGroup({
+  scope: 'account',
+  auth: 'admin',
+  tags: ['Data Model Uploads'],
+  errors: [403, 404],
+  docs,
+});
 
 const FILES = '/deployments/:id/data-model/files';
 const UPLOAD = '/deployments/:id/data-model/upload';
@@ -99,50 +108,50 @@ const UPLOAD = '/deployments/:id/data-model/upload';
 export const dataModelRoutes = routes(
   readRoute.get(FILES, 'listFiles', sourceTreeSchema, {
     input: { params: idParams, query: listFilesQuery },
-    handler: async (c, { params, query }) => listFiles(c.get('db'), ...theDeployment(c, params), query),
+    handler: async (_c, { params, query }, scope) => listFiles(scope, deploymentIdOf(scope, params), query),
   }),
   writeRoute.put(FILES, 'updateFiles', writeResponseSchema, {
     input: { params: idParams, body: updateFilesBody },
     errors: [413],
-    handler: async (c, { params, body }) => updateFiles(depsOf(c), ...theDeployment(c, params), body),
+    handler: async (_c, { params, body }, scope) => updateFiles(scope, deploymentIdOf(scope, params), body),
   }),
   writeRoute.delete(FILES, 'removeFiles', writeResponseSchema, {
     input: { params: idParams, body: removeFilesBody },
-    handler: async (c, { params, body }) => removeFiles(depsOf(c), ...theDeployment(c, params), body),
+    handler: async (_c, { params, body }, scope) => removeFiles(scope, deploymentIdOf(scope, params), body),
   }),
   writeRoute.post(`${FILES}/rename`, 'renameFiles', writeResponseSchema, {
     input: { params: idParams, body: renameFilesBody },
     errors: [409],
-    handler: async (c, { params, body }) => renameFiles(depsOf(c), ...theDeployment(c, params), body),
+    handler: async (_c, { params, body }, scope) => renameFiles(scope, deploymentIdOf(scope, params), body),
   }),
   readRoute.get('/deployments/:id/data-model/validate', 'validateDataModel', validationSchema, {
     input: { params: idParams, query: validateQuery },
-    handler: async (c, { params, query }) =>
-      validateDataModel(c.get('db'), ...theDeployment(c, params), query),
+    handler: async (_c, { params, query }, scope) =>
+      validateDataModel(scope, deploymentIdOf(scope, params), query),
   }),
   uploadReadRoute.get('/deployments/:id/data-model/file-hashes', 'fileHashes', fileHashesSchema, {
     input: { params: idParams, query: uploadQuery },
-    handler: async (c, { params, query }) =>
-      getFileHashes(c.get('db'), ...theDeployment(c, params), query.branchName),
+    handler: async (_c, { params, query }, scope) =>
+      getFileHashes(scope, deploymentIdOf(scope, params), query.branchName),
   }),
   uploadRoute.post(`${UPLOAD}/start`, 'startUpload', startUploadSchema, {
     input: { params: idParams, query: uploadQuery },
     errors: [429],
-    handler: async (c, { params, query }) =>
-      startUpload(depsOf(c), ...theDeployment(c, params), query.branchName),
+    handler: async (_c, { params, query }, scope) =>
+      startUpload(scope, deploymentIdOf(scope, params), query.branchName),
   }),
   uploadRoute.post(`${UPLOAD}/file`, 'uploadFile', uploadedFileSchema, {
     input: { params: idParams, query: uploadQuery },
     errors: [413, 415],
-    handler: async (c, { params, query }) => {
-      const deployment = theDeployment(c, params);
-      return uploadFile(depsOf(c), ...deployment, await multipartFile(c), query.branchName);
+    handler: async (c, { params, query }, scope) => {
+      const deploymentId = deploymentIdOf(scope, params);
+      return uploadFile(scope, deploymentId, await multipartFile(c), query.branchName);
     },
   }),
   uploadRoute.post(`${UPLOAD}/finish`, 'finishUpload', finishUploadSchema, {
     input: { params: idParams, query: uploadQuery, body: finishUploadBody },
     errors: [413],
-    handler: async (c, { params, query, body }) =>
-      finishUpload(depsOf(c), ...theDeployment(c, params), body, query.branchName),
+    handler: async (_c, { params, query, body }, scope) =>
+      finishUpload(scope, deploymentIdOf(scope, params), body, query.branchName),
   }),
 );

@@ -1,9 +1,9 @@
 import type * as v from 'valibot';
 import type { DataModelGuard } from '../../schema/deployments';
 import { randomId } from '../core/crypto';
-import type { BuildMessage, Db } from '../core/env';
 import { ApiError, badRequest, conflict, notFound, tooManyRequests } from '../core/errors';
 import { pageRequest, toPage } from '../core/pagination';
+import type { AccountScope, RequestScope } from '../core/scope';
 import * as repo from './data-model.repository';
 import {
   type FinishUploadInput,
@@ -28,13 +28,6 @@ import {
   formatModelError,
   getDeployment,
 } from './deployments.service';
-
-/** What a write needs: the database, the builds queue and the request's time. */
-export interface DataModelDeps {
-  db: Db;
-  queue: Queue<BuildMessage>;
-  now: string;
-}
 
 const encoder = new TextEncoder();
 const bytesOf = (text: string) => encoder.encode(text).byteLength;
@@ -81,8 +74,8 @@ function limitError(refused: DataModelGuard, what: string): ApiError | null {
 }
 
 /** The deployment, checked to be the caller's, and the branch, checked to be `main`. */
-async function theProject(db: Db, accountId: number, deploymentId: number, branchName?: string | null) {
-  const deployment = await getDeployment(db, accountId, deploymentId);
+async function theProject(scope: AccountScope, deploymentId: number, branchName?: string | null) {
+  const deployment = await getDeployment(scope, deploymentId);
   checkBranch(branchName);
   return deployment;
 }
@@ -92,15 +85,14 @@ async function theProject(db: Db, accountId: number, deploymentId: number, branc
 type SourceFile = v.InferOutput<typeof sourceFileSchema>;
 
 export async function listFiles(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   deploymentId: number,
   query: { withContent?: boolean; branchName?: string; first?: number; after?: string },
 ) {
-  await theProject(db, accountId, deploymentId, query.branchName);
+  await theProject(scope, deploymentId, query.branchName);
   const request = pageRequest(query, 'data-model-files', 1);
   const after = request.after?.[0];
-  const rows = await repo.listFiles(db, deploymentId, {
+  const rows = await repo.listFiles(scope, deploymentId, {
     afterPath: typeof after === 'string' ? after : null,
     limit: request.limit,
     withContent: query.withContent ?? false,
@@ -124,56 +116,45 @@ export async function listFiles(
 
 /** Answers a write that went through (after sending its build), or throws the refusal. */
 async function settle(
-  deps: DataModelDeps,
+  scope: RequestScope,
   result: repo.WriteResult,
   explain: (refused: DataModelGuard) => Promise<Error>,
 ): Promise<{ success: true }> {
   if ('refused' in result) throw await explain(result.refused);
-  await enqueueBuild(deps.queue, result.buildId);
+  await enqueueBuild(scope, result.buildId);
   return { success: true };
 }
 
-const unknownPaths = async (db: Db, deploymentId: number, paths: string[]) => {
-  const existing = new Set(await repo.existingPaths(db, deploymentId, paths));
+const unknownPaths = async (scope: RequestScope, deploymentId: number, paths: string[]) => {
+  const existing = new Set(await repo.existingPaths(scope, deploymentId, paths));
   const missing = paths.filter((p) => !existing.has(p));
   return notFound(`File ${missing.join(', ') || '(changed concurrently)'}`);
 };
 
-export async function updateFiles(
-  deps: DataModelDeps,
-  accountId: number,
-  deploymentId: number,
-  input: UpdateFilesInput,
-) {
-  await theProject(deps.db, accountId, deploymentId, input.branchName);
+export async function updateFiles(scope: AccountScope, deploymentId: number, input: UpdateFilesInput) {
+  await theProject(scope, deploymentId, input.branchName);
   checkDistinct(
     input.files.map((f) => f.path),
     'files',
   );
   for (const f of input.files) checkFileSize(f.path, f.content);
-  const result = await repo.putFiles(deps.db, deploymentId, input.files, deps.now);
-  return settle(deps, result, async (refused) => limitError(refused, 'The project') ?? new Error(refused));
+  const result = await repo.putFiles(scope, deploymentId, input.files);
+  return settle(scope, result, async (refused) => limitError(refused, 'The project') ?? new Error(refused));
 }
 
 export async function removeFiles(
-  deps: DataModelDeps,
-  accountId: number,
+  scope: AccountScope,
   deploymentId: number,
   input: { files: { path: string }[]; branchName?: string },
 ) {
-  await theProject(deps.db, accountId, deploymentId, input.branchName);
+  await theProject(scope, deploymentId, input.branchName);
   const paths = [...new Set(input.files.map((f) => f.path))];
-  const result = await repo.removeFiles(deps.db, deploymentId, paths, deps.now);
-  return settle(deps, result, () => unknownPaths(deps.db, deploymentId, paths));
+  const result = await repo.removeFiles(scope, deploymentId, paths);
+  return settle(scope, result, () => unknownPaths(scope, deploymentId, paths));
 }
 
-export async function renameFiles(
-  deps: DataModelDeps,
-  accountId: number,
-  deploymentId: number,
-  input: RenameFilesInput,
-) {
-  await theProject(deps.db, accountId, deploymentId, input.branchName);
+export async function renameFiles(scope: AccountScope, deploymentId: number, input: RenameFilesInput) {
+  await theProject(scope, deploymentId, input.branchName);
   checkDistinct(
     input.files.map((f) => f.path),
     'files.path',
@@ -182,17 +163,17 @@ export async function renameFiles(
     input.files.map((f) => f.newPath),
     'files.newPath',
   );
-  const result = await repo.renameFiles(deps.db, deploymentId, input.files, deps.now);
-  return settle(deps, result, async (refused) => {
+  const result = await repo.renameFiles(scope, deploymentId, input.files);
+  return settle(scope, result, async (refused) => {
     if (refused === 'unknown_path') {
       return unknownPaths(
-        deps.db,
+        scope,
         deploymentId,
         input.files.map((f) => f.path),
       );
     }
     const taken = await repo.existingPaths(
-      deps.db,
+      scope,
       deploymentId,
       input.files.map((f) => f.newPath),
     );
@@ -202,9 +183,9 @@ export async function renameFiles(
   });
 }
 
-export async function getFileHashes(db: Db, accountId: number, deploymentId: number, branchName?: string) {
-  await theProject(db, accountId, deploymentId, branchName);
-  const files = await repo.readFiles(db, deploymentId);
+export async function getFileHashes(scope: AccountScope, deploymentId: number, branchName?: string) {
+  await theProject(scope, deploymentId, branchName);
+  const files = await repo.readFiles(scope, deploymentId);
   const hashes: Record<string, { hash: string }> = {};
   for (const f of files) hashes[f.path] = { hash: await fileHash(f.content) };
   return hashes;
@@ -213,8 +194,7 @@ export async function getFileHashes(db: Db, accountId: number, deploymentId: num
 // ---- Validation ----
 
 export async function validateDataModel(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   deploymentId: number,
   query: { branchName?: string; devMode?: boolean },
 ): Promise<v.InferOutput<typeof validationSchema>> {
@@ -223,11 +203,11 @@ export async function validateDataModel(
       { path: 'devMode', message: 'Not with branchName' },
     ]);
   }
-  await theProject(db, accountId, deploymentId, query.branchName);
+  await theProject(scope, deploymentId, query.branchName);
   if (query.devMode) {
     throw new ApiError('NOT_FOUND', `No dev-mode branch: edgeboard deployments have one branch, ${BRANCH}`);
   }
-  const result = compileProject(await repo.readFiles(db, deploymentId));
+  const result = compileProject(await repo.readFiles(scope, deploymentId));
   return {
     deploymentId,
     branchName: BRANCH,
@@ -240,20 +220,11 @@ export async function validateDataModel(
 
 // ---- Upload transactions ----
 
-export async function startUpload(
-  deps: DataModelDeps,
-  accountId: number,
-  deploymentId: number,
-  branchName?: string,
-) {
-  const deployment = await theProject(deps.db, accountId, deploymentId, branchName);
+export async function startUpload(scope: AccountScope, deploymentId: number, branchName?: string) {
+  const deployment = await theProject(scope, deploymentId, branchName);
   const id = randomId(18);
-  const expiresAt = new Date(Date.parse(deps.now) + UPLOAD_TTL_MS).toISOString();
-  const opened = await repo.openUpload(
-    deps.db,
-    { id, deploymentId, createdAt: deps.now, expiresAt },
-    MAX_OPEN_UPLOADS,
-  );
+  const expiresAt = new Date(scope.now.getTime() + UPLOAD_TTL_MS);
+  const opened = await repo.openUpload(scope, { id, deploymentId, expiresAt }, MAX_OPEN_UPLOADS);
   if (!opened) {
     throw tooManyRequests(
       'RATE_LIMITED',
@@ -261,7 +232,7 @@ export async function startUpload(
       UPLOAD_TTL_MS / 1000,
     );
   }
-  return { transaction: { id }, deploymentName: deployment.name, expiresAt };
+  return { transaction: { id }, deploymentName: deployment.name, expiresAt: expiresAt.toISOString() };
 }
 
 const uploadNotFound = () =>
@@ -291,13 +262,12 @@ export interface UploadedFile {
 }
 
 export async function uploadFile(
-  deps: DataModelDeps,
-  accountId: number,
+  scope: AccountScope,
   deploymentId: number,
   input: UploadedFile,
   branchName?: string,
 ) {
-  await theProject(deps.db, accountId, deploymentId, branchName);
+  await theProject(scope, deploymentId, branchName);
   const problem = pathProblem(input.fileName);
   if (problem) throw badRequest(`Invalid fileName: ${problem}`, [{ path: 'fileName', message: problem }]);
   if (input.content.byteLength > MAX_FILE_BYTES) {
@@ -311,13 +281,10 @@ export async function uploadFile(
   } catch {
     throw badRequest(`${input.fileName} is not UTF-8 text`, [{ path: 'file', message: 'Not UTF-8 text' }]);
   }
-  const refused = await repo.stageFile(
-    deps.db,
-    transactionIdOf(input.transaction),
-    deploymentId,
-    { path: input.fileName, content },
-    deps.now,
-  );
+  const refused = await repo.stageFile(scope, transactionIdOf(input.transaction), deploymentId, {
+    path: input.fileName,
+    content,
+  });
   if (refused === 'upload_gone') throw uploadNotFound();
   if (refused !== null) throw limitError(refused, 'The upload') ?? new Error(refused);
   return { fileName: input.fileName, hash: await fileHash(content) };
@@ -329,15 +296,14 @@ export async function uploadFile(
  * listed and not uploaded go, except `edgeboard.json`.
  */
 export async function finishUpload(
-  deps: DataModelDeps,
-  accountId: number,
+  scope: AccountScope,
   deploymentId: number,
   input: FinishUploadInput,
   branchName?: string,
 ) {
-  await theProject(deps.db, accountId, deploymentId, branchName);
+  await theProject(scope, deploymentId, branchName);
   const uploadId = input.transaction.id;
-  const read = await repo.readUpload(deps.db, uploadId, deploymentId, deps.now);
+  const read = await repo.readUpload(scope, uploadId, deploymentId);
   if (!read) throw uploadNotFound();
   const listed = Object.keys(input.files);
   const autoRemove = input.autoRemoveFiles ?? true;
@@ -349,10 +315,10 @@ export async function finishUpload(
       { path: 'files', message: `Upload ${missing.join(', ')} first` },
     ]);
   }
-  const result = await repo.finishUpload(deps.db, uploadId, deploymentId, listed, autoRemove, deps.now);
-  await settle(deps, result, async (refused) => {
+  const result = await repo.finishUpload(scope, uploadId, deploymentId, listed, autoRemove);
+  await settle(scope, result, async (refused) => {
     if (refused === 'upload_gone') return uploadNotFound();
-    if (refused === 'unknown_path') return unknownPaths(deps.db, deploymentId, listed);
+    if (refused === 'unknown_path') return unknownPaths(scope, deploymentId, listed);
     return limitError(refused, 'The project') ?? new Error(refused);
   });
   const kept = new Set(listed);
@@ -365,6 +331,6 @@ export async function finishUpload(
 }
 
 /** Cron: deletes expired upload transactions, at most 100 a tick (the expiry index finds them). */
-export async function sweepExpiredUploads(db: Db, now: Date): Promise<number> {
-  return repo.deleteExpiredUploads(db, now.toISOString(), 100);
+export async function sweepExpiredUploads(scope: RequestScope): Promise<number> {
+  return repo.deleteExpiredUploads(scope, 100);
 }

@@ -11,15 +11,15 @@ import {
   tablesListSchema,
 } from './data-store.schemas';
 import { dropTable, importTable, listTables } from './data-store.service';
-import { theDeployment } from './deployments.routes';
+import { deploymentIdOf } from './deployments.routes';
 
 const docs = apiDocs(markdown, {
   MAX_TABLES: STORE_LIMITS.maxTables,
   MAX_COLUMNS: STORE_LIMITS.maxColumns,
 });
 const tags = ['Embedded data'];
-const readRoute = routeGroup({ auth: 'user', tags, errors: [403, 404], docs });
-const adminRoute = routeGroup({ auth: 'admin', tags, errors: [403, 404], docs });
+const readRoute = routeGroup({ auth: 'user', scope: 'account', tags, errors: [403, 404], docs });
+const adminRoute = routeGroup({ auth: 'admin', scope: 'account', tags, errors: [403, 404], docs });
 
 const CSV = /^text\/csv\s*(;|$)/i;
 
@@ -31,13 +31,12 @@ export const dataStoreRoutes = routes(
   adminRoute.post('/deployments/:id/data/tables/:table/import', 'importDataTable', importResultSchema, {
     input: { params: tableParams, query: importQuery },
     errors: [409, 413, 415],
-    handler: async (c, { params, query }) => {
+    handler: async (c, { params, query }, scope) => {
       if (!CSV.test(c.req.header('content-type') ?? '')) {
         throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the CSV as the body, with content-type text/csv');
       }
       const csv = await c.req.text();
-      const [db, accountId, id] = theDeployment(c, params);
-      return importTable(db, c.env, accountId, id, {
+      return importTable(scope, deploymentIdOf(scope, params), {
         table: params.table,
         csv,
         mode: query.mode,
@@ -47,16 +46,10 @@ export const dataStoreRoutes = routes(
   }),
   readRoute.get('/deployments/:id/data/tables', 'listDataTables', tablesListSchema, {
     input: { params: idParams },
-    handler: async (c, { params }) => {
-      const [db, accountId, id] = theDeployment(c, params);
-      return listTables(db, c.env, accountId, id);
-    },
+    handler: async (_c, { params }, scope) => listTables(scope, deploymentIdOf(scope, params)),
   }),
   adminRoute.delete('/deployments/:id/data/tables/:table', 'deleteDataTable', tableDeletedSchema, {
     input: { params: tableParams },
-    handler: async (c, { params }) => {
-      const [db, accountId, id] = theDeployment(c, params);
-      return dropTable(db, c.env, accountId, id, params.table);
-    },
+    handler: async (_c, { params }, scope) => dropTable(scope, deploymentIdOf(scope, params), params.table),
   }),
 );

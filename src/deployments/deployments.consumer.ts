@@ -1,18 +1,15 @@
-import type { Clock } from '../core/clock';
-import { countedD1, createDb } from '../core/db';
-import type { Bindings, BuildMessage } from '../core/env';
+import type { BuildMessage } from '../core/env';
+import type { RequestScope } from '../core/scope';
 import { runBuild } from './deployments.service';
 
-/** The builds queue: each message names one build; redeliveries are harmless (claimBuild). */
-export async function consumeBuilds(
-  batch: MessageBatch<BuildMessage>,
-  env: Bindings,
-  clock: Clock,
-): Promise<void> {
-  const db = createDb(countedD1(env.DB, { queries: 0, roundTrips: 0 }));
+/**
+ * The builds queue: each message names one build; redeliveries are harmless (claimBuild). The
+ * scope is the batch's (`backgroundScope`); each build is claimed at the time it is picked up.
+ */
+export async function consumeBuilds(batch: MessageBatch<BuildMessage>, scope: RequestScope): Promise<void> {
   for (const message of batch.messages) {
     try {
-      await runBuild(db, message.body.buildId, clock.now());
+      await runBuild({ ...scope, now: scope.ports.clock.now() }, message.body.buildId);
       message.ack();
     } catch (err) {
       console.error(

@@ -1,7 +1,9 @@
-import { and, asc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, count, eq, gt, inArray, isNull, lt, max, or, type SQL, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/sqlite-core';
 import { type BuildStatus, builds, deployments, projectFiles } from '../../schema/deployments';
 import { mapRow, runBatch } from '../core/db';
 import type { Db } from '../core/env';
+import type { AccountScope, RequestScope } from '../core/scope';
 import type { CompiledModel } from '../semantic/model/model.types';
 
 export type DeploymentRow = typeof deployments.$inferSelect;
@@ -10,6 +12,13 @@ export interface StarterFile {
   path: string;
   content: string;
 }
+
+/**
+ * The values of a JSON array as a subquery, for `inArray`: one bound parameter however long the
+ * list (D1 binds at most 100 per statement).
+ */
+export const jsonValues = (values: readonly unknown[]): SQL =>
+  sql`(SELECT value FROM json_each(${JSON.stringify(values)}))`;
 
 /**
  * The deployment, its starter project and its first build in one batch (one transaction):
@@ -23,9 +32,11 @@ export async function insertDeploymentWithBuild(
 ): Promise<{ deployment: DeploymentRow; buildId: number }> {
   const [inserted, , build] = await runBatch(db, [
     db.insert(deployments).values(values).returning(),
+    // Raw: INSERT … SELECT from the deployment the batch just inserted, over json_each of the files.
     sql`INSERT INTO project_files (deployment_id, path, content, created_at)
       SELECT d.id, f.value ->> 'path', f.value ->> 'content', ${values.createdAt}
       FROM deployments d, json_each(${JSON.stringify(files)}) f WHERE d.slug = ${values.slug}`,
+    // Raw: INSERT … SELECT from the deployment the batch just inserted (its id is not known yet).
     sql`INSERT INTO builds (deployment_id, status, created_at)
       SELECT id, 'queued', ${values.createdAt} FROM deployments WHERE slug = ${values.slug} RETURNING id`,
   ]);
@@ -46,61 +57,80 @@ export interface LatestBuild {
 
 type DeploymentWithBuild = DeploymentRow & { latestBuild: LatestBuild | null };
 
-const latestBuildJoin = sql`LEFT JOIN builds b ON b.id = (SELECT max(id) FROM builds WHERE deployment_id = d.id)`;
+const latest = alias(builds, 'latest_build');
 
-/** A deployment row as D1 returns it (snake_case) with its latest build's columns aliased beside it. */
-type DeploymentBuildRow = Record<string, unknown> & {
-  build_id: number | null;
-  build_status: BuildStatus | null;
-  build_error: string | null;
-  build_created_at: string | null;
-  build_started_at: string | null;
-  build_finished_at: string | null;
+/**
+ * A deployment and its latest build's columns. The build's `id` and `created_at` are aliased:
+ * a batch answers rows as objects keyed by column name, where they would collide with the
+ * deployment's.
+ */
+const withLatestBuild = {
+  deployment: deployments,
+  buildId: sql<number | null>`${latest.id}`.as('build_id'),
+  buildStatus: latest.status,
+  buildError: latest.errorText,
+  buildCreatedAt: sql<string | null>`${latest.createdAt}`.as('build_created_at'),
+  buildStartedAt: latest.startedAt,
+  buildFinishedAt: latest.finishedAt,
 };
+
+/** Deployments with their latest build, those `where` selects. */
+const deploymentsWithBuild = (db: Db, where: SQL | undefined) =>
+  db
+    .select(withLatestBuild)
+    .from(deployments)
+    .leftJoin(
+      latest,
+      eq(
+        latest.id,
+        db
+          .select({ id: max(builds.id) })
+          .from(builds)
+          .where(eq(builds.deploymentId, deployments.id)),
+      ),
+    )
+    .where(where);
+
+type DeploymentBuildRow = Awaited<ReturnType<typeof deploymentsWithBuild>>[number];
 
 /** The one mapper of a deployment-with-latest-build row. */
 function withBuild(row: DeploymentBuildRow): DeploymentWithBuild {
   const latestBuild =
-    row.build_id === null || row.build_status === null
+    row.buildId === null || row.buildStatus === null
       ? null
       : {
-          buildId: row.build_id,
-          status: row.build_status,
-          errorText: row.build_error,
-          updatedAt: row.build_finished_at ?? row.build_started_at ?? row.build_created_at ?? '',
+          buildId: row.buildId,
+          status: row.buildStatus,
+          errorText: row.buildError,
+          updatedAt: row.buildFinishedAt ?? row.buildStartedAt ?? row.buildCreatedAt ?? '',
         };
-  return { ...mapRow(deployments, row), latestBuild };
+  return { ...row.deployment, latestBuild };
 }
 
 /** One round trip: the deployment (of this account only) and its latest build. */
-export async function findDeployment(
-  db: Db,
-  accountId: number,
-  id: number,
-): Promise<DeploymentWithBuild | null> {
-  const rows = await db.all<DeploymentBuildRow>(sql`
-    SELECT d.*, b.id AS build_id, b.status AS build_status, b.error_text AS build_error,
-      b.created_at AS build_created_at, b.started_at AS build_started_at, b.finished_at AS build_finished_at
-    FROM deployments d ${latestBuildJoin} WHERE d.id = ${id} AND d.account_id = ${accountId}`);
-  return rows[0] ? withBuild(rows[0]) : null;
+export async function findDeployment(scope: AccountScope, id: number): Promise<DeploymentWithBuild | null> {
+  const [row] = await deploymentsWithBuild(
+    scope.db,
+    and(eq(deployments.id, id), eq(deployments.accountId, scope.accountId)),
+  );
+  return row ? withBuild(row) : null;
 }
 
 /** Which of the account's deployments a list reads: a scoped key's ids, and the steps asked for. */
 export interface DeploymentFilter {
   deploymentIds: number[] | null;
-  creationSteps: readonly string[] | null;
+  creationSteps: readonly DeploymentRow['creationStep'][] | null;
 }
 
-function filterSql(accountId: number, filter: DeploymentFilter) {
-  const scope =
-    filter.deploymentIds === null
-      ? sql``
-      : sql`AND d.id IN (SELECT value FROM json_each(${JSON.stringify(filter.deploymentIds)}))`;
-  const steps =
+function filterOf(accountId: number, filter: DeploymentFilter) {
+  return and(
+    eq(deployments.accountId, accountId),
+    filter.deploymentIds === null ? undefined : inArray(deployments.id, jsonValues(filter.deploymentIds)),
+    // At most one parameter per step, however often the query repeats one.
     filter.creationSteps === null
-      ? sql``
-      : sql`AND d.creation_step IN (SELECT value FROM json_each(${JSON.stringify(filter.creationSteps)}))`;
-  return sql`d.account_id = ${accountId} ${scope} ${steps}`;
+      ? undefined
+      : inArray(deployments.creationStep, [...new Set(filter.creationSteps)]),
+  );
 }
 
 /**
@@ -109,33 +139,33 @@ function filterSql(accountId: number, filter: DeploymentFilter) {
  * never a scan): ONE batch, one round trip.
  */
 export async function listDeployments(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   filter: DeploymentFilter,
   page: { afterId: number | null; limit: number; offset: number } | null,
   cap: number,
 ): Promise<{ rows: DeploymentWithBuild[]; total: number }> {
-  const where = filterSql(accountId, filter);
-  const [counted, listed] = await runBatch(db, [
-    sql`SELECT count(*) AS n FROM (SELECT 1 FROM deployments d WHERE ${where} LIMIT ${cap})`,
-    ...(page === null
-      ? []
-      : [
-          sql`SELECT d.*, b.id AS build_id, b.status AS build_status, b.error_text AS build_error,
-              b.created_at AS build_created_at, b.started_at AS build_started_at, b.finished_at AS build_finished_at
-            FROM deployments d ${latestBuildJoin}
-            WHERE ${where} ${page.afterId === null ? sql`` : sql`AND d.id > ${page.afterId}`}
-            ORDER BY d.id ASC LIMIT ${page.limit + 1} OFFSET ${page.offset}`,
-        ]),
-  ]);
-  const total = Number((counted?.results[0] as { n?: number } | undefined)?.n ?? 0);
-  return { rows: ((listed?.results ?? []) as DeploymentBuildRow[]).map(withBuild), total };
+  const { db } = scope;
+  const where = filterOf(scope.accountId, filter);
+  const capped = db.select({ id: deployments.id }).from(deployments).where(where).limit(cap).as('capped');
+  const counted = db.select({ n: count() }).from(capped);
+  if (page === null) {
+    const [row] = await counted;
+    return { rows: [], total: row?.n ?? 0 };
+  }
+  const listed = deploymentsWithBuild(
+    db,
+    and(where, page.afterId === null ? undefined : gt(deployments.id, page.afterId)),
+  )
+    .orderBy(asc(deployments.id))
+    .limit(page.limit + 1)
+    .offset(page.offset);
+  const [[row], rows] = await db.batch([counted, listed]);
+  return { rows: rows.map(withBuild), total: row?.n ?? 0 };
 }
 
 /** Changes the columns given (of this account's deployment only); null when there is none. */
 export async function updateDeployment(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   id: number,
   values: Partial<Omit<NewDeployment, 'accountId' | 'slug' | 'createdAt' | 'createdBy'>>,
   /** When given, the write lands only while each of these columns still holds the value read. */
@@ -145,10 +175,10 @@ export async function updateDeployment(
     const column = deployments[key as keyof typeof expected];
     return value === null ? isNull(column) : eq(column, value);
   });
-  const [row] = await db
+  const [row] = await scope.db
     .update(deployments)
     .set(values)
-    .where(and(eq(deployments.id, id), eq(deployments.accountId, accountId), ...unchanged))
+    .where(and(eq(deployments.id, id), eq(deployments.accountId, scope.accountId), ...unchanged))
     .returning();
   return row ?? null;
 }
@@ -158,10 +188,10 @@ export async function updateDeployment(
  * cascade in the same statement, and a trigger releases the bytes they stored (see the
  * migration's custom block). Null when the account has no such deployment.
  */
-export async function deleteDeployment(db: Db, accountId: number, id: number): Promise<number | null> {
-  const [row] = await db
+export async function deleteDeployment(scope: AccountScope, id: number): Promise<number | null> {
+  const [row] = await scope.db
     .delete(deployments)
-    .where(and(eq(deployments.id, id), eq(deployments.accountId, accountId)))
+    .where(and(eq(deployments.id, id), eq(deployments.accountId, scope.accountId)))
     .returning({ id: deployments.id });
   return row?.id ?? null;
 }
@@ -170,17 +200,21 @@ export async function deleteDeployment(db: Db, accountId: number, id: number): P
 
 /**
  * Claims a build for this delivery. Only a queued build, or one whose builder vanished
- * (building for longer than `staleBefore`), can be claimed: a redelivered message for a
- * build that is done or in progress claims nothing and so builds nothing twice.
+ * (building since before `staleBefore`), can be claimed: a redelivered message for a build
+ * that is done or in progress claims nothing and so builds nothing twice.
  */
-export async function claimBuild(db: Db, buildId: number, now: string, staleBefore: string) {
-  const [row] = await db
+export async function claimBuild(scope: RequestScope, buildId: number, staleBefore: Date) {
+  const [row] = await scope.db
     .update(builds)
-    .set({ status: 'building', startedAt: now, attempts: sql`${builds.attempts} + 1` })
+    // Raw: an increment, which the builder has no word for.
+    .set({ status: 'building', startedAt: scope.now.toISOString(), attempts: sql`${builds.attempts} + 1` })
     .where(
       and(
         eq(builds.id, buildId),
-        sql`(${builds.status} = 'queued' OR (${builds.status} = 'building' AND ${builds.startedAt} < ${staleBefore}))`,
+        or(
+          eq(builds.status, 'queued'),
+          and(eq(builds.status, 'building'), lt(builds.startedAt, staleBefore.toISOString())),
+        ),
       ),
     )
     .returning({ deploymentId: builds.deploymentId, attempts: builds.attempts });
@@ -202,15 +236,16 @@ export async function finishBuild(
   db: Db,
   buildId: number,
   outcome: BuildOutcome,
-  now: string,
+  finishedAt: Date,
 ): Promise<void> {
   const values =
     'compiledModel' in outcome
-      ? { status: 'built' as const, errorText: null, compiledModel: sql`${outcome.compiledModel}` }
+      ? // Raw: the model is JSON text already; the json column would encode it a second time.
+        { status: 'built' as const, errorText: null, compiledModel: sql`${outcome.compiledModel}` }
       : { status: 'failed' as const, errorText: outcome.errorText, compiledModel: null };
   await db
     .update(builds)
-    .set({ ...values, finishedAt: now })
+    .set({ ...values, finishedAt: finishedAt.toISOString() })
     .where(and(eq(builds.id, buildId), eq(builds.status, 'building')));
 }
 
@@ -223,6 +258,7 @@ export async function latestBuiltModel(
   db: Db,
   deploymentId: number,
 ): Promise<{ buildId: number; model: CompiledModel } | null> {
+  // Raw: INDEXED BY, which the builder cannot say.
   const rows = await db.all<{ id: number; compiled_model: string }>(
     sql`SELECT id, compiled_model FROM builds INDEXED BY builds_built_idx
       WHERE deployment_id = ${deploymentId} AND status = 'built' AND compiled_model IS NOT NULL
@@ -237,13 +273,13 @@ export async function latestBuiltModel(
  * Each branch names its status literally so SQLite serves it from its partial index
  * (builds_queued_idx, builds_building_idx): finished builds are never read.
  */
-export async function findStrandedBuilds(db: Db, queuedBefore: string, staleBefore: string, limit: number) {
-  // No ORDER BY across the branches: sorting by id would make SQLite walk the table in rowid
-  // order instead of the partial indexes.
+export async function findStrandedBuilds(db: Db, queuedBefore: Date, staleBefore: Date, limit: number) {
+  // Raw: the status literals (a bound parameter would keep SQLite off the partial indexes), and
+  // no ORDER BY across the branches: sorting by id would walk the table in rowid order instead.
   const rows = await db.all<{ id: number }>(
-    sql`SELECT id FROM (SELECT id FROM builds WHERE status = 'queued' AND created_at < ${queuedBefore} LIMIT ${limit})
+    sql`SELECT id FROM (SELECT id FROM builds WHERE status = 'queued' AND created_at < ${queuedBefore.toISOString()} LIMIT ${limit})
       UNION ALL
-      SELECT id FROM (SELECT id FROM builds WHERE status = 'building' AND started_at < ${staleBefore} LIMIT ${limit})`,
+      SELECT id FROM (SELECT id FROM builds WHERE status = 'building' AND started_at < ${staleBefore.toISOString()} LIMIT ${limit})`,
   );
   return rows.slice(0, limit).map((r) => r.id);
 }

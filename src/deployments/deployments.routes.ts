@@ -1,13 +1,6 @@
-import type { Context } from 'hono';
-import {
-  accountPrincipal,
-  accountWidePrincipal,
-  requireDeploymentScope,
-  userPrincipal,
-} from '../auth/auth.middleware';
-import { nowOf } from '../auth/deployment-scope';
-import type { AppEnv } from '../core/env';
+import { requireAccountWide, requireDeploymentScope, userPrincipal } from '../auth/auth.middleware';
 import { pageQuery } from '../core/pagination';
+import type { AccountScope } from '../core/scope';
 import { idParams } from '../core/validation';
 import { apiDocs, routeGroup, routes } from '../http/route';
 import markdown from './deployments.routes.md';
@@ -48,28 +41,28 @@ import {
 } from './settings.service';
 
 /**
- * The leading arguments of a service call about the path's deployment `id`: the database, the
- * caller's account and the id. A key scoped to other deployments gets 403 KEY_SCOPE.
+ * The path's deployment `id`, once the caller may act in it: a key scoped to other deployments
+ * gets 403 KEY_SCOPE (another account's deployment is the service's 404). These paths name the
+ * deployment `:id`, so their groups take the account's scope and pass the id on.
  */
-export function theDeployment(c: Context<AppEnv>, params: { id: number }) {
-  const principal = accountPrincipal(c);
-  requireDeploymentScope(principal, params.id);
-  return [c.get('db'), principal.account.id, params.id] as const;
+export function deploymentIdOf(scope: AccountScope, params: { id: number }): number {
+  requireDeploymentScope(scope.principal, params.id);
+  return params.id;
 }
 
 /** edgeboard runs no pods and keeps no runtime logs: both lists are empty for a deployment the caller may read. */
-const noRuntime = async (c: Context<AppEnv>, { params }: { params: { id: number } }) => {
-  await getDeployment(...theDeployment(c, params));
+const noRuntime = async (_c: unknown, { params }: { params: { id: number } }, scope: AccountScope) => {
+  await getDeployment(scope, deploymentIdOf(scope, params));
   return emptyRuntimeList();
 };
 
 const docs = apiDocs(markdown);
 const tags = ['Deployments'];
-const route = routeGroup({ auth: 'user', tags, docs });
+const route = routeGroup({ auth: 'user', scope: 'account', tags, docs });
 /** Reads and changes of one deployment: a key scoped to other deployments is a 403, an unknown id a 404. */
-const oneRoute = routeGroup({ auth: 'user', tags, errors: [403, 404], docs });
-const adminRoute = routeGroup({ auth: 'admin', tags, errors: [403, 404], docs });
-const buildRoute = routeGroup({ auth: 'admin', tags, errors: [403], docs });
+const oneRoute = routeGroup({ auth: 'user', scope: 'account', tags, errors: [403, 404], docs });
+const adminRoute = routeGroup({ auth: 'admin', scope: 'account', tags, errors: [403, 404], docs });
+const buildRoute = routeGroup({ auth: 'admin', scope: 'account', tags, errors: [403], docs });
 
 /** Deployments: reading needs any user of the account or a key within its scope; changing needs an admin. Mounted at /api/v1. */
 export const deploymentsRoutes = routes(
@@ -79,46 +72,53 @@ export const deploymentsRoutes = routes(
   }),
   route.get('/deployments', 'getDeployments', deploymentsListSchema, {
     input: { query: listDeploymentsQuery },
-    handler: async (c, { query }) => {
-      const principal = accountPrincipal(c);
-      const scope = principal.kind === 'apiKey' ? principal.deploymentIds : null;
-      return listDeployments(c.get('db'), principal.account.id, scope, query);
+    handler: async (_c, { query }, scope) => {
+      const { principal } = scope;
+      return listDeployments(scope, principal.kind === 'apiKey' ? principal.deploymentIds : null, query);
     },
   }),
   oneRoute.get('/deployments/:id', 'getDeployment', deploymentSchema, {
     input: { params: idParams },
-    handler: async (c, { params }) => presentDeployment(await getDeployment(...theDeployment(c, params))),
+    handler: async (_c, { params }, scope) =>
+      presentDeployment(await getDeployment(scope, deploymentIdOf(scope, params))),
   }),
   adminRoute.put('/deployments/:id', 'updateDeployment', deploymentSettingsSchema, {
     input: { params: idParams, body: updateDeploymentBody },
     errors: [409],
-    handler: async (c, { params, body }) => updateDeployment(...theDeployment(c, params), body, nowOf(c)),
+    handler: async (_c, { params, body }, scope) =>
+      updateDeployment(scope, deploymentIdOf(scope, params), body),
   }),
   adminRoute.delete('/deployments/:id', 'deleteDeployment', deploymentDeletedSchema, {
     input: { params: idParams },
-    handler: async (c, { params }) =>
-      deleteDeployment(c.get('db'), accountWidePrincipal(c).account.id, params.id),
+    handler: async (_c, { params }, scope) => {
+      requireAccountWide(scope.principal);
+      return deleteDeployment(scope, params.id);
+    },
   }),
   oneRoute.get('/deployments/:id/settings', 'getDeploymentSettings', deploymentSettingsSchema, {
     input: { params: idParams },
-    handler: async (c, { params }) => presentSettings(await getDeployment(...theDeployment(c, params))),
+    handler: async (_c, { params }, scope) =>
+      presentSettings(await getDeployment(scope, deploymentIdOf(scope, params))),
   }),
   adminRoute.post('/deployments/:id/creation-step/advance', 'advanceCreationStep', deploymentCreatedSchema, {
     input: { params: idParams, body: advanceCreationStepBody },
-    handler: async (c, { params, body }) =>
-      setCreationStep(...theDeployment(c, params), body.creationStep, nowOf(c)),
+    handler: async (_c, { params, body }, scope) =>
+      setCreationStep(scope, deploymentIdOf(scope, params), body.creationStep),
   }),
   adminRoute.post('/deployments/:id/creation-step/reset', 'resetCreationStep', deploymentCreatedSchema, {
     input: { params: idParams },
-    handler: async (c, { params }) => setCreationStep(...theDeployment(c, params), 'project', nowOf(c)),
+    handler: async (_c, { params }, scope) =>
+      setCreationStep(scope, deploymentIdOf(scope, params), 'project'),
   }),
   oneRoute.get('/deployments/:id/build-status', 'buildStatus', buildStatusSchema, {
     input: { params: idParams, query: buildStatusQuery },
-    handler: async (c, { params, query }) => getBuildStatus(...theDeployment(c, params), query.branchName),
+    handler: async (_c, { params, query }, scope) =>
+      getBuildStatus(scope, deploymentIdOf(scope, params), query.branchName),
   }),
   oneRoute.get('/deployments/:id/versions', 'listDeploymentVersions', versionsSchema, {
     input: { params: idParams, query: pageQuery },
-    handler: async (c, { params }) => listVersions(await getDeployment(...theDeployment(c, params))),
+    handler: async (_c, { params }, scope) =>
+      listVersions(await getDeployment(scope, deploymentIdOf(scope, params))),
   }),
   oneRoute.get('/deployments/:id/pods', 'pods', podsSchema, {
     input: { params: idParams, query: pageQuery },
@@ -130,19 +130,13 @@ export const deploymentsRoutes = routes(
   }),
 );
 
-/** E4, on the build side: mounted at /build/api/v1. */
+/** Creating a deployment, on the build side (Cube's path): mounted at /build/api/v1. */
 export const buildDeploymentsRoutes = routes(
   buildRoute.post('/deployments', 'createDeployment', deploymentCreatedSchema, {
     input: { body: createDeploymentBody },
-    handler: async (c, { body }) => {
-      accountWidePrincipal(c);
-      const actor = userPrincipal(c);
-      return createDeployment(
-        { db: c.get('db'), queue: c.env.BUILDS_QUEUE, domain: c.env.DEPLOYMENTS_DOMAIN, now: nowOf(c) },
-        actor.account.id,
-        actor.userId,
-        body,
-      );
+    handler: async (c, { body }, scope) => {
+      requireAccountWide(scope.principal);
+      return createDeployment(scope, userPrincipal(c).userId, body);
     },
   }),
 );

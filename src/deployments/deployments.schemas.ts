@@ -318,7 +318,7 @@ export type DeploymentSettings = v.InferOutput<typeof deploymentSettingsSchema>;
 
 export const advanceCreationStepBody = obj({ creationStep: v.picklist(CREATION_STEPS) });
 
-/** Cube's delete answer (`success`) beside the contract's (`id`, `deleted`). */
+/** Cube's delete answer (`success`) beside edgeboard's own (`id`, `deleted`). */
 export const deploymentDeletedSchema = v.object({
   success: v.literal(true),
   id: v.number(),

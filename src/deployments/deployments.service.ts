@@ -2,6 +2,7 @@ import type * as v from 'valibot';
 import type { BuildMessage, Db } from '../core/env';
 import { ApiError, badRequest, notFound } from '../core/errors';
 import { afterId, pageRequest, toPage } from '../core/pagination';
+import type { AccountScope, RequestScope } from '../core/scope';
 import { slugify } from '../core/text';
 import { compileModel, isModelFile } from '../semantic/model/compile';
 import type { CompiledModel, CompileResult, ModelError } from '../semantic/model/model.types';
@@ -53,31 +54,21 @@ export const STARTER = {
   },
 };
 
-export interface CreateDeploymentDeps {
-  db: Db;
-  queue: Queue<BuildMessage>;
-  domain: string;
-  now: string;
-}
-
-export async function createDeployment(
-  deps: CreateDeploymentDeps,
-  accountId: number,
-  userId: number,
-  input: CreateDeploymentInput,
-) {
+/** Creates a deployment with its starter project and queues its first build; `userId` is its creator. */
+export async function createDeployment(scope: AccountScope, userId: number, input: CreateDeploymentInput) {
   const cloudProvider = input.cloudProvider ?? 'hosted';
   const region = input.region ?? (REGIONS[cloudProvider][0] as string);
   checkRegion(cloudProvider, region);
   const base = slugify(input.name) || 'deployment';
   const slug = `${base}-${slugSuffix()}`;
+  const now = scope.now.toISOString();
   const { deployment, buildId } = await repo.insertDeploymentWithBuild(
-    deps.db,
+    scope.db,
     {
-      accountId,
+      accountId: scope.accountId,
       name: input.name,
       slug,
-      deploymentUrl: `https://${slug}.${deps.domain}`,
+      deploymentUrl: `https://${slug}.${scope.env.DEPLOYMENTS_DOMAIN}`,
       isManaged: input.isManaged ?? true,
       cloudProvider,
       region,
@@ -86,12 +77,12 @@ export async function createDeployment(
       creationMethod: input.creationMethod ?? 'hosted',
       deployMode: input.deployMode ?? 'git',
       createdBy: userId,
-      createdAt: deps.now,
-      updatedAt: deps.now,
+      createdAt: now,
+      updatedAt: now,
     },
     STARTER.files(input.name),
   );
-  await enqueueBuild(deps.queue, buildId);
+  await enqueueBuild(scope, buildId);
   return presentCube(deployment);
 }
 
@@ -99,9 +90,9 @@ export async function createDeployment(
  * Sends a committed build to the builders. A failed send is logged, not thrown: the build row is
  * committed as queued, and the cron sweep re-enqueues stranded builds.
  */
-export async function enqueueBuild(queue: Queue<BuildMessage>, buildId: number): Promise<void> {
+export async function enqueueBuild(scope: RequestScope, buildId: number): Promise<void> {
   try {
-    await queue.send({ kind: 'build', buildId });
+    await scope.env.BUILDS_QUEUE.send({ kind: 'build', buildId });
   } catch (err) {
     console.error(JSON.stringify({ event: 'build_enqueue_failed', buildId, error: String(err) }));
   }
@@ -136,26 +127,31 @@ export function presentDeployment(
   };
 }
 
-export async function getDeployment(db: Db, accountId: number, id: number) {
-  const deployment = await repo.findDeployment(db, accountId, id);
+/** The account's deployment `id` with its latest build; another account's is a 404. */
+export async function getDeployment(scope: AccountScope, id: number) {
+  const deployment = await repo.findDeployment(scope, id);
   if (!deployment) throw notFound('Deployment');
   return deployment;
 }
 
 /** The deployments of the account, only those of `deploymentIds` when a scoped key asks. */
 export async function listDeployments(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   deploymentIds: number[] | null,
-  query: { first?: number; after?: string; offset?: number; limit?: number; creationStep?: string[] },
+  query: {
+    first?: number;
+    after?: string;
+    offset?: number;
+    limit?: number;
+    creationStep?: repo.DeploymentRow['creationStep'][];
+  },
 ) {
   const request = pageRequest({ first: query.first ?? query.limit, after: query.after }, 'deployments', 1);
   const offset = query.offset ?? 0;
   const filter = { deploymentIds, creationSteps: query.creationStep ?? null };
   // `limit=0` (Cube's legacy paging) asks for the count alone.
   const { rows, total } = await repo.listDeployments(
-    db,
-    accountId,
+    scope,
     filter,
     request.limit === 0 ? null : { afterId: afterId(request), limit: request.limit, offset },
     MAX_COUNTED_DEPLOYMENTS,
@@ -185,8 +181,8 @@ export function checkBranch(branchName: string | null | undefined): void {
 }
 
 /** The latest build of a deployment: every deployment is created with its first build, in one batch. */
-export async function getBuildStatus(db: Db, accountId: number, id: number, branchName?: string) {
-  const deployment = await getDeployment(db, accountId, id);
+export async function getBuildStatus(scope: AccountScope, id: number, branchName?: string) {
+  const deployment = await getDeployment(scope, id);
   checkBranch(branchName);
   const build = deployment.latestBuild;
   if (!build) throw new Error(`deployment ${id} has no build`);
@@ -301,16 +297,17 @@ export function buildErrorText(errors: ModelError[]): string {
 
 const STALE_BUILD_MS = 10 * 60 * 1000;
 
-/** Runs one build delivery; safe to call again for the same build (see claimBuild). */
-export async function runBuild(db: Db, buildId: number, now: Date): Promise<'built' | 'failed' | 'skipped'> {
-  const claim = await repo.claimBuild(
-    db,
-    buildId,
-    now.toISOString(),
-    new Date(now.getTime() - STALE_BUILD_MS).toISOString(),
-  );
+/**
+ * Runs one build delivery (`scope.now`: when it was picked up); safe to call again for the same
+ * build (see claimBuild).
+ */
+export async function runBuild(
+  scope: RequestScope,
+  buildId: number,
+): Promise<'built' | 'failed' | 'skipped'> {
+  const claim = await repo.claimBuild(scope, buildId, new Date(scope.now.getTime() - STALE_BUILD_MS));
   if (!claim) return 'skipped';
-  const result = compileProject(await repo.readProjectFiles(db, claim.deploymentId));
+  const result = compileProject(await repo.readProjectFiles(scope.db, claim.deploymentId));
   let outcome: repo.BuildOutcome;
   if (result.ok) {
     const json = JSON.stringify(result.model);
@@ -324,7 +321,8 @@ export async function runBuild(db: Db, buildId: number, now: Date): Promise<'bui
   } else {
     outcome = { errorText: buildErrorText(result.errors) };
   }
-  await repo.finishBuild(db, buildId, outcome, new Date().toISOString());
+  // When the compile ended, not when it began: it may have taken a while.
+  await repo.finishBuild(scope.db, buildId, outcome, scope.ports.clock.now());
   return 'compiledModel' in outcome ? 'built' : 'failed';
 }
 
@@ -341,14 +339,19 @@ export async function activeModel(
 }
 
 /** Cron: re-enqueue builds whose message was lost (enqueue failed, or the builder died). */
-export async function sweepStrandedBuilds(db: Db, queue: Queue<BuildMessage>, now: Date): Promise<number> {
+export async function sweepStrandedBuilds(scope: RequestScope): Promise<number> {
+  const { now } = scope;
   const ids = await repo.findStrandedBuilds(
-    db,
-    new Date(now.getTime() - 60_000).toISOString(),
-    new Date(now.getTime() - STALE_BUILD_MS).toISOString(),
+    scope.db,
+    new Date(now.getTime() - 60_000),
+    new Date(now.getTime() - STALE_BUILD_MS),
     100,
   );
-  if (ids.length > 0)
-    await queue.sendBatch(ids.map((buildId) => ({ body: { kind: 'build' as const, buildId } })));
+  if (ids.length > 0) {
+    const messages = ids.map(
+      (buildId): MessageSendRequest<BuildMessage> => ({ body: { kind: 'build', buildId } }),
+    );
+    await scope.env.BUILDS_QUEUE.sendBatch(messages);
+  }
   return ids.length;
 }

@@ -2,6 +2,7 @@ import { and, asc, eq, gt, inArray, sql } from 'drizzle-orm';
 import { deploymentEnvVars, deployments } from '../../schema/deployments';
 import { mapRow, runBatch } from '../core/db';
 import type { Db } from '../core/env';
+import type { AccountScope } from '../core/scope';
 
 export type EnvVarRow = typeof deploymentEnvVars.$inferSelect;
 
@@ -12,16 +13,16 @@ const ofDeployment = (deploymentId: number) => eq(deploymentEnvVars.deploymentId
  * whether another page follows), and whether that deployment exists: one batch, one round trip.
  */
 export async function listEnvVars(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   deploymentId: number,
   page: { afterName: string | null; limit: number },
 ): Promise<EnvVarRow[] | null> {
+  const { db } = scope;
   const [found, listed] = await runBatch(db, [
     db
       .select({ id: deployments.id })
       .from(deployments)
-      .where(and(eq(deployments.id, deploymentId), eq(deployments.accountId, accountId))),
+      .where(and(eq(deployments.id, deploymentId), eq(deployments.accountId, scope.accountId))),
     db
       .select()
       .from(deploymentEnvVars)
@@ -88,6 +89,7 @@ export async function upsertEnvVars(
   try {
     const results = await runBatch(db, [
       ...upserts,
+      // Raw: the guard, which fails the batch by evaluating json() of malformed text.
       sql`SELECT CASE WHEN count(*) > ${max} THEN json('env_vars_over_limit') END AS over
         FROM deployment_env_vars WHERE deployment_id = ${deploymentId}`,
       db

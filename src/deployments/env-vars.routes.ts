@@ -1,7 +1,6 @@
-import { nowOf } from '../auth/deployment-scope';
 import { idParams } from '../core/validation';
 import { apiDocs, routeGroup, routes } from '../http/route';
-import { theDeployment } from './deployments.routes';
+import { deploymentIdOf } from './deployments.routes';
 import markdown from './env-vars.routes.md';
 import {
   ENV_VAR_LIMITS,
@@ -19,20 +18,19 @@ const docs = apiDocs(markdown, {
 });
 const tags = ['Env Variables'];
 /** As for reading a deployment: any user of the account, or a key scoped to it. */
-const readRoute = routeGroup({ auth: 'user', tags, errors: [403, 404], docs });
-const adminRoute = routeGroup({ auth: 'admin', tags, errors: [403, 404], docs });
+const readRoute = routeGroup({ auth: 'user', scope: 'account', tags, errors: [403, 404], docs });
+const adminRoute = routeGroup({ auth: 'admin', scope: 'account', tags, errors: [403, 404], docs });
 
 /** Cube's env-vars operations of a deployment. Mounted at /api/v1. */
 export const envVarsRoutes = routes(
   readRoute.get('/deployments/:id/env-vars', 'getEnvVariables', envVariablesListSchema, {
     input: { params: idParams, query: envVariablesQuery },
-    handler: async (c, { params, query }) => getEnvVariables(...theDeployment(c, params), query),
+    handler: async (_c, { params, query }, scope) =>
+      getEnvVariables(scope, deploymentIdOf(scope, params), query),
   }),
   adminRoute.put('/deployments/:id/env-vars', 'setEnvVariables', envVariablesListSchema, {
     input: { params: idParams, body: setEnvVariablesBody },
-    handler: async (c, { params, body }) => {
-      const [db, accountId, id] = theDeployment(c, params);
-      return setEnvVariables(db, c.env, accountId, id, body.env_variables, nowOf(c));
-    },
+    handler: async (_c, { params, body }, scope) =>
+      setEnvVariables(scope, deploymentIdOf(scope, params), body.env_variables),
   }),
 );

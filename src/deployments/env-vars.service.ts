@@ -1,7 +1,8 @@
 import { openText, sealText } from '../core/crypto';
-import type { Bindings, Db } from '../core/env';
+import type { Bindings } from '../core/env';
 import { badRequest, notFound } from '../core/errors';
 import { pageRequest, toPage } from '../core/pagination';
+import type { AccountScope, RequestScope } from '../core/scope';
 import {
   DATA_SOURCE_VARS,
   type DataSourceConfig,
@@ -34,14 +35,13 @@ function listAnswer(page: {
 
 /** One page of a deployment's variables, by name; secret values read as `[ENCRYPTED]`. */
 export async function getEnvVariables(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   deploymentId: number,
   query: { first?: number; after?: string },
 ) {
   const request = pageRequest(query, PAGE_TAG, 1);
   const afterName = request.after ? String(request.after[0]) : null;
-  const rows = await repo.listEnvVars(db, accountId, deploymentId, { afterName, limit: request.limit });
+  const rows = await repo.listEnvVars(scope, deploymentId, { afterName, limit: request.limit });
   if (!rows) throw notFound('Deployment');
   return listAnswer(toPage(rows, request, PAGE_TAG, (row) => [row.name], present));
 }
@@ -51,14 +51,13 @@ export async function getEnvVariables(
  * deployment's variables. Secret-named values are encrypted before they are stored.
  */
 export async function setEnvVariables(
-  db: Db,
-  env: Pick<Bindings, 'ENV_VARS_KEY'>,
-  accountId: number,
+  scope: AccountScope,
   deploymentId: number,
   items: { name: string; value: string }[],
-  now: string,
 ) {
-  await getDeployment(db, accountId, deploymentId);
+  const { env } = scope;
+  const now = scope.now.toISOString();
+  await getDeployment(scope, deploymentId);
   const rows = await Promise.all(
     items.map(async ({ name, value }) => {
       const encrypted = isSecretName(name);
@@ -74,7 +73,7 @@ export async function setEnvVariables(
   );
   let stored: repo.EnvVarRow[];
   try {
-    stored = await repo.upsertEnvVars(db, deploymentId, rows, ENV_VAR_LIMITS.maxVariables);
+    stored = await repo.upsertEnvVars(scope.db, deploymentId, rows, ENV_VAR_LIMITS.maxVariables);
   } catch (err) {
     if (err instanceof repo.TooManyEnvVars) {
       throw badRequest(`A deployment holds at most ${ENV_VAR_LIMITS.maxVariables} env variables`, [
@@ -101,13 +100,12 @@ async function decrypt(env: Pick<Bindings, 'ENV_VARS_KEY'>, deploymentId: number
  * takes. The caller has checked that the deployment is the caller's.
  */
 export async function readDataSourceConfig(
-  db: Db,
+  scope: Pick<RequestScope, 'db' | 'env'>,
   deploymentId: number,
-  env: Pick<Bindings, 'ENV_VARS_KEY'>,
 ): Promise<DataSourceConfig> {
   const vars: Record<string, string> = {};
-  for (const row of await repo.envVarsNamed(db, deploymentId, DATA_SOURCE_VARS)) {
-    vars[row.name] = row.encrypted ? await decrypt(env, deploymentId, row) : row.value;
+  for (const row of await repo.envVarsNamed(scope.db, deploymentId, DATA_SOURCE_VARS)) {
+    vars[row.name] = row.encrypted ? await decrypt(scope.env, deploymentId, row) : row.value;
   }
   return dataSourceConfigOf(vars);
 }

@@ -1,6 +1,6 @@
-import type { Db } from '../core/env';
 import { ApiError, badRequest, notFound } from '../core/errors';
 import { jsonLimitError } from '../core/json';
+import type { AccountScope } from '../core/scope';
 import * as repo from './deployments.repository';
 import {
   type DeploymentSettings,
@@ -84,11 +84,9 @@ const UPDATE_ATTEMPTS = 3;
  * reads again and merges onto the earlier one's result.
  */
 export async function updateDeployment(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   id: number,
   body: UpdateDeploymentInput | undefined,
-  now: string,
 ): Promise<DeploymentSettings> {
   // No body is an empty one: nothing changes, and the settings are answered.
   const input = body ?? {};
@@ -98,20 +96,20 @@ export async function updateDeployment(
     ]);
   }
   for (let attempt = 0; attempt < UPDATE_ATTEMPTS; attempt++) {
-    const current = await getDeployment(db, accountId, id);
-    const values = merged(current, input, now);
+    const current = await getDeployment(scope, id);
+    const values = merged(current, input, scope.now.toISOString());
     // Compare-and-set on every column written, as read: after a concurrent PUT this one reads again.
     const expected = Object.fromEntries(
       Object.keys(values).map((key) => [key, current[key as keyof typeof values]]),
     ) as Partial<repo.DeploymentRow>;
-    const updated = await repo.updateDeployment(db, accountId, id, values, expected);
+    const updated = await repo.updateDeployment(scope, id, values, expected);
     if (updated) return presentSettings(updated);
   }
   throw new ApiError('CONFLICT', 'The deployment kept changing while it was being updated; retry');
 }
 
 /** The columns an update writes: the stored values with the fields sent merged in. */
-function merged(current: repo.DeploymentRow, input: UpdateDeploymentInput, now: string) {
+function merged(current: repo.DeploymentRow, input: UpdateDeploymentInput, updatedAt: string) {
   const cloudProvider = input.cloudProvider ?? current.cloudProvider;
   const region =
     input.region ??
@@ -141,25 +139,26 @@ function merged(current: repo.DeploymentRow, input: UpdateDeploymentInput, now: 
     creationMethod: input.creationMethod ?? current.creationMethod,
     deployMode: input.deployMode ?? current.deployMode,
     settings: Object.keys(settings).length > 0 ? settings : null,
-    updatedAt: now,
+    updatedAt,
   };
 }
 
 /** Moves the creation wizard to `creationStep` (advance) or back to its start (reset). */
 export async function setCreationStep(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   id: number,
   creationStep: repo.DeploymentRow['creationStep'],
-  now: string,
 ) {
-  const updated = await repo.updateDeployment(db, accountId, id, { creationStep, updatedAt: now });
+  const updated = await repo.updateDeployment(scope, id, {
+    creationStep,
+    updatedAt: scope.now.toISOString(),
+  });
   if (!updated) throw notFound('Deployment');
   return presentCube(updated);
 }
 
-export async function deleteDeployment(db: Db, accountId: number, id: number) {
-  const deleted = await repo.deleteDeployment(db, accountId, id);
+export async function deleteDeployment(scope: AccountScope, id: number) {
+  const deleted = await repo.deleteDeployment(scope, id);
   if (deleted === null) throw notFound('Deployment');
   return { success: true as const, id: deleted, deleted: true as const };
 }

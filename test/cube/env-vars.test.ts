@@ -103,7 +103,7 @@ describe('PUT /api/v1/deployments/{id}/env-vars (setEnvVariables)', () => {
         { name: 'CUBEJS_DB_PASS', value: 'pa55 "quoted" ünïcode' },
       ],
     });
-    const config = await readDataSourceConfig(createDb(env.DB), deploymentId, env as Bindings);
+    const config = await readDataSourceConfig({ db: createDb(env.DB), env: env as Bindings }, deploymentId);
     expect(config).toEqual({
       type: 'postgres',
       host: 'db.example.com',
@@ -124,7 +124,9 @@ describe('PUT /api/v1/deployments/{id}/env-vars (setEnvVariables)', () => {
     )
       .bind(other, pass?.value)
       .run();
-    await expect(readDataSourceConfig(createDb(env.DB), other, env as Bindings)).rejects.toMatchObject({
+    await expect(
+      readDataSourceConfig({ db: createDb(env.DB), env: env as Bindings }, other),
+    ).rejects.toMatchObject({
       code: 'CONFIG',
       message: 'CUBEJS_DB_PASS cannot be decrypted any more; set it again',
     });

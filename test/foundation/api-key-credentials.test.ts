@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, OPERATOR, seedAccount, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
 
-// Issue 12 item 1: an API key works as `Bearer <key>` and `Api-Key <key>` on every route an
+// An API key works as `Bearer <key>` and `Api-Key <key>` on every route an
 // admin access token may call, within its deployment scope, acting as the account's first admin.
 
 let world: World;

@@ -55,7 +55,7 @@ describe('POST /api/v1/api-keys', () => {
     expect(res.body.details.map((d: { path: string }) => d.path)).toContain(path);
   });
 
-  // Issue 12: an unscoped key acts as the account's admin (it was a 401 before); a scoped key
+  // An unscoped key acts as the account's admin; a scoped key
   // cannot mint account-wide keys.
   it('is for admins and unscoped API keys', async () => {
     const body = { name: 'x' };

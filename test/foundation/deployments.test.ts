@@ -13,7 +13,7 @@ beforeAll(async () => {
 const create = (body: unknown, auth: { bearer: string } | { apiKey: string } | null) =>
   api('POST', '/build/api/v1/deployments', { auth, body });
 
-describe('POST /build/api/v1/deployments (E4)', () => {
+describe('POST /build/api/v1/deployments (createDeployment)', () => {
   it('creates the deployment, its starter project and its queued first build in one write', async () => {
     const res = await create({ name: 'Sales Analytics!' }, world.acme.admin);
     expect(res.status).toBe(200);
@@ -99,7 +99,7 @@ describe('POST /build/api/v1/deployments (E4)', () => {
     expect(after?.n).toBe(before?.n);
   });
 
-  // Issue 12: an unscoped key creates deployments as the account's first admin (it was a 401).
+  // An unscoped key creates deployments as the account's first admin.
   it('is for admins and unscoped API keys', async () => {
     expectError(await create({ name: 'x' }, world.acme.member), 403, 'FORBIDDEN');
     const byKey = await create({ name: 'x' }, world.acme.key);
@@ -159,12 +159,12 @@ describe('reading deployments', () => {
     );
     expectError(await api('GET', '/api/v1/deployments/0', { auth: world.acme.admin }), 400);
     expectError(await api('GET', `/api/v1/deployments/${id}`), 401);
-    // Issue 12: a key reads its own account's deployment (it was a 401); another account's is a 404.
+    // A key reads its own account's deployment; another account's is a 404.
     expect((await api('GET', `/api/v1/deployments/${id}`, { auth: world.other.key })).status).toBe(200);
     expectError(await api('GET', `/api/v1/deployments/${id}`, { auth: world.acme.key }), 404, 'NOT_FOUND');
   });
 
-  // Issue 12: Cube's RegionResponse decides the shape: one item per region (it was one per provider).
+  // Cube's RegionResponse decides the shape: one item per region.
   it('lists regions per provider', async () => {
     const res = await api('GET', '/api/v1/regions?cloudProvider=aws', { auth: world.acme.member });
     expect(res.status).toBe(200);

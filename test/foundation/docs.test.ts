@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { api } from '../helpers/http';
 
-// Issue 10 item 5: /docs runs no third-party script; everything it loads comes from this origin.
+// /docs runs no third-party script; everything it loads comes from this origin.
 describe('/docs', () => {
   it('answers under a strict CSP and references only same-origin scripts and styles', async () => {
     const res = await api('GET', '/docs');

@@ -68,7 +68,7 @@ describe('POST /admin/v1/accounts', () => {
     const users = await api('GET', '/api/v1/users', { auth: { bearer: res.body.accessToken } });
     expect(users.status).toBe(200);
     expect(users.body.items.map((u: { id: number }) => u.id)).toEqual([res.body.user.id]);
-    // Issue 12: the API key works on the same routes, as `Bearer <key>` or `Api-Key <key>`.
+    // The API key works on the same routes, as `Bearer <key>` or `Api-Key <key>`.
     for (const auth of [{ bearer: res.body.apiKey }, { apiKey: res.body.apiKey }]) {
       const byKey = await api('GET', '/api/v1/users', { auth });
       expect(byKey.status).toBe(200);

@@ -4,7 +4,7 @@ import type { AppType } from '../../src/app';
 import { seedWorld, type World } from '../helpers/harness';
 import { workerFetch } from '../helpers/http';
 
-// Issue 11 item 6: AppType gives hono/client typed requests and answers.
+// AppType gives hono/client typed requests and answers.
 let world: World;
 beforeAll(async () => {
   world = await seedWorld();

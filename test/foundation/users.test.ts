@@ -78,7 +78,7 @@ describe('POST /api/v1/users', () => {
     const body = { email: 'z@acme.com', username: 'z' };
     expectError(await api('POST', '/api/v1/users', { auth: world.acme.member, body }), 403, 'FORBIDDEN');
     expectError(await api('POST', '/api/v1/users', { body }), 401, 'UNAUTHORIZED');
-    // Issue 12: a scoped key cannot create account-wide users (an unscoped key may: api-keys.auth.test).
+    // A scoped key cannot create account-wide users (an unscoped key may: api-key-credentials.test).
     expectError(await api('POST', '/api/v1/users', { auth: world.acme.scopedKey, body }), 403, 'KEY_SCOPE');
     expectError(
       await api('POST', '/api/v1/users', { auth: { bearer: 'eb_at_unknown' }, body }),
