@@ -1,6 +1,7 @@
 import { createApp } from './app';
 import { countedD1, createDb } from './core/db';
 import type { Bindings, BuildMessage } from './core/env';
+import { backgroundScope } from './core/scope';
 import { sweepExpiredUploads } from './deployments/data-model.service';
 import { consumeBuilds } from './deployments/deployments.consumer';
 import { sweepStrandedBuilds } from './deployments/deployments.service';
@@ -28,12 +29,24 @@ export function createWorker(platformOf: PlatformOf = deployedPlatform) {
       const db = createDb(countedD1(env.DB, { queries: 0, roundTrips: 0 }));
       const platform = platformOf(env);
       const now = new Date(controller.scheduledTime);
+      const scope = backgroundScope({
+        db,
+        d1: db.$client,
+        env,
+        now,
+        ports: {
+          clock: platform.clock,
+          sessionRateLimiter: platform.sessionRateLimiter,
+          notificationsQueue: platform.deliveryPorts.queue,
+          replicaView: platform.replicaView,
+        },
+      });
       // Each job runs even when the other fails; the tick fails if either did.
       const jobs = await Promise.allSettled([
         sweepStrandedBuilds(db, env.BUILDS_QUEUE, now),
         sweepExpiredUploads(db, now),
         notificationsTick(env, platform.deliveryPorts.queue, now),
-        purgeExpiredRevocations(db, now),
+        purgeExpiredRevocations(scope),
       ]);
       const failed = jobs.find((j) => j.status === 'rejected');
       if (failed) throw failed.reason;

@@ -1,12 +1,12 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
+import { requestScope } from '../auth/scope';
 import type { AppEnv } from '../core/env';
 import { ApiError } from '../core/errors';
 import { looksLikeApiToken, verifyApiToken } from '../data-api/api-token';
 import { findDeploymentBySlug } from '../data-api/data.repository';
 import type { DataScope } from '../data-api/data.service';
 import { embedIdentity } from '../embedding/embed-identity.service';
-import { embedContext } from '../embedding/embed-sessions.routes';
 import { waitUntilOf } from '../http/wait-until';
 import type { ControlFilter } from '../semantic/query/controls';
 import type { Identity } from '../semantic/query/policies';
@@ -72,7 +72,7 @@ export async function dataScopeOf(c: Context<AppEnv>): Promise<DataScope> {
     const claims = await verifyApiToken(c.env, token, now);
     caller = { ...claims, identity: tokenIdentity(claims.securityContext) };
   } else {
-    const viewer = await embedIdentity(embedContext(c), token);
+    const viewer = await embedIdentity(requestScope(c), token);
     caller = {
       accountId: viewer.accountId,
       deploymentId: viewer.deploymentId,

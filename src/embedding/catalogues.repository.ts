@@ -1,7 +1,7 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { AttributeType } from '../../schema/embedding';
 import { runBatch } from '../core/db';
-import type { Db } from '../core/env';
+import type { AccountScope } from '../core/scope';
 import {
   type AttributeRow,
   type GroupRow,
@@ -12,11 +12,15 @@ import {
 } from './embedding.rows';
 import { ATTRIBUTES_PER_CATALOGUE, type EmbedAttribute, type EmbedGroup } from './embedding.schemas';
 
-/** Which catalogue: the account-wide one (`tenant: null`) or one embed tenant's, by name. */
-export interface Catalogue {
-  accountId: number;
+/**
+ * A request about one catalogue of the account: the account-wide one (`tenant: null`) or one
+ * embed tenant's, by name.
+ */
+export interface CatalogueScope extends AccountScope {
   tenant: string | null;
 }
+
+type Catalogue = Pick<CatalogueScope, 'accountId' | 'tenant'>;
 
 export const tenantIdOf = (accountId: number, tenant: string): SQL =>
   sql`(SELECT id FROM embed_tenants WHERE account_id = ${accountId} AND name = ${tenant})`;
@@ -54,11 +58,11 @@ const groupColumns = sql`c.id, c.name, c.description,
 
 /** `taken` when the name is taken in that catalogue (the unique index decides, atomically). */
 export async function insertGroup(
-  db: Db,
-  catalogue: Catalogue,
+  catalogue: CatalogueScope,
   input: { name: string; description?: string },
-  now: string,
 ): Promise<InsertOutcome<EmbedGroup>> {
+  const { db } = catalogue;
+  const now = catalogue.now.toISOString();
   const results = await runBatch<GroupRow>(db, [
     ...ensureTenant(catalogue, now),
     sql`INSERT INTO embed_groups (account_id, tenant_id, name, description, created_at, updated_at)
@@ -77,12 +81,12 @@ export type UpdateOutcome<T> = { kind: 'updated'; item: T } | { kind: 'not_found
  * "name taken" and carries userCount. One batch, one round trip.
  */
 export async function updateGroup(
-  db: Db,
-  catalogue: Catalogue,
+  catalogue: CatalogueScope,
   id: number,
   input: { name?: string; description?: string },
-  now: string,
 ): Promise<UpdateOutcome<EmbedGroup>> {
+  const { db } = catalogue;
+  const now = catalogue.now.toISOString();
   // The UPDATE returns only the id; the read after it returns the whole group row.
   const [updated, current] = await runBatch<GroupRow>(db, [
     sql`UPDATE embed_groups AS g SET
@@ -112,8 +116,7 @@ export type InsertOutcome<T> = { kind: 'created'; item: T } | { kind: 'taken' } 
  * decides, in the same statement, so two concurrent creates cannot pass the cap together).
  */
 export async function insertAttribute(
-  db: Db,
-  catalogue: Catalogue,
+  catalogue: CatalogueScope,
   input: {
     name: string;
     type: AttributeType;
@@ -121,8 +124,9 @@ export async function insertAttribute(
     defaultValue?: string;
     description?: string;
   },
-  now: string,
 ): Promise<InsertOutcome<EmbedAttribute>> {
+  const { db } = catalogue;
+  const now = catalogue.now.toISOString();
   const results = await runBatch<AttributeRow & { n: number }>(db, [
     ...ensureTenant(catalogue, now),
     sql`INSERT INTO embed_attributes
@@ -151,12 +155,12 @@ export type CatalogueItem<K extends CatalogueKind> = K extends 'groups' ? EmbedG
 
 /** The page's rows (limit + 1) of one kind and, for a tenant, whether the tenant exists: one round trip. */
 export async function listItems<K extends CatalogueKind>(
-  db: Db,
+  catalogue: CatalogueScope,
   kind: K,
-  catalogue: Catalogue,
   afterId: number | null,
   limit: number,
 ): Promise<{ tenantFound: boolean; rows: CatalogueItem<K>[] }> {
+  const { db } = catalogue;
   const { table, columns, map } = KINDS[kind];
   // One raw row type for both kinds: each kind's mapper reads only its own columns.
   const results = await runBatch<GroupRow & AttributeRow>(db, [
@@ -177,20 +181,19 @@ export async function listItems<K extends CatalogueKind>(
  * memberships and an attribute's stored values go with it (ON DELETE CASCADE).
  */
 export async function deleteItem(
-  db: Db,
+  catalogue: CatalogueScope,
   kind: CatalogueKind,
-  catalogue: Catalogue,
   id: number,
 ): Promise<boolean> {
-  const rows = await db.all(
+  const rows = await catalogue.db.all(
     sql`DELETE FROM ${KINDS[kind].table} AS c WHERE c.id = ${id} AND ${inCatalogue(catalogue, 'c')} RETURNING id`,
   );
   return rows.length > 0;
 }
 
 /** One group of a catalogue with its member count; null when there is none with this id there. */
-export async function findGroup(db: Db, catalogue: Catalogue, id: number): Promise<EmbedGroup | null> {
-  const rows = await db.all<GroupRow>(
+export async function findGroup(catalogue: CatalogueScope, id: number): Promise<EmbedGroup | null> {
+  const rows = await catalogue.db.all<GroupRow>(
     sql`SELECT ${groupColumns} FROM embed_groups c WHERE c.id = ${id} AND ${inCatalogue(catalogue, 'c')}`,
   );
   return rows[0] ? toGroup(rows[0]) : null;
@@ -201,12 +204,12 @@ export async function findGroup(db: Db, catalogue: Catalogue, id: number): Promi
  * change). Omitted keeps a field, null clears it. null when there is no such attribute.
  */
 export async function updateAttribute(
-  db: Db,
-  catalogue: Catalogue,
+  catalogue: CatalogueScope,
   id: number,
   input: { displayName?: string | null; defaultValue?: string | null; description?: string | null },
-  now: string,
 ): Promise<EmbedAttribute | null> {
+  const { db } = catalogue;
+  const now = catalogue.now.toISOString();
   const column = (given: string | null | undefined, name: string) =>
     given === undefined ? sql.raw(name) : sql`${given}`;
   const rows = await db.all<AttributeRow>(sql`
@@ -231,8 +234,7 @@ export interface AttributeFilter {
  * `count`). A catalogue holds at most ATTRIBUTES_PER_CATALOGUE, so the count reads few rows.
  */
 export async function listAttributes(
-  db: Db,
-  catalogue: Catalogue,
+  catalogue: CatalogueScope,
   filter: AttributeFilter,
   afterId: number | null,
   limit: number,
@@ -240,7 +242,7 @@ export async function listAttributes(
   const matches = sql`${inCatalogue(catalogue, 'c')}
     ${filter.name === undefined ? sql`` : sql`AND instr(lower(c.name), lower(${filter.name})) > 0`}
     ${filter.type === undefined ? sql`` : sql`AND c.type = ${filter.type}`}`;
-  const results = await runBatch<AttributeRow & { n: number }>(db, [
+  const results = await runBatch<AttributeRow & { n: number }>(catalogue.db, [
     ...tenantExists(catalogue),
     sql`SELECT ${attributeColumns} FROM embed_attributes c
       WHERE ${matches} ${afterId === null ? sql`` : sql`AND c.id > ${afterId}`}
@@ -255,8 +257,7 @@ export async function listAttributes(
 }
 
 export async function listTenantsMatching(
-  db: Db,
-  accountId: number,
+  { db, accountId }: AccountScope,
   search: string | undefined,
   afterId: number | null,
   limit: number,
@@ -277,12 +278,9 @@ export async function listTenantsMatching(
  * cascade) and, in the same batch, records the revocation of all its sessions until the
  * longest of them would have expired. null when the account has no such tenant.
  */
-export async function deleteTenant(
-  db: Db,
-  accountId: number,
-  name: string,
-  now: string,
-): Promise<number | null> {
+export async function deleteTenant(scope: AccountScope, name: string): Promise<number | null> {
+  const { db, accountId } = scope;
+  const now = scope.now.toISOString();
   const tenant = tenantIdOf(accountId, name);
   const [, deleted] = await runBatch<{ id: number }>(db, [
     sql`INSERT INTO embed_session_revocations (session_id, account_id, expires_at, revoked_at)
@@ -320,13 +318,12 @@ export const toEmbedUser = (row: EmbedUserRow) => ({
  * group exists in the catalogue: one round trip, served by the membership index.
  */
 export async function listGroupMembers(
-  db: Db,
-  catalogue: Catalogue,
+  catalogue: CatalogueScope,
   groupId: number,
   beforeId: number | null,
   limit: number,
 ) {
-  const [group, members] = await runBatch<EmbedUserRow>(db, [
+  const [group, members] = await runBatch<EmbedUserRow>(catalogue.db, [
     sql`SELECT c.id FROM embed_groups c WHERE c.id = ${groupId} AND ${inCatalogue(catalogue, 'c')}`,
     sql`SELECT u.id, u.external_id, u.email, u.display_name, u.created_at
       FROM embed_memberships m JOIN embed_users u ON u.id = m.user_id
@@ -342,8 +339,7 @@ export async function listGroupMembers(
 
 /** A page of a tenant's users ordered by id, optionally matching a substring of email or externalId. */
 export async function listTenantUsers(
-  db: Db,
-  accountId: number,
+  { db, accountId }: AccountScope,
   tenant: string,
   search: string | undefined,
   afterId: number | null,
@@ -375,8 +371,8 @@ export interface MemberRefs {
  * group is in this tenant's catalogue: one round trip. The id lists travel as JSON (one bind
  * each), so 1,000 members stay within D1's bound parameters.
  */
-export async function readMembers(db: Db, catalogue: Catalogue, groupId: number, refs: MemberRefs) {
-  const [group, users] = await runBatch<EmbedUserRow & { member: number }>(db, [
+export async function readMembers(catalogue: CatalogueScope, groupId: number, refs: MemberRefs) {
+  const [group, users] = await runBatch<EmbedUserRow & { member: number }>(catalogue.db, [
     sql`SELECT c.id FROM embed_groups c WHERE c.id = ${groupId} AND ${inCatalogue(catalogue, 'c')}`,
     sql`SELECT u.id, u.external_id, u.email, u.display_name, u.created_at,
         EXISTS (SELECT 1 FROM embed_memberships m WHERE m.user_id = u.id AND m.group_id = ${groupId}) AS member
@@ -393,14 +389,13 @@ export async function readMembers(db: Db, catalogue: Catalogue, groupId: number,
 
 /** Adds or removes memberships of users of the group's own tenant (ids already resolved). */
 export async function changeMembers(
-  db: Db,
-  catalogue: Catalogue,
+  catalogue: CatalogueScope,
   groupId: number,
   userIds: number[],
   change: 'add' | 'remove',
 ): Promise<void> {
   const ids = JSON.stringify(userIds);
-  await db.run(
+  await catalogue.db.run(
     change === 'add'
       ? sql`INSERT INTO embed_memberships (user_id, group_id)
           SELECT u.id, c.id FROM embed_groups c JOIN embed_users u ON u.tenant_id = c.tenant_id

@@ -1,5 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import type { Db } from '../core/env';
+import type { AccountScope } from '../core/scope';
 import { publishedJson } from '../dashboards/dashboards.queries';
 import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
 import { servingStateColumns } from '../data-api/data.repository';
@@ -85,15 +86,15 @@ const toEmbedDashboardRow = (row: EmbedDashboardRawRow): EmbedDashboardRow => ({
       : { buildId: row.serving_build_id, sourceVersion: row.source_version ?? '' },
 });
 
-/** E8: both flags of a published dashboard of the account; null when there is none. */
+/** Sets the embedding switches of a published dashboard of the account; null when there is none. */
 export async function updateEmbedFlags(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   publicId: string,
   flags: { allowEmbed?: boolean; allEmbedUsers?: boolean },
-  now: string,
 ): Promise<{ publicId: string; allowEmbed: boolean; allEmbedUsers: boolean } | null> {
   const bit = (b: boolean | undefined) => (b === undefined ? null : b ? 1 : 0);
+  const { db, accountId } = scope;
+  const now = scope.now.toISOString();
   const rows = await db.all<{ public_id: string; allow_embed: number; all_embed_users: number }>(sql`
     UPDATE published_dashboards SET
       allow_embed = coalesce(${bit(flags.allowEmbed)}, allow_embed),

@@ -1,6 +1,6 @@
 import { type SQL, sql } from 'drizzle-orm';
 import { runBatch } from '../core/db';
-import type { Db } from '../core/env';
+import type { AccountScope } from '../core/scope';
 import { type EmbedUserRow, toEmbedUser } from './catalogues.repository';
 import {
   byName,
@@ -36,24 +36,23 @@ const names = (rows: D1Result<unknown> | undefined, column: string): Set<string>
 
 /** Everything provisioning checks, in ONE batch; every statement is served by an index. */
 export async function readProvisionState(
-  db: Db,
+  { db, accountId }: AccountScope,
   q: {
-    accountId: number;
     tenantName: string;
     externalIds: string[];
     accountGroups: string[];
     tenantGroups: string[];
   },
 ): Promise<ProvisionRead> {
-  const tenant = tenantOf(q.accountId, q.tenantName);
+  const tenant = tenantOf(accountId, q.tenantName);
   const [account, users, accountGroups, tenantGroups] = await runBatch(db, [
-    sql`SELECT external_user_count, external_user_limit FROM accounts WHERE id = ${q.accountId}`,
+    sql`SELECT external_user_count, external_user_limit FROM accounts WHERE id = ${accountId}`,
     sql`SELECT u.external_id FROM embed_users u
       WHERE u.tenant_id = ${tenant} AND u.external_id IN (SELECT value FROM json_each(${JSON.stringify(q.externalIds)}))`,
     sql`SELECT g.name FROM ${byName('g', 'embed_groups', q.accountGroups)}
-      WHERE g.account_id = ${q.accountId} AND g.tenant_id IS NULL`,
+      WHERE g.account_id = ${accountId} AND g.tenant_id IS NULL`,
     sql`SELECT g.name FROM ${byName('g', 'embed_groups', q.tenantGroups)}
-      WHERE g.account_id = ${q.accountId} AND g.tenant_id = ${tenant}`,
+      WHERE g.account_id = ${accountId} AND g.tenant_id = ${tenant}`,
   ]);
   const head = (account?.results[0] ?? {}) as { external_user_count?: number; external_user_limit?: number };
   return {
@@ -83,26 +82,27 @@ export type ProvisionOutcome =
  * same transaction as their inserts: a concurrent writer cannot take the account past its limit.
  */
 export async function writeProvision(
-  db: Db,
-  w: { accountId: number; tenantName: string; users: ProvisionWrite[] },
-  now: string,
+  scope: AccountScope,
+  w: { tenantName: string; users: ProvisionWrite[] },
 ): Promise<ProvisionOutcome> {
-  const tenant = tenantOf(w.accountId, w.tenantName);
+  const { db, accountId } = scope;
+  const now = scope.now.toISOString();
+  const tenant = tenantOf(accountId, w.tenantName);
   const ids = JSON.stringify([...new Set(w.users.map((u) => u.externalId))]);
   const newUsers = sql`SELECT count(*) FROM json_each(${ids}) d
     WHERE NOT EXISTS (SELECT 1 FROM embed_users x WHERE x.tenant_id = ${tenant} AND x.external_id = d.value)`;
   const statements: SQL[] = [
     sql`INSERT INTO embed_tenants (account_id, name, created_at)
-      VALUES (${w.accountId}, ${w.tenantName}, ${now}) ON CONFLICT DO NOTHING`,
-    externalUserQuotaGuard(w.accountId, newUsers),
+      VALUES (${accountId}, ${w.tenantName}, ${now}) ON CONFLICT DO NOTHING`,
+    externalUserQuotaGuard(accountId, newUsers),
   ];
   const scopes = {
-    accountGroups: sql`g.account_id = ${w.accountId} AND g.tenant_id IS NULL`,
-    tenantGroups: sql`g.account_id = ${w.accountId} AND g.tenant_id = ${tenant}`,
+    accountGroups: sql`g.account_id = ${accountId} AND g.tenant_id IS NULL`,
+    tenantGroups: sql`g.account_id = ${accountId} AND g.tenant_id = ${tenant}`,
   };
   for (const u of w.users) {
     const user = sql`(SELECT id FROM embed_users WHERE tenant_id = ${tenant} AND external_id = ${u.externalId})`;
-    statements.push(upsertEmbedUser(w.accountId, tenant, u.externalId, u.set, now));
+    statements.push(upsertEmbedUser(accountId, tenant, u.externalId, u.set, now));
     for (const kind of ['accountGroups', 'tenantGroups'] as const) {
       const given = u[kind];
       if (given === undefined) continue;

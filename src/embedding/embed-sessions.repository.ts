@@ -2,6 +2,7 @@ import { type SQL, sql } from 'drizzle-orm';
 import { type AttributeType, WRITE_GUARDS, type WriteGuard } from '../../schema/embedding';
 import { failedCheck, runBatch } from '../core/db';
 import type { Db } from '../core/env';
+import type { AccountScope, RequestScope } from '../core/scope';
 import {
   type AttributeRow,
   type CatalogueAttribute,
@@ -297,7 +298,8 @@ export function upsertEmbedUser(
  * new external user past the account's limit. The limit guard counts inside the same
  * transaction as the insert, so two concurrent mints at the limit cannot both pass.
  */
-export async function writeMintState(db: Db, w: MintWrites, now: string): Promise<WriteOutcome> {
+export async function writeMintState(db: Db, w: MintWrites, at: Date): Promise<WriteOutcome> {
+  const now = at.toISOString();
   const tenant = sql`(SELECT id FROM embed_tenants WHERE account_id = ${w.accountId} AND name = ${w.tenantName})`;
   const scope = (alias: string) => inScope(alias, w.accountId, tenant, w.creatorMode);
   const statements: SQL[] = [];
@@ -445,18 +447,20 @@ export const revocationStatement = (sessionId: string, tenantId: number): SQL =>
 
 /** true when this call recorded the revocation, false when it was already recorded. */
 export async function insertRevocation(
-  db: Db,
-  r: { sessionId: string; accountId: number; expiresAt: string },
-  now: string,
+  scope: AccountScope,
+  r: { sessionId: string; expiresAt: Date },
 ): Promise<boolean> {
+  const now = scope.now.toISOString();
   const rows =
-    await db.all(sql`INSERT INTO embed_session_revocations (session_id, account_id, expires_at, revoked_at)
-    VALUES (${r.sessionId}, ${r.accountId}, ${r.expiresAt}, ${now}) ON CONFLICT DO NOTHING RETURNING session_id`);
+    await scope.db.all(sql`INSERT INTO embed_session_revocations (session_id, account_id, expires_at, revoked_at)
+    VALUES (${r.sessionId}, ${scope.accountId}, ${r.expiresAt.toISOString()}, ${now}) ON CONFLICT DO NOTHING RETURNING session_id`);
   return rows.length > 0;
 }
 
 /** A record is useless once its session has expired anyway; the cron drops those. */
-export async function purgeExpiredRevocations(db: Db, now: string): Promise<number> {
-  const result = await db.run(sql`DELETE FROM embed_session_revocations WHERE expires_at <= ${now}`);
+export async function purgeExpiredRevocations(scope: RequestScope): Promise<number> {
+  const result = await scope.db.run(
+    sql`DELETE FROM embed_session_revocations WHERE expires_at <= ${scope.now.toISOString()}`,
+  );
   return result.meta.changes;
 }

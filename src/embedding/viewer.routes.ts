@@ -5,7 +5,6 @@ import type { AppEnv } from '../core/env';
 import { ApiError } from '../core/errors';
 import { apiDocs, routeGroup, routes } from '../http/route';
 import { dashboardFragment } from '../render/html';
-import { embedContext } from './embed-sessions.routes';
 import type { ViewerContent } from './viewer.boot';
 import { NOTICES, noticeDocument, shellDocument, viewerDocument } from './viewer.page';
 import markdown from './viewer.routes.md';
@@ -48,7 +47,7 @@ export const viewerRoutes = routes(
       404: page('No such published dashboard'),
       500: page('The dashboard could not be loaded'),
     },
-    handler: async (c) => {
+    handler: async (c, _input, scope) => {
       const publicId = c.req.param('publicId') ?? '';
       const nonce = randomId(16);
       privateHeaders(c);
@@ -56,7 +55,7 @@ export const viewerRoutes = routes(
       let body: ReturnType<typeof noticeDocument>;
       let origins: string[] | null = null;
       try {
-        const page = await viewerPage(embedContext(c), publicId, c.req.query('session'));
+        const page = await viewerPage(scope, publicId, c.req.query('session'));
         origins = page.allowedOrigins;
         const options = { publicId, nonce, allowedOrigins: origins };
         if (page.kind === 'dashboard') {
@@ -95,11 +94,11 @@ export const viewerRoutes = routes(
         contentType: 'application/json',
       },
     },
-    handler: async (c, { query }) => {
+    handler: async (c, { query }, scope) => {
       privateHeaders(c);
       const sessionId = headerSession(c);
       const { input, controls, expiresInMs } = await viewerDashboard(
-        embedContext(c),
+        scope,
         c.req.param('publicId') ?? '',
         sessionId,
         {
@@ -121,15 +120,10 @@ export const viewerRoutes = routes(
     responses: {
       200: { description: '{member, values, truncated}', contentType: 'application/json' },
     },
-    handler: async (c, { query }) => {
+    handler: async (c, { query }, scope) => {
       privateHeaders(c);
       const sessionId = headerSession(c);
-      const answer = await viewerFilterValues(
-        embedContext(c),
-        c.req.param('publicId') ?? '',
-        sessionId,
-        query,
-      );
+      const answer = await viewerFilterValues(scope, c.req.param('publicId') ?? '', sessionId, query);
       return c.json(answer);
     },
   }),

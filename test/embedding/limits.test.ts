@@ -95,7 +95,7 @@ describe('externalUserLimit', () => {
         definitionTypes: [],
         user: { externalId: 'late', isNew: true, set: { displayName: 'Late' }, values: [], clear: [] },
       },
-      new Date().toISOString(),
+      new Date(),
     );
     expect(outcome).toEqual({ ok: false, reason: 'quota_exceeded' });
     expect(await embedState(acme.accountId)).toEqual(before);
@@ -123,7 +123,7 @@ describe('externalUserLimit', () => {
         definitionTypes: [{ name: 'score', type: 'string' }],
         user: { externalId: 'def', isNew: false, set: { displayName: 'X' }, values: [], clear: [] },
       },
-      new Date().toISOString(),
+      new Date(),
     );
     expect(outcome).toEqual({ ok: false, reason: 'type_conflict' });
     expect(await embedState(acme.accountId)).toEqual(before);
