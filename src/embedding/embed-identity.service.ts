@@ -27,7 +27,7 @@ export async function embedIdentity(scope: RequestScope, token: string): Promise
   const replica = createDb(scope.d1.withSession('first-unconstrained'));
   const [cached, revocations] = await Promise.all([
     getSession(scope.env.SESSIONS, claims.sessionId),
-    replica.all(repo.revocationStatement(claims.sessionId, claims.tenant.id)),
+    repo.revocationStatement(replica, claims.sessionId, claims.tenant.id),
   ]);
   if (revocations.length > 0) throw sessionRevoked();
   const payload = cached ?? (await rebuildSession(withSession(scope, claims)));

@@ -86,14 +86,14 @@ export async function rebuildSession(scope: EmbedSessionScope): Promise<SessionP
   // The primary: a user minted seconds ago in another region may not have reached a replica.
   const db = createDb(scope.d1.withSession('first-primary'));
   const [userResult, revocation] = await runBatch(db, [
-    repo.sessionUserStatement({
+    repo.sessionUserStatement(db, {
       sessionId: claims.sessionId,
       accountId: claims.accountId,
       tenantId: claims.tenant.id,
       creatorMode: claims.creatorMode,
       user: claims.user,
     }),
-    repo.revocationStatement(claims.sessionId, claims.tenant.id),
+    repo.revocationStatement(db, claims.sessionId, claims.tenant.id),
   ]);
   if ((revocation?.results.length ?? 0) > 0) throw sessionRevoked();
   const rebuilt = repo.toRebuiltUser(claims.user.kind, userResult?.results[0]);
@@ -160,8 +160,8 @@ export async function exchangeSession(scope: RequestScope, sessionId: string): P
   const claims = await verifySession(scope.env, sessionId, now);
   // The replica, like every load: a revocation reaches it within its replication lag.
   const db = createDb(scope.d1.withSession('first-unconstrained'));
-  const [revocation] = await runBatch(db, [repo.revocationStatement(claims.sessionId, claims.tenant.id)]);
-  if ((revocation?.results.length ?? 0) > 0) throw sessionRevoked();
+  if ((await repo.revocationStatement(db, claims.sessionId, claims.tenant.id)).length > 0)
+    throw sessionRevoked();
   const issuedAt = Math.floor(now.getTime() / 1000);
   const token = await signSession(
     scope.env,

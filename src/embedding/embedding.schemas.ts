@@ -381,6 +381,7 @@ export const embedUserSchema = v.object({
   createdAt: v.string(),
   lastLogin: v.null(),
 });
+export type EmbedUser = v.InferOutput<typeof embedUserSchema>;
 export const userListQuery = obj({
   ...pageQueryEntries,
   search: v.optional(v.pipe(v.string(), v.maxLength(255))),

@@ -3,8 +3,8 @@ import { requireDeploymentScope, requirePlan } from '../auth/auth.middleware';
 import { digestsEqual } from '../core/crypto';
 import { ApiError, type ErrorDetail, notFound } from '../core/errors';
 import type { AccountContext, ApiKeyPrincipal } from '../core/principal';
-import type { InternalUser, MintRead, MintWrites, StoredUserState } from './embed-sessions.repository';
 import { type AttributeValue, DEFAULT_TENANT, type GenerateSessionInput } from './embedding.schemas';
+import type { InternalUser, MintRead, MintWrites, StoredUserState } from './generate-session.repository';
 
 /**
  * Mint planning for generate-session (E9), free of storage: the request's own rules, the

@@ -1,16 +1,13 @@
 import { ApiError, QUOTA_RETRY_AFTER_SECONDS, tooManyRequests } from '../core/errors';
 import type { AccountScope } from '../core/scope';
-import type { toEmbedUser } from './catalogues.repository';
 import * as repo from './embed-provision.repository';
-import type { ProvisionUserInput } from './embedding.schemas';
+import type { EmbedUser, ProvisionUserInput } from './embedding.schemas';
 import { unique } from './mint-plan';
 
 /**
  * Cube's provisionEmbedUser(s): the external-user writes of generate-session (profile, email,
  * group memberships, the tenant on demand, the externalUserLimit) without a session.
  */
-
-type EmbedUser = ReturnType<typeof toEmbedUser>;
 
 /** One entry's refusal, as Cube's ProvisionEmbedUserFailure. */
 export interface ProvisionFailure {

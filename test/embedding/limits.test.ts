@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { createDb } from '../../src/core/db';
-import { writeMintState } from '../../src/embedding/embed-sessions.repository';
+import { writeMintState } from '../../src/embedding/generate-session.repository';
 import { expectError, OPERATOR, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { platform } from '../helpers/platform';
