@@ -4,6 +4,7 @@ import { afterId, idPage, type PageRequest } from '../core/pagination';
 import type { AccountScope } from '../core/scope';
 import type { CatalogueItem, CatalogueKind, CatalogueScope } from './catalogues.repository';
 import * as repo from './catalogues.repository';
+import * as tenants from './embed-tenants.repository';
 import { ATTRIBUTES_PER_CATALOGUE } from './embedding.schemas';
 
 const where = (tenant: string | null) =>
@@ -123,18 +124,23 @@ export async function listTenantsMatching(
   search: string | undefined,
   request: PageRequest,
 ) {
-  const rows = await repo.listTenantsMatching(scope, search, afterId(request), request.limit);
+  const rows = await tenants.listTenantsMatching(scope, search, afterId(request), request.limit);
   return idPage(rows, request, 'embed-tenants');
 }
 
 /** Idempotent, as in Cube: an unknown tenant answers `deleted: false`. */
 export async function deleteTenant(scope: AccountScope, name: string) {
-  const id = await repo.deleteTenant(scope, name);
+  const id = await tenants.deleteTenant(scope, name);
   return { name, deleted: id !== null };
 }
 
 export async function listGroupMembers(scope: CatalogueScope, groupId: number, request: PageRequest) {
-  const { groupFound, rows } = await repo.listGroupMembers(scope, groupId, afterId(request), request.limit);
+  const { groupFound, rows } = await tenants.listGroupMembers(
+    scope,
+    groupId,
+    afterId(request),
+    request.limit,
+  );
   if (!groupFound) throw notFound('Group');
   return idPage(rows, request, 'embed-group-members');
 }
@@ -145,7 +151,7 @@ export async function listTenantUsers(
   search: string | undefined,
   request: PageRequest,
 ) {
-  const { tenantFound, rows } = await repo.listTenantUsers(
+  const { tenantFound, rows } = await tenants.listTenantUsers(
     scope,
     tenant,
     search,
@@ -156,16 +162,14 @@ export async function listTenantUsers(
   return idPage(rows, request, 'embed-tenant-users');
 }
 
-/** Cube's EmbedGroupMembersInput entries: exactly one of embedUserId or externalId each. */
-/** A member named by exactly one of its ids (the other omitted or null, as Cube sends it). */
+/** Cube's EmbedGroupMembersInput entry: a member named by exactly one of its ids (the other omitted or null). */
 export type MemberRef = { embedUserId?: number | null; externalId?: string | null };
 
 /**
- * Cube's addGroupMembers / removeGroupMembers on a tenant group. Adds never replace and are
- * idempotent (`addedMembers` vs `unchangedMembers`); removing a non-member is a no-op. Unknown
- * users are a 404 naming them (edgeboard does not provision users here: generate-session does).
+ * Cube's addGroupMembers on a tenant group: adds, never replaces, idempotent; answers the added
+ * and the unchanged members. Unknown users are a 404 naming them (edgeboard does not provision
+ * users here: generate-session and provisionEmbedUser(s) do).
  */
-/** Cube's addGroupMembers: adds, never replaces; idempotent. Answers the added and the unchanged members. */
 export async function addGroupMembers(scope: CatalogueScope, groupId: number, members: MemberRef[]) {
   const { users, changed } = await changeGroupMembers(scope, groupId, members, 'add');
   return {
@@ -180,7 +184,7 @@ export async function removeGroupMembers(scope: CatalogueScope, groupId: number,
   return { removed: changed.length };
 }
 
-type MemberRow = Awaited<ReturnType<typeof repo.readMembers>>['users'][number];
+type MemberRow = Awaited<ReturnType<typeof tenants.readMembers>>['users'][number];
 const presentMember = ({ member: _member, ...user }: MemberRow) => user;
 
 /** Reads the named users (a 404 names any unknown one), then adds or removes those it changes. */
@@ -194,7 +198,7 @@ async function changeGroupMembers(
     embedUserIds: members.flatMap((m) => (m.embedUserId == null ? [] : [m.embedUserId])),
     externalIds: members.flatMap((m) => (m.externalId == null ? [] : [m.externalId])),
   };
-  const { groupFound, users } = await repo.readMembers(scope, groupId, refs);
+  const { groupFound, users } = await tenants.readMembers(scope, groupId, refs);
   if (!groupFound) throw notFound('Group');
   const byId = new Set(users.map((u) => u.id));
   const byExternal = new Set(users.map((u) => u.externalId));
@@ -207,7 +211,7 @@ async function changeGroupMembers(
   if (unknown.length > 0) throw new ApiError('NOT_FOUND', 'Embed users not found', unknown);
   const changed = users.filter((u) => (change === 'add' ? !u.member : u.member));
   if (changed.length > 0)
-    await repo.changeMembers(
+    await tenants.changeMembers(
       scope,
       groupId,
       changed.map((u) => u.id),

@@ -3,17 +3,18 @@ import { accounts } from '../../schema/accounts';
 import { embedTenants, embedUsers } from '../../schema/embedding';
 import { runBatch, type Statement } from '../core/db';
 import type { AccountScope } from '../core/scope';
-import { embedUserColumns, embedUserOf, jsonValues } from './catalogues.repository';
 import {
   byName,
   embedUserIdIn,
   externalUserQuotaGuard,
   guardOf,
   inScope,
+  jsonValues,
   replaceMemberships,
   tenantIdIn,
   upsertEmbedUser,
 } from './embed-sessions.repository';
+import { embedUserColumns, embedUserOf } from './embed-tenants.repository';
 import type { RawRow } from './embedding.rows';
 import type { EmbedUser } from './embedding.schemas';
 
