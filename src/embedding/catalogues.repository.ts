@@ -23,9 +23,10 @@ import {
 import { runBatch } from '../core/db';
 import type { Db } from '../core/env';
 import type { AccountScope } from '../core/scope';
+import type { EmbedAttribute, EmbedGroup } from './catalogues.schemas';
 import { tenantIdIn } from './embed-sessions.repository';
 import { attributeOf, toAttribute, toGroup } from './embedding.rows';
-import { ATTRIBUTES_PER_CATALOGUE, type EmbedAttribute, type EmbedGroup } from './embedding.schemas';
+import { ATTRIBUTES_PER_CATALOGUE } from './embedding.schemas';
 
 /**
  * A request about one catalogue of the account: the account-wide one (`tenant: null`) or one

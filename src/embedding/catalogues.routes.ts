@@ -5,9 +5,7 @@ import { deletedSchema, idParams, withoutNulls } from '../core/validation';
 import { apiDocs, type RouteGroup, routeGroup, routes } from '../http/route';
 import type { CatalogueKind, CatalogueScope } from './catalogues.repository';
 import markdown from './catalogues.routes.md';
-import * as service from './catalogues.service';
 import {
-  ATTRIBUTES_PER_CATALOGUE,
   attributeListQuery,
   attributeSchema,
   createAttributeBody,
@@ -16,7 +14,6 @@ import {
   groupMembersBody,
   groupSchema,
   MEMBERS_PER_REQUEST,
-  MINT_LIMITS,
   membersAddedSchema,
   membersRemovedSchema,
   provisionUserBody,
@@ -31,7 +28,9 @@ import {
   updateAttributeBody,
   updateGroupBody,
   userListQuery,
-} from './embedding.schemas';
+} from './catalogues.schemas';
+import * as service from './catalogues.service';
+import { ATTRIBUTES_PER_CATALOGUE, MINT_LIMITS } from './embedding.schemas';
 import * as provision from './provision.service';
 
 /**

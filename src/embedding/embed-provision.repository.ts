@@ -3,6 +3,7 @@ import { accounts } from '../../schema/accounts';
 import { embedTenants, embedUsers } from '../../schema/embedding';
 import { runBatch, type Statement } from '../core/db';
 import type { AccountScope } from '../core/scope';
+import type { EmbedUser } from './catalogues.schemas';
 import {
   byName,
   embedUserIdIn,
@@ -16,7 +17,6 @@ import {
 } from './embed-sessions.repository';
 import { embedUserColumns, embedUserOf } from './embed-tenants.repository';
 import type { RawRow } from './embedding.rows';
-import type { EmbedUser } from './embedding.schemas';
 
 /**
  * SQL of provisionEmbedUser(s): one read batch and one write batch per call, whatever the

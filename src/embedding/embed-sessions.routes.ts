@@ -9,14 +9,12 @@ import { publishedDashboardSchema } from '../dashboards/dashboards.schemas';
 import { apiDocs, routeGroup, routes } from '../http/route';
 import { loadEmbedDashboard, updateEmbedFlags } from './embed-dashboards.service';
 import markdown from './embed-sessions.routes.md';
-import { EMBED_TOKEN_TTL_SECONDS, exchangeSession, revokeSession } from './embed-sessions.service';
 import {
   effectiveSettingsSchema,
   embedSwitchSchema,
   embedTokenSchema,
   exchangeSessionBody,
   generateSessionBody,
-  MINT_LIMITS_TEXT,
   publicIdParams,
   revokedSchema,
   revokeSessionBody,
@@ -25,7 +23,9 @@ import {
   settleSessionInput,
   updateEmbedBody,
   viewerSchema,
-} from './embedding.schemas';
+} from './embed-sessions.schemas';
+import { EMBED_TOKEN_TTL_SECONDS, exchangeSession, revokeSession } from './embed-sessions.service';
+import { MINT_LIMITS_TEXT } from './embedding.schemas';
 import { generateSession } from './generate-session.service';
 import type { TokenUse } from './session-token';
 

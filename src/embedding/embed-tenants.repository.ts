@@ -9,9 +9,9 @@ import {
   tenantIdOf,
   tenantIdValue,
 } from './catalogues.repository';
+import type { EmbedUser } from './catalogues.schemas';
 import { jsonValues } from './embed-sessions.repository';
 import { toEmbedUser } from './embedding.rows';
-import type { EmbedUser } from './embedding.schemas';
 
 /**
  * The embed tenants of an account and the external users in them: the tenant list, a tenant's

@@ -3,7 +3,8 @@ import { embedAttributes, embedGroups, type embedUsers } from '../../schema/embe
 import { toAccount } from '../auth/auth.repository';
 import { mapRow } from '../core/db';
 import type { AccountContext } from '../core/principal';
-import type { AttributeValue, EmbedAttribute, EmbedGroup, EmbedUser } from './embedding.schemas';
+import type { EmbedAttribute, EmbedGroup, EmbedUser } from './catalogues.schemas';
+import type { AttributeValue } from './embedding.schemas';
 
 /**
  * The rows the embedding repositories read, and ONE mapper per kind into the types the services

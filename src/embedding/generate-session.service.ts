@@ -5,8 +5,9 @@ import { ApiError, QUOTA_RETRY_AFTER_SECONDS, tooManyRequests } from '../core/er
 import type { AccountContext } from '../core/principal';
 import type { RequestScope } from '../core/scope';
 import { catalogueFull } from './catalogues.service';
+import { asControlFilters, type GenerateSessionInput } from './embed-sessions.schemas';
 import { putSessionQuietly, toPayload } from './embed-sessions.service';
-import { asControlFilters, DEFAULT_TENANT, type GenerateSessionInput } from './embedding.schemas';
+import { DEFAULT_TENANT } from './embedding.schemas';
 import * as repo from './generate-session.repository';
 import { authorize, checkRequest, type MintPlan, planMint, unique } from './mint-plan';
 import { learnRateLimit, RATE_LIMIT_RETRY_AFTER_SECONDS, rateLimitKey } from './session-rate-limit';

@@ -3,7 +3,8 @@ import { requireDeploymentScope, requirePlan } from '../auth/auth.middleware';
 import { digestsEqual } from '../core/crypto';
 import { ApiError, type ErrorDetail, notFound } from '../core/errors';
 import type { AccountContext, ApiKeyPrincipal } from '../core/principal';
-import { type AttributeValue, DEFAULT_TENANT, type GenerateSessionInput } from './embedding.schemas';
+import type { GenerateSessionInput } from './embed-sessions.schemas';
+import { type AttributeValue, DEFAULT_TENANT } from './embedding.schemas';
 import type { InternalUser, MintRead, MintWrites, StoredUserState } from './generate-session.repository';
 
 /**

@@ -1,7 +1,7 @@
 import { ApiError, QUOTA_RETRY_AFTER_SECONDS, tooManyRequests } from '../core/errors';
 import type { AccountScope } from '../core/scope';
+import type { EmbedUser, ProvisionUserInput } from './catalogues.schemas';
 import * as repo from './embed-provision.repository';
-import type { EmbedUser, ProvisionUserInput } from './embedding.schemas';
 import { unique } from './mint-plan';
 
 /**
