@@ -8,7 +8,12 @@ import { dashboardFragment } from '../render/html';
 import type { ViewerContent } from './viewer.boot';
 import { NOTICES, noticeDocument, shellDocument, viewerDocument } from './viewer.page';
 import markdown from './viewer.routes.md';
-import { filterValuesQuery, viewerContentQuery } from './viewer.schemas';
+import {
+  filterValuesQuery,
+  filterValuesSchema,
+  viewerContentQuery,
+  viewerContentSchema,
+} from './viewer.schemas';
 import { viewerCsp, viewerDashboard, viewerFilterValues, viewerPage } from './viewer.service';
 
 /** Headers every viewer response carries: the session must not leak through a Referer or a cache. */
@@ -86,14 +91,8 @@ export const viewerRoutes = routes(
       return c.html(await body, status);
     },
   }),
-  route.get('/dashboard/:publicId/content', 'embedViewerContent', {
+  route.get('/dashboard/:publicId/content', 'embedViewerContent', viewerContentSchema, {
     input: { query: viewerContentQuery },
-    responses: {
-      200: {
-        description: '{title, html, css, expiresInMs, controls, widgets}',
-        contentType: 'application/json',
-      },
-    },
     handler: async (c, { query }, scope) => {
       privateHeaders(c);
       const sessionId = headerSession(c);
@@ -112,19 +111,14 @@ export const viewerRoutes = routes(
         controls,
         widgets: query.widgets ?? null,
       };
-      return c.json(content);
+      return content;
     },
   }),
-  route.get('/dashboard/:publicId/filter-values', 'embedViewerFilterValues', {
+  route.get('/dashboard/:publicId/filter-values', 'embedViewerFilterValues', filterValuesSchema, {
     input: { query: filterValuesQuery },
-    responses: {
-      200: { description: '{member, values, truncated}', contentType: 'application/json' },
-    },
     handler: async (c, { query }, scope) => {
       privateHeaders(c);
-      const sessionId = headerSession(c);
-      const answer = await viewerFilterValues(scope, c.req.param('publicId') ?? '', sessionId, query);
-      return c.json(answer);
+      return viewerFilterValues(scope, c.req.param('publicId') ?? '', headerSession(c), query);
     },
   }),
 );
