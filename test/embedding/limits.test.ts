@@ -192,8 +192,8 @@ describe('per-key rate limit (SESSION_RATE_LIMITER)', () => {
     await mintOk(acme.key, { deploymentId: acme.deployments[0], externalId: 'rl' });
     const refused = await mint(acme.key, { deploymentId: acme.deployments[0], externalId: 'rl' });
     expectError(refused, 429, 'RATE_LIMITED');
-    // Buckets of one key: the key's hash (never the key itself) and a sub-key (issue 13 item 5:
-    // the account's sessionRateLimit is spread over ceil(limit / 60) sub-keys).
+    // Buckets of one key: the key's hash (never the key itself) and a sub-key (the account's
+    // sessionRateLimit is spread over ceil(limit / 60) sub-keys).
     expect(keysSeen).toHaveLength(2);
     expect(keysSeen[0]?.split(':')[0]).toBe(keysSeen[1]?.split(':')[0]);
     expect(keysSeen[0]).toMatch(/^[0-9a-f]{64}:\d+$/);
