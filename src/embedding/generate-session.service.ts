@@ -131,7 +131,7 @@ export async function generateSession(
       ...(input.userAttributeDefinitions ?? []).map((d) => d.name),
     ]),
   };
-  const primary = createDb(scope.d1);
+  const primary = scope.db;
   const judgeOn = (source: 'replica' | 'primary') => judge(scope, source, query, keyHash, input);
 
   // A replica answers a returning user whose state is unchanged with no primary round trip.
