@@ -47,13 +47,12 @@ export function createWorker(platformOf: PlatformOf = deployedPlatform) {
       const platform = platformOf(env);
       const now = new Date(controller.scheduledTime);
       const scope = jobScope(env, platform, { now });
-      const { db } = scope;
       // Each job runs even when the other fails; the tick fails if either did.
       const jobs = await Promise.allSettled([
         sweepStrandedBuilds(scope),
         sweepExpiredUploads(scope),
         notificationsTick(scope),
-        purgeExpiredRevocations(db, now),
+        purgeExpiredRevocations(scope),
       ]);
       const failed = jobs.find((j) => j.status === 'rejected');
       if (failed) throw failed.reason;

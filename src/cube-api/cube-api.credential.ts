@@ -7,7 +7,6 @@ import { looksLikeApiToken, verifyApiToken } from '../data-api/api-token';
 import { findDeploymentBySlug } from '../data-api/data.repository';
 import { type DataScope, dataScope } from '../data-api/data.service';
 import { embedIdentity } from '../embedding/embed-identity.service';
-import { embedContext } from '../embedding/embed-sessions.routes';
 import type { ControlFilter } from '../semantic/query/controls';
 import type { Identity } from '../semantic/query/policies';
 
@@ -75,7 +74,7 @@ export async function dataScopeOf(c: Context<AppEnv>, scope: RequestScope): Prom
     const claims = await verifyApiToken(scope.env, token, now);
     caller = { ...claims, identity: tokenIdentity(claims.securityContext) };
   } else {
-    const viewer = await embedIdentity(embedContext(c), token);
+    const viewer = await embedIdentity(scope, token);
     caller = {
       accountId: viewer.accountId,
       deploymentId: viewer.deploymentId,

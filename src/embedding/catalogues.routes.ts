@@ -1,16 +1,11 @@
-import type { Context } from 'hono';
 import * as v from 'valibot';
-import { accountPrincipal } from '../auth/auth.middleware';
-import { isoNow } from '../core/clock';
-import type { AppEnv } from '../core/env';
 import { pageQuery, pageRequest, pageSchema } from '../core/pagination';
+import type { AccountScope } from '../core/scope';
 import { deletedSchema, idParams, withoutNulls } from '../core/validation';
 import { apiDocs, type RouteGroup, routeGroup, routes } from '../http/route';
-import type { Catalogue, CatalogueKind } from './catalogues.repository';
+import type { CatalogueKind, CatalogueScope } from './catalogues.repository';
 import markdown from './catalogues.routes.md';
-import * as service from './catalogues.service';
 import {
-  ATTRIBUTES_PER_CATALOGUE,
   attributeListQuery,
   attributeSchema,
   createAttributeBody,
@@ -19,7 +14,6 @@ import {
   groupMembersBody,
   groupSchema,
   MEMBERS_PER_REQUEST,
-  MINT_LIMITS,
   membersAddedSchema,
   membersRemovedSchema,
   provisionUserBody,
@@ -34,7 +28,9 @@ import {
   updateAttributeBody,
   updateGroupBody,
   userListQuery,
-} from './embedding.schemas';
+} from './catalogues.schemas';
+import * as service from './catalogues.service';
+import { ATTRIBUTES_PER_CATALOGUE, MINT_LIMITS } from './embedding.schemas';
 import * as provision from './provision.service';
 
 /**
@@ -49,28 +45,30 @@ const docs = apiDocs(markdown, {
   MEMBERS_PER_REQUEST,
   USERS_PER_PROVISION,
 });
-const catalogueRoute = (tags: string[]) => routeGroup({ auth: 'admin', tags, errors: [403], docs });
+const catalogueRoute = (tags: string[]) =>
+  routeGroup({ auth: 'admin', scope: 'account', tags, errors: [403], docs });
 
 /** Where a catalogue route set is mounted: the account-wide catalogue, or one tenant's. */
 interface Place {
   /** Path of the collection inside the router. */
   path: string;
   tenant: boolean;
-  route: RouteGroup;
+  route: RouteGroup<'account'>;
 }
 
 /** The path parameters of any catalogue route (a tenant's routes name it; item routes carry an id). */
 type CatalogueParams = Partial<{ embedTenantName: string; id: number }>;
 
-const catalogueOf = (c: Context<AppEnv>, params: CatalogueParams): Catalogue => ({
-  accountId: accountPrincipal(c).account.id,
+/** The catalogue a route's path names: a tenant's, or the account-wide one. */
+const catalogueOf = (scope: AccountScope, params: CatalogueParams): CatalogueScope => ({
+  ...scope,
   tenant: params.embedTenantName ?? null,
 });
 
 /** A write to a catalogue: the account-wide one refuses deployment-scoped keys (403 KEY_SCOPE). */
-const writableCatalogueOf = (c: Context<AppEnv>, params: CatalogueParams): Catalogue => {
-  const catalogue = catalogueOf(c, params);
-  service.requireCatalogueWrite(accountPrincipal(c), catalogue);
+const writableCatalogueOf = (scope: AccountScope, params: CatalogueParams): CatalogueScope => {
+  const catalogue = catalogueOf(scope, params);
+  service.requireCatalogueWrite(catalogue);
   return catalogue;
 };
 
@@ -78,12 +76,6 @@ const writableCatalogueOf = (c: Context<AppEnv>, params: CatalogueParams): Catal
 const itemPath = (place: Place) => `${place.path === '/' ? '' : place.path}/:id`;
 const collectionParams = (place: Place) => (place.tenant ? tenantParams : v.object({}));
 const itemParams = (place: Place) => (place.tenant ? tenantItemParams : idParams);
-
-const now = (c: Context<AppEnv>) => isoNow(c.get('clock'));
-
-/** The leading arguments of the tenant services: the database, the caller's account and the tenant's name. */
-const inTenant = (c: Context<AppEnv>, params: { embedTenantName: string }) =>
-  [c.get('db'), accountPrincipal(c).account.id, params.embedTenantName] as const;
 
 /** The operationIds of one catalogue's group routes, written out where the catalogue is mounted. */
 interface GroupIds {
@@ -103,15 +95,14 @@ function groupRoutes(place: Place, ids: GroupIds) {
     place.route.get(itemPath(place), ids.get, groupSchema, {
       input: { params: itemParams(place) },
       errors: [404],
-      handler: async (c, { params }) => service.getGroup(c.get('db'), catalogueOf(c, params), params.id),
+      handler: async (_c, { params }, scope) => service.getGroup(catalogueOf(scope, params), params.id),
     }),
     place.route.get(`${itemPath(place)}/users`, ids.members, pageSchema(embedUserSchema), {
       input: { params: itemParams(place), query: pageQuery },
       errors: [404],
-      handler: async (c, { params, query }) =>
+      handler: async (_c, { params, query }, scope) =>
         service.listGroupMembers(
-          c.get('db'),
-          catalogueOf(c, params),
+          catalogueOf(scope, params),
           params.id,
           pageRequest(query, 'embed-group-members', 1),
         ),
@@ -120,14 +111,8 @@ function groupRoutes(place: Place, ids: GroupIds) {
     place.route.patch(itemPath(place), ids.update, groupSchema, {
       input: { params: itemParams(place), body: updateGroupBody },
       errors: [404, 409],
-      handler: async (c, { params, body }) =>
-        service.updateGroup(
-          c.get('db'),
-          writableCatalogueOf(c, params),
-          params.id,
-          withoutNulls(body),
-          now(c),
-        ),
+      handler: async (_c, { params, body }, scope) =>
+        service.updateGroup(writableCatalogueOf(scope, params), params.id, withoutNulls(body)),
     }),
     deleteRoute(place, 'groups', ids.delete),
   ];
@@ -141,19 +126,17 @@ function memberRoutes(place: Place) {
     place.route.post(path, 'addGroupMembers', membersAddedSchema, {
       input,
       errors: [404],
-      handler: async (c, { params, body }) => service.addGroupMembers(...inGroup(c, params), body.members),
+      handler: async (_c, { params, body }, scope) =>
+        service.addGroupMembers(catalogueOf(scope, params), params.id, body.members),
     }),
     place.route.delete(path, 'removeGroupMembers', membersRemovedSchema, {
       input,
       errors: [404],
-      handler: async (c, { params, body }) => service.removeGroupMembers(...inGroup(c, params), body.members),
+      handler: async (_c, { params, body }, scope) =>
+        service.removeGroupMembers(catalogueOf(scope, params), params.id, body.members),
     }),
   ];
 }
-
-/** The leading arguments of a group's services: the database, the group's catalogue and its id. */
-const inGroup = (c: Context<AppEnv>, params: CatalogueParams & { id: number }) =>
-  [c.get('db'), catalogueOf(c, params), params.id] as const;
 
 /** The user attributes of one catalogue: list and delete, plus create and update where the spec has them. */
 function attributeRoutes(
@@ -173,10 +156,9 @@ function attributeRoutes(
       {
         input: { params: collectionParams(place), query: attributeListQuery },
         errors: place.tenant ? [404] : [],
-        handler: async (c, { params, query }) =>
+        handler: async (_c, { params, query }, scope) =>
           service.listAttributes(
-            c.get('db'),
-            catalogueOf(c, params),
+            catalogueOf(scope, params),
             { name: query.name, type: query.type },
             pageRequest(query, service.cursorOf('attributes'), 1),
           ),
@@ -187,8 +169,8 @@ function attributeRoutes(
           place.route.put(itemPath(place), ids.update, attributeSchema, {
             input: { params: itemParams(place), body: updateAttributeBody },
             errors: [404],
-            handler: async (c, { params, body }) =>
-              service.updateAttribute(c.get('db'), writableCatalogueOf(c, params), params.id, body, now(c)),
+            handler: async (_c, { params, body }, scope) =>
+              service.updateAttribute(writableCatalogueOf(scope, params), params.id, body),
           }),
         ]
       : []),
@@ -204,8 +186,8 @@ function createRoute(place: Place, kind: CatalogueKind, operationId: string) {
   return place.route.post(place.path, operationId, itemSchemas[kind], {
     input: { params: collectionParams(place), body: createBodies[kind] },
     errors: [409],
-    handler: async (c, { params, body }) =>
-      service.createItem(c.get('db'), kind, writableCatalogueOf(c, params), withoutNulls(body), now(c)),
+    handler: async (_c, { params, body }, scope) =>
+      service.createItem(writableCatalogueOf(scope, params), kind, withoutNulls(body)),
   });
 }
 
@@ -214,13 +196,8 @@ function listRoute(place: Place, kind: CatalogueKind, operationId: string) {
   return place.route.get(place.path, operationId, pageSchema(itemSchemas[kind]), {
     input: { params: collectionParams(place), query: pageQuery },
     errors: place.tenant ? [404] : [],
-    handler: async (c, { params, query }) =>
-      service.listItems(
-        c.get('db'),
-        kind,
-        catalogueOf(c, params),
-        pageRequest(query, service.cursorOf(kind), 1),
-      ),
+    handler: async (_c, { params, query }, scope) =>
+      service.listItems(catalogueOf(scope, params), kind, pageRequest(query, service.cursorOf(kind), 1)),
   });
 }
 
@@ -229,14 +206,14 @@ function deleteRoute(place: Place, kind: CatalogueKind, operationId: string) {
   return place.route.delete(itemPath(place), operationId, deletedSchema, {
     input: { params: itemParams(place) },
     errors: [404],
-    handler: async (c, { params }) =>
-      service.deleteItem(c.get('db'), kind, writableCatalogueOf(c, params), params.id),
+    handler: async (_c, { params }, scope) =>
+      service.deleteItem(writableCatalogueOf(scope, params), kind, params.id),
   });
 }
 
-const route = catalogueRoute(['Embed tenants (E10–E14)']);
+const route = catalogueRoute(['Embed tenants']);
 
-/** The account-wide group catalogue (contract §6), mounted at /api/v1/groups. */
+/** The account-wide group catalogue, mounted at /api/v1/groups. */
 export const groupsRoutes = routes(
   ...groupRoutes(
     { path: '/', tenant: false, route: catalogueRoute(['Embed groups (account-wide)']) },
@@ -251,7 +228,7 @@ export const groupsRoutes = routes(
   ),
 );
 
-/** The account-wide user-attribute catalogue (contract §6), mounted at /api/v1/user-attributes. */
+/** The account-wide user-attribute catalogue, mounted at /api/v1/user-attributes. */
 export const userAttributesRoutes = routes(
   ...attributeRoutes(
     { path: '/', tenant: false, route: catalogueRoute(['User attributes (account-wide)']) },
@@ -264,28 +241,24 @@ export const userAttributesRoutes = routes(
   ),
 );
 
-/** Embed-tenant admin (E10–E14) and the tenant list, mounted at /api/v1/embed-tenants. */
+/** Embed tenants (list, delete, users, provisioning) and their catalogues, mounted at /api/v1/embed-tenants. */
 export const embedTenantsRoutes = routes(
   route.get('/', 'listEmbedTenants', pageSchema(tenantSchema), {
     input: { query: tenantListQuery },
-    handler: async (c, { query }) =>
-      service.listTenantsMatching(
-        c.get('db'),
-        accountPrincipal(c).account.id,
-        query.search,
-        pageRequest(query, 'embed-tenants', 1),
-      ),
+    handler: async (_c, { query }, scope) =>
+      service.listTenantsMatching(scope, query.search, pageRequest(query, 'embed-tenants', 1)),
   }),
   route.delete('/:embedTenantName', 'deleteEmbedTenant', tenantDeletedSchema, {
     input: { params: tenantParams },
-    handler: async (c, { params }) => service.deleteTenant(...inTenant(c, params), now(c)),
+    handler: async (_c, { params }, scope) => service.deleteTenant(scope, params.embedTenantName),
   }),
   route.get('/:embedTenantName/users', 'listEmbedUsers', pageSchema(embedUserSchema), {
     input: { params: tenantParams, query: userListQuery },
     errors: [404],
-    handler: async (c, { params, query }) =>
+    handler: async (_c, { params, query }, scope) =>
       service.listTenantUsers(
-        ...inTenant(c, params),
+        scope,
+        params.embedTenantName,
         query.search,
         pageRequest(query, 'embed-tenant-users', 1),
       ),
@@ -293,13 +266,14 @@ export const embedTenantsRoutes = routes(
   route.post('/:embedTenantName/user', 'provisionEmbedUser', embedUserSchema, {
     input: { params: tenantParams, body: provisionUserBody },
     errors: [400, 429],
-    handler: async (c, { params, body }) => provision.provisionUser(...inTenant(c, params), body, now(c)),
+    handler: async (_c, { params, body }, scope) =>
+      provision.provisionUser(scope, params.embedTenantName, body),
   }),
   route.post('/:embedTenantName/users', 'provisionEmbedUsers', provisionUsersSchema, {
     input: { params: tenantParams, body: provisionUsersBody },
     errors: [400, 429],
-    handler: async (c, { params, body }) =>
-      provision.provisionUsers(...inTenant(c, params), body.users, now(c)),
+    handler: async (_c, { params, body }, scope) =>
+      provision.provisionUsers(scope, params.embedTenantName, body.users),
   }),
   ...groupRoutes(
     { path: '/:embedTenantName/groups', tenant: true, route },

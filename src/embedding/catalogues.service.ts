@@ -1,14 +1,14 @@
 import { requireAccountWide } from '../auth/auth.middleware';
-import type { Db } from '../core/env';
 import { ApiError, conflict, notFound } from '../core/errors';
 import { afterId, idPage, type PageRequest } from '../core/pagination';
-import type { AccountPrincipal } from '../core/principal';
-import type { Catalogue, CatalogueItem, CatalogueKind } from './catalogues.repository';
+import type { AccountScope } from '../core/scope';
+import type { CatalogueItem, CatalogueKind, CatalogueScope } from './catalogues.repository';
 import * as repo from './catalogues.repository';
+import * as tenants from './embed-tenants.repository';
 import { ATTRIBUTES_PER_CATALOGUE } from './embedding.schemas';
 
-const where = (catalogue: Catalogue) =>
-  catalogue.tenant === null ? 'the account-wide catalogue' : `embed tenant "${catalogue.tenant}"`;
+const where = (tenant: string | null) =>
+  tenant === null ? 'the account-wide catalogue' : `embed tenant "${tenant}"`;
 
 const tenantNotFound = () => notFound('Embed tenant');
 
@@ -17,54 +17,46 @@ const tenantNotFound = () => notFound('Embed tenant');
  * acting for the whole account may change it: a key scoped to some deployments gets 403
  * KEY_SCOPE. Tenant catalogues are not deployment-bound and stay open to every key.
  */
-export function requireCatalogueWrite(principal: AccountPrincipal, catalogue: Catalogue): void {
-  if (catalogue.tenant === null) requireAccountWide(principal);
+export function requireCatalogueWrite(scope: CatalogueScope): void {
+  if (scope.tenant === null) requireAccountWide(scope.principal);
 }
 
-/** A catalogue at ATTRIBUTES_PER_CATALOGUE: a session carries at most that many attribute values. */
-export const catalogueFull = (catalogue: Catalogue) =>
-  conflict(`${where(catalogue)} already holds its maximum of ${ATTRIBUTES_PER_CATALOGUE} user attributes`);
+/** A catalogue (a tenant's, or null: the account-wide one) at ATTRIBUTES_PER_CATALOGUE: a session carries at most that many attribute values. */
+export const catalogueFull = (tenant: string | null) =>
+  conflict(`${where(tenant)} already holds its maximum of ${ATTRIBUTES_PER_CATALOGUE} user attributes`);
 
 /** What creating an item of each kind takes (the bodies of the create routes). */
 export interface CreateInputs {
   groups: { name: string; description?: string };
-  attributes: Parameters<typeof repo.insertAttribute>[2];
+  attributes: Parameters<typeof repo.insertAttribute>[1];
 }
 
 /** Creates a group or an attribute; a name taken in that catalogue is a 409. */
 export async function createItem<K extends CatalogueKind>(
-  db: Db,
+  scope: CatalogueScope,
   kind: K,
-  catalogue: Catalogue,
   input: CreateInputs[K],
-  now: string,
 ): Promise<CatalogueItem<K>> {
   const outcome =
     kind === 'groups'
-      ? await repo.insertGroup(db, catalogue, input, now)
-      : await repo.insertAttribute(db, catalogue, input as CreateInputs['attributes'], now);
+      ? await repo.insertGroup(scope, input)
+      : await repo.insertAttribute(scope, input as CreateInputs['attributes']);
   if (outcome.kind === 'taken')
-    throw conflict(`A ${LABELS[kind].noun} named "${input.name}" already exists in ${where(catalogue)}`);
-  if (outcome.kind === 'full') throw catalogueFull(catalogue);
+    throw conflict(`A ${LABELS[kind].noun} named "${input.name}" already exists in ${where(scope.tenant)}`);
+  if (outcome.kind === 'full') throw catalogueFull(scope.tenant);
   return outcome.item as CatalogueItem<K>;
 }
 
 export async function updateGroup(
-  db: Db,
-  catalogue: Catalogue,
+  scope: CatalogueScope,
   id: number,
   input: { name?: string; description?: string },
-  now: string,
 ) {
-  if (input.name === undefined && input.description === undefined) {
-    const group = await repo.findGroup(db, catalogue, id);
-    if (!group) throw notFound('Group');
-    return group;
-  }
-  const outcome = await repo.updateGroup(db, catalogue, id, input, now);
+  if (input.name === undefined && input.description === undefined) return getGroup(scope, id);
+  const outcome = await repo.updateGroup(scope, id, input);
   if (outcome.kind === 'not_found') throw notFound('Group');
   if (outcome.kind === 'conflict')
-    throw conflict(`A group named "${input.name}" already exists in ${where(catalogue)}`);
+    throw conflict(`A group named "${input.name}" already exists in ${where(scope.tenant)}`);
   return outcome.item;
 }
 
@@ -79,50 +71,45 @@ export const cursorOf = (kind: CatalogueKind): string => LABELS[kind].cursor;
 
 /** A page of groups or attributes of one catalogue; an unknown tenant is a 404. */
 export async function listItems<K extends CatalogueKind>(
-  db: Db,
+  scope: CatalogueScope,
   kind: K,
-  catalogue: Catalogue,
   request: PageRequest,
 ) {
-  const { tenantFound, rows } = await repo.listItems(db, kind, catalogue, afterId(request), request.limit);
+  const { tenantFound, rows } = await repo.listItems(scope, kind, afterId(request), request.limit);
   if (!tenantFound) throw tenantNotFound();
   return idPage(rows, request, cursorOf(kind));
 }
 
 /** Deletes a group (with its memberships) or an attribute (with its stored values). */
-export async function deleteItem(db: Db, kind: CatalogueKind, catalogue: Catalogue, id: number) {
-  if (!(await repo.deleteItem(db, kind, catalogue, id))) throw notFound(LABELS[kind].what);
+export async function deleteItem(scope: CatalogueScope, kind: CatalogueKind, id: number) {
+  if (!(await repo.deleteItem(scope, kind, id))) throw notFound(LABELS[kind].what);
   return { id, deleted: true as const };
 }
 
-export async function getGroup(db: Db, catalogue: Catalogue, id: number) {
-  const group = await repo.findGroup(db, catalogue, id);
+export async function getGroup(scope: CatalogueScope, id: number) {
+  const group = await repo.findGroup(scope, id);
   if (!group) throw notFound('Group');
   return group;
 }
 
 export async function updateAttribute(
-  db: Db,
-  catalogue: Catalogue,
+  scope: CatalogueScope,
   id: number,
-  input: Parameters<typeof repo.updateAttribute>[3],
-  now: string,
+  input: Parameters<typeof repo.updateAttribute>[2],
 ) {
-  const attribute = await repo.updateAttribute(db, catalogue, id, input, now);
+  const attribute = await repo.updateAttribute(scope, id, input);
   if (!attribute) throw notFound('User attribute');
   return attribute;
 }
 
 /** Cube's UserAttributesListResponse: the page, the same items as `data` (legacy), the total `count`. */
 export async function listAttributes(
-  db: Db,
-  catalogue: Catalogue,
+  scope: CatalogueScope,
   filter: repo.AttributeFilter,
   request: PageRequest,
 ) {
   const { tenantFound, rows, count } = await repo.listAttributes(
-    db,
-    catalogue,
+    scope,
     filter,
     afterId(request),
     request.limit,
@@ -133,25 +120,23 @@ export async function listAttributes(
 }
 
 export async function listTenantsMatching(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   search: string | undefined,
   request: PageRequest,
 ) {
-  const rows = await repo.listTenantsMatching(db, accountId, search, afterId(request), request.limit);
+  const rows = await tenants.listTenantsMatching(scope, search, afterId(request), request.limit);
   return idPage(rows, request, 'embed-tenants');
 }
 
 /** Idempotent, as in Cube: an unknown tenant answers `deleted: false`. */
-export async function deleteTenant(db: Db, accountId: number, name: string, now: string) {
-  const id = await repo.deleteTenant(db, accountId, name, now);
+export async function deleteTenant(scope: AccountScope, name: string) {
+  const id = await tenants.deleteTenant(scope, name);
   return { name, deleted: id !== null };
 }
 
-export async function listGroupMembers(db: Db, catalogue: Catalogue, groupId: number, request: PageRequest) {
-  const { groupFound, rows } = await repo.listGroupMembers(
-    db,
-    catalogue,
+export async function listGroupMembers(scope: CatalogueScope, groupId: number, request: PageRequest) {
+  const { groupFound, rows } = await tenants.listGroupMembers(
+    scope,
     groupId,
     afterId(request),
     request.limit,
@@ -161,15 +146,13 @@ export async function listGroupMembers(db: Db, catalogue: Catalogue, groupId: nu
 }
 
 export async function listTenantUsers(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   tenant: string,
   search: string | undefined,
   request: PageRequest,
 ) {
-  const { tenantFound, rows } = await repo.listTenantUsers(
-    db,
-    accountId,
+  const { tenantFound, rows } = await tenants.listTenantUsers(
+    scope,
     tenant,
     search,
     afterId(request),
@@ -179,18 +162,16 @@ export async function listTenantUsers(
   return idPage(rows, request, 'embed-tenant-users');
 }
 
-/** Cube's EmbedGroupMembersInput entries: exactly one of embedUserId or externalId each. */
-/** A member named by exactly one of its ids (the other omitted or null, as Cube sends it). */
+/** Cube's EmbedGroupMembersInput entry: a member named by exactly one of its ids (the other omitted or null). */
 export type MemberRef = { embedUserId?: number | null; externalId?: string | null };
 
 /**
- * Cube's addGroupMembers / removeGroupMembers on a tenant group. Adds never replace and are
- * idempotent (`addedMembers` vs `unchangedMembers`); removing a non-member is a no-op. Unknown
- * users are a 404 naming them (edgeboard does not provision users here: generate-session does).
+ * Cube's addGroupMembers on a tenant group: adds, never replaces, idempotent; answers the added
+ * and the unchanged members. Unknown users are a 404 naming them (edgeboard does not provision
+ * users here: generate-session and provisionEmbedUser(s) do).
  */
-/** Cube's addGroupMembers: adds, never replaces; idempotent. Answers the added and the unchanged members. */
-export async function addGroupMembers(db: Db, catalogue: Catalogue, groupId: number, members: MemberRef[]) {
-  const { users, changed } = await changeGroupMembers(db, catalogue, groupId, members, 'add');
+export async function addGroupMembers(scope: CatalogueScope, groupId: number, members: MemberRef[]) {
+  const { users, changed } = await changeGroupMembers(scope, groupId, members, 'add');
   return {
     addedMembers: changed.map(presentMember),
     unchangedMembers: users.filter((u) => u.member).map(presentMember),
@@ -198,23 +179,17 @@ export async function addGroupMembers(db: Db, catalogue: Catalogue, groupId: num
 }
 
 /** Cube's removeGroupMembers: removing a non-member is a no-op. Answers how many were removed. */
-export async function removeGroupMembers(
-  db: Db,
-  catalogue: Catalogue,
-  groupId: number,
-  members: MemberRef[],
-) {
-  const { changed } = await changeGroupMembers(db, catalogue, groupId, members, 'remove');
+export async function removeGroupMembers(scope: CatalogueScope, groupId: number, members: MemberRef[]) {
+  const { changed } = await changeGroupMembers(scope, groupId, members, 'remove');
   return { removed: changed.length };
 }
 
-type MemberRow = Awaited<ReturnType<typeof repo.readMembers>>['users'][number];
+type MemberRow = Awaited<ReturnType<typeof tenants.readMembers>>['users'][number];
 const presentMember = ({ member: _member, ...user }: MemberRow) => user;
 
 /** Reads the named users (a 404 names any unknown one), then adds or removes those it changes. */
 async function changeGroupMembers(
-  db: Db,
-  catalogue: Catalogue,
+  scope: CatalogueScope,
   groupId: number,
   members: MemberRef[],
   change: 'add' | 'remove',
@@ -223,7 +198,7 @@ async function changeGroupMembers(
     embedUserIds: members.flatMap((m) => (m.embedUserId == null ? [] : [m.embedUserId])),
     externalIds: members.flatMap((m) => (m.externalId == null ? [] : [m.externalId])),
   };
-  const { groupFound, users } = await repo.readMembers(db, catalogue, groupId, refs);
+  const { groupFound, users } = await tenants.readMembers(scope, groupId, refs);
   if (!groupFound) throw notFound('Group');
   const byId = new Set(users.map((u) => u.id));
   const byExternal = new Set(users.map((u) => u.externalId));
@@ -236,9 +211,8 @@ async function changeGroupMembers(
   if (unknown.length > 0) throw new ApiError('NOT_FOUND', 'Embed users not found', unknown);
   const changed = users.filter((u) => (change === 'add' ? !u.member : u.member));
   if (changed.length > 0)
-    await repo.changeMembers(
-      db,
-      catalogue,
+    await tenants.changeMembers(
+      scope,
       groupId,
       changed.map((u) => u.id),
       change,

@@ -1,5 +1,8 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
+import { publishedDashboards } from '../../schema/dashboards';
+import { deployments } from '../../schema/deployments';
 import type { Db } from '../core/env';
+import type { AccountScope } from '../core/scope';
 import { publishedJson } from '../dashboards/dashboards.queries';
 import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
 import { servingStateColumns } from '../data-api/data.repository';
@@ -85,24 +88,33 @@ const toEmbedDashboardRow = (row: EmbedDashboardRawRow): EmbedDashboardRow => ({
       : { buildId: row.serving_build_id, sourceVersion: row.source_version ?? '' },
 });
 
-/** E8: both flags of a published dashboard of the account; null when there is none. */
+/** Sets the embedding switches of a published dashboard of the account; null when there is none. */
 export async function updateEmbedFlags(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   publicId: string,
   flags: { allowEmbed?: boolean; allEmbedUsers?: boolean },
-  now: string,
 ): Promise<{ publicId: string; allowEmbed: boolean; allEmbedUsers: boolean } | null> {
-  const bit = (b: boolean | undefined) => (b === undefined ? null : b ? 1 : 0);
-  const rows = await db.all<{ public_id: string; allow_embed: number; all_embed_users: number }>(sql`
-    UPDATE published_dashboards SET
-      allow_embed = coalesce(${bit(flags.allowEmbed)}, allow_embed),
-      all_embed_users = coalesce(${bit(flags.allEmbedUsers)}, all_embed_users),
-      updated_at = ${now}
-    WHERE public_id = ${publicId} AND deployment_id IN (SELECT id FROM deployments WHERE account_id = ${accountId})
-    RETURNING public_id, allow_embed, all_embed_users`);
-  const row = rows[0];
-  return row
-    ? { publicId: row.public_id, allowEmbed: row.allow_embed === 1, allEmbedUsers: row.all_embed_users === 1 }
-    : null;
+  const { db, accountId } = scope;
+  const [row] = await db
+    .update(publishedDashboards)
+    .set({
+      ...(flags.allowEmbed !== undefined && { allowEmbed: flags.allowEmbed }),
+      ...(flags.allEmbedUsers !== undefined && { allEmbedUsers: flags.allEmbedUsers }),
+      updatedAt: scope.now.toISOString(),
+    })
+    .where(
+      and(
+        eq(publishedDashboards.publicId, publicId),
+        inArray(
+          publishedDashboards.deploymentId,
+          db.select({ id: deployments.id }).from(deployments).where(eq(deployments.accountId, accountId)),
+        ),
+      ),
+    )
+    .returning({
+      publicId: publishedDashboards.publicId,
+      allowEmbed: publishedDashboards.allowEmbed,
+      allEmbedUsers: publishedDashboards.allEmbedUsers,
+    });
+  return row ?? null;
 }

@@ -1,6 +1,6 @@
 import { createDb } from '../core/db';
-import type { Db } from '../core/env';
 import { ApiError, notFound } from '../core/errors';
+import type { AccountScope, RequestScope } from '../core/scope';
 import { type ControlValues, type DashboardControls, resolveControls } from '../dashboards/controls';
 import { parseJsonObject, reportRefs, widgetsOf } from '../dashboards/dashboard-widgets';
 import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
@@ -9,7 +9,12 @@ import { restrictSnapshots, type ViewerAttributes } from '../dashboards/row-secu
 import { type DataScope, loadQueries, queryReach } from '../data-api/data.service';
 import type { CubeQuery } from '../semantic/query/query.types';
 import * as repo from './embed-dashboards.repository';
-import { type EmbedContext, rebuildSession, sessionRevoked } from './embed-sessions.service';
+import {
+  type EmbedSessionScope,
+  rebuildSession,
+  sessionRevoked,
+  withSession,
+} from './embed-sessions.service';
 import { getSession, type SessionPayload, type SessionUser } from './session-store';
 import { invalidSession, type SessionClaims, type TokenUse, verifySession } from './session-token';
 
@@ -104,13 +109,13 @@ const viewerOf = (payload: SessionPayload): Viewer => ({
  * Exported for every surface that shows an embedded dashboard (the JSON API and the viewer).
  */
 export async function loadEmbedDashboard(
-  ctx: EmbedContext,
+  scope: RequestScope,
   credential: { id: string; use: TokenUse },
   publicId: string,
   options: LoadOptions = {},
 ): Promise<EmbedDashboardView> {
-  const claims = await verifySession(ctx.env, credential.id, ctx.clock.now(), credential.use);
-  return loadEmbedDashboardFor(ctx, claims, publicId, options);
+  const claims = await verifySession(scope.env, credential.id, scope.now, credential.use);
+  return loadEmbedDashboardFor(withSession(scope, claims), publicId, options);
 }
 
 /** An embedded dashboard a session may see, and the data scope of its viewer. */
@@ -118,7 +123,7 @@ interface EmbedAccess {
   dashboard: NonNullable<repo.EmbedDashboardRow['dashboard']>;
   row: repo.EmbedDashboardRow;
   payload: SessionPayload;
-  scope: DataScope;
+  data: DataScope;
 }
 
 /**
@@ -126,18 +131,15 @@ interface EmbedAccess {
  * then the session's state and the viewer's data scope: their identity, so the model's access
  * policies apply to every query run for them.
  */
-async function openEmbedDashboard(
-  ctx: EmbedContext,
-  claims: SessionClaims,
-  publicId: string,
-): Promise<EmbedAccess> {
+async function openEmbedDashboard(scope: EmbedSessionScope, publicId: string): Promise<EmbedAccess> {
+  const claims = scope.session;
   // A session minted for one dashboard (Cube's publicDashboardId) sees no other.
   if (claims.publicDashboardId !== undefined && claims.publicDashboardId !== publicId) {
     throw notFound('Dashboard');
   }
-  const replica = createDb(ctx.d1.withSession('first-unconstrained'));
+  const replica = createDb(scope.d1.withSession('first-unconstrained'));
   const [cached, row] = await Promise.all([
-    getSession(ctx.env.SESSIONS, claims.sessionId),
+    getSession(scope.env.SESSIONS, claims.sessionId),
     repo.findEmbedDashboard(replica, claims, publicId),
   ]);
   if (!row) throw invalidSession();
@@ -147,10 +149,10 @@ async function openEmbedDashboard(
     throw new ApiError('EMBED_DISABLED', 'Signed embedding is disabled for this dashboard');
   }
   // Rebuilt from the primary only for a load that will be answered: a refused one costs no write.
-  const payload = cached ?? (await rebuildSession(ctx, claims));
-  const scope: DataScope = {
+  const payload = cached ?? (await rebuildSession(scope));
+  const data: DataScope = {
+    ...scope,
     db: replica,
-    env: ctx.env,
     accountId: claims.accountId,
     deploymentId: row.dashboard.deploymentId,
     identity: {
@@ -158,22 +160,20 @@ async function openEmbedDashboard(
       userAttributes: payload.attributes,
       securityContext: payload.securityContext ?? {},
     },
-    now: ctx.clock.now(),
-    waitUntil: ctx.waitUntil,
     // Read in the statement above: a repeated live load needs no other read to find its answers.
     serving: row.serving,
   };
-  return { dashboard: row.dashboard, row, payload, scope };
+  return { dashboard: row.dashboard, row, payload, data };
 }
 
 /** The load for a session whose token the caller has verified already (the viewer page needs its expiry too). */
 export async function loadEmbedDashboardFor(
-  ctx: EmbedContext,
-  claims: SessionClaims,
+  scope: EmbedSessionScope,
   publicId: string,
   options: LoadOptions = {},
 ): Promise<EmbedDashboardView> {
-  const { dashboard, row, payload, scope } = await openEmbedDashboard(ctx, claims, publicId);
+  const claims = scope.session;
+  const { dashboard, row, payload, data } = await openEmbedDashboard(scope, publicId);
   // Only the viewer's public face leaves: never the security context, groups or attributes.
   // Static report rows are those the viewer's attributes allow (row-level security); live
   // reports run with the viewer's identity, so the model's access policies apply. The session's
@@ -182,7 +182,7 @@ export async function loadEmbedDashboardFor(
   const controls = resolveControls(dashboard.config, { ...options.controls, locked });
   const [live, targets] = await Promise.all([
     liveDashboard(
-      scope,
+      data,
       {
         config: dashboard.config,
         reportSnapshots: restrictSnapshots(
@@ -194,7 +194,7 @@ export async function loadEmbedDashboardFor(
       controls,
       { widgetIds: options.widgetIds, locked },
     ),
-    options.targets ? controlTargets(scope, dashboard, controls) : undefined,
+    options.targets ? controlTargets(data, dashboard, controls) : undefined,
   ]);
   return {
     ...dashboard,
@@ -254,12 +254,11 @@ export const MAX_FILTER_SEARCH = 200;
  * `truncated` says there may be more than shown (search to narrow them).
  */
 export async function embedFilterValues(
-  ctx: EmbedContext,
-  claims: SessionClaims,
+  scope: EmbedSessionScope,
   publicId: string,
   request: { widgetId: string; search?: string },
 ): Promise<{ member: string; values: (string | number | boolean | null)[]; truncated: boolean }> {
-  const { dashboard, scope } = await openEmbedDashboard(ctx, claims, publicId);
+  const { dashboard, data } = await openEmbedDashboard(scope, publicId);
   const control = resolveControls(dashboard.config).filters.find((f) => f.widgetId === request.widgetId);
   if (!control) throw notFound('Filter widget');
   const member = control.member;
@@ -270,8 +269,8 @@ export async function embedFilterValues(
     order: { [member]: 'asc' },
     limit: FILTER_VALUES_LIMIT + 1,
   };
-  const [outcome] = await loadQueries(scope, [query], {
-    controls: { filters: [], timeGrains: [], required: claims.locked ?? [] },
+  const [outcome] = await loadQueries(data, [query], {
+    controls: { filters: [], timeGrains: [], required: scope.session.locked ?? [] },
   });
   if (!outcome) throw new ApiError('INTERNAL', 'No answer for the filter values');
   if (!outcome.ok) throw outcome.error;
@@ -283,15 +282,13 @@ export async function embedFilterValues(
   };
 }
 
-/** E8. */
+/** The embedding switches of one of the account's published dashboards; an omitted flag keeps its value. */
 export async function updateEmbedFlags(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   publicId: string,
   flags: { allowEmbed?: boolean; allEmbedUsers?: boolean },
-  now: string,
 ) {
-  const updated = await repo.updateEmbedFlags(db, accountId, publicId, flags, now);
+  const updated = await repo.updateEmbedFlags(scope, publicId, flags);
   if (!updated) throw notFound('Published dashboard');
   return { allowEmbed: updated.allowEmbed, publicId: updated.publicId, allEmbedUsers: updated.allEmbedUsers };
 }

@@ -1,7 +1,8 @@
 import { createDb } from '../core/db';
+import type { RequestScope } from '../core/scope';
 import type { ControlFilter } from '../semantic/query/controls';
 import * as repo from './embed-sessions.repository';
-import { type EmbedContext, rebuildSession, sessionRevoked } from './embed-sessions.service';
+import { rebuildSession, sessionRevoked, withSession } from './embed-sessions.service';
 import { getSession } from './session-store';
 import { verifySession } from './session-token';
 
@@ -21,15 +22,15 @@ export interface EmbedIdentity {
  * storage first, then the session's state from KV (rebuilt from D1 on a miss) and its
  * revocation, side by side, from a replica.
  */
-export async function embedIdentity(ctx: EmbedContext, token: string): Promise<EmbedIdentity> {
-  const claims = await verifySession(ctx.env, token, ctx.clock.now(), 'token');
-  const replica = createDb(ctx.d1.withSession('first-unconstrained'));
+export async function embedIdentity(scope: RequestScope, token: string): Promise<EmbedIdentity> {
+  const claims = await verifySession(scope.env, token, scope.now, 'token');
+  const replica = createDb(scope.d1.withSession('first-unconstrained'));
   const [cached, revocations] = await Promise.all([
-    getSession(ctx.env.SESSIONS, claims.sessionId),
-    replica.all(repo.revocationStatement(claims.sessionId, claims.tenant.id)),
+    getSession(scope.env.SESSIONS, claims.sessionId),
+    repo.revocationStatement(replica, claims.sessionId, claims.tenant.id),
   ]);
   if (revocations.length > 0) throw sessionRevoked();
-  const payload = cached ?? (await rebuildSession(ctx, claims));
+  const payload = cached ?? (await rebuildSession(withSession(scope, claims)));
   return {
     accountId: claims.accountId,
     deploymentId: claims.deploymentId,

@@ -1,19 +1,28 @@
-import { type SQL, sql } from 'drizzle-orm';
-import { runBatch } from '../core/db';
-import type { Db } from '../core/env';
-import { type EmbedUserRow, toEmbedUser } from './catalogues.repository';
+import { and, eq, inArray, sql } from 'drizzle-orm';
+import { accounts } from '../../schema/accounts';
+import { embedTenants, embedUsers } from '../../schema/embedding';
+import { runBatch, type Statement } from '../core/db';
+import type { AccountScope } from '../core/scope';
+import type { EmbedUser } from './catalogues.schemas';
 import {
   byName,
+  embedUserIdIn,
   externalUserQuotaGuard,
   guardOf,
+  inScope,
+  jsonValues,
   replaceMemberships,
+  tenantIdIn,
   upsertEmbedUser,
 } from './embed-sessions.repository';
+import { embedUserColumns, embedUserOf } from './embed-tenants.repository';
+import type { RawRow } from './embedding.rows';
 
 /**
  * SQL of provisionEmbedUser(s): one read batch and one write batch per call, whatever the
  * number of users. Rows are found through natural keys (account + tenant name, tenant +
- * externalId, catalogue + name), so no statement needs an id an earlier one produced.
+ * externalId, catalogue + name), so no statement needs an id an earlier one produced. The
+ * catalogue reads by name and the quota guard are hand-written (see embed-sessions.repository).
  */
 
 /** What provisioning decides on: the quota, and which users and group names already exist. */
@@ -28,37 +37,41 @@ export interface ProvisionRead {
   tenantGroups: Set<string>;
 }
 
-const tenantOf = (accountId: number, tenantName: string): SQL =>
-  sql`(SELECT id FROM embed_tenants WHERE account_id = ${accountId} AND name = ${tenantName})`;
-
-const names = (rows: D1Result<unknown> | undefined, column: string): Set<string> =>
-  new Set(((rows?.results ?? []) as Record<string, string>[]).map((r) => r[column] as string));
+const names = (rows: D1Result<RawRow> | undefined, column: string): Set<string> =>
+  new Set((rows?.results ?? []).map((r) => String(r[column])));
 
 /** Everything provisioning checks, in ONE batch; every statement is served by an index. */
 export async function readProvisionState(
-  db: Db,
+  { db, accountId }: AccountScope,
   q: {
-    accountId: number;
     tenantName: string;
     externalIds: string[];
     accountGroups: string[];
     tenantGroups: string[];
   },
 ): Promise<ProvisionRead> {
-  const tenant = tenantOf(q.accountId, q.tenantName);
+  const tenant = tenantIdIn(db, accountId, q.tenantName);
   const [account, users, accountGroups, tenantGroups] = await runBatch(db, [
-    sql`SELECT external_user_count, external_user_limit FROM accounts WHERE id = ${q.accountId}`,
-    sql`SELECT u.external_id FROM embed_users u
-      WHERE u.tenant_id = ${tenant} AND u.external_id IN (SELECT value FROM json_each(${JSON.stringify(q.externalIds)}))`,
+    db
+      .select({
+        externalUserCount: accounts.externalUserCount,
+        externalUserLimit: accounts.externalUserLimit,
+      })
+      .from(accounts)
+      .where(eq(accounts.id, accountId)),
+    db
+      .select({ externalId: embedUsers.externalId })
+      .from(embedUsers)
+      .where(and(eq(embedUsers.tenantId, tenant), inArray(embedUsers.externalId, jsonValues(q.externalIds)))),
     sql`SELECT g.name FROM ${byName('g', 'embed_groups', q.accountGroups)}
-      WHERE g.account_id = ${q.accountId} AND g.tenant_id IS NULL`,
+      WHERE ${inScope('g', accountId, tenant, false)}`,
     sql`SELECT g.name FROM ${byName('g', 'embed_groups', q.tenantGroups)}
-      WHERE g.account_id = ${q.accountId} AND g.tenant_id = ${tenant}`,
+      WHERE ${inScope('g', accountId, tenant, true)}`,
   ]);
-  const head = (account?.results[0] ?? {}) as { external_user_count?: number; external_user_limit?: number };
+  const head = account?.results[0];
   return {
-    externalUserCount: head.external_user_count ?? 0,
-    externalUserLimit: head.external_user_limit ?? 0,
+    externalUserCount: Number(head?.external_user_count ?? 0),
+    externalUserLimit: Number(head?.external_user_limit ?? 0),
     existing: names(users, 'external_id'),
     accountGroups: names(accountGroups, 'name'),
     tenantGroups: names(tenantGroups, 'name'),
@@ -74,7 +87,7 @@ export interface ProvisionWrite {
 }
 
 export type ProvisionOutcome =
-  | { ok: true; users: Map<string, ReturnType<typeof toEmbedUser>> }
+  | { ok: true; users: Map<string, EmbedUser> }
   | { ok: false; reason: 'quota_exceeded' };
 
 /**
@@ -83,38 +96,43 @@ export type ProvisionOutcome =
  * same transaction as their inserts: a concurrent writer cannot take the account past its limit.
  */
 export async function writeProvision(
-  db: Db,
-  w: { accountId: number; tenantName: string; users: ProvisionWrite[] },
-  now: string,
+  scope: AccountScope,
+  w: { tenantName: string; users: ProvisionWrite[] },
 ): Promise<ProvisionOutcome> {
-  const tenant = tenantOf(w.accountId, w.tenantName);
-  const ids = JSON.stringify([...new Set(w.users.map((u) => u.externalId))]);
-  const newUsers = sql`SELECT count(*) FROM json_each(${ids}) d
+  const { db, accountId } = scope;
+  const now = scope.now.toISOString();
+  const tenant = tenantIdIn(db, accountId, w.tenantName);
+  const ids = [...new Set(w.users.map((u) => u.externalId))];
+  // Counted over the JSON list inside the guard, so the count and the inserts share one transaction.
+  const newUsers = sql`SELECT count(*) FROM json_each(${JSON.stringify(ids)}) d
     WHERE NOT EXISTS (SELECT 1 FROM embed_users x WHERE x.tenant_id = ${tenant} AND x.external_id = d.value)`;
-  const statements: SQL[] = [
-    sql`INSERT INTO embed_tenants (account_id, name, created_at)
-      VALUES (${w.accountId}, ${w.tenantName}, ${now}) ON CONFLICT DO NOTHING`,
-    externalUserQuotaGuard(w.accountId, newUsers),
+  const statements: Statement[] = [
+    db.insert(embedTenants).values({ accountId, name: w.tenantName, createdAt: now }).onConflictDoNothing(),
+    externalUserQuotaGuard(accountId, newUsers),
   ];
   const scopes = {
-    accountGroups: sql`g.account_id = ${w.accountId} AND g.tenant_id IS NULL`,
-    tenantGroups: sql`g.account_id = ${w.accountId} AND g.tenant_id = ${tenant}`,
+    accountGroups: inScope('g', accountId, tenant, false),
+    tenantGroups: inScope('g', accountId, tenant, true),
   };
   for (const u of w.users) {
-    const user = sql`(SELECT id FROM embed_users WHERE tenant_id = ${tenant} AND external_id = ${u.externalId})`;
-    statements.push(upsertEmbedUser(w.accountId, tenant, u.externalId, u.set, now));
+    const user = embedUserIdIn(db, tenant, u.externalId);
+    statements.push(upsertEmbedUser(db, { accountId, tenant, externalId: u.externalId, set: u.set, now }));
     for (const kind of ['accountGroups', 'tenantGroups'] as const) {
       const given = u[kind];
       if (given === undefined) continue;
       statements.push(...replaceMemberships(user, scopes[kind], given));
     }
   }
-  statements.push(sql`SELECT u.id, u.external_id, u.email, u.display_name, u.created_at FROM embed_users u
-    WHERE u.tenant_id = ${tenant} AND u.external_id IN (SELECT value FROM json_each(${ids}))`);
+  statements.push(
+    db
+      .select(embedUserColumns)
+      .from(embedUsers)
+      .where(and(eq(embedUsers.tenantId, tenant), inArray(embedUsers.externalId, jsonValues(ids)))),
+  );
   try {
     const results = await runBatch(db, statements);
-    const rows = (results[results.length - 1]?.results ?? []) as unknown as EmbedUserRow[];
-    return { ok: true, users: new Map(rows.map((r) => [r.external_id, toEmbedUser(r)])) };
+    const rows = (results.at(-1)?.results ?? []).map(embedUserOf);
+    return { ok: true, users: new Map(rows.map((r) => [r.externalId, r])) };
   } catch (error) {
     if (guardOf(error) === 'quota_exceeded') return { ok: false, reason: 'quota_exceeded' };
     throw error;

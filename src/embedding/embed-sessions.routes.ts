@@ -1,34 +1,20 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import * as v from 'valibot';
-import {
-  accountPrincipal,
-  apiKeyCredential,
-  parseAuthorization,
-  userPrincipal,
-} from '../auth/auth.middleware';
-import { isoNow } from '../core/clock';
+import { apiKeyCredential, parseAuthorization } from '../auth/auth.middleware';
 import type { AppEnv } from '../core/env';
 import { ApiError } from '../core/errors';
 import { controlParams, dashboardControlsSchema } from '../dashboards/controls.schemas';
 import { publishedDashboardSchema } from '../dashboards/dashboards.schemas';
 import { apiDocs, routeGroup, routes } from '../http/route';
-import { waitUntilOf } from '../http/wait-until';
 import { loadEmbedDashboard, updateEmbedFlags } from './embed-dashboards.service';
 import markdown from './embed-sessions.routes.md';
-import {
-  EMBED_TOKEN_TTL_SECONDS,
-  type EmbedContext,
-  exchangeSession,
-  revokeSession,
-} from './embed-sessions.service';
 import {
   effectiveSettingsSchema,
   embedSwitchSchema,
   embedTokenSchema,
   exchangeSessionBody,
   generateSessionBody,
-  MINT_LIMITS_TEXT,
   publicIdParams,
   revokedSchema,
   revokeSessionBody,
@@ -37,18 +23,11 @@ import {
   settleSessionInput,
   updateEmbedBody,
   viewerSchema,
-} from './embedding.schemas';
+} from './embed-sessions.schemas';
+import { EMBED_TOKEN_TTL_SECONDS, exchangeSession, revokeSession } from './embed-sessions.service';
+import { MINT_LIMITS_TEXT } from './embedding.schemas';
 import { generateSession } from './generate-session.service';
 import type { TokenUse } from './session-token';
-
-export const embedContext = <E extends AppEnv>(c: Context<E>): EmbedContext => ({
-  d1: c.get('d1'),
-  env: c.env,
-  clock: c.get('clock'),
-  sessionRateLimiter: c.get('sessionRateLimiter'),
-  replicaView: c.get('replicaView'),
-  waitUntil: waitUntilOf(c),
-});
 
 /**
  * generate-session authenticates its key inside its own read batch (one round trip for a
@@ -93,7 +72,13 @@ const embedDashboardSchema = v.object({
 const embedLoadQuery = v.object({ ...sessionQuery.entries, ...controlParams });
 
 const docs = apiDocs(markdown, { MINT_LIMITS_TEXT, EMBED_TOKEN_MINUTES: EMBED_TOKEN_TTL_SECONDS / 60 });
-const route = routeGroup({ auth: 'admin', tags: ['Signed embedding'], errors: [403, 404], docs });
+const route = routeGroup({
+  auth: 'admin',
+  scope: 'account',
+  tags: ['Signed embedding'],
+  errors: [403, 404],
+  docs,
+});
 const mintRoute = routeGroup({
   auth: { kind: 'apiKey', middleware: apiKeyHeader },
   tags: ['Signed embedding'],
@@ -103,38 +88,35 @@ const mintRoute = routeGroup({
 const noneRoute = routeGroup({ auth: 'none', tags: ['Signed embedding'], docs });
 const sessionRoute = routeGroup({ auth: 'session', tags: ['Signed embedding'], errors: [403, 404], docs });
 
-/** Minting, revoking and loading embed sessions, and E8; mounted at /api/v1/embed. */
+/**
+ * Minting, revoking and loading embed sessions, and a dashboard's embedding switches; mounted at
+ * /api/v1/embed. The session routes authenticate inside their services (a session is a signed
+ * token), so their groups declare the request scope.
+ */
 export const embedRoutes = routes(
   mintRoute.post('/generate-session', 'generateSession', sessionCreatedSchema, {
     input: { body: generateSessionBody },
-    handler: async (c, { body }) =>
-      generateSession(embedContext(c), apiKeyCredential(c), settleSessionInput(body)),
+    handler: async (c, { body }, scope) =>
+      generateSession(scope, apiKeyCredential(c), settleSessionInput(body)),
   }),
   noneRoute.post('/session/token', 'postTokenBySessionId', embedTokenSchema, {
     input: { body: exchangeSessionBody },
     // The credential is the session id in the body: an expired, revoked or unknown one is a 401.
     errors: [401],
-    handler: async (c, { body }) => exchangeSession(embedContext(c), body.sessionId),
+    handler: async (_c, { body }, scope) => exchangeSession(scope, body.sessionId),
   }),
   route.post('/session/revoke', 'revokeSession', revokedSchema, {
     input: { body: revokeSessionBody },
-    handler: async (c, { body }) => revokeSession(embedContext(c), accountPrincipal(c), body.sessionId),
+    handler: async (_c, { body }, scope) => revokeSession(scope, body.sessionId),
   }),
   route.patch('/dashboard/:publicId', 'updateDashboardEmbedding', embedSwitchSchema, {
     input: { params: publicIdParams, body: updateEmbedBody },
-    handler: async (c, { params, body }) =>
-      updateEmbedFlags(
-        c.get('db'),
-        userPrincipal(c).account.id,
-        params.publicId,
-        body,
-        isoNow(c.get('clock')),
-      ),
+    handler: async (_c, { params, body }, scope) => updateEmbedFlags(scope, params.publicId, body),
   }),
   sessionRoute.get('/dashboard/:publicId', 'getDashboard', embedDashboardSchema, {
     input: { params: publicIdParams, query: embedLoadQuery },
-    handler: async (c, { params, query }) =>
-      loadEmbedDashboard(embedContext(c), credentialOf(c, query), params.publicId, {
+    handler: async (c, { params, query }, scope) =>
+      loadEmbedDashboard(scope, credentialOf(c, query), params.publicId, {
         controls: { filters: query.filters, timeGrains: query.timeGrains },
       }),
   }),

@@ -1,29 +1,26 @@
 import { requireDeploymentScope } from '../auth/auth.middleware';
-import type { Clock } from '../core/clock';
 import { createDb, runBatch } from '../core/db';
-import type { Bindings, Db, ReplicaView } from '../core/env';
 import { ApiError } from '../core/errors';
-import type { AccountPrincipal } from '../core/principal';
+import type { AccountScope, RequestScope } from '../core/scope';
 import * as repo from './embed-sessions.repository';
 import type { InternalUser, StoredUserState } from './embedding.rows';
 import { deleteSession, putSession, type SessionPayload, type SessionUser } from './session-store';
 import { type SessionClaims, signSession, verifySession } from './session-token';
 
 /**
- * What the session services need from a request: the counted D1 binding, the bindings and the
- * request's platform boundaries (clock, session rate limiter, replica view).
+ * A request made with an embed session whose token verified: the request's scope plus the
+ * session's claims. Embed routes authenticate inside their services (the session is a signed
+ * token, checked before any storage is read), so this scope is built there, not by a route group.
  */
-export interface EmbedContext {
-  d1: D1Database;
-  env: Bindings;
-  clock: Clock;
-  /** Guards sessions minted per API key (SESSION_RATE_LIMITER in production). */
-  sessionRateLimiter: RateLimit;
-  /** What a read replica answers for a read it made; absent: what it read. */
-  replicaView?: ReplicaView;
-  /** Work that may finish after the answer (cache writes of live queries). */
-  waitUntil?: (p: Promise<unknown>) => void;
+export interface EmbedSessionScope extends RequestScope {
+  session: SessionClaims;
 }
+
+/** The scope of a request acting with the session `claims` name. */
+export const withSession = (scope: RequestScope, claims: SessionClaims): EmbedSessionScope => ({
+  ...scope,
+  session: claims,
+});
 
 export function toPayload(
   claims: SessionClaims,
@@ -52,13 +49,9 @@ export function toPayload(
  * A failed KV put does not fail the request: the user state is in D1 and a load that misses
  * KV rebuilds the session from it. Logged, since it costs a rebuild per load until it expires.
  */
-export async function putSessionQuietly(
-  ctx: EmbedContext,
-  payload: SessionPayload,
-  now: Date,
-): Promise<void> {
+export async function putSessionQuietly(scope: RequestScope, payload: SessionPayload): Promise<void> {
   try {
-    await putSession(ctx.env.SESSIONS, payload, now);
+    await putSession(scope.env.SESSIONS, payload, scope.now);
   } catch (error) {
     console.error(
       JSON.stringify({ event: 'session_kv_put_failed', sessionId: payload.sessionId, error: String(error) }),
@@ -84,22 +77,23 @@ const pickProfile = (s: StoredUserState) => ({
 });
 
 /** Rebuilds a session KV does not have (not yet propagated, or evicted) from D1 and its claims. */
-export async function rebuildSession(ctx: EmbedContext, claims: SessionClaims): Promise<SessionPayload> {
+export async function rebuildSession(scope: EmbedSessionScope): Promise<SessionPayload> {
+  const claims = scope.session;
   // An ephemeral user's state lives only in KV (its user was never stored): nothing to rebuild from.
   if (claims.ephemeral) {
     throw new ApiError('SESSION_INVALID', 'This ephemeral embed session is not available here yet; retry');
   }
   // The primary: a user minted seconds ago in another region may not have reached a replica.
-  const db = createDb(ctx.d1.withSession('first-primary'));
+  const db = createDb(scope.d1.withSession('first-primary'));
   const [userResult, revocation] = await runBatch(db, [
-    repo.sessionUserStatement({
+    repo.sessionUserStatement(db, {
       sessionId: claims.sessionId,
       accountId: claims.accountId,
       tenantId: claims.tenant.id,
       creatorMode: claims.creatorMode,
       user: claims.user,
     }),
-    repo.revocationStatement(claims.sessionId, claims.tenant.id),
+    repo.revocationStatement(db, claims.sessionId, claims.tenant.id),
   ]);
   if ((revocation?.results.length ?? 0) > 0) throw sessionRevoked();
   const rebuilt = repo.toRebuiltUser(claims.user.kind, userResult?.results[0]);
@@ -114,7 +108,7 @@ export async function rebuildSession(ctx: EmbedContext, claims: SessionClaims): 
           Object.fromEntries(rebuilt.state.attributes.map((a) => [a.name, a.value])),
           rebuilt.state.securityContext === null ? null : JSON.parse(rebuilt.state.securityContext),
         );
-  await putSessionQuietly(ctx, payload, ctx.clock.now());
+  await putSessionQuietly(scope, payload);
   return payload;
 }
 
@@ -125,37 +119,28 @@ export const sessionRevoked = () => new ApiError('SESSION_REVOKED', 'Embed sessi
  * and by the rebuild) plus a KV delete. `revoked` is false when there was nothing left to
  * revoke: already revoked, or already expired.
  */
-export async function revokeSession(
-  ctx: EmbedContext,
-  principal: AccountPrincipal,
-  sessionId: string,
-): Promise<{ revoked: boolean }> {
+export async function revokeSession(scope: AccountScope, sessionId: string): Promise<{ revoked: boolean }> {
   let claims: SessionClaims;
   try {
-    claims = await verifySession(ctx.env, sessionId, ctx.clock.now());
+    claims = await verifySession(scope.env, sessionId, scope.now);
   } catch (error) {
     if (error instanceof ApiError && error.code === 'SESSION_EXPIRED') return { revoked: false };
     throw new ApiError('NOT_FOUND', 'Embed session not found', [
       { path: 'sessionId', message: 'Not a session of this account' },
     ]);
   }
-  if (claims.accountId !== principal.account.id) {
+  if (claims.accountId !== scope.accountId) {
     throw new ApiError('NOT_FOUND', 'Embed session not found', [
       { path: 'sessionId', message: 'Not a session of this account' },
     ]);
   }
-  requireDeploymentScope(principal, claims.deploymentId);
-  const revoked = await repo.insertRevocation(
-    createDb(ctx.d1),
-    {
-      sessionId: claims.sessionId,
-      accountId: claims.accountId,
-      expiresAt: new Date(claims.expiresAt * 1000).toISOString(),
-    },
-    ctx.clock.now().toISOString(),
-  );
+  requireDeploymentScope(scope.principal, claims.deploymentId);
+  const revoked = await repo.insertRevocation(scope, {
+    sessionId: claims.sessionId,
+    expiresAt: new Date(claims.expiresAt * 1000),
+  });
   // Deleted even when already recorded: a retry after a failed delete must still clear KV.
-  await deleteSession(ctx.env.SESSIONS, claims.sessionId);
+  await deleteSession(scope.env.SESSIONS, claims.sessionId);
   return { revoked };
 }
 
@@ -167,19 +152,19 @@ export const EMBED_TOKEN_TTL_SECONDS = 300;
  * embed token that loads dashboards as `Authorization: Bearer <token>`. The token is the session's
  * own claims signed as a token: same session id, so revoking the session revokes every token
  * (each load checks the revocation as for the session). Reusable, unlike Cube's single-use
- * exchange: the session id already loads dashboards until it expires (contract §6), so
- * consuming it here would add a D1 write per exchange and no protection.
+ * exchange: the session id itself loads dashboards until it expires, so consuming it here
+ * would add a D1 write per exchange and no protection.
  */
-export async function exchangeSession(ctx: EmbedContext, sessionId: string): Promise<{ token: string }> {
-  const now = ctx.clock.now();
-  const claims = await verifySession(ctx.env, sessionId, now);
+export async function exchangeSession(scope: RequestScope, sessionId: string): Promise<{ token: string }> {
+  const now = scope.now;
+  const claims = await verifySession(scope.env, sessionId, now);
   // The replica, like every load: a revocation reaches it within its replication lag.
-  const db = createDb(ctx.d1.withSession('first-unconstrained'));
-  const [revocation] = await runBatch(db, [repo.revocationStatement(claims.sessionId, claims.tenant.id)]);
-  if ((revocation?.results.length ?? 0) > 0) throw sessionRevoked();
+  const db = createDb(scope.d1.withSession('first-unconstrained'));
+  if ((await repo.revocationStatement(db, claims.sessionId, claims.tenant.id)).length > 0)
+    throw sessionRevoked();
   const issuedAt = Math.floor(now.getTime() / 1000);
   const token = await signSession(
-    ctx.env,
+    scope.env,
     { ...claims, issuedAt, expiresAt: Math.min(claims.expiresAt, issuedAt + EMBED_TOKEN_TTL_SECONDS) },
     'token',
   );
@@ -190,6 +175,6 @@ export async function exchangeSession(ctx: EmbedContext, sessionId: string): Pro
  * The cron's purge: revocation records (of sessions and of deleted tenants) outlive nothing
  * once the sessions they name have expired. Answers how many it dropped.
  */
-export function purgeExpiredRevocations(db: Db, now: Date): Promise<number> {
-  return repo.purgeExpiredRevocations(db, now.toISOString());
+export function purgeExpiredRevocations(scope: RequestScope): Promise<number> {
+  return repo.purgeExpiredRevocations(scope);
 }

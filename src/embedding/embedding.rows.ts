@@ -1,81 +1,78 @@
-import type { AttributeType } from '../../schema/embedding';
+import { users } from '../../schema/accounts';
+import { embedAttributes, embedGroups, type embedUsers } from '../../schema/embedding';
 import { toAccount } from '../auth/auth.repository';
+import { mapRow } from '../core/db';
 import type { AccountContext } from '../core/principal';
-import type { AttributeValue, EmbedAttribute, EmbedGroup } from './embedding.schemas';
+import type { EmbedAttribute, EmbedGroup, EmbedUser } from './catalogues.schemas';
+import type { AttributeValue } from './embedding.schemas';
 
 /**
- * The raw rows the embedding repositories read (snake_case, booleans as 0/1, JSON as text)
- * and ONE mapper per table into the types the services use. Every raw row goes through one
- * of these; no repository casts a D1 row to a domain type.
+ * The rows the embedding repositories read, and ONE mapper per kind into the types the services
+ * use. Plain reads return their tables' rows (`$inferSelect`: drizzle maps them, or `mapRow` for
+ * a row a batch returns); the interfaces written out here are the rows of statements drizzle
+ * cannot express (JSON aggregates, the mint's read), as D1 returns them (snake_case, booleans as
+ * 0/1, JSON as text). No repository casts a D1 row to a domain type.
  */
 
-/** A group of either catalogue, with its member count. */
-export interface GroupRow {
-  id: number;
-  name: string;
-  description: string;
-  user_count: number;
+/** A row as D1 returns it from a batch. */
+export type RawRow = Record<string, unknown>;
+
+/** A group of either catalogue, from a batch: its columns and `user_count` (its members). */
+export function toGroup(raw: RawRow): EmbedGroup {
+  const row = mapRow(embedGroups, raw);
+  return { id: row.id, name: row.name, description: row.description, userCount: Number(raw.user_count ?? 0) };
 }
 
-export const toGroup = (row: GroupRow): EmbedGroup => ({
-  id: row.id,
-  name: row.name,
-  description: row.description,
-  userCount: row.user_count,
-});
+export type AttributeRow = typeof embedAttributes.$inferSelect;
 
-export interface AttributeRow {
-  id: number;
-  name: string;
-  type: AttributeType;
-  display_name: string | null;
-  default_value: string | null;
-  description: string | null;
-  created_at: string;
-}
-
-export const toAttribute = (row: AttributeRow): EmbedAttribute => ({
+export const toAttribute = (
+  row: Pick<
+    AttributeRow,
+    'id' | 'name' | 'type' | 'displayName' | 'defaultValue' | 'description' | 'createdAt'
+  >,
+): EmbedAttribute => ({
   id: row.id,
   name: row.name,
   type: row.type,
-  displayName: row.display_name,
-  defaultValue: row.default_value,
+  displayName: row.displayName,
+  defaultValue: row.defaultValue,
   description: row.description,
-  createdAt: row.created_at,
+  createdAt: row.createdAt,
 });
 
-export interface TenantRow {
-  id: number;
-  name: string;
-  created_at: string;
-}
+/** An attribute definition, from a batch. */
+export const attributeOf = (raw: RawRow): EmbedAttribute => toAttribute(mapRow(embedAttributes, raw));
 
-export const toTenant = (row: TenantRow) => ({ id: row.id, name: row.name, createdAt: row.created_at });
+/** An external user (table `embed_users`) as Cube's EmbedUser: `username` is the externalId, `firstName` the display name. */
+export const toEmbedUser = (
+  row: Pick<typeof embedUsers.$inferSelect, 'id' | 'externalId' | 'email' | 'displayName' | 'createdAt'>,
+): EmbedUser => ({
+  id: row.id,
+  username: row.externalId,
+  externalId: row.externalId,
+  email: row.email,
+  firstName: row.displayName,
+  createdAt: row.createdAt,
+  lastLogin: null,
+});
 
 /** An internal user (table `users`) as a session shows it. */
-export interface InternalUserRow {
-  id: number;
-  username: string;
-  email: string;
-  first_name: string;
-  picture: string;
-}
+export type InternalUser = Pick<
+  typeof users.$inferSelect,
+  'id' | 'username' | 'email' | 'firstName' | 'picture'
+>;
 
-export interface InternalUser {
-  id: number;
-  username: string;
-  email: string;
-  firstName: string;
-  picture: string;
+/** An internal user, from a batch. */
+export function toInternalUser(raw: RawRow): InternalUser {
+  const row = mapRow(users, raw);
+  return {
+    id: row.id,
+    username: row.username,
+    email: row.email,
+    firstName: row.firstName,
+    picture: row.picture,
+  };
 }
-
-export const toInternalUser = (row: InternalUserRow): InternalUser => ({
-  id: row.id,
-  username: row.username,
-  email: row.email,
-  firstName: row.first_name,
-  picture: row.picture,
-});
 
 /** An external user (table `embed_users`) with its memberships and values in one scope. */
 export interface UserStateRow {
@@ -121,6 +118,12 @@ export interface CatalogueGroup {
   id: number;
   name: string;
   description: string;
+}
+
+/** A group named by a mint request, from its batch. */
+export function toCatalogueGroup(raw: RawRow): CatalogueGroup {
+  const row = mapRow(embedGroups, raw);
+  return { id: row.id, name: row.name, description: row.description };
 }
 
 /** A user-attribute definition named by a mint request. */

@@ -3,10 +3,12 @@ import { randomId, sha256Hex } from '../core/crypto';
 import { createDb } from '../core/db';
 import { ApiError, QUOTA_RETRY_AFTER_SECONDS, tooManyRequests } from '../core/errors';
 import type { AccountContext } from '../core/principal';
+import type { RequestScope } from '../core/scope';
 import { catalogueFull } from './catalogues.service';
-import * as repo from './embed-sessions.repository';
-import { type EmbedContext, putSessionQuietly, toPayload } from './embed-sessions.service';
-import { asControlFilters, DEFAULT_TENANT, type GenerateSessionInput } from './embedding.schemas';
+import { asControlFilters, type GenerateSessionInput } from './embed-sessions.schemas';
+import { putSessionQuietly, toPayload } from './embed-sessions.service';
+import { DEFAULT_TENANT } from './embedding.schemas';
+import * as repo from './generate-session.repository';
 import { authorize, checkRequest, type MintPlan, planMint, unique } from './mint-plan';
 import { learnRateLimit, RATE_LIMIT_RETRY_AFTER_SECONDS, rateLimitKey } from './session-rate-limit';
 import type { SessionUser } from './session-store';
@@ -23,15 +25,16 @@ const quotaExceeded = (limit: number) =>
 
 /** The mint's read on a replica or the primary, and the verdict on it: the account and the plan. */
 async function judge(
-  ctx: EmbedContext,
+  scope: RequestScope,
   source: 'replica' | 'primary',
   query: repo.MintQuery,
   keyHash: string,
   input: GenerateSessionInput,
 ): Promise<{ read: repo.MintRead; account: AccountContext; plan: MintPlan }> {
-  const db = createDb(ctx.d1.withSession(source === 'replica' ? 'first-unconstrained' : 'first-primary'));
+  const db = createDb(scope.d1.withSession(source === 'replica' ? 'first-unconstrained' : 'first-primary'));
   const fresh = await repo.readMintState(db, query);
-  const read = source === 'replica' && ctx.replicaView ? ctx.replicaView(fresh) : fresh;
+  const replicaView = scope.ports.replicaView;
+  const read = source === 'replica' && replicaView ? replicaView(fresh) : fresh;
   const account = authorize(read, keyHash, input);
   if (input.internalId !== undefined && !read.internalUser) {
     throw new ApiError('BAD_REQUEST', 'internalId names no user of this account', [
@@ -84,26 +87,27 @@ function refusedBy(guard: WriteGuard, account: AccountContext, tenantName: strin
     case 'type_conflict':
       return new ApiError('CONFLICT', 'cannot change type');
     case 'catalogue_full':
-      return catalogueFull({ accountId: account.id, tenant: tenantName });
+      return catalogueFull(tenantName);
     case 'stale_read':
       return new ApiError('CONFLICT', 'The user changed while this session was minted; retry');
   }
 }
 
 /**
- * E9. Reads everything in one D1 batch (authenticating the key inside it), decides in code,
- * writes what changed in at most one more batch, signs the token and puts the payload in KV.
+ * Mints an embed session. Reads everything in one D1 batch (authenticating the key inside it),
+ * decides in code, writes what changed in at most one more batch, signs the token and puts the
+ * payload in KV.
  */
 export async function generateSession(
-  ctx: EmbedContext,
+  scope: RequestScope,
   apiKey: string,
   input: GenerateSessionInput,
 ): Promise<{ sessionId: string; expiresAt: string }> {
   checkRequest(input);
   const keyHash = await sha256Hex(apiKey);
-  if (
-    !(await ctx.sessionRateLimiter.limit({ key: rateLimitKey(keyHash, ctx.clock.now().getTime()) })).success
-  ) {
+  const now = scope.now;
+  const limiter = scope.ports.sessionRateLimiter;
+  if (!(await limiter.limit({ key: rateLimitKey(keyHash, now.getTime()) })).success) {
     throw tooManyRequests(
       'RATE_LIMITED',
       'Too many sessions minted with this API key; retry in a few seconds',
@@ -127,8 +131,8 @@ export async function generateSession(
       ...(input.userAttributeDefinitions ?? []).map((d) => d.name),
     ]),
   };
-  const primary = createDb(ctx.d1);
-  const judgeOn = (source: 'replica' | 'primary') => judge(ctx, source, query, keyHash, input);
+  const primary = scope.db;
+  const judgeOn = (source: 'replica' | 'primary') => judge(scope, source, query, keyHash, input);
 
   // A replica answers a returning user whose state is unchanged with no primary round trip.
   // A refusal is never based on a replica (a key, group or user it has not seen yet): the
@@ -138,16 +142,11 @@ export async function generateSession(
     if (error instanceof ApiError) return judgeOn('primary');
     throw error;
   });
-  const now = ctx.clock.now();
   if (verdict.read.head) learnRateLimit(keyHash, verdict.read.head.sessionRateLimit, now.getTime());
   let tenantId = verdict.read.head?.tenantId ?? null;
   let userId = verdict.read.externalUser?.id ?? verdict.read.internalUser?.id ?? null;
   for (let attempt = 0; verdict.plan.writes; attempt++) {
-    const outcome = await repo.writeMintState(
-      primary,
-      { ...verdict.plan.writes, keyHash },
-      now.toISOString(),
-    );
+    const outcome = await repo.writeMintState(primary, { ...verdict.plan.writes, keyHash }, now);
     if (outcome.ok) {
       tenantId = outcome.tenantId;
       if (input.externalId !== undefined && input.isEphemeral !== true) userId = outcome.userId;
@@ -192,7 +191,7 @@ export async function generateSession(
           picture: plan.profile.picture,
         };
   const payload = toPayload(claims, user, plan.groups, plan.attributes, plan.securityContext);
-  const sessionId = await signSession(ctx.env, claims);
-  await putSessionQuietly(ctx, payload, now);
+  const sessionId = await signSession(scope.env, claims);
+  await putSessionQuietly(scope, payload);
   return { sessionId, expiresAt: payload.expiresAt };
 }

@@ -3,11 +3,12 @@ import { requireDeploymentScope, requirePlan } from '../auth/auth.middleware';
 import { digestsEqual } from '../core/crypto';
 import { ApiError, type ErrorDetail, notFound } from '../core/errors';
 import type { AccountContext, ApiKeyPrincipal } from '../core/principal';
-import type { InternalUser, MintRead, MintWrites, StoredUserState } from './embed-sessions.repository';
-import { type AttributeValue, DEFAULT_TENANT, type GenerateSessionInput } from './embedding.schemas';
+import type { GenerateSessionInput } from './embed-sessions.schemas';
+import { type AttributeValue, DEFAULT_TENANT } from './embedding.schemas';
+import type { InternalUser, MintRead, MintWrites, StoredUserState } from './generate-session.repository';
 
 /**
- * Mint planning for generate-session (E9), free of storage: the request's own rules, the
+ * Mint planning for generate-session, free of storage: the request's own rules, the
  * key's authorization, and the plan that compares the request with what the read batch
  * returned and keeps only the writes that change something.
  */
@@ -35,7 +36,7 @@ function duplicates(names: string[], path: (i: number) => string): ErrorDetail[]
   return details;
 }
 
-/** The rules of E9 that need no storage: field combinations and duplicates (400). */
+/** The rules of generate-session that need no storage: field combinations and duplicates (400). */
 export function checkRequest(input: GenerateSessionInput): void {
   const details: ErrorDetail[] = [];
   const hasExternal = input.externalId !== undefined;
@@ -169,7 +170,7 @@ function planDefinitions(read: MintRead, input: GenerateSessionInput) {
     groupDefinitions: groupDefs
       .filter((d) => {
         const stored = storedGroups.get(d.name);
-        // An empty description counts as not supplied: E9 never clears one.
+        // An empty description counts as not supplied: generate-session never clears one.
         return !stored || (d.description !== '' && changed(d.description, stored.description));
       })
       .map((d) => ({ name: d.name, description: d.description ?? '' })),

@@ -1,16 +1,13 @@
-import type { Db } from '../core/env';
 import { ApiError, QUOTA_RETRY_AFTER_SECONDS, tooManyRequests } from '../core/errors';
-import type { toEmbedUser } from './catalogues.repository';
+import type { AccountScope } from '../core/scope';
+import type { EmbedUser, ProvisionUserInput } from './catalogues.schemas';
 import * as repo from './embed-provision.repository';
-import type { ProvisionUserInput } from './embedding.schemas';
 import { unique } from './mint-plan';
 
 /**
  * Cube's provisionEmbedUser(s): the external-user writes of generate-session (profile, email,
  * group memberships, the tenant on demand, the externalUserLimit) without a session.
  */
-
-type EmbedUser = ReturnType<typeof toEmbedUser>;
 
 /** One entry's refusal, as Cube's ProvisionEmbedUserFailure. */
 export interface ProvisionFailure {
@@ -69,15 +66,8 @@ function plan(read: repo.ProvisionRead, entries: ProvisionUserInput[]): Planned[
 }
 
 /** Reads, plans and writes once; a concurrent writer that took the last quota refuses the batch. */
-async function attempt(
-  db: Db,
-  accountId: number,
-  tenantName: string,
-  entries: ProvisionUserInput[],
-  now: string,
-) {
-  const read = await repo.readProvisionState(db, {
-    accountId,
+async function attempt(scope: AccountScope, tenantName: string, entries: ProvisionUserInput[]) {
+  const read = await repo.readProvisionState(scope, {
     tenantName,
     externalIds: unique(entries.map((e) => e.externalId)),
     accountGroups: unique(entries.flatMap((e) => e.groups ?? [])),
@@ -86,7 +76,7 @@ async function attempt(
   const planned = plan(read, entries);
   const writes = planned.flatMap((p) => (p.ok ? [p.write] : []));
   if (writes.length === 0) return { planned, read, users: new Map<string, EmbedUser>() };
-  const outcome = await repo.writeProvision(db, { accountId, tenantName, users: writes }, now);
+  const outcome = await repo.writeProvision(scope, { tenantName, users: writes });
   return outcome.ok ? { planned, read, users: outcome.users } : null;
 }
 
@@ -96,26 +86,20 @@ async function attempt(
  * the read, it re-reads and re-plans once, then refuses the whole call with 429.
  */
 export async function provisionUsers(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   tenantName: string,
   entries: ProvisionUserInput[],
-  now: string,
 ): Promise<{ succeeded: EmbedUser[]; failed: ProvisionFailure[] }> {
-  const { succeeded, refusals } = await provision(db, accountId, tenantName, entries, now);
+  const { succeeded, refusals } = await provision(scope, tenantName, entries);
   return { succeeded, failed: refusals.flatMap((r) => (r.ok ? [] : [r.failure])) };
 }
 
 async function provision(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   tenantName: string,
   entries: ProvisionUserInput[],
-  now: string,
 ): Promise<{ succeeded: EmbedUser[]; refusals: Planned[] }> {
-  const result =
-    (await attempt(db, accountId, tenantName, entries, now)) ??
-    (await attempt(db, accountId, tenantName, entries, now));
+  const result = (await attempt(scope, tenantName, entries)) ?? (await attempt(scope, tenantName, entries));
   if (!result) {
     throw tooManyRequests(
       'QUOTA_EXCEEDED',
@@ -135,13 +119,11 @@ async function provision(
 
 /** provisionEmbedUser: one entry; its refusal is the call's error (400 or 429 with Retry-After). */
 export async function provisionUser(
-  db: Db,
-  accountId: number,
+  scope: AccountScope,
   tenantName: string,
   entry: ProvisionUserInput,
-  now: string,
 ): Promise<EmbedUser> {
-  const { succeeded, refusals } = await provision(db, accountId, tenantName, [entry], now);
+  const { succeeded, refusals } = await provision(scope, tenantName, [entry]);
   const refusal = refusals[0];
   if (refusal && !refusal.ok) {
     const { status, message } = refusal.failure.error;

@@ -1,7 +1,7 @@
 import type { AttributeValue } from './embedding.schemas';
 import type { SessionSettings } from './session-token';
 
-/** The viewer of a session: an external user (E9 externalId) or an internal one (internalId). */
+/** The viewer of a session: an external user (externalId) or an internal one (internalId). */
 export type SessionUser =
   | {
       kind: 'external';

@@ -3,7 +3,8 @@ import * as v from 'valibot';
 import { sha256Hex } from '../core/crypto';
 import { ApiError } from '../core/errors';
 import type { ControlFilter } from '../semantic/query/controls';
-import { asControlFilters, lockedFiltersInput, MAX_SESSION_ID_LENGTH } from './embedding.schemas';
+import { asControlFilters, lockedFiltersInput } from './embed-sessions.schemas';
+import { MAX_SESSION_ID_LENGTH } from './embedding.schemas';
 
 /**
  * The sessionId is a compact HS256 JWS: everything needed to authorise a load without

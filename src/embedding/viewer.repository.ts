@@ -1,4 +1,7 @@
-import { sql } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
+import { accounts } from '../../schema/accounts';
+import { publishedDashboards } from '../../schema/dashboards';
+import { deployments } from '../../schema/deployments';
 import type { Db } from '../core/env';
 
 /**
@@ -10,19 +13,19 @@ export async function findEmbedOrigins(
   db: Db,
   publicId: string,
 ): Promise<{ found: boolean; allowedEmbedOrigins: string[] | null }> {
-  const rows = await db.all<{ allowed_embed_origins: string | null }>(sql`
-    SELECT a.allowed_embed_origins
-    FROM published_dashboards pd
-      JOIN deployments d ON d.id = pd.deployment_id
-      JOIN accounts a ON a.id = d.account_id
-    WHERE pd.public_id = ${publicId}`);
-  const row = rows[0];
+  const [row] = await db
+    .select({ allowedEmbedOrigins: accounts.allowedEmbedOrigins })
+    .from(publishedDashboards)
+    .innerJoin(deployments, eq(deployments.id, publishedDashboards.deploymentId))
+    .innerJoin(accounts, eq(accounts.id, deployments.accountId))
+    .where(eq(publishedDashboards.publicId, publicId));
   if (!row) return { found: false, allowedEmbedOrigins: null };
-  const parsed: unknown = row.allowed_embed_origins === null ? null : JSON.parse(row.allowed_embed_origins);
+  const origins: unknown = row.allowedEmbedOrigins;
   return {
     found: true,
-    allowedEmbedOrigins: Array.isArray(parsed)
-      ? parsed.filter((o): o is string => typeof o === 'string')
+    // Stored by the operator API as a list of strings; anything else is left out of the header.
+    allowedEmbedOrigins: Array.isArray(origins)
+      ? origins.filter((o): o is string => typeof o === 'string')
       : null,
   };
 }

@@ -5,11 +5,15 @@ import type { AppEnv } from '../core/env';
 import { ApiError } from '../core/errors';
 import { apiDocs, routeGroup, routes } from '../http/route';
 import { dashboardFragment } from '../render/html';
-import { embedContext } from './embed-sessions.routes';
 import type { ViewerContent } from './viewer.boot';
 import { NOTICES, noticeDocument, shellDocument, viewerDocument } from './viewer.page';
 import markdown from './viewer.routes.md';
-import { filterValuesQuery, viewerContentQuery } from './viewer.schemas';
+import {
+  filterValuesQuery,
+  filterValuesSchema,
+  viewerContentQuery,
+  viewerContentSchema,
+} from './viewer.schemas';
 import { viewerCsp, viewerDashboard, viewerFilterValues, viewerPage } from './viewer.service';
 
 /** Headers every viewer response carries: the session must not leak through a Referer or a cache. */
@@ -48,7 +52,7 @@ export const viewerRoutes = routes(
       404: page('No such published dashboard'),
       500: page('The dashboard could not be loaded'),
     },
-    handler: async (c) => {
+    handler: async (c, _input, scope) => {
       const publicId = c.req.param('publicId') ?? '';
       const nonce = randomId(16);
       privateHeaders(c);
@@ -56,7 +60,7 @@ export const viewerRoutes = routes(
       let body: ReturnType<typeof noticeDocument>;
       let origins: string[] | null = null;
       try {
-        const page = await viewerPage(embedContext(c), publicId, c.req.query('session'));
+        const page = await viewerPage(scope, publicId, c.req.query('session'));
         origins = page.allowedOrigins;
         const options = { publicId, nonce, allowedOrigins: origins };
         if (page.kind === 'dashboard') {
@@ -87,19 +91,13 @@ export const viewerRoutes = routes(
       return c.html(await body, status);
     },
   }),
-  route.get('/dashboard/:publicId/content', 'embedViewerContent', {
+  route.get('/dashboard/:publicId/content', 'embedViewerContent', viewerContentSchema, {
     input: { query: viewerContentQuery },
-    responses: {
-      200: {
-        description: '{title, html, css, expiresInMs, controls, widgets}',
-        contentType: 'application/json',
-      },
-    },
-    handler: async (c, { query }) => {
+    handler: async (c, { query }, scope) => {
       privateHeaders(c);
       const sessionId = headerSession(c);
       const { input, controls, expiresInMs } = await viewerDashboard(
-        embedContext(c),
+        scope,
         c.req.param('publicId') ?? '',
         sessionId,
         {
@@ -113,24 +111,14 @@ export const viewerRoutes = routes(
         controls,
         widgets: query.widgets ?? null,
       };
-      return c.json(content);
+      return content;
     },
   }),
-  route.get('/dashboard/:publicId/filter-values', 'embedViewerFilterValues', {
+  route.get('/dashboard/:publicId/filter-values', 'embedViewerFilterValues', filterValuesSchema, {
     input: { query: filterValuesQuery },
-    responses: {
-      200: { description: '{member, values, truncated}', contentType: 'application/json' },
-    },
-    handler: async (c, { query }) => {
+    handler: async (c, { query }, scope) => {
       privateHeaders(c);
-      const sessionId = headerSession(c);
-      const answer = await viewerFilterValues(
-        embedContext(c),
-        c.req.param('publicId') ?? '',
-        sessionId,
-        query,
-      );
-      return c.json(answer);
+      return viewerFilterValues(scope, c.req.param('publicId') ?? '', headerSession(c), query);
     },
   }),
 );

@@ -24,3 +24,52 @@ export const filterValuesQuery = v.object({
   widgetId,
   search: v.optional(v.pipe(v.string(), v.maxLength(MAX_FILTER_SEARCH))),
 });
+
+/** A value a filter holds or offers. */
+const scalar = v.nullable(v.union([v.string(), v.number(), v.boolean()]));
+
+/** One FILTER or TIME_GRAIN widget as the viewer's script makes it a form control (`ViewerControl`). */
+const viewerControlSchema = v.object({
+  widgetId: v.string(),
+  kind: v.picklist(['filter', 'timeGrain']),
+  member: v.string(),
+  label: v.string(),
+  /** A filter's current values (empty: all). */
+  values: v.array(scalar),
+  /** A time grain's current grain. */
+  grain: v.nullable(v.string()),
+  /** A session's locked filter: shown, fixed. */
+  locked: v.boolean(),
+  /** The CHART widgets its value can change (none on a partial load). */
+  targets: v.array(v.string()),
+});
+
+/** The controls of a load: the widgets, and every filter and grain value it applied (`ViewerControls`). */
+const viewerControlsSchema = v.object({
+  widgets: v.array(viewerControlSchema),
+  filters: v.array(
+    v.object({ member: v.string(), values: v.array(scalar), locked: v.optional(v.boolean()) }),
+  ),
+  timeGrains: v.array(v.object({ member: v.string(), grain: v.string() })),
+});
+
+/**
+ * The content endpoint's answer (`ViewerContent`, the shape the page's script reads): the
+ * dashboard's markup and styles, when the session expires, the controls, and with `?widgets=`
+ * the widgets whose sections `html` carries fresh.
+ */
+export const viewerContentSchema = v.object({
+  title: v.string(),
+  html: v.string(),
+  css: v.string(),
+  expiresInMs: v.number(),
+  controls: viewerControlsSchema,
+  widgets: v.nullable(v.array(v.string())),
+});
+
+/** The values a FILTER widget offers: its member, the values (ascending), and whether there are more. */
+export const filterValuesSchema = v.object({
+  member: v.string(),
+  values: v.array(scalar),
+  truncated: v.boolean(),
+});

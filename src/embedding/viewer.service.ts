@@ -1,10 +1,11 @@
 import { createDb } from '../core/db';
 import { ApiError } from '../core/errors';
+import type { RequestScope } from '../core/scope';
 import { type DashboardControls, displayedControls } from '../dashboards/controls';
 import { widgetLabel, widgetsOf } from '../dashboards/dashboard-widgets';
 import type { RenderInput } from '../render/render.types';
 import { embedFilterValues, type LoadOptions, loadEmbedDashboardFor } from './embed-dashboards.service';
-import type { EmbedContext } from './embed-sessions.service';
+import { type EmbedSessionScope, withSession } from './embed-sessions.service';
 import { MAX_SESSION_ID_LENGTH } from './embedding.schemas';
 import { verifySession } from './session-token';
 import type { ViewerControl, ViewerControls } from './viewer.boot';
@@ -118,13 +119,13 @@ export function viewerControls(
  * each control can change. Throws its ApiErrors (SESSION_EXPIRED, EMBED_DISABLED, NOT_FOUND, …).
  */
 export async function viewerDashboard(
-  ctx: EmbedContext,
+  scope: RequestScope,
   publicId: string,
   sessionId: string,
   options: LoadOptions = {},
 ): Promise<{ input: RenderInput; controls: ViewerControls; expiresInMs: number }> {
-  const claims = await viewerClaims(ctx, publicId, sessionId);
-  const view = await loadEmbedDashboardFor(ctx, claims, publicId, {
+  const viewer = await viewerSession(scope, publicId, sessionId);
+  const view = await loadEmbedDashboardFor(viewer, publicId, {
     ...options,
     targets: options.widgetIds === undefined,
   });
@@ -140,28 +141,31 @@ export async function viewerDashboard(
       dataTime: view.dataTime,
     },
     controls: viewerControls(view.config, view.controls, view.controlTargets),
-    expiresInMs: Math.max(0, claims.expiresAt * 1000 - ctx.clock.now().getTime()),
+    expiresInMs: Math.max(0, viewer.session.expiresAt * 1000 - scope.now.getTime()),
   };
 }
 
 /** The session of a viewer request, verified (no storage read) for a well-formed dashboard address. */
-async function viewerClaims(ctx: EmbedContext, publicId: string, sessionId: string) {
+async function viewerSession(
+  scope: RequestScope,
+  publicId: string,
+  sessionId: string,
+): Promise<EmbedSessionScope> {
   if (!PUBLIC_ID.test(publicId)) throw new ApiError('NOT_FOUND', 'Dashboard not found');
   if (!sessionId || sessionId.length > MAX_SESSION_ID_LENGTH) {
     throw new ApiError('SESSION_INVALID', 'Invalid embed session');
   }
-  return verifySession(ctx.env, sessionId, ctx.clock.now());
+  return withSession(scope, await verifySession(scope.env, sessionId, scope.now));
 }
 
 /** The values a FILTER widget of the dashboard offers the session's viewer (see embedFilterValues). */
 export async function viewerFilterValues(
-  ctx: EmbedContext,
+  scope: RequestScope,
   publicId: string,
   sessionId: string,
   request: { widgetId: string; search?: string },
 ) {
-  const claims = await viewerClaims(ctx, publicId, sessionId);
-  return embedFilterValues(ctx, claims, publicId, request);
+  return embedFilterValues(await viewerSession(scope, publicId, sessionId), publicId, request);
 }
 
 /**
@@ -171,12 +175,12 @@ export async function viewerFilterValues(
  * from its script: a refusal would log an error for every view that is about to succeed.
  */
 export async function viewerPage(
-  ctx: EmbedContext,
+  scope: RequestScope,
   publicId: string,
   sessionId: string | undefined,
 ): Promise<ViewerResult> {
   const validId = PUBLIC_ID.test(publicId);
-  const replica = createDb(ctx.d1.withSession('first-unconstrained'));
+  const replica = createDb(scope.d1.withSession('first-unconstrained'));
   if (validId && !sessionId) {
     const { allowedEmbedOrigins } = await findEmbedOrigins(replica, publicId);
     return { kind: 'shell', allowedOrigins: allowedEmbedOrigins };
@@ -185,7 +189,7 @@ export async function viewerPage(
     validId
       ? findEmbedOrigins(replica, publicId)
       : Promise.resolve({ found: false, allowedEmbedOrigins: null }),
-    viewerDashboard(ctx, publicId, sessionId ?? ''),
+    viewerDashboard(scope, publicId, sessionId ?? ''),
   ]);
   if (origins.status === 'rejected') throw origins.reason;
   const allowedOrigins = origins.value.allowedEmbedOrigins;

@@ -10,7 +10,7 @@ import {
   type GenerateSessionRequest,
   mintEmbedSession,
 } from '../../sdk/examples/mint-session';
-import type { generateSessionBody, sessionCreatedSchema } from '../../src/embedding/embedding.schemas';
+import type { generateSessionBody, sessionCreatedSchema } from '../../src/embedding/embed-sessions.schemas';
 import { publishDashboard } from '../embedding/fixtures';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
 import { api, workerFetch } from '../helpers/http';

@@ -100,7 +100,7 @@ describe('account-wide groups (/api/v1/groups)', () => {
       expectError(await api('POST', '/api/v1/groups', { auth: acme.admin, body }), 400, 'VALIDATION_FAILED');
     }
     const g = await api('POST', '/api/v1/groups', { auth: acme.admin, body: { name: 'validate-me' } });
-    // Issue 12 (Cube's UpdateEmbedGroupInput requires nothing): an empty PATCH changes nothing.
+    // Cube's UpdateEmbedGroupInput requires nothing: an empty PATCH changes nothing.
     const unchanged = await api('PATCH', `/api/v1/groups/${g.body.id}`, { auth: acme.admin, body: {} });
     expect(unchanged.status).toBe(200);
     expect(unchanged.body).toEqual(g.body);

@@ -89,7 +89,7 @@ describe('groupDefinitions and userAttributeDefinitions (creator mode)', () => {
     const payload = await kvPayload(sid);
     expect(payload.groups).toEqual(['editors']);
     expect(payload.attributes).toEqual({ plan: 'pro', seats: 5 });
-    // E11/E14 see them.
+    // The tenant's group and attribute lists see them.
     const listed = await api('GET', '/api/v1/embed-tenants/tenant-alpha/groups', { auth: acme.key });
     expect(listed.body.items.map((g: any) => [g.name, g.userCount])).toEqual([
       ['editors', 1],
@@ -171,7 +171,7 @@ describe('groupDefinitions and userAttributeDefinitions (creator mode)', () => {
     expect(await tenantAttributes('tenant-alpha')).toHaveLength(2);
   });
 
-  it('changing a type works after deleting the attribute through E14', async () => {
+  it("changing a type works after deleting the attribute through the tenant's attribute route", async () => {
     const list = await api('GET', '/api/v1/embed-tenants/tenant-alpha/user-attributes', { auth: acme.admin });
     const seats = list.body.items.find((a: any) => a.name === 'seats');
     await api('DELETE', `/api/v1/embed-tenants/tenant-alpha/user-attributes/${seats.id}`, {

@@ -22,7 +22,7 @@ const patch = (auth: Auth, publicId: string, body: unknown) =>
 const session = (extra: Record<string, unknown> = {}) =>
   mintOk(acme.key, { deploymentId: acme.deployments[0], externalId: 'viewer-1', ...extra });
 
-describe('E8 PATCH /api/v1/embed/dashboard/{publicId}', () => {
+describe('the embedding switches: PATCH /api/v1/embed/dashboard/{publicId}', () => {
   it('sets allowEmbed and allEmbedUsers and answers {allowEmbed, publicId, allEmbedUsers}', async () => {
     const res = await patch(acme.admin, board.publicId, { allowEmbed: true });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
@@ -50,7 +50,7 @@ describe('E8 PATCH /api/v1/embed/dashboard/{publicId}', () => {
 
   it('is for admins with a Bearer token of the owning account', async () => {
     expectError(await patch(null, board.publicId, { allowEmbed: true }), 401, 'UNAUTHORIZED');
-    // Issue 12: a valid API key is accepted on these routes now (test/foundation/api-key-credentials.test.ts); an unknown one is a 401.
+    // A valid API key is accepted on these routes (test/foundation/api-key-credentials.test.ts); an unknown one is a 401.
     expectError(
       await patch({ apiKey: 'eb_ak_unknown' }, board.publicId, { allowEmbed: true }),
       401,

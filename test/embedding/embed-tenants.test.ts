@@ -11,7 +11,7 @@ beforeAll(async () => {
 const groups = (tenant: string) => `/api/v1/embed-tenants/${tenant}/groups`;
 const attributes = (tenant: string) => `/api/v1/embed-tenants/${tenant}/user-attributes`;
 
-describe('embed-tenant groups (E10–E13)', () => {
+describe('embed-tenant groups', () => {
   it('creates a group (creating the tenant), lists, updates and deletes it', async () => {
     const { acme } = world;
     const created = await api('POST', groups('tenant-one'), {
@@ -39,7 +39,7 @@ describe('embed-tenant groups (E10–E13)', () => {
     expect(list.body.items).toEqual([created.body]);
     expect(list.body.pageInfo).toMatchObject({ hasNextPage: false, hasPreviousPage: false });
 
-    // E12: omitted description keeps it; empty string clears it.
+    // Updating a group: an omitted description keeps it; an empty string clears it.
     const renamed = await api('PATCH', `${groups('tenant-one')}/${created.body.id}`, {
       auth: acme.admin,
       body: { name: 'Senior analysts' },
@@ -140,7 +140,7 @@ describe('embed-tenant groups (E10–E13)', () => {
   });
 });
 
-describe('embed tenants list and tenant user attributes (E14)', () => {
+describe('embed tenants list and tenant user attributes', () => {
   it('lists tenants of the account only', async () => {
     const { acme, other } = world;
     await api('POST', groups('listed-tenant'), { auth: acme.admin, body: { name: 'L' } });
@@ -148,7 +148,7 @@ describe('embed tenants list and tenant user attributes (E14)', () => {
     expect(list.status).toBe(200);
     const names = list.body.items.map((t: any) => t.name);
     expect(names).toContain('listed-tenant');
-    // Issue 12 added Cube's userCount and displayName.
+    // Cube's userCount and displayName are part of each tenant.
     expect(list.body.items[0]).toEqual({
       id: expect.any(Number),
       name: expect.any(String),

@@ -14,7 +14,7 @@ beforeAll(async () => {
   dep = acme.deployments[0];
 });
 
-describe('E9 generate-session: credentials, plan, scope', () => {
+describe('generate-session: credentials, plan, scope', () => {
   it('answers {sessionId, expiresAt}: a signed token and its KV payload', async () => {
     platform.clock = clockAt('2026-11-22T16:00:00.000Z');
     const res = await mint(acme.key, { deploymentId: dep, externalId: 'first-user' });
@@ -117,7 +117,7 @@ describe('E9 generate-session: credentials, plan, scope', () => {
   });
 });
 
-describe('E9 generate-session: request rules (400)', () => {
+describe('generate-session: request rules (400)', () => {
   const bad = async (body: Record<string, unknown>, path: string, code = 'VALIDATION_FAILED') => {
     const res = await mint(acme.key, { deploymentId: dep, ...body });
     expectError(res, 400, code);
@@ -263,7 +263,7 @@ describe('E9 generate-session: request rules (400)', () => {
   });
 });
 
-describe('E9 generate-session: creatorMode and the account flag', () => {
+describe('generate-session: creatorMode and the account flag', () => {
   it("needs the account's useCreatorMode (403) and leaves nothing behind", async () => {
     const plain = await seedAccount({ useCreatorMode: false });
     const before = await embedState(plain.accountId);

@@ -1,7 +1,7 @@
 import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { createDb } from '../../src/core/db';
-import { writeMintState } from '../../src/embedding/embed-sessions.repository';
+import { writeMintState } from '../../src/embedding/generate-session.repository';
 import { expectError, OPERATOR, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { platform } from '../helpers/platform';
@@ -95,7 +95,7 @@ describe('externalUserLimit', () => {
         definitionTypes: [],
         user: { externalId: 'late', isNew: true, set: { displayName: 'Late' }, values: [], clear: [] },
       },
-      new Date().toISOString(),
+      new Date(),
     );
     expect(outcome).toEqual({ ok: false, reason: 'quota_exceeded' });
     expect(await embedState(acme.accountId)).toEqual(before);
@@ -123,7 +123,7 @@ describe('externalUserLimit', () => {
         definitionTypes: [{ name: 'score', type: 'string' }],
         user: { externalId: 'def', isNew: false, set: { displayName: 'X' }, values: [], clear: [] },
       },
-      new Date().toISOString(),
+      new Date(),
     );
     expect(outcome).toEqual({ ok: false, reason: 'type_conflict' });
     expect(await embedState(acme.accountId)).toEqual(before);
@@ -192,8 +192,8 @@ describe('per-key rate limit (SESSION_RATE_LIMITER)', () => {
     await mintOk(acme.key, { deploymentId: acme.deployments[0], externalId: 'rl' });
     const refused = await mint(acme.key, { deploymentId: acme.deployments[0], externalId: 'rl' });
     expectError(refused, 429, 'RATE_LIMITED');
-    // Buckets of one key: the key's hash (never the key itself) and a sub-key (issue 13 item 5:
-    // the account's sessionRateLimit is spread over ceil(limit / 60) sub-keys).
+    // Buckets of one key: the key's hash (never the key itself) and a sub-key (the account's
+    // sessionRateLimit is spread over ceil(limit / 60) sub-keys).
     expect(keysSeen).toHaveLength(2);
     expect(keysSeen[0]?.split(':')[0]).toBe(keysSeen[1]?.split(':')[0]);
     expect(keysSeen[0]).toMatch(/^[0-9a-f]{64}:\d+$/);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ReplicaView } from '../../src/core/env';
-import type { MintRead } from '../../src/embedding/embed-sessions.repository';
+import type { MintRead } from '../../src/embedding/generate-session.repository';
 import { expectError, OPERATOR, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { platform } from '../helpers/platform';

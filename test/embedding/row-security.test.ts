@@ -74,8 +74,8 @@ describe('row-level security on an embedded dashboard', () => {
     expect(await regionsSeenBy([{ name: 'region', value: ['US', 'APAC'] }])).toEqual(['US', 'APAC']);
   });
 
-  // Issue 12 changed this (it showed every row): an attribute of the account's catalogue
-  // restricts rows even for a viewer without a value, so row-level security fails closed.
+  // An attribute of the account's catalogue restricts rows even for a viewer without a value
+  // (it once showed every row), so row-level security fails closed.
   it('shows no restricted row to a viewer without the attribute', async () => {
     expect(await regionsSeenBy()).toEqual([]);
   });

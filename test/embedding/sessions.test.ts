@@ -241,7 +241,7 @@ describe('POST /api/v1/embed/session/revoke', () => {
     expectError(await revoke(other.key, sid), 404, 'NOT_FOUND');
     expectError(await revoke(acme.scopedKey, otherDep), 403, 'KEY_SCOPE');
     expectError(await revoke(acme.key, 'not-a-session'), 404, 'NOT_FOUND');
-    // Issue 12 (Cube): an admin access token may revoke too; a non-admin may not.
+    // As in Cube, an admin access token may revoke too; a non-admin may not.
     expectError(await revoke(acme.member, sid), 403, 'FORBIDDEN');
     expectError(await revoke(null, sid), 401, 'UNAUTHORIZED');
     expectError(await revoke({ apiKey: 'eb_ak_unknown' }, sid), 401, 'UNAUTHORIZED');
