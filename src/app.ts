@@ -60,10 +60,6 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
     c.set('d1', d1);
     c.set('db', createDb(d1));
     const platform = platformOf(c.env);
-    c.set('clock', platform.clock);
-    c.set('sessionRateLimiter', platform.sessionRateLimiter);
-    c.set('notificationsQueue', platform.deliveryPorts.queue);
-    c.set('replicaView', platform.replicaView);
     c.set('scope', {
       db: c.get('db'),
       d1,

@@ -7,5 +7,3 @@ export interface Clock {
 }
 
 export const systemClock: Clock = { now: () => new Date() };
-
-export const isoNow = (clock: Clock): string => clock.now().toISOString();

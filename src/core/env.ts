@@ -61,11 +61,6 @@ export interface Variables {
   /** The raw (counted) D1 binding, for statements drizzle cannot express. */
   d1: D1Database;
   queries: QueryCounter;
-  /** The request's platform boundaries (src/platform.ts), set once by the app's first middleware. */
-  clock: Clock;
-  sessionRateLimiter: RateLimit;
-  notificationsQueue: NotificationQueue;
-  replicaView: ReplicaView | undefined;
   principal: Principal;
   /** The request's scope (src/core/scope.ts), set once by the app's first middleware. */
   scope: RequestScope;
