@@ -1,5 +1,4 @@
 import type { DrizzleD1Database } from 'drizzle-orm/d1';
-import type { Clock } from './clock';
 import type { QueryCounter } from './db';
 import type { Principal } from './principal';
 import type { RequestScope } from './scope';
