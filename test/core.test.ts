@@ -69,7 +69,7 @@ describe('the app core', () => {
       ['apiKeyAuth', 'bearerAuth', 'cubeApiToken', 'operatorAuth', 'sessionAuth', 'sessionQuery'].sort(),
     );
     const create = res.body.paths['/build/api/v1/deployments'].post;
-    // Issue 12: `cubecloud` (Cube's name of hosted) is accepted too.
+    // `cubecloud` (Cube's name of hosted) is accepted too.
     expect(create.requestBody.content['application/json'].schema.properties.cloudProvider.enum).toEqual([
       'hosted',
       'aws',
