@@ -5,6 +5,11 @@ import { defineConfig } from 'vitest/config';
 // isolated D1/KV storage, migrated by test/setup.ts.
 const migrations = await readD1Migrations('./schema/migrations');
 
+// wrangler logs "Using secrets defined in .dev.vars" (the file `npm start` writes) once per test
+// file. The secrets it reads there are overridden by the bindings below, so the line is noise;
+// wrangler's warnings and errors still show. WRANGLER_LOG=log (or debug) brings it all back.
+process.env.WRANGLER_LOG ??= 'warn';
+
 export default defineConfig({
   plugins: [
     cloudflareTest(({ inject }) => ({
@@ -32,6 +37,12 @@ export default defineConfig({
   test: {
     globalSetup: ['./test/global/postgres.setup.ts'],
     include: ['test/**/*.test.ts'],
+    // Failures (with their console output) and the summary; passing files and their logs stay
+    // quiet. `npx vitest run --reporter=default` lists every file.
+    reporters: ['minimal'],
+    // Each test file in a fresh worker, with its own storage (the default, stated so vitest does
+    // not suggest sharing workers at the end of every run).
+    isolate: true,
     setupFiles: ['./test/setup.ts'],
     testTimeout: 20_000,
   },

@@ -475,7 +475,7 @@ async function main() {
     }
     const comparisons = selected.filter((s) => s.compare && byName.has(s.name));
     if (comparisons.length > 0) {
-      console.log('\nComparisons (goals of issue 10):');
+      console.log('\nComparisons (against the goals the scenarios set):');
       for (const s of comparisons) {
         const mine = byName.get(s.name);
         const other = byName.get(s.compare.with);

@@ -3,7 +3,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 
 /**
  * The closed set of error codes and the status each maps to. A handler fails by throwing
- * `new ApiError(CODE, message)`; one error handler renders the contract's envelope.
+ * `new ApiError(CODE, message)`; one error handler renders the API's error envelope.
  */
 export const ERROR_STATUS = {
   BAD_REQUEST: 400,
@@ -109,7 +109,7 @@ export const badRequest = (message: string, details?: ErrorDetail[]): ApiError =
   new ApiError('BAD_REQUEST', message, details);
 export const conflict = (message: string): ApiError => new ApiError('CONFLICT', message);
 
-/** The contract's error body. */
+/** The API's error body. */
 export interface ErrorBody {
   error: string;
   code: ErrorCode;

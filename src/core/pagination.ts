@@ -6,7 +6,7 @@ import { obj } from './validation';
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
-/** `first` and `after` of every list (contract §1). Spread it into a list's query schema. */
+/** `first` and `after` of every list. Spread it into a list's query schema. */
 export const pageQueryEntries = {
   first: v.optional(
     v.pipe(

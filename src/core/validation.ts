@@ -16,7 +16,7 @@ function issueMessage(issue: v.BaseIssue<unknown>): string {
   return issue.message;
 }
 
-/** Valibot issues as the contract's `details`, one per offending field. */
+/** Valibot issues as the error envelope's `details`, one per offending field. */
 export function toDetails(issues: readonly v.BaseIssue<unknown>[]): ErrorDetail[] {
   return issues.map((issue) => ({ path: issuePath(issue) || '(body)', message: issueMessage(issue) }));
 }
@@ -184,5 +184,5 @@ export function withoutNulls<T extends object>(input: T): WithoutNulls<T> {
   return Object.fromEntries(Object.entries(input).filter(([, value]) => value !== null)) as WithoutNulls<T>;
 }
 
-/** The answer of every delete (contract §1). */
+/** The answer of every delete. */
 export const deletedSchema = v.object({ id: v.number(), deleted: v.literal(true) });

@@ -1,7 +1,7 @@
 /**
  * A stored dashboard config's widgets, read defensively: the one reading every domain shares
  * (controls, live reports, the viewer, notifications), so a widget means the same everywhere.
- * The renderer (`src/render/layout.ts`) reads them the same way for drawing.
+ * The renderer (`src/render/`) reads them the same way for drawing.
  */
 
 type Obj = Record<string, unknown>;

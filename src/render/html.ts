@@ -1,16 +1,8 @@
 import { escapeMarkup } from '../core/text';
 import { chartNodes } from './charts';
 import { type Rgba, toCss } from './color';
-import {
-  breakpointDrawWidths,
-  computeLayout,
-  gridPositions,
-  gridSpec,
-  maxRows,
-  sortedBreakpoints,
-  type WidgetContents,
-  widgetContents,
-} from './layout';
+import { breakpointDrawWidths, gridPositions, gridSpec, maxRows, sortedBreakpoints } from './grid';
+import { computeLayout } from './layout';
 import type {
   Border,
   Breakpoint,
@@ -22,6 +14,7 @@ import type {
 import { widgetBoxes } from './scene';
 import { nodesToSvg } from './svg';
 import { DEFAULT_FONT_STACK, safeFontList } from './theme';
+import { type WidgetContents, widgetContents } from './widget-content';
 
 // Every theme value is filtered again where it is written (defence in depth): a value that did
 // not come through resolveTheme, or a stored one older than the write-time grammar, still

@@ -5,7 +5,7 @@ import {
   HEADER_CONTEXT_SIZE,
   HEADER_DESCRIPTION_SIZE,
   HEADER_TITLE_SIZE,
-} from './layout';
+} from './header';
 import type { DashboardLayout, LaidOutWidget, Rect, ResolvedTheme } from './render.types';
 import { dashFor, isBold, push, r2, type Scene, type SceneBlock, type SceneNode, text } from './scene-nodes';
 import { drawableText, fitText, measure, wrapText } from './text';

@@ -30,7 +30,10 @@ export async function workerFetch(input: RequestInfo | URL, init?: RequestInit):
   return res;
 }
 
-/** One request through the whole Worker; the body is always consumed (JSON when it is JSON). */
+/**
+ * One request through the whole Worker; the body is always consumed: JSON when it is JSON, bytes
+ * when it is a PNG/PDF or another binary image, else text.
+ */
 export async function api<T = any>(
   method: string,
   path: string,
@@ -44,7 +47,12 @@ export async function api<T = any>(
     headers['content-type'] ??= 'application/json';
   }
   const res = await workerFetch(`http://edgeboard.test${path}`, { method, headers, body });
+  const type = res.headers.get('content-type') ?? '';
+  // Read as text, a binary body would come out corrupted (and workerd warns that it does).
+  if (/^image\/(?!svg)|^application\/pdf/.test(type)) {
+    return { status: res.status, headers: res.headers, body: new Uint8Array(await res.arrayBuffer()) as T };
+  }
   const text = await res.text();
-  const isJson = (res.headers.get('content-type') ?? '').includes('json');
+  const isJson = type.includes('json');
   return { status: res.status, headers: res.headers, body: (isJson && text ? JSON.parse(text) : text) as T };
 }

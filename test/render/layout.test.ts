@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parseChartSpec } from '../../src/render/chart-spec';
 import { parseColor } from '../../src/render/color';
-import { breakpointFor, computeLayout, gridSpec } from '../../src/render/layout';
+import { breakpointFor, gridSpec } from '../../src/render/grid';
+import { computeLayout } from '../../src/render/layout';
 import { resolveTheme } from '../../src/render/theme';
 import { businessReview, gridConfig } from './helpers';
 

@@ -129,7 +129,7 @@ describe('GET …/workbooks/{id}/dashboard/render', () => {
   it('needs a Bearer token of the account', async () => {
     const p = path(board.deploymentId, board.workbookId);
     expectErrorBody(await fetchBytes(p), 401, 'UNAUTHORIZED');
-    // Issue 12: a valid API key is accepted on these routes now (test/foundation/api-key-credentials.test.ts); an unknown one is a 401.
+    // A valid API key is accepted on these routes too (test/foundation/api-key-credentials.test.ts); an unknown one is a 401.
     expectErrorBody(await fetchBytes(p, { apiKey: 'eb_ak_unknown' }), 401, 'UNAUTHORIZED');
     expectErrorBody(await fetchBytes(p, { bearer: 'eb_at_unknown' }), 401, 'UNAUTHORIZED');
     // Another account's deployment and workbook are unknown to acme, and acme's to the other.

@@ -76,7 +76,7 @@ describe('restrictSnapshots (row-level security on report rows)', () => {
     expect(restrictSnapshots([plain], {}, { restrictedBy: ['team'] })[0]).toBe(plain);
   });
 
-  it("reads E15 recipients' attribute lists", () => {
+  it("reads embed recipients' attribute lists", () => {
     expect(attributesByName([{ name: 'region', value: 'EU' }])).toEqual({ region: 'EU' });
     expect(attributesByName(null)).toBeNull();
   });
