@@ -99,6 +99,28 @@ describe('operation ids', () => {
   });
 });
 
+describe('POST /api/v1/users (createUser)', () => {
+  it("answers Cube's User: isAdmin from the role, notifications an object", async () => {
+    const admin = world.acme.admin;
+    for (const [role, isAdmin] of [
+      ['admin', true],
+      ['member', false],
+      [undefined, false],
+    ] as const) {
+      const name = `cube-user-${role ?? 'default'}`;
+      const res = await api('POST', '/api/v1/users', {
+        auth: admin,
+        body: { email: `${name}@example.com`, username: name, ...(role ? { role } : {}) },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toMatchObject({ username: name, role: role ?? 'member', isAdmin, notifications: {} });
+      // The same User wherever it is read.
+      const read = await api('GET', `/api/v1/users/${res.body.id}`, { auth: admin });
+      expect(read.body).toMatchObject({ isAdmin, notifications: {} });
+    }
+  });
+});
+
 describe("the account's chat webhook URL, checked when written", () => {
   const patch = (chatWebhookUrl: unknown) =>
     api('PATCH', `/admin/v1/accounts/${world.acme.accountId}`, { auth: OPERATOR, body: { chatWebhookUrl } });
