@@ -2,6 +2,10 @@ import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, OPERATOR, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { holdAnswersToCube } from './cube-openapi';
+
+// Every 2xx answer below is also held to Cube's published response schema for its operation.
+holdAnswersToCube();
 
 /**
  * What applies to every operation of Cube's document (the checklist's X1–X12), as far as it is

@@ -3,7 +3,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { REGIONS } from '../../src/deployments/deployments.schemas';
 import { expectError, seedAccount, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { holdAnswersToCube } from './cube-openapi';
 import { type CubeType, expectCube } from './cube-shape';
+
+// Every 2xx answer below is also held to Cube's published response schema for its operation.
+holdAnswersToCube();
 
 /**
  * Cube's deployments group (tags Deployments, Deployment Creation, Regions), from Cube's

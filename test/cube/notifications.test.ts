@@ -3,7 +3,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { seedDashboard } from '../notifications/fixtures';
+import { holdAnswersToCube } from './cube-openapi';
 import { type CubeType, expectCube, expectPageInfo } from './cube-shape';
+
+// Every 2xx answer below is also held to Cube's published response schema for its operation.
+holdAnswersToCube();
 
 /**
  * Cube's notifications-and-recipients group (tag Notifications), from Cube's published OpenAPI
