@@ -38,6 +38,8 @@ export const toUser = (row: UserRow): User => ({
   firstName: row.firstName,
   picture: row.picture,
   role: row.role,
+  isAdmin: row.role === 'admin',
+  notifications: {},
   createdAt: row.createdAt,
 });
 

@@ -103,6 +103,14 @@ export const userSchema = v.object({
   firstName: v.string(),
   picture: v.string(),
   role: v.picklist(USER_ROLES),
+  /** Cube's User: whether the user is an account admin (the `admin` role). */
+  isAdmin: v.boolean(),
+  /**
+   * Cube's User: the user's notification settings, a free-form object in Cube's schema. edgeboard
+   * keeps none per user (schedules and their recipients live under a deployment's notifications),
+   * so it is always `{}`.
+   */
+  notifications: v.record(v.string(), v.unknown()),
   createdAt: v.string(),
 });
 

@@ -148,9 +148,10 @@ const filterSchema = v.object({
   member: v.string(),
   operator: v.nullable(v.picklist(FILTER_OPERATORS)),
   value: v.nullable(filterValue),
-  caseSensitive: v.nullable(v.boolean()),
-  startInclusive: v.nullable(v.boolean()),
-  endInclusive: v.nullable(v.boolean()),
+  /** Left out when unset: Cube's DashboardFilter does not admit null for the three flags. */
+  caseSensitive: v.optional(v.boolean()),
+  startInclusive: v.optional(v.boolean()),
+  endInclusive: v.optional(v.boolean()),
 });
 
 export const notificationSchema = v.object({

@@ -88,14 +88,19 @@ function nextRunAt(schedule: Schedule, isEnabled: boolean, now: Date): string | 
 const sameSchedule = (a: Schedule, b: Schedule) =>
   (Object.keys(a) as (keyof Schedule)[]).every((k) => a[k] === b[k]);
 
-function normalizeFilters(filters: NotificationFilter[]): Required<NotificationFilter>[] {
+/**
+ * Cube's DashboardFilter: `operator` and `value` are null when unset, the boolean flags are left
+ * out (Cube's schema takes them as any value or null through a `oneOf` that null matches twice,
+ * so a null flag is one no Cube client can parse).
+ */
+function normalizeFilters(filters: NotificationFilter[]) {
   return filters.map((f) => ({
     member: f.member,
     operator: f.operator ?? null,
     value: f.value ?? null,
-    caseSensitive: f.caseSensitive ?? null,
-    startInclusive: f.startInclusive ?? null,
-    endInclusive: f.endInclusive ?? null,
+    ...(typeof f.caseSensitive === 'boolean' ? { caseSensitive: f.caseSensitive } : {}),
+    ...(typeof f.startInclusive === 'boolean' ? { startInclusive: f.startInclusive } : {}),
+    ...(typeof f.endInclusive === 'boolean' ? { endInclusive: f.endInclusive } : {}),
   }));
 }
 

@@ -2,6 +2,10 @@ import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, OPERATOR, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { holdAnswersToCube } from './cube-openapi';
+
+// Every 2xx answer below is also held to Cube's published response schema for its operation.
+holdAnswersToCube();
 
 /**
  * What applies to every operation of Cube's document (the checklist's X1–X12), as far as it is
@@ -96,6 +100,28 @@ describe('operation ids', () => {
     expect(ids.length).toBeGreaterThan(20);
     expect(ids.filter((id, i) => ids.indexOf(id) !== i)).toEqual([]);
     expect(doc.paths['/api/v1/users'].get.operationId).toBe('listUsers');
+  });
+});
+
+describe('POST /api/v1/users (createUser)', () => {
+  it("answers Cube's User: isAdmin from the role, notifications an object", async () => {
+    const admin = world.acme.admin;
+    for (const [role, isAdmin] of [
+      ['admin', true],
+      ['member', false],
+      [undefined, false],
+    ] as const) {
+      const name = `cube-user-${role ?? 'default'}`;
+      const res = await api('POST', '/api/v1/users', {
+        auth: admin,
+        body: { email: `${name}@example.com`, username: name, ...(role ? { role } : {}) },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body).toMatchObject({ username: name, role: role ?? 'member', isAdmin, notifications: {} });
+      // The same User wherever it is read.
+      const read = await api('GET', `/api/v1/users/${res.body.id}`, { auth: admin });
+      expect(read.body).toMatchObject({ isAdmin, notifications: {} });
+    }
   });
 });
 

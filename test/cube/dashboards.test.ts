@@ -2,7 +2,11 @@ import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { holdAnswersToCube } from './cube-openapi';
 import { type CubeType, expectCube } from './cube-shape';
+
+// Every 2xx answer below is also held to Cube's published response schema for its operation.
+holdAnswersToCube();
 
 /**
  * Cube's dashboards-and-publishing group (updateWorkbookDashboard, publishDashboard), from Cube's

@@ -12,6 +12,10 @@ import worker from '../../src/index';
 import { expectError, seedWorld, type World } from '../helpers/harness';
 import { api, workerFetch } from '../helpers/http';
 import { clockAt, platform } from '../helpers/platform';
+import { holdAnswersToCube } from './cube-openapi';
+
+// Every 2xx answer below is also held to Cube's published response schema for its operation.
+holdAnswersToCube();
 
 /**
  * Cube's Data Model and Data Model Uploads operations over a deployment's project files, and the

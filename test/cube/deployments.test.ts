@@ -3,7 +3,11 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { REGIONS } from '../../src/deployments/deployments.schemas';
 import { expectError, seedAccount, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { holdAnswersToCube } from './cube-openapi';
 import { type CubeType, expectCube } from './cube-shape';
+
+// Every 2xx answer below is also held to Cube's published response schema for its operation.
+holdAnswersToCube();
 
 /**
  * Cube's deployments group (tags Deployments, Deployment Creation, Regions), from Cube's
@@ -68,6 +72,26 @@ describe('POST /build/api/v1/deployments (createDeployment)', () => {
       region: 'eu-central-1',
       created_by: world.acme.adminUserId,
     });
+  });
+
+  it("needs only name: Cube's other required fields take the recorded defaults", async () => {
+    const res = await create({ name: 'Defaults' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expectCube(res.body, DEPLOYMENT);
+    expect(res.body.creationStep).toBe('project');
+    expect(await row(res.body.id)).toMatchObject({
+      cloud_provider: 'hosted',
+      region: REGIONS.hosted[0],
+      is_managed: 1,
+      target_platform: 'hosted',
+      creation_step: 'project',
+      creation_method: 'hosted',
+      deploy_mode: 'git',
+    });
+    // Sent, a required field is checked as Cube types it: null is not one of its values.
+    for (const field of ['cloudProvider', 'isManaged', 'region', 'targetPlatform', 'creationStep']) {
+      expectError(await create({ name: 'Nulls', [field]: null }), 400, 'VALIDATION_FAILED');
+    }
   });
 
   it('takes null creationMethod and deployMode (the defaults)', async () => {
@@ -378,6 +402,19 @@ describe('one deployment', () => {
         expect(logs.body.items).toEqual([]);
       }
     }
+  });
+
+  it("POST …/token (deploymentToken) takes Cube's CreateDeploymentTokenInput and answers a cubeApiToken", async () => {
+    for (const body of [{ expiresIn: 3600 }, { expiresIn: null }, {}]) {
+      const res = await api('POST', `/api/v1/deployments/${id}/token`, { auth: key, body });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.cubeApiToken).toEqual(expect.any(String));
+    }
+    expectError(
+      await api('POST', `/api/v1/deployments/${id}/token`, { auth: key, body: { expiresIn: 59 } }),
+      400,
+      'VALIDATION_FAILED',
+    );
   });
 
   it("answers 404 for another account's deployment on every operation", async () => {

@@ -5,6 +5,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { claimsOf, load, mintOk, publishDashboard, rows, setEmbed } from '../embedding/fixtures';
 import { expectError, OPERATOR, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { holdAnswersToCube } from './cube-openapi';
+
+// Every 2xx answer below is also held to Cube's published response schema for its operation.
+holdAnswersToCube();
 
 let acme: SeededAccount;
 const key = () => ({ bearer: acme.key.apiKey });

@@ -5,6 +5,10 @@ import type { Bindings } from '../../src/core/env';
 import { readDataSourceConfig } from '../../src/deployments/env-vars.service';
 import { expectError, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { holdAnswersToCube } from './cube-openapi';
+
+// Every 2xx answer below is also held to Cube's published response schema for its operation.
+holdAnswersToCube();
 
 /**
  * Cube's Env Variables operations (getEnvVariables, setEnvVariables) with Cube's shapes:

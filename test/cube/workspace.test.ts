@@ -7,6 +7,10 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { runLatestBuild } from '../data-api/fixtures';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { holdAnswersToCube } from './cube-openapi';
+
+// Every 2xx answer below is also held to Cube's published response schema for its operation.
+holdAnswersToCube();
 
 let acme: SeededAccount;
 let other: SeededAccount;

@@ -25,6 +25,8 @@ const USER = {
   firstName: 'A',
   picture: '',
   role: 'admin',
+  isAdmin: true,
+  notifications: {},
   createdAt: '2026-01-01T00:00:00.000Z',
 };
 const ERROR = { error: 'No', code: 'NOT_FOUND', requestId: 'abcdefgh' };

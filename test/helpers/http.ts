@@ -17,6 +17,19 @@ function authHeader(auth: Auth): Record<string, string> {
   return { authorization: auth.raw };
 }
 
+/** A further check every answer must pass; reads a clone of `res` if it reads the body. */
+export type AnswerCheck = (method: string, url: string, res: Response) => Promise<void>;
+
+const answerChecks: AnswerCheck[] = [];
+
+/**
+ * Holds every later answer of this test file (each file has its own module instance) to `check`
+ * too, beside the served document: test/cube holds answers to Cube's published schemas.
+ */
+export function checkEveryAnswer(check: AnswerCheck): void {
+  answerChecks.push(check);
+}
+
 /**
  * A request through the whole Worker, as `fetch` takes it, whose answer must be one the OpenAPI
  * document declares (status, content type, JSON body): every path a test calls the Worker by goes
@@ -27,6 +40,7 @@ export async function workerFetch(input: RequestInfo | URL, init?: RequestInit):
   const request = new Request(input, init);
   const res = await fetchWorker(request);
   await expectDeclared(request.method, request.url, res);
+  for (const check of answerChecks) await check(request.method, request.url, res);
   return res;
 }
 

@@ -1,16 +1,14 @@
 import { SELF } from 'cloudflare:test';
+import { type Json, pointerResolver, resolvePointer, type Schema, schemaErrors } from './json-schema';
 
 /**
  * Every answer a test sees is held to the OpenAPI document the Worker serves: the status is one
  * the operation declares, the content type one that status declares, and a JSON body is valid
  * against the declared schema. A request that matches no operation may only be a 404 or a 405.
- * The validator covers the part of JSON Schema the document uses (type, properties, required,
- * additionalProperties, items, enum, const, nullable, anyOf, oneOf, allOf, $ref); bounds,
- * patterns and formats are not checked.
+ * The validator (test/helpers/json-schema.ts) covers the part of JSON Schema the document uses;
+ * bounds, patterns and formats are not checked.
  */
 
-type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
-type Schema = boolean | { [keyword: string]: Json };
 interface MediaType {
   schema?: Schema;
 }
@@ -110,8 +108,7 @@ export async function expectDeclared(method: string, url: string, res: Response)
   const schema = content[mediaType]?.schema;
   if (schema === undefined || !/[/+]json$/.test(contentType)) return;
   const body = JSON.parse(new TextDecoder().decode(bytes)) as Json;
-  const errors: string[] = [];
-  check(document, schema, body, '(body)', errors);
+  const errors = schemaErrors({ resolve: pointerResolver(document) }, schema, body);
   if (errors.length > 0) {
     throw new Error(
       `${operation} answered ${res.status} with a body the document's schema refuses:\n  ` +
@@ -131,111 +128,5 @@ function mediaMatches(declared: string, actual: string): boolean {
 }
 
 function resolveResponse(document: Document, response: ResponseObject): ResponseObject {
-  return response.$ref ? (pointer(document, response.$ref) as ResponseObject) : response;
-}
-
-function pointer(document: Document, ref: string): unknown {
-  if (!ref.startsWith('#/')) throw new Error(`unsupported $ref ${ref}`);
-  let at: unknown = document;
-  for (const part of ref.slice(2).split('/')) {
-    at = (at as Record<string, unknown> | undefined)?.[part.replace(/~1/g, '/').replace(/~0/g, '~')];
-  }
-  if (at === undefined) throw new Error(`$ref ${ref} names nothing in the document`);
-  return at;
-}
-
-const isObject = (value: Json): value is { [key: string]: Json } =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-
-function hasType(type: string, value: Json): boolean {
-  switch (type) {
-    case 'null':
-      return value === null;
-    case 'boolean':
-      return typeof value === 'boolean';
-    case 'string':
-      return typeof value === 'string';
-    case 'number':
-      return typeof value === 'number';
-    case 'integer':
-      return typeof value === 'number' && Number.isInteger(value);
-    case 'array':
-      return Array.isArray(value);
-    case 'object':
-      return isObject(value);
-    default:
-      throw new Error(`unknown JSON Schema type "${type}"`);
-  }
-}
-
-const same = (a: Json, b: Json) => JSON.stringify(a) === JSON.stringify(b);
-
-/** Appends to `errors` one line per way `value` breaks `schema`. */
-function check(document: Document, schema: Schema, value: Json, at: string, errors: string[]): void {
-  if (schema === true) return;
-  if (schema === false) {
-    errors.push(`${at}: not allowed`);
-    return;
-  }
-  if (typeof schema.$ref === 'string')
-    check(document, pointer(document, schema.$ref) as Schema, value, at, errors);
-  if (value === null && schema.nullable === true) return;
-  if (schema.type !== undefined) {
-    const types = (Array.isArray(schema.type) ? schema.type : [schema.type]) as string[];
-    if (!types.some((t) => hasType(t, value))) {
-      errors.push(`${at}: expected ${types.join(' or ')}, got ${JSON.stringify(value)?.slice(0, 80)}`);
-      return;
-    }
-  }
-  if (Array.isArray(schema.enum) && !schema.enum.some((option) => same(option, value))) {
-    errors.push(`${at}: ${JSON.stringify(value)} is not one of ${JSON.stringify(schema.enum)}`);
-  }
-  if ('const' in schema && !same(schema.const as Json, value)) {
-    errors.push(`${at}: expected ${JSON.stringify(schema.const)}, got ${JSON.stringify(value)}`);
-  }
-  if (Array.isArray(schema.allOf)) {
-    for (const part of schema.allOf) check(document, part as Schema, value, at, errors);
-  }
-  for (const keyword of ['anyOf', 'oneOf'] as const) {
-    const options = schema[keyword];
-    if (!Array.isArray(options)) continue;
-    const results = options.map((option) => {
-      const found: string[] = [];
-      check(document, option as Schema, value, at, found);
-      return found;
-    });
-    const passing = results.filter((r) => r.length === 0).length;
-    if (keyword === 'oneOf' ? passing !== 1 : passing === 0) {
-      // The closest option (of the value's type, with the fewest errors) says the most about what is wrong.
-      const score = (r: string[]) => (r.some((e) => e.startsWith(`${at}: expected`)) ? 1e9 : r.length);
-      const closest = results.reduce((a, b) => (score(b) < score(a) ? b : a));
-      errors.push(
-        passing > 1
-          ? `${at}: matches ${passing} options of oneOf`
-          : `${at}: matches no option of ${keyword}; the closest: ${closest.join('; ')}`,
-      );
-    }
-  }
-  if (isObject(value)) {
-    const properties = (isObject(schema.properties ?? null) ? schema.properties : {}) as Record<
-      string,
-      Schema
-    >;
-    for (const key of (schema.required ?? []) as string[]) {
-      if (!(key in value)) errors.push(`${at}: missing required property "${key}"`);
-    }
-    for (const [key, item] of Object.entries(value)) {
-      const own = properties[key];
-      if (own !== undefined) check(document, own, item, `${at}.${key}`, errors);
-      else if (schema.additionalProperties === false) errors.push(`${at}: property "${key}" is not declared`);
-      else if (isObject(schema.additionalProperties ?? null)) {
-        check(document, schema.additionalProperties as Schema, item, `${at}.${key}`, errors);
-      }
-    }
-  }
-  if (Array.isArray(value) && schema.items !== undefined && !Array.isArray(schema.items)) {
-    for (const [index, item] of value.entries()) {
-      check(document, schema.items as Schema, item, `${at}[${index}]`, errors);
-    }
-  }
+  return response.$ref ? (resolvePointer(document, response.$ref) as ResponseObject) : response;
 }
