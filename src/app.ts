@@ -73,6 +73,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
         clock: platform.clock,
         sessionRateLimiter: platform.sessionRateLimiter,
         notificationsQueue: platform.deliveryPorts.queue,
+        exportsQueue: platform.exportsQueue,
         replicaView: platform.replicaView,
       },
       waitUntil: waitUntilOf(c),
