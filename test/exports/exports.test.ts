@@ -10,6 +10,8 @@ import { seedDashboard } from '../notifications/fixtures';
 import { pngSize } from '../render/helpers';
 import {
   consume,
+  consumeBodies,
+  type Delivery,
   download,
   exportRow,
   exportStatus,
@@ -47,7 +49,7 @@ afterEach(async () => {
 });
 
 /** Delivers the messages of these jobs, remembering they were. */
-async function deliver(ids: number[], options: { attempts?: number } = {}) {
+async function deliver(ids: number[], options: Delivery = {}) {
   for (const id of ids) consumed.add(id);
   return consume(ids, options);
 }
@@ -57,6 +59,8 @@ describe('an export, from start to download', () => {
     const res = await startExport(acme.admin, deploymentId, { dashboardId: dashboard.id, format: 'png' });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(Object.keys(res.body).sort()).toEqual(['expiresAt', 'jobId']);
+    // The credential, then one batch: the guarded insert and the read that explains a refusal.
+    expect(res.headers.get('x-d1-round-trips')).toBe('2');
     const { jobId, expiresAt } = res.body;
     expect(jobId).toMatch(/^[A-Za-z0-9_-]{22}$/);
     const row = await exportRow(jobId);
@@ -76,6 +80,7 @@ describe('an export, from start to download', () => {
 
     const pending = await exportStatus(acme.admin, deploymentId, jobId);
     expect(pending.status).toBe(200);
+    expect(pending.headers.get('x-d1-round-trips')).toBe('2');
     expect(pending.body).toEqual({
       jobId,
       status: 'pending',
@@ -107,6 +112,7 @@ describe('an export, from start to download', () => {
 
     const file = await download(acme.admin, deploymentId, jobId);
     expect(file.status).toBe(200);
+    expect(file.headers.get('x-d1-round-trips')).toBe('2');
     expect(file.headers.get('content-type')).toBe('image/png');
     expect(file.headers.get('content-disposition')).toBe(
       `attachment; filename="dashboard.png"; filename*=UTF-8''dashboard.png`,
@@ -193,6 +199,35 @@ describe('the queue consumer', () => {
     expect((await download(acme.admin, deploymentId, job.jobId)).status).toBe(200);
   });
 
+  it('retries a render that failed for a reason that may pass, then fails the job with the last error', async () => {
+    const job = await started(acme.admin, deploymentId, { dashboardId: dashboard.id, format: 'png' });
+    // A bucket that refuses every write: not edgeboard's refusal, so worth another attempt.
+    const bucket = {
+      async put() {
+        throw new Error('bucket unavailable');
+      },
+    } as unknown as R2Bucket;
+    for (const [attempt, delaySeconds] of [
+      [1, 10],
+      [2, 20],
+    ] as const) {
+      const result = await deliver([job.id], { attempts: attempt, env: { EXPORTS_BUCKET: bucket } });
+      expect(result.explicitAcks).toEqual([]);
+      expect(result.retryMessages).toEqual([{ msgId: expect.any(String), delaySeconds }]);
+      expect(await exportRow(job.jobId)).toMatchObject({ status: 'running', attempts: attempt, error: null });
+      expect((await exportStatus(acme.admin, deploymentId, job.jobId)).body.status).toBe('processing');
+    }
+    const last = await deliver([job.id], { attempts: 3, env: { EXPORTS_BUCKET: bucket } });
+    expect(last.explicitAcks).toHaveLength(1);
+    expect(last.retryMessages).toEqual([]);
+    expect(await exportRow(job.jobId)).toMatchObject({
+      status: 'failed',
+      attempts: 3,
+      error: 'The render failed 3 times; the last error: bucket unavailable',
+    });
+    expectError(await download(acme.admin, deploymentId, job.jobId), 422, 'EXPORT_FAILED');
+  });
+
   it('fails a job whose every attempt died, and its download is a 422', async () => {
     const job = await started(acme.admin, deploymentId, { dashboardId: dashboard.id, format: 'pdf' });
     await env.DB.prepare("UPDATE dashboard_exports SET status = 'running', attempts = 3 WHERE id = ?")
@@ -249,10 +284,16 @@ describe('the queue consumer', () => {
     expect(await exportRow(job.jobId)).toMatchObject({ status: 'queued', attempts: 0, file_key: null });
   });
 
-  it('acknowledges a message of a job that does not exist', async () => {
+  it('acknowledges a message of a job that does not exist, and drops one that is not an export’s', async () => {
     const result = await deliver([987_654_321]);
     expect(result.explicitAcks).toHaveLength(1);
     expect(result.retryMessages).toEqual([]);
+    const stray = await consumeBodies([
+      { kind: 'build', buildId: 1 },
+      { kind: 'dashboard-export', exportId: 'x' },
+    ]);
+    expect(stray.explicitAcks).toHaveLength(2);
+    expect(stray.retryMessages).toEqual([]);
   });
 });
 

@@ -65,21 +65,52 @@ export function exportRow(jobId: string) {
 
 let messageCounter = 0;
 
-/** Delivers export messages to the Worker's queue handler (on the test's platform); answers the acks and retries. */
-export async function consume(exportIds: number[], options: { attempts?: number } = {}) {
-  const batch = createMessageBatch<ExportMessage>(
+/** How a test delivers: the attempt the messages are on, and bindings replaced for the batch. */
+export interface Delivery {
+  attempts?: number;
+  env?: Partial<typeof env>;
+}
+
+/**
+ * Delivers messages with these bodies to the Worker's queue handler (on the test's platform);
+ * answers the acks and the retries with their delays.
+ */
+export async function consumeBodies(bodies: unknown[], options: Delivery = {}) {
+  const batch = createMessageBatch<unknown>(
     'edgeboard-exports',
-    exportIds.map((exportId) => ({
+    bodies.map((body) => ({
       id: `export-msg-${++messageCounter}`,
       timestamp: new Date(),
       attempts: options.attempts ?? 1,
-      body: { kind: 'dashboard-export', exportId },
+      body,
     })),
   );
+  // getQueueResult drops retry() options; record them to check the delays.
+  const delays = new Map<string, number | undefined>();
+  for (const message of batch.messages) {
+    const retry = message.retry.bind(message);
+    Object.defineProperty(message, 'retry', {
+      value: (retryOptions?: QueueRetryOptions) => {
+        delays.set(message.id, retryOptions?.delaySeconds);
+        retry(retryOptions);
+      },
+    });
+  }
   const ctx = createExecutionContext();
-  await worker.queue(batch, env, ctx);
-  return getQueueResult(batch, ctx);
+  await worker.queue(batch, { ...env, ...options.env }, ctx);
+  const result = await getQueueResult(batch, ctx);
+  return {
+    ...result,
+    retryMessages: result.retryMessages.map((r) => ({ msgId: r.msgId, delaySeconds: delays.get(r.msgId) })),
+  };
 }
+
+/** Delivers the messages of these export jobs (by row id). */
+export const consume = (exportIds: number[], options: Delivery = {}) =>
+  consumeBodies(
+    exportIds.map((exportId): ExportMessage => ({ kind: 'dashboard-export', exportId })),
+    options,
+  );
 
 /** One cron tick through the Worker's scheduled handler, on the test's platform. */
 export async function tick(scheduledTime: string | Date): Promise<void> {
