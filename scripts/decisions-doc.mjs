@@ -27,6 +27,7 @@ const SECTIONS = [
   ['src/workspace/workspace.decisions.ts', 'WORKSPACE_DECISIONS', 'Workspace', 'workspace'],
   ['src/dashboards/dashboards.decisions.ts', 'DASHBOARDS_DECISIONS', 'Dashboards', 'dashboards'],
   ['src/render/render.decisions.ts', 'RENDER_DECISIONS', 'Rendering', 'rendering'],
+  ['src/exports/exports.decisions.ts', 'EXPORTS_DECISIONS', 'Dashboard exports', 'dashboard-exports'],
 ];
 
 const found = readdirSync(path.join(root, 'src'), { recursive: true })

@@ -25,6 +25,8 @@ import { embedTenantsRoutes, groupsRoutes, userAttributesRoutes } from './embedd
 import { embedRoutes } from './embedding/embed-sessions.routes';
 import { EMBEDDING_DECISIONS } from './embedding/embedding.decisions';
 import { viewerRoutes } from './embedding/viewer.routes';
+import { EXPORTS_DECISIONS } from './exports/exports.decisions';
+import { exportsRoutes } from './exports/exports.routes';
 import { waitUntilOf } from './http/wait-until';
 import { NOTIFICATIONS_DECISIONS } from './notifications/notifications.decisions';
 import { notificationsRoutes } from './notifications/notifications.routes';
@@ -69,6 +71,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
         clock: platform.clock,
         sessionRateLimiter: platform.sessionRateLimiter,
         notificationsQueue: platform.deliveryPorts.queue,
+        exportsQueue: platform.exportsQueue,
         replicaView: platform.replicaView,
       },
       waitUntil: waitUntilOf(c),
@@ -136,6 +139,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
     .route('/api/v1/deployments/:deploymentId/workbooks', dashboardsRoutes)
     .route('/api/v1/deployments/:deploymentId/reports', reportsRoutes)
     .route('/api/v1/deployments/:deploymentId/workbooks', renderRoutes)
+    .route('/api/v1/deployments/:deploymentId/dashboard-exports', exportsRoutes)
     .route('/embed', viewerRoutes)
     .route('/cubejs-api/v1', cubeApiRoutes);
 
@@ -151,6 +155,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
         ...WORKSPACE_DECISIONS,
         ...DASHBOARDS_DECISIONS,
         ...RENDER_DECISIONS,
+        ...EXPORTS_DECISIONS,
       ]) as never,
       exclude: ['/api/v1/openapi.json', '/docs', '/docs/init.js', '/docs/assets/:file', '/healthz'],
       defaultValidationErrorResponse: false,

@@ -1,18 +1,20 @@
 import { type Clock, systemClock } from './core/clock';
-import type { Bindings, ReplicaView } from './core/env';
+import type { Bindings, ExportQueue, ReplicaView } from './core/env';
 import { type DeliveryPorts, deliveryPorts } from './notifications/delivery';
 
 /**
  * The platform boundaries the Worker works through besides its plain bindings: the clock, the
- * delivery ports of notifications (queue, renderer, mailer, chat webhook), the rate limiter of
- * minted sessions and what a D1 read replica answers. Resolved once per request (and per
- * scheduled tick or queue batch) by the `platformOf` the Worker was created with
- * (`createWorker` in `src/worker.ts`), and handed down as values, so nothing swaps them
+ * delivery ports of notifications (queue, renderer, mailer, chat webhook), the queue of dashboard
+ * exports, the rate limiter of minted sessions and what a D1 read replica answers. Resolved once
+ * per request (and per scheduled tick or queue batch) by the `platformOf` the Worker was created
+ * with (`createWorker` in `src/worker.ts`), and handed down as values, so nothing swaps them
  * globally: a test or an embedder builds its own Worker on its own platform.
  */
 export interface Platform {
   clock: Clock;
   deliveryPorts: DeliveryPorts;
+  /** Where dashboard export jobs are enqueued (the EXPORTS_QUEUE binding in production). */
+  exportsQueue: ExportQueue;
   /** Guards sessions minted per API key (the SESSION_RATE_LIMITER binding in production). */
   sessionRateLimiter: RateLimit;
   /** What a replica answers for a read it made; absent (production): what it read. */
@@ -26,5 +28,6 @@ export type PlatformOf = (env: Bindings) => Platform;
 export const platformOf: PlatformOf = (env) => ({
   clock: systemClock,
   deliveryPorts: deliveryPorts(env),
+  exportsQueue: env.EXPORTS_QUEUE,
   sessionRateLimiter: env.SESSION_RATE_LIMITER,
 });

@@ -6,6 +6,8 @@ import { sweepExpiredUploads } from './deployments/data-model.service';
 import { consumeBuilds } from './deployments/deployments.consumer';
 import { sweepStrandedBuilds } from './deployments/deployments.service';
 import { purgeExpiredRevocations } from './embedding/embed-sessions.service';
+import { consumeExports, EXPORTS_QUEUE_NAME } from './exports/exports.consumer';
+import { sweepExpiredExports } from './exports/exports.cron';
 import {
   consumeNotificationDeadLetters,
   consumeNotifications,
@@ -20,6 +22,7 @@ const portsOf = (platform: Platform): ScopePorts => ({
   clock: platform.clock,
   sessionRateLimiter: platform.sessionRateLimiter,
   notificationsQueue: platform.deliveryPorts.queue,
+  exportsQueue: platform.exportsQueue,
   replicaView: platform.replicaView,
 });
 
@@ -43,16 +46,17 @@ export function createWorker(platformOf: PlatformOf = deployedPlatform) {
     fetch: app.fetch,
 
     /** Every minute: find due work and enqueue it; the queue consumers do the work. */
-    async scheduled(controller, env, _ctx) {
+    async scheduled(controller, env, ctx) {
       const platform = platformOf(env);
       const now = new Date(controller.scheduledTime);
-      const scope = jobScope(env, platform, { now });
+      const scope = jobScope(env, platform, { now, waitUntil: (p) => ctx.waitUntil(p) });
       // Each job runs even when the other fails; the tick fails if either did.
       const jobs = await Promise.allSettled([
         sweepStrandedBuilds(scope),
         sweepExpiredUploads(scope),
         notificationsTick(scope),
         purgeExpiredRevocations(scope),
+        sweepExpiredExports(scope),
       ]);
       const failed = jobs.find((j) => j.status === 'rejected');
       if (failed) throw failed.reason;
@@ -71,6 +75,8 @@ export function createWorker(platformOf: PlatformOf = deployedPlatform) {
         const scope = jobScope(env, platform, { waitUntil: (p) => ctx.waitUntil(p) });
         return consumeNotifications(batch, { ...scope, delivery: platform.deliveryPorts });
       }
+      if (batch.queue === EXPORTS_QUEUE_NAME)
+        return consumeExports(jobScope(env, platform, { waitUntil: (p) => ctx.waitUntil(p) }), batch);
       throw new Error(`No consumer for queue ${batch.queue}`);
     },
   } satisfies ExportedHandler<Bindings>;

@@ -8,6 +8,14 @@ export type BuildMessage = { kind: 'build'; buildId: number };
 /** Messages of the notifications queue (and its dead-letter queue): one run each. */
 export type NotificationMessage = { kind: 'notification-run'; runId: number };
 
+/** Messages of the dashboard exports queue: one export job each, by its row id. */
+export type ExportMessage = { kind: 'dashboard-export'; exportId: number };
+
+/** The producer call export jobs go through (a Queue binding fits; tests pass a recorder). */
+export interface ExportQueue {
+  send(body: ExportMessage): Promise<unknown>;
+}
+
 /** The two producer calls notification runs go through (a Queue binding fits; tests pass a recorder). */
 export interface NotificationQueue {
   send(body: NotificationMessage): Promise<unknown>;
@@ -45,9 +53,12 @@ export interface Secrets {
  * `CUBEJS_DB_HYPERDRIVE`), ASSETS (the pinned swagger-ui-dist package, served under /docs/assets)
  * and DEPLOYMENT_STORE (one SQLite Durable Object per deployment, the embedded data store).
  */
-export interface Bindings extends Omit<WranglerBindings, 'BUILDS_QUEUE' | 'NOTIFICATIONS_QUEUE'>, Secrets {
+export interface Bindings
+  extends Omit<WranglerBindings, 'BUILDS_QUEUE' | 'NOTIFICATIONS_QUEUE' | 'EXPORTS_QUEUE'>,
+    Secrets {
   BUILDS_QUEUE: Queue<BuildMessage>;
   NOTIFICATIONS_QUEUE: Queue<NotificationMessage>;
+  EXPORTS_QUEUE: Queue<ExportMessage>;
 }
 
 /** Drizzle over the request's counted D1 binding; `$client` is that binding, for runBatch. */

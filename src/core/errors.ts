@@ -23,6 +23,8 @@ export const ERROR_STATUS = {
   NOT_FOUND: 404,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,
+  /** The download of a dashboard export whose render failed: terminal, start another export. */
+  EXPORT_FAILED: 422,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   QUOTA_EXCEEDED: 429,

@@ -39,6 +39,7 @@ const ERROR_TEXT: Record<number, string> = {
   409: 'Conflict with the current state',
   413: 'Body larger than 1 MiB',
   415: 'Body that is not JSON',
+  422: 'The job failed for good (a dashboard export whose render failed): start another',
   429: 'Rate or quota limit reached',
   502: 'The deployment’s data source could not be reached',
   504: 'The query ran longer than its time limit on the data source',

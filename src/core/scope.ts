@@ -1,5 +1,5 @@
 import type { Clock } from './clock';
-import type { Bindings, Db, NotificationQueue, ReplicaView } from './env';
+import type { Bindings, Db, ExportQueue, NotificationQueue, ReplicaView } from './env';
 import type { AccountContext, AccountPrincipal } from './principal';
 
 /**
@@ -13,6 +13,8 @@ export interface ScopePorts {
   sessionRateLimiter: RateLimit;
   /** Where notification runs are enqueued. */
   notificationsQueue: NotificationQueue;
+  /** Where dashboard export jobs are enqueued. */
+  exportsQueue: ExportQueue;
   /** What a D1 read replica answers for a read it made; absent (production): what it read. */
   replicaView?: ReplicaView;
 }

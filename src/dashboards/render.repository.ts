@@ -3,10 +3,10 @@ import { alias, type SelectedFields } from 'drizzle-orm/sqlite-core';
 import { dashboardVersions, publishedDashboards } from '../../schema/dashboards';
 import { deployments } from '../../schema/deployments';
 import { workbooks } from '../../schema/workspace';
-import type { DeploymentScope } from '../core/scope';
 import type { RenderConfig, RenderSnapshot } from '../render/render.types';
 import { publishedJson } from './dashboards.queries';
 import type { PublishedDashboard } from './dashboards.schemas';
+import type { WorkbookRenderScope } from './render.service';
 
 export interface RenderSource {
   deploymentOk: boolean;
@@ -36,7 +36,7 @@ const liveReportsJson = sql`(SELECT json_group_array(json_object('id', r.item_id
  * A read of the caller's deployment (no row: not the caller's), its workbook `workbookId` (null
  * columns: not found) and the workbook's published version (`pd`, `dv`), with `fields`.
  */
-function workbookRead<F extends SelectedFields>(scope: DeploymentScope, workbookId: number, fields: F) {
+function workbookRead<F extends SelectedFields>(scope: WorkbookRenderScope, workbookId: number, fields: F) {
   return scope.db
     .select({ ...fields, workbookId: workbooks.itemId })
     .from(deployments)
@@ -52,7 +52,7 @@ function workbookRead<F extends SelectedFields>(scope: DeploymentScope, workbook
  * snapshots, so a miss says which part is missing.
  */
 export async function findRenderSource(
-  scope: DeploymentScope,
+  scope: WorkbookRenderScope,
   workbookId: number,
   version: 'draft' | 'published',
 ): Promise<RenderSource> {

@@ -1,8 +1,8 @@
 import { notFound } from '../core/errors';
-import type { DeploymentScope } from '../core/scope';
+import type { DeploymentScope, RequestScope } from '../core/scope';
 import { type RenderedDashboard, renderDashboard } from '../render/render';
 import type { RenderInput } from '../render/render.types';
-import { displayedControls, resolveControls } from './controls';
+import { type ControlValues, displayedControls, resolveControls } from './controls';
 import { liveDashboard } from './live-reports.service';
 import { findRenderSource } from './render.repository';
 import type { RenderQuery } from './render.schemas';
@@ -11,14 +11,25 @@ import type { RenderQuery } from './render.schemas';
 const ACCOUNT_USER = { groups: [], userAttributes: {}, securityContext: {} };
 
 /**
+ * What a render reads: a deployment of an account, not who asks for it. A request's
+ * `DeploymentScope` is one; a queued dashboard export, which has no principal, builds one from
+ * its job.
+ */
+export type WorkbookRenderScope = RequestScope & Pick<DeploymentScope, 'accountId' | 'deploymentId'>;
+
+/** The version, format and width of a render, and the controls' values in `resolveControls`' forms. */
+export type RenderOptions = Pick<RenderQuery, 'format' | 'version' | 'width'> &
+  Pick<ControlValues, 'filters' | 'timeGrains'>;
+
+/**
  * A workbook's dashboard as an image: the published version (what notifications send: its
  * frozen reports) or the draft (the workbook's reports as they are now), with live data for
  * every report that has a query, under the given (else the saved) controls' values.
  */
 export async function renderWorkbookDashboard(
-  scope: DeploymentScope,
+  scope: WorkbookRenderScope,
   workbookId: number,
-  query: RenderQuery,
+  query: RenderOptions,
 ): Promise<RenderedDashboard & { filename: string }> {
   const source = await findRenderSource(scope, workbookId, query.version);
   if (!source.deploymentOk) throw notFound('Deployment');

@@ -1,7 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { exports } from 'cloudflare:workers';
 import type { Clock } from '../../src/core/clock';
-import type { ReplicaView } from '../../src/core/env';
+import type { ExportQueue, ReplicaView } from '../../src/core/env';
 import type { DeliveryPorts } from '../../src/notifications/delivery';
 import { platformOf } from '../../src/platform';
 import { createWorker } from '../../src/worker';
@@ -10,6 +10,7 @@ import { createWorker } from '../../src/worker';
 export interface TestPlatform {
   clock?: Clock;
   deliveryPorts?: Partial<DeliveryPorts>;
+  exportsQueue?: ExportQueue;
   sessionRateLimiter?: RateLimit;
   replicaView?: ReplicaView;
 }
@@ -34,6 +35,7 @@ export const worker = createWorker((bindings) => {
   return {
     clock: platform.clock ?? deployed.clock,
     deliveryPorts: { ...deployed.deliveryPorts, ...platform.deliveryPorts },
+    exportsQueue: platform.exportsQueue ?? deployed.exportsQueue,
     sessionRateLimiter: platform.sessionRateLimiter ?? deployed.sessionRateLimiter,
     replicaView: platform.replicaView,
   };
