@@ -2,8 +2,9 @@ import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 
 // Tests run inside workerd with the bindings of wrangler.toml; each test file gets its own
-// isolated D1/KV storage, migrated by test/setup.ts.
+// isolated D1/KV storage (the control database and every shard), migrated by test/setup.ts.
 const migrations = await readD1Migrations('./schema/migrations');
+const controlMigrations = await readD1Migrations('./schema/control-migrations');
 
 // wrangler logs "Using secrets defined in .dev.vars" (the file `npm start` writes) once per test
 // file. The secrets it reads there are overridden by the bindings below, so the line is noise;
@@ -24,6 +25,7 @@ export default defineConfig({
           // Round trips per request are part of what the embedding tests assert.
           EXPOSE_DB_METRICS: '1',
           TEST_MIGRATIONS: migrations,
+          TEST_CONTROL_MIGRATIONS: controlMigrations,
           // Tests reach the throwaway PostgreSQL server on loopback (test/global/postgres.setup.ts).
           DATA_SOURCES_ALLOW_PRIVATE: '1',
           TEST_POSTGRES: JSON.stringify(inject('postgres')),

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// `npm start [-- <wrangler dev args>]`: applies the local D1 migrations, makes sure the local
-// secrets exist, serves the Worker with `wrangler dev`, and fires the scheduled handler once a
-// minute as Cloudflare's Cron Trigger would (wrangler dev never fires crons by itself).
+// `npm start [-- <wrangler dev args>]`: applies the local D1 migrations (the control database and
+// every shard), makes sure the local secrets exist, serves the Worker with `wrangler dev`, and
+// fires the scheduled handler once a minute as Cloudflare's Cron Trigger would (wrangler dev
+// never fires crons by itself).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -60,10 +61,11 @@ const adminToken = ensureDevVars();
 const port = Number(argValue('--port') ?? 8787);
 const persist = argValue('--persist-to');
 
+// The control database and every shard, migrated and checked (scripts/db-migrate.mjs).
 const migrate = spawnSync(
   process.execPath,
-  [wranglerJs, 'd1', 'migrations', 'apply', 'DB', '--local', ...(persist ? ['--persist-to', persist] : [])],
-  { cwd: root, env: { ...env, CI: 'true' }, stdio: 'inherit' },
+  [path.join(root, 'scripts', 'db-migrate.mjs'), ...(persist ? ['--persist-to', persist] : [])],
+  { cwd: root, env, stdio: 'inherit' },
 );
 if (migrate.status !== 0) process.exit(migrate.status ?? 1);
 

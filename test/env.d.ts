@@ -7,6 +7,7 @@ declare global {
   namespace Cloudflare {
     interface Env extends Secrets {
       TEST_MIGRATIONS: D1Migration[];
+      TEST_CONTROL_MIGRATIONS: D1Migration[];
       /** JSON `{host, port, database, user, password}` of the run's PostgreSQL server. */
       TEST_POSTGRES: string;
     }

@@ -1,0 +1,48 @@
+import { env } from 'cloudflare:test';
+import { describe, expect, it } from 'vitest';
+import { idFloor, SHARD_ID_SPAN } from '../../src/core/shards';
+import { checkShards, shardDbs } from '../helpers/shards';
+
+describe('migrations on every shard', () => {
+  it('runs with four shards, each migrated to the same schema, ids in its own range', async () => {
+    expect(env.SHARD_BINDINGS.split(',')).toEqual(['DB', 'DB_SHARD_1', 'DB_SHARD_2', 'DB_SHARD_3']);
+    expect(await checkShards()).toEqual([]);
+    // A row on each shard takes the first id of the shard's range.
+    const ids = await Promise.all(
+      shardDbs().map((db) =>
+        db
+          .prepare(
+            "INSERT INTO accounts (name, created_at, updated_at) VALUES ('probe', 'now', 'now') RETURNING id",
+          )
+          .first<{ id: number }>(),
+      ),
+    );
+    expect(ids.map((row) => row?.id)).toEqual([0, 1, 2, 3].map((shard) => idFloor(shard) + 1));
+    expect(idFloor(3) + SHARD_ID_SPAN).toBeLessThan(10 ** 15);
+  });
+
+  it('the control database has its own schema', async () => {
+    const { results } = await env.CONTROL_DB.prepare(
+      "SELECT name FROM sqlite_master WHERE type = 'table' AND name IN ('accounts', 'shard_loads', 'claimed_names') ORDER BY name",
+    ).all<{ name: string }>();
+    expect(results.map((r) => r.name)).toEqual(['accounts', 'claimed_names', 'shard_loads']);
+  });
+});
+
+describe('the migration check', () => {
+  it('catches a shard left behind: a migration not applied, a schema object missing, ids out of range', async () => {
+    const [, , shard2, shard3] = shardDbs() as [D1Database, D1Database, D1Database, D1Database];
+    await shard2.batch([
+      shard2.prepare("DELETE FROM d1_migrations WHERE name = '0003_data_model_guards.sql'"),
+      shard2.prepare('DROP TABLE data_model_write_guards'),
+    ]);
+    await shard3.prepare("UPDATE sqlite_sequence SET seq = 0 WHERE name = 'users'").run();
+    const problems = await checkShards();
+    expect(problems).toContain(
+      'DB_SHARD_2 (shard 2) lacks migrations applied to DB: 0003_data_model_guards.sql',
+    );
+    expect(problems).toContain('DB_SHARD_2 (shard 2) lacks table data_model_write_guards');
+    expect(problems).toContain(`DB_SHARD_3 (shard 3): users ids do not start at ${idFloor(3) + 1}`);
+    expect(problems.length).toBe(3);
+  });
+});
