@@ -34,6 +34,7 @@ import { platformOf as deployedPlatform, type PlatformOf } from './platform';
 import { RENDER_DECISIONS } from './render/render.decisions';
 import { foldersRoutes } from './workspace/folders.routes';
 import { reportsRoutes } from './workspace/reports.routes';
+import { sharingRoutes } from './workspace/sharing.routes';
 import { workbooksRoutes } from './workspace/workbooks.routes';
 import { WORKSPACE_DECISIONS } from './workspace/workspace.decisions';
 import { workspaceRoutes } from './workspace/workspace.routes';
@@ -138,6 +139,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
     .route('/api/v1/deployments/:deploymentId/workbooks', workbooksRoutes)
     .route('/api/v1/deployments/:deploymentId/workbooks', dashboardsRoutes)
     .route('/api/v1/deployments/:deploymentId/reports', reportsRoutes)
+    .route('/api/v1/deployments/:deploymentId', sharingRoutes)
     .route('/api/v1/deployments/:deploymentId/workbooks', renderRoutes)
     .route('/api/v1/deployments/:deploymentId/dashboard-exports', exportsRoutes)
     .route('/embed', viewerRoutes)

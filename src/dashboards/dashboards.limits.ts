@@ -12,6 +12,8 @@ import type { JsonLimits } from '../core/json';
 export const MAX_WIDGETS = 200;
 /** Files of a dashboard app (`app.files`). */
 export const MAX_APP_FILES = 100;
+/** Embed tenants one workbook may be shared with: the embed-access answer lists them all. */
+export const MAX_TENANT_SHARES = 100;
 
 /** The whole DashboardConfig (a draft, and each version's frozen copy). */
 export const DASHBOARD_CONFIG_LIMITS: JsonLimits = { maxDepth: 24, maxBytes: 512 * 1024 };

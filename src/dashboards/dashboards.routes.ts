@@ -1,5 +1,6 @@
 import { pageQuery, pageSchema } from '../core/pagination';
 import { apiDocs, routeGroup, routes } from '../http/route';
+import { MAX_TENANT_SHARES } from './dashboards.limits';
 import markdown from './dashboards.routes.md';
 import {
   dashboardBody,
@@ -21,7 +22,7 @@ import {
 import { embedAccessSchema, updateEmbedAccessBody } from './embed-access.schemas';
 import { getEmbedAccess, updateEmbedAccess } from './embed-access.service';
 
-const docs = apiDocs(markdown);
+const docs = apiDocs(markdown, { MAX_TENANT_SHARES });
 const route = routeGroup({
   auth: 'user',
   scope: 'deployment',
@@ -67,6 +68,7 @@ export const dashboardsRoutes = routes(
   }),
   adminRoute.put('/:id/embed-access', 'updateEmbedAccess', embedAccessSchema, {
     input: { params: workbookParams, body: updateEmbedAccessBody },
+    errors: [409],
     handler: async (_c, { params, body }, scope) => updateEmbedAccess(scope, params.id, body),
   }),
 );

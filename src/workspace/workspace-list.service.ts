@@ -25,7 +25,7 @@ import {
 /** The workspace list and Cube's lists of folders, workbooks and reports: keyset pages whose cursors fingerprint their filters. */
 
 /** FNV-1a: a short fingerprint of a list's filters, so a cursor only works for the list it came from. */
-function fingerprint(text: string): string {
+export function fingerprint(text: string): string {
   let hash = 0x811c9dc5;
   for (let i = 0; i < text.length; i++) {
     hash ^= text.charCodeAt(i);
@@ -53,19 +53,6 @@ async function listPage(scope: DeploymentScope, list: ListRequest) {
   const filters = [list.folder, search, types, list.workbookId ?? null, list.externalWorkbookId ?? null];
   const tag = `ws:${list.field}:${list.direction}:${fingerprint(JSON.stringify(filters))}`;
   const request = pageRequest(list, tag, 3);
-  let after: ListCursor | null = null;
-  if (request.after) {
-    const [rank, sortKey, id] = request.after;
-    if (
-      (rank !== 0 && rank !== 1) ||
-      typeof sortKey !== 'string' ||
-      typeof id !== 'number' ||
-      !Number.isSafeInteger(id)
-    ) {
-      throw invalidCursor();
-    }
-    after = { rank, sortKey, id };
-  }
   const result = await listItems(scope, {
     folder: list.folder,
     search,
@@ -73,7 +60,7 @@ async function listPage(scope: DeploymentScope, list: ListRequest) {
     field: list.field,
     direction: list.direction,
     limit: request.limit,
-    after,
+    after: listCursor(request.after),
     workbookId: list.workbookId,
     externalWorkbookId: list.externalWorkbookId,
   });
@@ -82,10 +69,25 @@ async function listPage(scope: DeploymentScope, list: ListRequest) {
   return { rows: result.items, request, tag };
 }
 
-const cursorOf = (r: ItemRecord): CursorValue[] => [r.sortRank, r.sortKey, r.id];
+/** The keys of a list cursor (rank, sort key, id), as a keyset; a malformed one is a 400. */
+export function listCursor(values: CursorValue[] | null): ListCursor | null {
+  if (!values) return null;
+  const [rank, sortKey, id] = values;
+  if (
+    (rank !== 0 && rank !== 1) ||
+    typeof sortKey !== 'string' ||
+    typeof id !== 'number' ||
+    !Number.isSafeInteger(id)
+  ) {
+    throw invalidCursor();
+  }
+  return { rank, sortKey, id };
+}
+
+export const cursorOf = (r: ItemRecord): CursorValue[] => [r.sortRank, r.sortKey, r.id];
 
 /** A folder id of a query string: 0 is the root (Cube); omitted is `missing`. */
-const folderOf = (id: number | undefined, missing: 'root' | 'any'): ListParams['folder'] =>
+export const folderOf = (id: number | undefined, missing: 'root' | 'any'): ListParams['folder'] =>
   id === undefined ? missing : id === 0 ? 'root' : id;
 
 /** The workspace list (Cube's workspaceObjects): every kind of item, folders first. */

@@ -269,7 +269,8 @@ const folderQueryId = v.pipe(
   v.transform(Number),
 );
 
-export const listQuery = obj({
+/** The workspace list's parameters (Cube's workspaceObjects; the shared workspace takes them too). */
+export const listQueryEntries = {
   ...pageQueryEntries,
   types: v.optional(oneOrMany(itemTypeSchema)),
   // A repeated single-valued parameter arrives as an array and fails these schemas (400).
@@ -277,7 +278,9 @@ export const listQuery = obj({
   orderByDirection: v.optional(v.picklist(['ASC', 'DESC'])),
   folderId: v.optional(folderQueryId),
   search: searchParam,
-});
+};
+
+export const listQuery = obj(listQueryEntries);
 
 /** GET …/folders: `parentId` omitted or 0 lists the root level. */
 export const foldersQuery = obj({ ...pageQueryEntries, parentId: v.optional(folderQueryId) });

@@ -267,7 +267,7 @@ describe('getEmbedAccess / updateEmbedAccess — …/workbooks/{workbookId}/embe
     [{ action: 'read' }, 'allEmbedUsers'],
     [{ allEmbedUsers: true }, 'action'],
     [{ allEmbedUsers: true, action: 'write' }, 'action'],
-    [{ embedTenantName: 'tenant-one', action: 'read' }, 'embedTenantName'],
+    [{ embedTenantName: 'tenant-one', allEmbedUsers: true, action: 'read' }, 'embedTenantName'],
   ])('refuses %j naming %s', async (body, path) => {
     const wb = await api('POST', base, { auth: key, body: { name: 'Embed access refusals' } });
     await api('POST', `${base}/${wb.body.id}/publish`, { auth: key, body: { config: cubeConfig(true) } });
