@@ -1,7 +1,8 @@
 import * as v from 'valibot';
 import { pageQueryEntries, pageSchema } from '../core/pagination';
 import { idString, obj } from '../core/validation';
-import { sessionQuery, tenantName } from '../embedding/embedding.schemas';
+import { sessionQuery } from '../embedding/embed-sessions.schemas';
+import { tenantName } from '../embedding/embedding.schemas';
 import type { AccessSource } from './sharing.repository';
 import { listQueryEntries, workspaceItemSchema } from './workspace.schemas';
 
