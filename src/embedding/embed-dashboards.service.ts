@@ -126,7 +126,7 @@ interface EmbedAccess {
  * then the session's state and the viewer's data scope: their identity, so the model's access
  * policies apply to every query run for them.
  */
-async function openEmbedDashboard(
+export async function openEmbedDashboard(
   ctx: EmbedContext,
   claims: SessionClaims,
   publicId: string,
