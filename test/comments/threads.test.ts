@@ -206,3 +206,42 @@ describe('listDashboardComments', () => {
     expectError(await listThreads(alice, board3.publicId, 'after=garbage'), 400, 'INVALID_CURSOR');
   });
 });
+
+describe('cost', () => {
+  it('is the access check beside one comment round trip; a mention check runs beside the access check', async () => {
+    const trips = (res: { headers: Headers }) => Number(res.headers.get('x-d1-round-trips'));
+    const root = await postComment(alice, board.publicId, { body: 'Counting' });
+    expect(trips(root)).toBe(2);
+    const mentioning = await postComment(alice, board.publicId, {
+      body: `Hi <@${bobId}>`,
+      parentId: root.body.id,
+    });
+    expect(mentioning.status).toBe(200);
+    expect(trips(mentioning)).toBe(3);
+    expect(trips(await listThreads(alice, board.publicId, 'includeResolved=true&first=25'))).toBe(2);
+    expect(
+      trips(await api('GET', commentsPath(board.publicId, '/mentionable-users'), { auth: { session: bob } })),
+    ).toBe(2);
+    expect(
+      trips(
+        await api('PATCH', commentsPath(board.publicId, `/${root.body.id}`), {
+          auth: { session: alice },
+          body: { body: 'Counted' },
+        }),
+      ),
+    ).toBe(2);
+    expect(
+      trips(
+        await api('POST', commentsPath(board.publicId, `/${root.body.id}/resolve`), {
+          auth: { session: alice },
+          body: { resolved: true },
+        }),
+      ),
+    ).toBe(2);
+    expect(
+      trips(
+        await api('DELETE', commentsPath(board.publicId, `/${root.body.id}`), { auth: { session: alice } }),
+      ),
+    ).toBe(2);
+  });
+});
