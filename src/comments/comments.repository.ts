@@ -122,7 +122,6 @@ export function listMentionable(
   afterUsername: string | null,
   limit: number,
 ) {
-  const needle = search?.toLowerCase();
   return scope.db
     .select({
       id: embedUsers.id,
@@ -135,10 +134,10 @@ export function listMentionable(
       and(
         eq(embedUsers.tenantId, scope.tenantId),
         scope.embedUserId === null ? undefined : ne(embedUsers.id, scope.embedUserId),
-        needle
+        search
           ? or(
-              sql`instr(lower(${embedUsers.externalId}), ${needle}) > 0`,
-              sql`instr(lower(coalesce(${embedUsers.email}, '')), ${needle}) > 0`,
+              sql`instr(lower(${embedUsers.externalId}), lower(${search})) > 0`,
+              sql`instr(lower(coalesce(${embedUsers.email}, '')), lower(${search})) > 0`,
             )
           : undefined,
         afterUsername === null ? undefined : gt(embedUsers.externalId, afterUsername),

@@ -105,7 +105,7 @@ function presentThread(scope: CommentScope, root: CommentRow, replies: CommentRo
 // ---- Mentions ----
 
 /** The distinct users a text mentions (`<@id>`), in order of first mention; more than the cap is a 400. */
-export function mentionsOf(body: string): number[] {
+function mentionsOf(body: string): number[] {
   const ids = [...new Set([...body.matchAll(MENTION)].map((m) => Number(m[1])))];
   if (ids.length > MAX_MENTIONS_PER_COMMENT) {
     throw new ApiError('VALIDATION_FAILED', `A comment mentions at most ${MAX_MENTIONS_PER_COMMENT} users`, [
@@ -177,6 +177,9 @@ function cursorKey(request: PageRequest, type: 'number' | 'string'): number | st
   return key as number | string;
 }
 
+/** The cursor tag of the mentionable users (keyset on the username). */
+export const MENTIONABLE_TAG = 'mentionable-users';
+
 /** The cursor tag of a thread list: a cursor of one filter is refused by another. */
 export const threadsTag = (filter: ThreadFilter) => `comment-threads:${filter}`;
 
@@ -196,8 +199,9 @@ export async function listThreads(
   ]);
   const byRoot = new Map<number, CommentRow[]>();
   for (const reply of replies) {
-    const parentId = reply.parentId as number;
-    byRoot.set(parentId, [...(byRoot.get(parentId) ?? []), reply]);
+    const thread = byRoot.get(reply.parentId as number);
+    if (thread) thread.push(reply);
+    else byRoot.set(reply.parentId as number, [reply]);
   }
   return toPage(
     roots,
@@ -306,5 +310,3 @@ export async function listMentionable(
     (row) => row,
   );
 }
-
-export const MENTIONABLE_TAG = 'mentionable-users';
