@@ -18,6 +18,7 @@ const SECTIONS = [
   ['src/accounts/accounts.decisions.ts', 'ACCOUNTS_DECISIONS', 'Accounts', 'accounts'],
   ['src/deployments/deployments.decisions.ts', 'DEPLOYMENTS_DECISIONS', 'Deployments', 'deployments'],
   ['src/embedding/embedding.decisions.ts', 'EMBEDDING_DECISIONS', 'Embedding', 'embedding'],
+  ['src/comments/comments.decisions.ts', 'COMMENTS_DECISIONS', 'Dashboard comments', 'dashboard-comments'],
   [
     'src/notifications/notifications.decisions.ts',
     'NOTIFICATIONS_DECISIONS',

@@ -4,6 +4,8 @@ import { ACCOUNTS_DECISIONS } from './accounts/accounts.decisions';
 import { accountsAdminRoutes } from './accounts/admin.routes';
 import { apiKeysRoutes } from './accounts/api-keys.routes';
 import { usersRoutes } from './accounts/users.routes';
+import { COMMENTS_DECISIONS } from './comments/comments.decisions';
+import { commentsRoutes } from './comments/comments.routes';
 import { randomId } from './core/crypto';
 import { countedD1, createDb, newD1Metrics, type QueryCounter } from './core/db';
 import { CORE_DECISIONS } from './core/decisions';
@@ -133,6 +135,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
     .route('/api/v1/user-attributes', userAttributesRoutes)
     .route('/api/v1/embed-tenants', embedTenantsRoutes)
     .route('/api/v1/embed', embedRoutes)
+    .route('/api/v1/embed', commentsRoutes)
     .route('/api/v1/deployments/:deploymentId/notifications', notificationsRoutes)
     .route('/api/v1/deployments/:deploymentId/workspace', workspaceRoutes)
     .route('/api/v1/deployments/:deploymentId/folders', foldersRoutes)
@@ -153,6 +156,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
         ...ACCOUNTS_DECISIONS,
         ...DEPLOYMENTS_DECISIONS,
         ...EMBEDDING_DECISIONS,
+        ...COMMENTS_DECISIONS,
         ...NOTIFICATIONS_DECISIONS,
         ...WORKSPACE_DECISIONS,
         ...DASHBOARDS_DECISIONS,

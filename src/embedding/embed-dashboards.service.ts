@@ -131,7 +131,7 @@ interface EmbedAccess {
  * then the session's state and the viewer's data scope: their identity, so the model's access
  * policies apply to every query run for them.
  */
-async function openEmbedDashboard(scope: EmbedSessionScope, publicId: string): Promise<EmbedAccess> {
+export async function openEmbedDashboard(scope: EmbedSessionScope, publicId: string): Promise<EmbedAccess> {
   const claims = scope.session;
   // A session minted for one dashboard (Cube's publicDashboardId) sees no other.
   if (claims.publicDashboardId !== undefined && claims.publicDashboardId !== publicId) {

@@ -43,7 +43,7 @@ const apiKeyHeader = createMiddleware<AppEnv>(async (c, next) => {
  * The credential of a browser load: `Authorization: Session <id>`, `?session=<id>`, or (Cube's
  * way) `Authorization: Bearer <embed token>` from the session/token exchange.
  */
-function credentialOf(c: Context<AppEnv>, query: { session?: string }): { id: string; use: TokenUse } {
+export function credentialOf(c: Context<AppEnv>, query: { session?: string }): { id: string; use: TokenUse } {
   if (c.req.header('authorization') !== undefined) {
     const { scheme, credential } = parseAuthorization(c);
     const kind = scheme.toLowerCase();
