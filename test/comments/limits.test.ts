@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { holdAnswersToCube } from '../cube/cube-openapi';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { clockAt, platform } from '../helpers/platform';
 import {
@@ -13,6 +14,9 @@ import {
   setEmbed,
   storedComments,
 } from './fixtures';
+
+// Every answer of Cube's comment operations is held to Cube's response schema too.
+holdAnswersToCube();
 
 let acme: SeededAccount;
 let alice: string;
