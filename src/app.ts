@@ -3,6 +3,8 @@ import { openAPIRouteHandler } from 'hono-openapi';
 import { ACCOUNTS_DECISIONS } from './accounts/accounts.decisions';
 import { accountsAdminRoutes } from './accounts/admin.routes';
 import { apiKeysRoutes } from './accounts/api-keys.routes';
+import { TENANT_SETTINGS_DECISIONS } from './accounts/tenant-settings.decisions';
+import { tenantSettingsRoutes } from './accounts/tenant-settings.routes';
 import { usersRoutes } from './accounts/users.routes';
 import { randomId } from './core/crypto';
 import { countedD1, createDb, newD1Metrics, type QueryCounter } from './core/db';
@@ -123,6 +125,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
     .route('/admin/v1/accounts', accountsAdminRoutes)
     .route('/api/v1/users', usersRoutes)
     .route('/api/v1/api-keys', apiKeysRoutes)
+    .route('/api/v1', tenantSettingsRoutes)
     .route('/api/v1', deploymentsRoutes)
     .route('/api/v1', tokenRoutes)
     .route('/api/v1', envVarsRoutes)
@@ -149,6 +152,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
       documentation: documentation([
         ...CORE_DECISIONS,
         ...ACCOUNTS_DECISIONS,
+        ...TENANT_SETTINGS_DECISIONS,
         ...DEPLOYMENTS_DECISIONS,
         ...EMBEDDING_DECISIONS,
         ...NOTIFICATIONS_DECISIONS,
