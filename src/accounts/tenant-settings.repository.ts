@@ -5,8 +5,8 @@ import { mapRow, runBatch } from '../core/db';
 import type { AccountScope, RequestScope } from '../core/scope';
 import type { TenantSettingsInput } from './tenant-settings.schemas';
 
-/** Whose settings: a database and an account id (a request's account scope, a delivery's run). */
-export type SettingsScope = Pick<RequestScope, 'db'> & { accountId: number };
+/** Whose settings: a request's account scope, or any scope given the account (a delivery's run). */
+export type SettingsScope = RequestScope & Pick<AccountScope, 'accountId'>;
 
 /** The account's settings row; undefined when nothing was ever set (every setting its default). */
 export async function findAccountSettings(scope: SettingsScope): Promise<AccountSettingsRow | undefined> {
