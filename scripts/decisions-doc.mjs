@@ -16,6 +16,12 @@ const out = path.join(root, 'docs/decisions.md');
 const SECTIONS = [
   ['src/core/decisions.ts', 'CORE_DECISIONS', 'Conventions', 'conventions'],
   ['src/accounts/accounts.decisions.ts', 'ACCOUNTS_DECISIONS', 'Accounts', 'accounts'],
+  [
+    'src/accounts/tenant-settings.decisions.ts',
+    'TENANT_SETTINGS_DECISIONS',
+    'Tenant settings and app config',
+    'tenant-settings-and-app-config',
+  ],
   ['src/deployments/deployments.decisions.ts', 'DEPLOYMENTS_DECISIONS', 'Deployments', 'deployments'],
   ['src/embedding/embedding.decisions.ts', 'EMBEDDING_DECISIONS', 'Embedding', 'embedding'],
   ['src/comments/comments.decisions.ts', 'COMMENTS_DECISIONS', 'Dashboard comments', 'dashboard-comments'],

@@ -3,6 +3,8 @@ import { openAPIRouteHandler } from 'hono-openapi';
 import { ACCOUNTS_DECISIONS } from './accounts/accounts.decisions';
 import { accountsAdminRoutes } from './accounts/admin.routes';
 import { apiKeysRoutes } from './accounts/api-keys.routes';
+import { TENANT_SETTINGS_DECISIONS } from './accounts/tenant-settings.decisions';
+import { tenantSettingsRoutes } from './accounts/tenant-settings.routes';
 import { usersRoutes } from './accounts/users.routes';
 import { COMMENTS_DECISIONS } from './comments/comments.decisions';
 import { commentsRoutes } from './comments/comments.routes';
@@ -125,6 +127,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
     .route('/admin/v1/accounts', accountsAdminRoutes)
     .route('/api/v1/users', usersRoutes)
     .route('/api/v1/api-keys', apiKeysRoutes)
+    .route('/api/v1', tenantSettingsRoutes)
     .route('/api/v1', deploymentsRoutes)
     .route('/api/v1', tokenRoutes)
     .route('/api/v1', envVarsRoutes)
@@ -154,6 +157,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
       documentation: documentation([
         ...CORE_DECISIONS,
         ...ACCOUNTS_DECISIONS,
+        ...TENANT_SETTINGS_DECISIONS,
         ...DEPLOYMENTS_DECISIONS,
         ...EMBEDDING_DECISIONS,
         ...COMMENTS_DECISIONS,

@@ -20,6 +20,8 @@ export const ERROR_STATUS = {
   PLAN_NOT_ALLOWED: 403,
   KEY_SCOPE: 403,
   EMBED_DISABLED: 403,
+  /** The account restricts data downloads (its app config's restrictDataDownload). */
+  DOWNLOAD_RESTRICTED: 403,
   NOT_FOUND: 404,
   CONFLICT: 409,
   PAYLOAD_TOO_LARGE: 413,

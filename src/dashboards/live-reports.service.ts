@@ -123,7 +123,13 @@ export async function liveDashboard<R extends DashboardReport>(
   scope: DataScope,
   dashboard: { config: unknown; reportSnapshots: readonly R[] },
   controls: DashboardControls,
-  options: { widgetIds?: readonly string[]; locked?: readonly ControlFilter[]; renew?: boolean } = {},
+  options: {
+    widgetIds?: readonly string[];
+    locked?: readonly ControlFilter[];
+    renew?: boolean;
+    /** The zone of queries that name none (the account's time zone policy); UTC when absent. */
+    timezone?: string;
+  } = {},
 ): Promise<LiveDashboard<R>> {
   const shown = shownReports(dashboard.config, options.widgetIds);
   const reports = dashboard.reportSnapshots.filter(
@@ -144,7 +150,7 @@ export async function liveDashboard<R extends DashboardReport>(
       });
       continue;
     }
-    const bounded = boundedQuery(query as CubeQuery);
+    const bounded = boundedQuery(query as CubeQuery, options.timezone);
     live.push({
       report,
       settings: parseJsonObject(report.spec) ?? {},
@@ -222,8 +228,11 @@ function comparisonsOf(report: DashboardReport, query: CubeQuery, now: Date): Co
   });
 }
 
-/** A chart needs no more rows than it can carry: the query's own limit, at most MAX_LIVE_ROWS. */
-function boundedQuery(query: CubeQuery): CubeQuery {
+/**
+ * A chart needs no more rows than it can carry: the query's own limit, at most MAX_LIVE_ROWS.
+ * A query that names no time zone runs in `timezone` when one is given.
+ */
+function boundedQuery(query: CubeQuery, timezone: string | undefined): CubeQuery {
   const limit = typeof query.limit === 'number' ? Math.min(query.limit, MAX_LIVE_ROWS) : MAX_LIVE_ROWS;
-  return { ...query, limit };
+  return { ...query, limit, ...(timezone && query.timezone == null ? { timezone } : {}) };
 }

@@ -2,7 +2,9 @@ import { and, eq, sql } from 'drizzle-orm';
 import { alias, type SelectedFields } from 'drizzle-orm/sqlite-core';
 import { dashboardVersions, publishedDashboards } from '../../schema/dashboards';
 import { deployments } from '../../schema/deployments';
+import { accountSettings } from '../../schema/settings';
 import { workbooks } from '../../schema/workspace';
+import type { StoredConfig } from '../accounts/app-config.policy';
 import type { RenderConfig, RenderSnapshot } from '../render/render.types';
 import { publishedJson } from './dashboards.queries';
 import type { PublishedDashboard } from './dashboards.schemas';
@@ -15,6 +17,8 @@ export interface RenderSource {
   /** The workbook's live reports, in the shape of snapshots (draft renders). */
   reports: RenderSnapshot[];
   published: PublishedDashboard | null;
+  /** The account's app config (download restriction, time zone policy, theme); null: never set. */
+  appConfig: StoredConfig;
 }
 
 // The aliases `publishedJson` reads its columns through.
@@ -34,29 +38,38 @@ const liveReportsJson = sql`(SELECT json_group_array(json_object('id', r.item_id
 
 /**
  * A read of the caller's deployment (no row: not the caller's), its workbook `workbookId` (null
- * columns: not found) and the workbook's published version (`pd`, `dv`), with `fields`.
+ * columns: not found), the workbook's published version (`pd`, `dv`) and the account's app
+ * config, with `fields`.
  */
 function workbookRead<F extends SelectedFields>(scope: WorkbookRenderScope, workbookId: number, fields: F) {
   return scope.db
-    .select({ ...fields, workbookId: workbooks.itemId })
+    .select({ ...fields, workbookId: workbooks.itemId, appConfig: accountSettings.appConfig })
     .from(deployments)
     .leftJoin(workbooks, and(eq(workbooks.itemId, workbookId), eq(workbooks.deploymentId, deployments.id)))
     .leftJoin(pd, eq(pd.workbookId, workbooks.itemId))
     .leftJoin(dv, eq(dv.id, pd.currentVersionId))
+    .leftJoin(accountSettings, eq(accountSettings.accountId, deployments.accountId))
     .where(and(eq(deployments.id, scope.deploymentId), eq(deployments.accountId, scope.accountId)));
 }
 
 /**
  * What a render of a workbook's dashboard needs, in ONE statement: the caller's deployment, the
  * workbook, and either its draft with its live reports or its published version with the frozen
- * snapshots, so a miss says which part is missing.
+ * snapshots, so a miss says which part is missing; and the account's app config.
  */
 export async function findRenderSource(
   scope: WorkbookRenderScope,
   workbookId: number,
   version: 'draft' | 'published',
 ): Promise<RenderSource> {
-  const none = { deploymentOk: false, workbookFound: false, draft: null, reports: [], published: null };
+  const none = {
+    deploymentOk: false,
+    workbookFound: false,
+    draft: null,
+    reports: [],
+    published: null,
+    appConfig: null,
+  };
   if (version === 'draft') {
     const [row] = await workbookRead(scope, workbookId, {
       draft: workbooks.dashboardDraft,
@@ -67,6 +80,7 @@ export async function findRenderSource(
       ...none,
       deploymentOk: true,
       workbookFound: row.workbookId !== null,
+      appConfig: row.appConfig,
       draft: (row.draft ?? null) as RenderConfig | null,
       reports: json<RenderSnapshot[]>(row.reports) ?? [],
     };
@@ -77,6 +91,7 @@ export async function findRenderSource(
     ...none,
     deploymentOk: true,
     workbookFound: row.workbookId !== null,
+    appConfig: row.appConfig,
     published: json<PublishedDashboard>(row.published),
   };
 }

@@ -1,4 +1,10 @@
-import { notFound } from '../core/errors';
+import {
+  accountTimeZone,
+  downloadsRestricted,
+  effectiveTimeZone,
+  withAccountTheme,
+} from '../accounts/app-config.policy';
+import { ApiError, notFound } from '../core/errors';
 import type { DeploymentScope, RequestScope } from '../core/scope';
 import { type RenderedDashboard, renderDashboard } from '../render/render';
 import type { RenderInput } from '../render/render.types';
@@ -24,7 +30,10 @@ export type RenderOptions = Pick<RenderQuery, 'format' | 'version' | 'width'> &
 /**
  * A workbook's dashboard as an image: the published version (what notifications send: its
  * frozen reports) or the draft (the workbook's reports as they are now), with live data for
- * every report that has a query, under the given (else the saved) controls' values.
+ * every report that has a query, under the given (else the saved) controls' values. The
+ * account's app config applies: a download restriction refuses the file (403), the time zone
+ * policy is the zone of the queries and of the data's time, the app theme (applied globally)
+ * is the default of the dashboard's theme.
  */
 export async function renderWorkbookDashboard(
   scope: WorkbookRenderScope,
@@ -33,6 +42,12 @@ export async function renderWorkbookDashboard(
 ): Promise<RenderedDashboard & { filename: string }> {
   const source = await findRenderSource(scope, workbookId, query.version);
   if (!source.deploymentOk) throw notFound('Deployment');
+  if (downloadsRestricted(source.appConfig)) {
+    throw new ApiError(
+      'DOWNLOAD_RESTRICTED',
+      'The account restricts data downloads (restrictDataDownload): dashboards are not rendered to files',
+    );
+  }
   if (!source.workbookFound) throw notFound('Workbook');
   let input: RenderInput;
   if (query.version === 'draft') {
@@ -53,13 +68,16 @@ export async function renderWorkbookDashboard(
     { ...scope, identity: ACCOUNT_USER },
     { config: input.config, reportSnapshots: input.reportSnapshots ?? [] },
     controls,
+    { timezone: accountTimeZone(source.appConfig) ?? undefined },
   );
   const rendered = await renderDashboard(
     {
       ...input,
+      config: withAccountTheme(input.config, source.appConfig),
       reportSnapshots: live.reportSnapshots,
       ...displayedControls(controls),
       dataTime: live.dataTime,
+      timeZone: effectiveTimeZone(source.appConfig, 'account'),
     },
     query.format,
     { width: query.width },

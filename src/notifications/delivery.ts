@@ -45,6 +45,8 @@ export interface RenderRequest {
   controls: DashboardControls;
   /** When the data shown was read (ISO); null when no chart ran a query. */
   dataTime: string | null;
+  /** The zone the file writes `dataTime` in (the account's time zone policy, else UTC). */
+  timeZone?: string | null;
   scope: RenderScope;
 }
 
@@ -89,7 +91,7 @@ export class PermanentDeliveryError extends Error {}
 
 /** The real renderer: a PNG or PDF of the published dashboard with the controls' values shown. */
 export const dashboardRenderer: Renderer = {
-  async render({ dashboard, format, controls, dataTime, scope }) {
+  async render({ dashboard, format, controls, dataTime, timeZone, scope }) {
     const rendered = await renderDashboard(
       {
         config: dashboard.config,
@@ -105,6 +107,7 @@ export const dashboardRenderer: Renderer = {
         description: dashboard.description ?? null,
         ...displayedControls(controls),
         dataTime,
+        timeZone,
       },
       format,
     );

@@ -9,6 +9,8 @@ import {
   type RunStatus,
   type TimeGrain,
 } from '../../schema/notifications';
+import { accountSettings } from '../../schema/settings';
+import type { StoredConfig } from '../accounts/app-config.policy';
 import { mapRow, runBatch } from '../core/db';
 import type { Db } from '../core/env';
 import type { RequestScope } from '../core/scope';
@@ -37,6 +39,8 @@ export interface RunContext {
   timeGrains: TimeGrain[];
   chatWebhookUrl: string | null;
   schedule: Schedule;
+  /** The account's app config (time zone policy, theme, download restriction); null: never set. */
+  appConfig: StoredConfig;
 }
 
 export interface LeasedDelivery {
@@ -87,11 +91,13 @@ export async function startRun(
         ...getTableColumns(notifications),
         chatWebhookUrl: accounts.chatWebhookUrl,
         deploymentSlug: deployments.slug,
+        appConfig: accountSettings.appConfig,
       })
       .from(notificationRuns)
       .innerJoin(notifications, eq(notifications.id, notificationRuns.notificationId))
       .innerJoin(accounts, eq(accounts.id, notifications.accountId))
       .innerJoin(deployments, eq(deployments.id, notifications.deploymentId))
+      .leftJoin(accountSettings, eq(accountSettings.accountId, notifications.accountId))
       .where(eq(notificationRuns.id, runId)),
     // Hand-written: the recipients' join and catalogues as a subquery of the leased rows.
     sql`SELECT d.id AS delivery_id, d.attempts AS delivery_attempts, rr.*,
@@ -118,6 +124,8 @@ export async function startRun(
     timeGrains: n.timeGrains,
     chatWebhookUrl: typeof raw.chat_webhook_url === 'string' ? raw.chat_webhook_url : null,
     schedule: scheduleOf(n),
+    appConfig:
+      typeof raw.app_config === 'string' ? (JSON.parse(raw.app_config) as NonNullable<StoredConfig>) : null,
   };
   const leased = rowsOf(results[5]).map((d) => ({
     deliveryId: Number(d.delivery_id),

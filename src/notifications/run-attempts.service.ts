@@ -1,3 +1,9 @@
+import {
+  accountTimeZone,
+  downloadsRestricted,
+  effectiveTimeZone,
+  withAccountTheme,
+} from '../accounts/app-config.policy';
 import { ApiError } from '../core/errors';
 import type { RequestScope } from '../core/scope';
 import { base64, escapeMarkup } from '../core/text';
@@ -96,15 +102,20 @@ async function controlsProblem(
   }
 }
 
-/** A delivery's link back to the dashboard (see docs/notifications.md, "What a delivery says"). */
+/**
+ * A delivery's link back to the dashboard (see docs/notifications.md, "What a delivery says"):
+ * the viewer for an embed user, else the render endpoint, which an account restricting data
+ * downloads refuses, so there is then no link.
+ */
 function dashboardLink(
   recipient: RecipientRow,
   origin: string,
   dashboard: PublishedDashboardRecord,
   context: repo.RunContext,
-): string {
+): string | null {
   if (recipient.type === 'EMBED_USER')
     return `${origin}/embed/dashboard/${encodeURIComponent(dashboard.publicId)}`;
+  if (downloadsRestricted(context.appConfig)) return null;
   const values = controlValuesOf(context.filters, context.timeGrains);
   const params = new URLSearchParams({ format: context.format });
   if (values.filters.length > 0) params.set('filters', JSON.stringify(values.filters));
@@ -166,6 +177,10 @@ export async function attemptRun(
       : null;
   const controlsText = dashboard && controls ? describeControls(dashboard.config, controls) : null;
   const origin = `https://${context.deploymentSlug}.${scope.env.DEPLOYMENTS_DOMAIN}`;
+  // The account's time zone policy and theme hold for every recipient's file; its download
+  // restriction does not stop scheduled files (as in Cube), only the link to the render endpoint.
+  const timezone = accountTimeZone(context.appConfig) ?? undefined;
+  const config = dashboard ? withAccountTheme(dashboard.config, context.appConfig) : null;
   // One render per distinct recipient scope: the charts' queries run once for each identity.
   const renders = new Map<string, Promise<RenderedFile>>();
   const outcomes: repo.DeliveryOutcome[] = [];
@@ -178,18 +193,23 @@ export async function attemptRun(
       let render = renders.get(viewer.key);
       if (!render) {
         render = (async () => {
-          const live = await liveDashboard({ ...data, identity: viewer.identity }, dashboard, controls).catch(
-            (err: unknown) => {
-              // A deployment that cannot serve (no model, a misconfigured source) will not mend on retry.
-              if (err instanceof ApiError && err.status < 500) throw new PermanentDeliveryError(err.message);
-              throw err;
-            },
-          );
+          const live = await liveDashboard({ ...data, identity: viewer.identity }, dashboard, controls, {
+            timezone,
+          }).catch((err: unknown) => {
+            // A deployment that cannot serve (no model, a misconfigured source) will not mend on retry.
+            if (err instanceof ApiError && err.status < 500) throw new PermanentDeliveryError(err.message);
+            throw err;
+          });
           return delivery.renderer.render({
-            dashboard: { ...dashboard, reportSnapshots: live.reportSnapshots },
+            dashboard: {
+              ...dashboard,
+              config: config ?? dashboard.config,
+              reportSnapshots: live.reportSnapshots,
+            },
             format: context.format,
             controls,
             dataTime: live.dataTime,
+            timeZone: effectiveTimeZone(context.appConfig, 'account'),
             scope: viewer,
           });
         })();
@@ -201,7 +221,7 @@ export async function attemptRun(
       const lines = [
         `Your scheduled dashboard "${title}" (${schedule}) is attached.`,
         ...(controlsText ? [controlsText] : []),
-        `Open the dashboard: ${link}`,
+        ...(link ? [`Open the dashboard: ${link}`] : []),
       ];
       const text = lines.join('\n');
       if (recipient.type === 'SLACK') {
@@ -232,7 +252,7 @@ export async function attemptRun(
           html: [
             `<p>Your scheduled dashboard <strong>${escapeMarkup(title)}</strong> (${escapeMarkup(schedule)}) is attached.</p>`,
             ...(controlsText ? [`<p>${escapeMarkup(controlsText)}</p>`] : []),
-            `<p><a href="${escapeMarkup(link)}">Open the dashboard</a></p>`,
+            ...(link ? [`<p><a href="${escapeMarkup(link)}">Open the dashboard</a></p>`] : []),
           ].join(''),
           attachment: { filename, contentType: file.contentType, bytes: file.bytes },
         });

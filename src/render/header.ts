@@ -47,18 +47,41 @@ function contextOf(input: RenderInput, contents: WidgetContents): string | null 
     const label = grains.length > 1 ? `Time grain (${humanize(name).toLowerCase()})` : 'Time grain';
     parts.push(`${cleanText(label, 200)}: ${capitalize(valueText(value) as string)}`);
   }
-  const asOf = dataTimeText(input.dataTime);
+  const asOf = dataTimeText(input.dataTime, input.timeZone);
   if (asOf) parts.push(`Data as of ${asOf}`);
   return parts.length > 0 ? parts.join(' · ') : null;
 }
 
-/** An ISO time as "2026-11-25 21:40 UTC"; null when it is not a time. */
-export function dataTimeText(value: unknown): string | null {
+/**
+ * An ISO time as "2026-11-25 21:40 UTC", or in `timeZone` as "2026-11-25 22:40 Europe/Berlin";
+ * null when it is not a time. A zone the runtime does not know writes UTC.
+ */
+export function dataTimeText(value: unknown, timeZone?: string | null): string | null {
   if (typeof value !== 'string' || value.length > 64) return null;
   const ms = Date.parse(value);
   if (!Number.isFinite(ms)) return null;
-  const d = new Date(ms);
   const two = (n: number) => String(n).padStart(2, '0');
+  if (timeZone && timeZone !== 'UTC') {
+    try {
+      const parts = Object.fromEntries(
+        new Intl.DateTimeFormat('en-US', {
+          timeZone,
+          hourCycle: 'h23',
+          year: 'numeric',
+          month: '2-digit',
+          day: '2-digit',
+          hour: '2-digit',
+          minute: '2-digit',
+        })
+          .formatToParts(ms)
+          .map((p) => [p.type, p.value]),
+      );
+      return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${timeZone}`;
+    } catch {
+      // An unknown zone: UTC below.
+    }
+  }
+  const d = new Date(ms);
   return `${d.getUTCFullYear()}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())} UTC`;
 }
 

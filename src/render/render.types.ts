@@ -53,8 +53,10 @@ export interface RenderInput {
   filters?: unknown;
   /** Current TIME_GRAIN values: `{<widgetId or member>: grain}` or `[{widgetId|member, value|grain}]`. */
   timeGrains?: unknown;
-  /** When the data was read (ISO 8601): PNG/PDF say "Data as of <UTC time>". */
+  /** When the data was read (ISO 8601): PNG/PDF say "Data as of <time>". */
   dataTime?: string | null;
+  /** The IANA zone `dataTime` is written in (the account's time zone policy); UTC when absent. */
+  timeZone?: string | null;
 }
 
 export const BREAKPOINT_NAMES = ['lg', 'md', 'sm', 'xs', 'xxs'] as const;

@@ -1,0 +1,188 @@
+import type { AppConfig, StoredAppConfig } from './tenant-settings.schemas';
+
+/**
+ * What an account's app config changes in what edgeboard serves, as pure functions of the stored
+ * config (a repository joins `account_settings.app_config` into its own read, or calls
+ * `readAppConfig`): the download restriction, the time zone queries run and times are written
+ * in, and the default theme of rendered dashboards. No row is the same as `{}`.
+ */
+
+export type StoredConfig = StoredAppConfig | null | undefined;
+
+type Obj = Record<string, unknown>;
+type Seed = { color?: string; hue?: number; saturation?: number } | undefined;
+
+const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A palette seed's colour: its own, else one made of its hue and saturation. */
+function seedColor(seed: Seed): string | undefined {
+  if (!seed) return undefined;
+  if (seed.color) return seed.color;
+  if (seed.hue === undefined) return undefined;
+  return `hsl(${seed.hue}, ${seed.saturation ?? 70}%, 50%)`;
+}
+
+const LIGHT = { accentColor: '#4f46e5', backgroundColor: '#f4f5f7', foregroundColor: '#1f2430' };
+const DARK = { accentColor: '#818cf8', backgroundColor: '#111827', foregroundColor: '#f9fafb' };
+
+/**
+ * getAppConfig's answer: the stored config with Cube's required fields filled in (an app theme's
+ * deprecated `light`/`dark` schemes from its palette and logo) and the embedded chat's
+ * account-wide default, which the account itself holds.
+ */
+export function appConfigOf(stored: StoredConfig, showDashboardChat: boolean): AppConfig {
+  const c = stored ?? {};
+  const t = c.appTheme;
+  let appTheme: AppConfig['appTheme'] = null;
+  if (t) {
+    const accent = seedColor(t.palette?.accent);
+    const logoUrl = t.logoUrl ?? '';
+    const scheme = (given: typeof t.light, base: typeof LIGHT) => ({
+      accentColor: given?.accentColor ?? accent ?? base.accentColor,
+      backgroundColor: given?.backgroundColor ?? base.backgroundColor,
+      foregroundColor: given?.foregroundColor ?? base.foregroundColor,
+      contrast: given?.contrast ?? t.palette?.contrastLevel ?? 50,
+      logoUrl: given?.logoUrl ?? logoUrl,
+    });
+    const ty = t.typography;
+    appTheme = {
+      palette: t.palette ?? {},
+      logoUrl,
+      light: scheme(t.light, LIGHT),
+      dark: scheme(t.dark, DARK),
+      ...(ty
+        ? {
+            typography: {
+              fonts: ty.fonts ?? [],
+              body: { fontRef: ty.body?.fontRef ?? '', fontWeight: ty.body?.fontWeight ?? 400 },
+              heading: { fontRef: ty.heading?.fontRef ?? '', fontWeight: ty.heading?.fontWeight ?? 700 },
+            },
+          }
+        : {}),
+    };
+  }
+  return {
+    appTheme,
+    applyThemeGlobally: c.applyThemeGlobally ?? false,
+    creatorMode: c.creatorMode ?? null,
+    embedding: { ...c.embedding, showDashboardChat },
+    restrictDataDownload: c.restrictDataDownload ?? false,
+    sheetsAgentChatEnabled: c.sheetsAgentChatEnabled ?? false,
+    sheetsUi: c.sheetsUi ?? null,
+    timezoneSettings: c.timezoneSettings ?? null,
+  };
+}
+
+/**
+ * Whether the account restricts data downloads (`restrictDataDownload`): dashboard files on
+ * request (the render endpoint) are refused with 403. Scheduled notifications still deliver
+ * their files, as Cube's do.
+ */
+export function downloadsRestricted(stored: StoredConfig): boolean {
+  return stored?.restrictDataDownload === true;
+}
+
+/** The account's time zone policy: its zone when `timezoneSettings` is enabled with one, else null. */
+export function accountTimeZone(stored: StoredConfig): string | null {
+  const tz = stored?.timezoneSettings;
+  return tz?.enabled === true && tz.timezone ? tz.timezone : null;
+}
+
+/**
+ * The time zone a surface computes and writes times in.
+ * - `account` (the render endpoint, notification files): the account's policy zone, else UTC.
+ * - `embed` (the viewer and the embed load API): with the policy on and `allowUserOverride` not
+ *   true, the policy zone, whatever was requested; otherwise the requested zone (the session's
+ *   or the iframe's), else the account's embed default (`embedding.timezone`), else the policy
+ *   zone, else UTC.
+ * `requested` must already be a valid IANA name (an invalid one is the caller's to drop).
+ */
+export function effectiveTimeZone(
+  stored: StoredConfig,
+  surface: 'account' | 'embed',
+  requested?: string | null,
+): string {
+  const policy = accountTimeZone(stored);
+  if (surface === 'account') return policy ?? 'UTC';
+  if (policy && stored?.timezoneSettings?.allowUserOverride !== true) return policy;
+  return requested || stored?.embedding?.timezone || policy || 'UTC';
+}
+
+const FAMILY = /^[\p{L}\p{N} _-]{1,100}$/u;
+
+/** The family a typography role names: its font's family, else the reference itself if it reads as one. */
+function familyOf(
+  typography: NonNullable<StoredAppConfig['appTheme']>['typography'],
+  role: 'body' | 'heading',
+) {
+  const ref = typography?.[role]?.fontRef;
+  if (!ref) return undefined;
+  const font = typography?.fonts?.find((f) => f.id === ref);
+  const family = font ? font.family : ref;
+  return family && FAMILY.test(family) ? family : undefined;
+}
+
+/** Drops undefined leaves and the objects they leave empty. */
+function pruned(value: Obj): Obj | undefined {
+  const out: Obj = {};
+  for (const [key, v] of Object.entries(value)) {
+    const kept = isObj(v) ? pruned(v) : v;
+    if (kept !== undefined) out[key] = kept;
+  }
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/**
+ * The account's app theme as a dashboard theme (the shape of a dashboard's `theme`), when the
+ * account applies it globally (`applyThemeGlobally`): accent → primaryColor, the light scheme's
+ * background and foreground → the page background and the widgets' text and titles, the
+ * typography's body and heading families → the fonts. null when there is none to apply. Every
+ * value is a hex colour, an hsl() of numbers or a plain family name (held so when written).
+ */
+export function accountDashboardTheme(stored: StoredConfig): Obj | null {
+  const t = stored?.appTheme;
+  if (!t || stored?.applyThemeGlobally !== true) return null;
+  const foreground = t.light?.foregroundColor;
+  const heading = familyOf(t.typography, 'heading');
+  return (
+    pruned({
+      primaryColor: seedColor(t.palette?.accent) ?? t.light?.accentColor,
+      backgroundColor: t.light?.backgroundColor,
+      fontFamily: familyOf(t.typography, 'body'),
+      widgets: {
+        title: {
+          color: foreground,
+          fontFamily: heading,
+          fontWeight: heading ? t.typography?.heading?.fontWeight : undefined,
+        },
+        text: { color: foreground },
+      },
+    }) ?? null
+  );
+}
+
+/** `base` under `over`: objects merge, any other value of `over` that is not null wins. */
+function merged(base: Obj, over: unknown): Obj {
+  if (!isObj(over)) return base;
+  const out: Obj = { ...base };
+  for (const [key, v] of Object.entries(over)) {
+    if (v === null || v === undefined) continue;
+    const b = out[key];
+    out[key] = isObj(b) && isObj(v) ? merged(b, v) : v;
+  }
+  return out;
+}
+
+/**
+ * A dashboard configuration with the account's theme as the default of its own: every value the
+ * dashboard's theme sets wins, the account's fills the rest. The configuration is returned as
+ * it is when the account applies no theme.
+ */
+export function withAccountTheme<C extends { theme?: unknown } | null | undefined>(
+  config: C,
+  stored: StoredConfig,
+): C {
+  const theme = accountDashboardTheme(stored);
+  if (!theme) return config;
+  return { ...(config ?? {}), theme: merged(theme, config?.theme) } as C;
+}
