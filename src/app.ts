@@ -3,6 +3,7 @@ import { openAPIRouteHandler } from 'hono-openapi';
 import { ACCOUNTS_DECISIONS } from './accounts/accounts.decisions';
 import { accountsAdminRoutes } from './accounts/admin.routes';
 import { apiKeysRoutes } from './accounts/api-keys.routes';
+import { rolesRoutes } from './accounts/roles.routes';
 import { usersRoutes } from './accounts/users.routes';
 import { randomId } from './core/crypto';
 import { countedD1, createDb, newD1Metrics, type QueryCounter } from './core/db';
@@ -119,6 +120,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
     .route('/admin/v1/accounts', accountsAdminRoutes)
     .route('/api/v1/users', usersRoutes)
     .route('/api/v1/api-keys', apiKeysRoutes)
+    .route('/api/v1/roles', rolesRoutes)
     .route('/api/v1', deploymentsRoutes)
     .route('/api/v1', tokenRoutes)
     .route('/api/v1', envVarsRoutes)

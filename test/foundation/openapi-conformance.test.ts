@@ -26,6 +26,13 @@ const USER = {
   picture: '',
   role: 'admin',
   createdAt: '2026-01-01T00:00:00.000Z',
+  isAdmin: true,
+  isDeactivated: false,
+  notifications: {},
+  title: null,
+  settings: {},
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  roleIds: [],
 };
 const ERROR = { error: 'No', code: 'NOT_FOUND', requestId: 'abcdefgh' };
 
