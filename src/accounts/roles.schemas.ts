@@ -118,11 +118,13 @@ export const createRoleBody = obj({
 });
 
 /** Cube's RoleUpdateBody: an omitted field stays; `description: null` clears it; `name` and `policies` are never null. */
-export const updateRoleBody = obj({
-  name: v.optional(roleName),
-  description: v.optional(v.nullable(description)),
-  policies: v.optional(policies),
-});
+export const updateRoleBody = v.optional(
+  obj({
+    name: v.optional(roleName),
+    description: v.optional(v.nullable(description)),
+    policies: v.optional(policies),
+  }),
+);
 
 export const policySchema = v.object({
   resourceType: v.picklist(['Global', 'Deployment']),
@@ -151,6 +153,6 @@ export const roleAssignmentSchema = v.object({
 });
 
 export type CreateRoleInput = v.InferOutput<typeof createRoleBody>;
-export type UpdateRoleInput = v.InferOutput<typeof updateRoleBody>;
+export type UpdateRoleInput = NonNullable<v.InferOutput<typeof updateRoleBody>>;
 export type PolicyInput = v.InferOutput<typeof policyBody>;
 export type Role = v.InferOutput<typeof roleSchema>;

@@ -19,8 +19,8 @@ import {
   bulkUserActionResultSchema,
   MAX_BULK_USERS,
   MAX_NOTIFICATION_KINDS,
+  mySettingsBody,
   updateUserBody,
-  userSettingsBody,
 } from './users.schemas';
 import { bulkUserAction, deleteUser, updateMySettings, updateUser } from './users.service';
 
@@ -64,7 +64,7 @@ export const usersRoutes = routes(
     handler: async (_c, { body }, scope) => bulkUserAction(accountWide(scope), body),
   }),
   route.patch('/me/settings', 'updateMySettings', userSchema, {
-    input: { body: userSettingsBody },
+    input: { body: mySettingsBody },
     errors: [404],
     handler: async (c, { body }, scope) =>
       updateMySettings(accountWide(scope), userPrincipal(c).userId, body ?? {}),

@@ -68,20 +68,25 @@ const notificationKind = v.pipe(
  * `password`, `lastLogin`, `embedTheme`, `securityContext` and `tosAccepted` are unknown fields
  * (400): edgeboard's users sign in with access tokens and have none of these.
  */
-export const updateUserBody = obj({
-  firstName: nullable(firstName),
-  picture: nullable(picture),
-  title: nullable(v.pipe(v.string(), v.trim(), v.maxLength(255))),
-  isAdmin: nullable(v.boolean()),
-  isDeactivated: nullable(v.boolean()),
-  notifications: nullable(
-    v.pipe(
-      v.array(notificationKind),
-      v.maxLength(MAX_NOTIFICATION_KINDS, `At most ${MAX_NOTIFICATION_KINDS} notification kinds`),
+export const updateUserBody = v.optional(
+  obj({
+    firstName: nullable(firstName),
+    picture: nullable(picture),
+    title: nullable(v.pipe(v.string(), v.trim(), v.maxLength(255))),
+    isAdmin: nullable(v.boolean()),
+    isDeactivated: nullable(v.boolean()),
+    notifications: nullable(
+      v.pipe(
+        v.array(notificationKind),
+        v.maxLength(MAX_NOTIFICATION_KINDS, `At most ${MAX_NOTIFICATION_KINDS} notification kinds`),
+      ),
     ),
-  ),
-  settings: nullable(userSettingsBody),
-});
+    settings: nullable(userSettingsBody),
+  }),
+);
+
+/** The body of updateMySettings: Cube's UserSettingsInput, which may be left out. */
+export const mySettingsBody = v.optional(userSettingsBody);
 
 export const BULK_USER_ACTIONS = ['DEACTIVATE', 'ACTIVATE', 'DELETE'] as const;
 export type BulkUserAction = (typeof BULK_USER_ACTIONS)[number];
@@ -104,6 +109,6 @@ export const bulkUserActionResultSchema = v.object({
 });
 
 export type UserSettingsInput = v.InferOutput<typeof userSettingsBody>;
-export type UpdateUserInput = v.InferOutput<typeof updateUserBody>;
+export type UpdateUserInput = NonNullable<v.InferOutput<typeof updateUserBody>>;
 export type BulkUserActionInput = v.InferOutput<typeof bulkUserActionBody>;
 export type BulkUserActionResult = v.InferOutput<typeof bulkUserActionResultSchema>;
