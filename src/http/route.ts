@@ -305,11 +305,12 @@ function deploymentParamOf(route: AnyRoute): string | null {
 
 /** The operation's description, ending with what it needs beyond the credential. */
 function describedNeed(route: AnyRoute): string | undefined {
-  if (!route.permission) return route.description;
+  const requirement = route.auth === 'admin' ? 'admin' : route.permission;
+  if (!requirement) return route.description;
   const need =
-    route.permission === 'admin'
+    requirement === 'admin'
       ? 'Needs the admin role'
-      : `Needs the \`${route.permission}\` permission (admins and API keys hold every permission)`;
+      : `Needs the \`${requirement}\` permission (admins and API keys hold every permission)`;
   const self = route.selfParam ? ', except for a user acting on themselves' : '';
   return [route.description, `${need}${self}.`].filter(Boolean).join('\n\n');
 }
