@@ -34,6 +34,9 @@ function guarded(scope: AccountScope, id: number, guard: UserGuard): SQL | undef
   );
 }
 
+/** Raw: deactivating a deactivated user keeps the time it first happened, in the same statement. */
+const deactivatedSince = (now: string) => sql`coalesce(${users.deactivatedAt}, ${now})`;
+
 /** The columns a change of one user writes, as the service settled them. */
 export interface UserChanges {
   firstName?: string;
@@ -66,9 +69,7 @@ export async function updateUser(
     .update(users)
     .set({
       ...plain,
-      ...(deactivated === undefined
-        ? {}
-        : { deactivatedAt: deactivated ? sql`coalesce(${users.deactivatedAt}, ${now})` : null }),
+      ...(deactivated === undefined ? {} : { deactivatedAt: deactivated ? deactivatedSince(now) : null }),
       // Raw: json_patch merges in the statement (RFC 7396), so concurrent changes of other fields survive.
       ...(settingsPatch
         ? { settings: sql`json_patch(${users.settings}, ${JSON.stringify(settingsPatch)})` }
@@ -80,7 +81,8 @@ export async function updateUser(
         guarded(scope, id, guard),
         defaultDeploymentId === undefined
           ? undefined
-          : sql`EXISTS (SELECT 1 FROM ${deployments} WHERE ${deployments.id} = ${defaultDeploymentId}
+          : // Raw: the settings may name only a deployment of the account, checked by the write itself.
+            sql`EXISTS (SELECT 1 FROM ${deployments} WHERE ${deployments.id} = ${defaultDeploymentId}
               AND ${deployments.accountId} = ${scope.accountId})`,
       ),
     )
@@ -175,7 +177,7 @@ export async function applyBulk(
     return db
       .update(users)
       .set({
-        deactivatedAt: deactivate ? sql`coalesce(${users.deactivatedAt}, ${now})` : null,
+        deactivatedAt: deactivate ? deactivatedSince(now) : null,
         updatedAt: now,
       })
       .where(guarded(scope, id, { actorIsAdmin, removesActiveAdmin: deactivate }))
