@@ -1,3 +1,4 @@
+import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /** A customer of edgeboard: the unit of isolation, billing plan and embedding limits. */
@@ -47,6 +48,15 @@ export const users = sqliteTable(
     picture: text().notNull().default(''),
     role: text({ enum: ['admin', 'member'] }).notNull(),
     createdAt: text().notNull(),
+    title: text(),
+    /** The notification kinds the user receives (Cube's `notifications`), a JSON array of names. */
+    notifications: text({ mode: 'json' }).$type<string[]>().notNull().default(sql`'[]'`),
+    /** The user's own settings (Cube's UserSettings), a JSON object merged by each change. */
+    settings: text({ mode: 'json' }).$type<UserSettings>().notNull().default(sql`'{}'`),
+    /** Set while the user is deactivated: their access tokens answer 401 until it is cleared. */
+    deactivatedAt: text(),
+    /** Null for users no change has touched since they were created before the column existed. */
+    updatedAt: text(),
   },
   (t) => [
     uniqueIndex('users_account_email_uq').on(t.accountId, t.email),
@@ -115,4 +125,20 @@ export const PLAN_DEFAULTS: Record<AccountPlan, { storedBytesLimit: number; sess
   enterprise: { storedBytesLimit: 4096 * MiB, sessionRateLimit: 6000 },
 };
 export const USER_ROLES = ['admin', 'member'] as const;
+
+/** A user's settings as stored: Cube's UserSettings without its deprecated `lastSeenChangelogId`. */
+export interface UserSettings {
+  alternatingRowColors?: boolean;
+  defaultDeploymentId?: number;
+  locale?: string;
+  theme?: string;
+  timezone?: string;
+  sheets?: {
+    autoRunQueryOnChange?: boolean;
+    openExplorationFromSheet?: boolean;
+    revealSheetOnOpen?: boolean;
+    showAppliedFilters?: boolean;
+    suppressDuplicateValues?: boolean;
+  };
+}
 export type UserRole = (typeof USER_ROLES)[number];

@@ -3,6 +3,7 @@ import { openAPIRouteHandler } from 'hono-openapi';
 import { ACCOUNTS_DECISIONS } from './accounts/accounts.decisions';
 import { accountsAdminRoutes } from './accounts/admin.routes';
 import { apiKeysRoutes } from './accounts/api-keys.routes';
+import { rolesRoutes } from './accounts/roles.routes';
 import { TENANT_SETTINGS_DECISIONS } from './accounts/tenant-settings.decisions';
 import { tenantSettingsRoutes } from './accounts/tenant-settings.routes';
 import { usersRoutes } from './accounts/users.routes';
@@ -128,6 +129,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
     .route('/api/v1/users', usersRoutes)
     .route('/api/v1/api-keys', apiKeysRoutes)
     .route('/api/v1', tenantSettingsRoutes)
+    .route('/api/v1/roles', rolesRoutes)
     .route('/api/v1', deploymentsRoutes)
     .route('/api/v1', tokenRoutes)
     .route('/api/v1', envVarsRoutes)

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, gt, sql } from 'drizzle-orm';
 import { accessTokens, accounts, apiKeys, users } from '../../schema/accounts';
 import { mapRow, runBatch } from '../core/db';
 import type { AccountScope, RequestScope } from '../core/scope';
@@ -31,17 +31,37 @@ export const toAccount = (row: AccountRow): Account => ({
   updatedAt: row.updatedAt,
 });
 
-export const toUser = (row: UserRow): User => ({
+/** A user as answered; `roleIds` are the custom roles they hold (none for a new user). */
+export const toUser = (row: UserRow, roleIds: number[] = []): User => ({
   id: row.id,
   email: row.email,
   username: row.username,
   firstName: row.firstName,
   picture: row.picture,
   role: row.role,
-  isAdmin: row.role === 'admin',
-  notifications: {},
   createdAt: row.createdAt,
+  isAdmin: row.role === 'admin',
+  isDeactivated: row.deactivatedAt !== null,
+  notifications: Object.fromEntries(row.notifications.map((kind) => [kind, true as const])),
+  title: row.title ?? null,
+  settings: row.settings,
+  updatedAt: row.updatedAt ?? null,
+  roleIds,
 });
+
+/**
+ * The columns of a user read with the ids of the custom roles they hold, in one statement.
+ * Raw: a correlated subquery aggregating user_roles (served by its primary key).
+ */
+export const USER_WITH_ROLES = {
+  ...getTableColumns(users),
+  roleIds: sql<string>`(SELECT json_group_array(role_id) FROM (
+    SELECT role_id FROM user_roles WHERE user_id = ${users.id} ORDER BY role_id))`,
+};
+
+/** A row read with USER_WITH_ROLES, as answered. */
+export const toUserWithRoles = ({ roleIds, ...row }: UserRow & { roleIds: string }): User =>
+  toUser(row, JSON.parse(roleIds) as number[]);
 
 export interface NewSecrets {
   tokenHash: string;
@@ -89,6 +109,7 @@ export async function insertAccountWithAdmin(
         username: input.adminUsername,
         role: 'admin',
         createdAt: now,
+        updatedAt: now,
       })
       .returning(),
     // Raw: each row is selected from the one the batch inserted just before (last_insert_rowid()).
@@ -135,6 +156,7 @@ export async function insertUser(scope: AccountScope, input: CreateUserInput): P
       picture: input.picture ?? '',
       role: input.role ?? 'member',
       createdAt: scope.now.toISOString(),
+      updatedAt: scope.now.toISOString(),
     })
     .onConflictDoNothing()
     .returning();
@@ -143,20 +165,20 @@ export async function insertUser(scope: AccountScope, input: CreateUserInput): P
 
 export async function listUsers(scope: AccountScope, afterId: number | null, limit: number): Promise<User[]> {
   const rows = await scope.db
-    .select()
+    .select(USER_WITH_ROLES)
     .from(users)
     .where(and(eq(users.accountId, scope.accountId), afterId === null ? undefined : gt(users.id, afterId)))
     .orderBy(asc(users.id))
     .limit(limit + 1);
-  return rows.map(toUser);
+  return rows.map(toUserWithRoles);
 }
 
 export async function findUser(scope: AccountScope, id: number): Promise<User | null> {
   const [row] = await scope.db
-    .select()
+    .select(USER_WITH_ROLES)
     .from(users)
     .where(and(eq(users.accountId, scope.accountId), eq(users.id, id)));
-  return row ? toUser(row) : null;
+  return row ? toUserWithRoles(row) : null;
 }
 
 /** Inserts the token only if the user belongs to the account; null otherwise. */

@@ -96,6 +96,24 @@ export const accountSchema = v.object({
   updatedAt: v.string(),
 });
 
+/** A user's settings as answered: the fields set, and `sheets` when any of its fields is. */
+export const userSettingsSchema = v.object({
+  alternatingRowColors: v.optional(v.boolean()),
+  defaultDeploymentId: v.optional(v.number()),
+  locale: v.optional(v.string()),
+  theme: v.optional(v.string()),
+  timezone: v.optional(v.string()),
+  sheets: v.optional(
+    v.object({
+      autoRunQueryOnChange: v.optional(v.boolean()),
+      openExplorationFromSheet: v.optional(v.boolean()),
+      revealSheetOnOpen: v.optional(v.boolean()),
+      showAppliedFilters: v.optional(v.boolean()),
+      suppressDuplicateValues: v.optional(v.boolean()),
+    }),
+  ),
+});
+
 export const userSchema = v.object({
   id: v.number(),
   email: v.string(),
@@ -103,15 +121,18 @@ export const userSchema = v.object({
   firstName: v.string(),
   picture: v.string(),
   role: v.picklist(USER_ROLES),
-  /** Cube's User: whether the user is an account admin (the `admin` role). */
-  isAdmin: v.boolean(),
-  /**
-   * Cube's User: the user's notification settings, a free-form object in Cube's schema. edgeboard
-   * keeps none per user (schedules and their recipients live under a deployment's notifications),
-   * so it is always `{}`.
-   */
-  notifications: v.record(v.string(), v.unknown()),
   createdAt: v.string(),
+  /** Cube's: the built-in admin role (`role` says the same). */
+  isAdmin: v.boolean(),
+  /** Cube's: a deactivated user's access tokens answer 401 until they are reactivated. */
+  isDeactivated: v.boolean(),
+  /** Cube's: each notification kind the user receives, mapped to true. */
+  notifications: v.record(v.string(), v.literal(true)),
+  title: v.nullable(v.string()),
+  settings: userSettingsSchema,
+  updatedAt: v.nullable(v.string()),
+  /** The ids of the custom roles the user holds (assigned with PUT /api/v1/roles/{roleId}/users/{userId}). */
+  roleIds: v.array(v.number()),
 });
 
 export const provisionedAccountSchema = v.object({
@@ -121,12 +142,17 @@ export const provisionedAccountSchema = v.object({
   apiKey: v.string(),
 });
 
+export const firstName = v.pipe(v.string(), v.trim(), v.maxLength(255));
+export const picture = v.union([httpUrl, v.literal('')]);
+
 export const createUserBody = obj({
   email,
   username,
-  firstName: v.optional(v.pipe(v.string(), v.trim(), v.maxLength(255))),
-  picture: v.optional(v.union([httpUrl, v.literal('')])),
+  firstName: v.optional(firstName),
+  picture: v.optional(picture),
   role: v.optional(v.picklist(USER_ROLES)),
+  /** Cube's way to say `role`: true for `admin`, false for `member`; null is not sent. */
+  isAdmin: v.optional(v.nullable(v.boolean())),
 });
 
 export const accessTokenCreatedSchema = v.object({

@@ -1,11 +1,12 @@
 import { PLAN_DEFAULTS } from '../../schema/accounts';
 import { ACCESS_TOKEN_PREFIX, API_KEY_PREFIX, issueSecret } from '../auth/credentials';
-import { ApiError, conflict, notFound } from '../core/errors';
+import { ApiError, badRequest, conflict, notFound } from '../core/errors';
 import { afterId, idPage, pageRequest } from '../core/pagination';
 import type { AccountScope, RequestScope } from '../core/scope';
 import { slugify } from '../core/text';
 import * as repo from './accounts.repository';
 import type { CreateAccountInput, CreateUserInput, UpdateAccountInput } from './accounts.schemas';
+import { actsAsAdmin, adminOnly } from './users.service';
 
 /** Provisions an account with its first admin user and shows their secrets once (the operator's call). */
 export async function provisionAccount(scope: RequestScope, request: CreateAccountInput) {
@@ -27,8 +28,19 @@ export async function provisionAccount(scope: RequestScope, request: CreateAccou
   return { account, user, accessToken: token.secret, apiKey: key.secret };
 }
 
+/**
+ * Creates a user: `role`, or Cube's `isAdmin` (the two must agree when both are sent). Only an
+ * admin (or an API key) may create an admin.
+ */
 export async function createUser(scope: AccountScope, input: CreateUserInput) {
-  const user = await repo.insertUser(scope, input);
+  const fromIsAdmin = input.isAdmin == null ? undefined : input.isAdmin ? 'admin' : 'member';
+  if (input.role !== undefined && fromIsAdmin !== undefined && input.role !== fromIsAdmin)
+    throw badRequest('`role` and `isAdmin` disagree', [
+      { path: 'isAdmin', message: `Contradicts role ${input.role}` },
+    ]);
+  const role = input.role ?? fromIsAdmin ?? 'member';
+  if (role === 'admin' && !actsAsAdmin(scope.principal)) throw adminOnly();
+  const user = await repo.insertUser(scope, { ...input, role });
   if (!user) throw conflict('A user with this email or username already exists in the account');
   return user;
 }

@@ -1,11 +1,9 @@
-import type { Context } from 'hono';
 import * as v from 'valibot';
-import { requireAccountWide, requireAdmin, userPrincipal } from '../auth/auth.middleware';
-import type { AppEnv } from '../core/env';
+import { requireAccountWide, userPrincipal } from '../auth/auth.middleware';
 import { pageQuery, pageSchema } from '../core/pagination';
 import type { AccountScope } from '../core/scope';
 import { deletedSchema, idParams, idString } from '../core/validation';
-import { routeGroup, routes } from '../http/route';
+import { apiDocs, routeGroup, routes } from '../http/route';
 import { accessTokenCreatedSchema, accessTokenSchema, createUserBody, userSchema } from './accounts.schemas';
 import {
   createAccessToken,
@@ -16,24 +14,28 @@ import {
   revokeAccessToken,
 } from './accounts.service';
 import markdown from './users.routes.md';
+import {
+  bulkUserActionBody,
+  bulkUserActionResultSchema,
+  MAX_BULK_USERS,
+  MAX_NOTIFICATION_KINDS,
+  mySettingsBody,
+  updateUserBody,
+} from './users.schemas';
+import { bulkUserAction, deleteUser, updateMySettings, updateUser } from './users.service';
 
 const tokenParams = v.object({ id: idString, tokenId: idString });
 
-/**
- * The caller's account scope, for an action on user `userId` (or on users in general): admins
- * act on everyone, a member only on themselves. Users are account-wide, so a key scoped to
- * deployments gets 403 KEY_SCOPE.
- */
-function actorFor(c: Context<AppEnv>, scope: AccountScope, userId?: number): AccountScope {
+/** Users are account-wide: a key scoped to deployments gets 403 KEY_SCOPE. */
+const accountWide = (scope: AccountScope) => {
   requireAccountWide(scope.principal);
-  const actor = userPrincipal(c);
-  if (userId === undefined || userId !== actor.userId) requireAdmin(actor);
   return scope;
-}
+};
 
 /**
- * Users and their access tokens. Admins (and unscoped API keys) manage everyone; a member may
- * manage only their own tokens (so they can rotate a leaked one without an admin).
+ * Users and their access tokens. UsersManage (admins hold it, and unscoped API keys) manages
+ * users; a user may read themselves, change their own settings and manage their own tokens (so
+ * they can rotate a leaked one without an admin); other users' tokens need the admin role.
  * Mounted at /api/v1/users.
  */
 const route = routeGroup({
@@ -41,39 +43,71 @@ const route = routeGroup({
   scope: 'account',
   tags: ['Users and access tokens'],
   errors: [403],
-  docs: markdown,
+  docs: apiDocs(markdown, { MAX_BULK_USERS, MAX_NOTIFICATION_KINDS }),
 });
 
 export const usersRoutes = routes(
   route.post('/', 'createUser', userSchema, {
+    permission: 'UsersManage',
     input: { body: createUserBody },
     errors: [409],
-    handler: async (c, { body }, scope) => createUser(actorFor(c, scope), body),
+    handler: async (_c, { body }, scope) => createUser(accountWide(scope), body),
   }),
   route.get('/', 'listUsers', pageSchema(userSchema), {
+    permission: 'UsersManage',
     input: { query: pageQuery },
-    handler: async (c, { query }, scope) => listUsers(actorFor(c, scope), query),
+    handler: async (_c, { query }, scope) => listUsers(accountWide(scope), query),
+  }),
+  route.post('/bulk', 'bulkUserAction', bulkUserActionResultSchema, {
+    permission: 'UsersManage',
+    input: { body: bulkUserActionBody },
+    handler: async (_c, { body }, scope) => bulkUserAction(accountWide(scope), body),
+  }),
+  route.patch('/me/settings', 'updateMySettings', userSchema, {
+    input: { body: mySettingsBody },
+    errors: [404],
+    handler: async (c, { body }, scope) =>
+      updateMySettings(accountWide(scope), userPrincipal(c).userId, body ?? {}),
   }),
   route.get('/:id', 'getUser', userSchema, {
+    permission: 'UsersManage',
+    selfParam: 'id',
     input: { params: idParams },
     errors: [404],
-    handler: async (c, { params }, scope) => getUser(actorFor(c, scope, params.id), params.id),
+    handler: async (_c, { params }, scope) => getUser(accountWide(scope), params.id),
+  }),
+  route.put('/:id', 'updateUser', userSchema, {
+    permission: 'UsersManage',
+    input: { params: idParams, body: updateUserBody },
+    errors: [404, 409],
+    handler: async (_c, { params, body }, scope) => updateUser(accountWide(scope), params.id, body ?? {}),
+  }),
+  route.delete('/:id', 'deleteUser', deletedSchema, {
+    permission: 'UsersManage',
+    input: { params: idParams },
+    errors: [404, 409],
+    handler: async (_c, { params }, scope) => deleteUser(accountWide(scope), params.id),
   }),
   route.post('/:id/access-tokens', 'createAccessToken', accessTokenCreatedSchema, {
+    permission: 'admin',
+    selfParam: 'id',
     input: { params: idParams },
     errors: [404],
-    handler: async (c, { params }, scope) => createAccessToken(actorFor(c, scope, params.id), params.id),
+    handler: async (_c, { params }, scope) => createAccessToken(accountWide(scope), params.id),
   }),
   route.get('/:id/access-tokens', 'listAccessTokens', pageSchema(accessTokenSchema), {
+    permission: 'admin',
+    selfParam: 'id',
     input: { params: idParams, query: pageQuery },
     errors: [404],
-    handler: async (c, { params, query }, scope) =>
-      listAccessTokens(actorFor(c, scope, params.id), params.id, query),
+    handler: async (_c, { params, query }, scope) => listAccessTokens(accountWide(scope), params.id, query),
   }),
   route.delete('/:id/access-tokens/:tokenId', 'deleteAccessToken', deletedSchema, {
+    permission: 'admin',
+    selfParam: 'id',
     input: { params: tokenParams },
     errors: [404],
-    handler: async (c, { params }, scope) =>
-      revokeAccessToken(actorFor(c, scope, params.id), params.id, params.tokenId),
+    handler: async (_c, { params }, scope) =>
+      revokeAccessToken(accountWide(scope), params.id, params.tokenId),
   }),
 );

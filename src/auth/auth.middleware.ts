@@ -1,9 +1,11 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
+import type { UserRole } from '../../schema/accounts';
 import { digestsEqual, secretsEqual, sha256Hex } from '../core/crypto';
 import type { AppEnv } from '../core/env';
 import { ApiError } from '../core/errors';
-import type { AccountPrincipal, ActingUser, Principal } from '../core/principal';
+import { allows, type Grants, MEMBER_GRANTS, mergeGrants, type Permission } from '../core/permissions';
+import type { AccountPrincipal, ActingUser, Principal, UserPrincipal } from '../core/principal';
 import { findAccessToken, findApiKey } from './auth.repository';
 import { API_KEY_PREFIX } from './credentials';
 
@@ -50,12 +52,14 @@ async function resolve(c: Context<AppEnv>, schemes: Scheme[]): Promise<AccountPr
     const token = await findAccessToken(d1, hash);
     // The row was found by its hash; the constant-time check keeps the comparison itself silent.
     if (!token || !digestsEqual(token.tokenHash, hash)) throw unauthorized('Unknown or revoked access token');
+    if (token.deactivated) throw unauthorized('This user is deactivated');
     return {
       kind: 'user',
       account: token.account,
       userId: token.userId,
       role: token.role,
       tokenId: token.tokenId,
+      permissions: permissionsOf(token.role, token.roleGrants),
     };
   }
   const key = await findApiKey(d1, hash);
@@ -105,11 +109,68 @@ export const authenticateOperator = createMiddleware<AppEnv>(async (c, next) => 
 
 // ---- The one place that decides what a principal may do ----
 
+/**
+ * A user's permissions: every one for an admin; else the union of their custom roles' grants,
+ * or, while they hold no custom role, what members could always do.
+ */
+function permissionsOf(role: UserRole, roleGrants: Grants[]): UserPrincipal['permissions'] {
+  if (role === 'admin') return 'all';
+  return roleGrants.length > 0 ? mergeGrants(roleGrants) : MEMBER_GRANTS;
+}
+
 export function requireAdmin(principal: Principal | ActingUser): void {
   if (principal.kind === 'user' && principal.role !== 'admin') {
     throw new ApiError('FORBIDDEN', 'This action needs the admin role');
   }
 }
+
+/**
+ * A user must hold `permission` on `deploymentId` (null: on no particular deployment, which
+ * only an account-wide grant covers). API keys act as the account's admin and hold every one.
+ */
+export function requirePermission(
+  principal: Principal,
+  permission: Permission,
+  deploymentId: number | null,
+): void {
+  if (principal.kind !== 'user' || principal.permissions === 'all') return;
+  if (!allows(principal.permissions, permission, deploymentId)) {
+    throw new ApiError('FORBIDDEN', `This action needs the ${permission} permission`);
+  }
+}
+
+/** What a route needs beyond a credential: a permission, or the built-in admin role. */
+export type Requirement = Permission | 'admin';
+
+/** Where a route's `authorize` finds the deployment it acts on, and the user who may act on themselves. */
+export interface AuthorizeAt {
+  /** The path parameter holding the deployment id; null for routes of no deployment. */
+  deploymentParam: string | null;
+  /** The path parameter naming a user: a user acting on themselves needs nothing more. */
+  selfParam?: string;
+}
+
+/** A path parameter as an id, or null when it is not one (the route's validation answers that 400). */
+function idParam(c: Context<AppEnv>, name: string | null | undefined): number | null {
+  const raw = name ? c.req.param(name) : undefined;
+  return raw !== undefined && /^[1-9]\d{0,14}$/.test(raw) ? Number(raw) : null;
+}
+
+/**
+ * Checks a route's requirement right after its credential, before its input is read, so a
+ * caller without the right learns nothing from validation (403 first, as the admin role always
+ * answered).
+ */
+export const authorize = (requirement: Requirement, at: AuthorizeAt) =>
+  createMiddleware<AppEnv>(async (c, next) => {
+    const principal = c.get('principal');
+    const self = principal.kind === 'user' && idParam(c, at.selfParam) === principal.userId;
+    if (!self) {
+      if (requirement === 'admin') requireAdmin(principal);
+      else requirePermission(principal, requirement, idParam(c, at.deploymentParam));
+    }
+    await next();
+  });
 
 export function accountPrincipal(c: Context<AppEnv>): AccountPrincipal {
   const principal = c.get('principal');

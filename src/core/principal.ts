@@ -1,4 +1,5 @@
 import type { AccountPlan, UserRole } from '../../schema/accounts';
+import type { Grants } from './permissions';
 
 /** The account fields every authenticated request may need (plan, limits), read with the credential. */
 export interface AccountContext {
@@ -16,6 +17,11 @@ export interface UserPrincipal {
   userId: number;
   role: UserRole;
   tokenId: number;
+  /**
+   * What the user may do on the routes permissions govern: `all` for an admin, else the union of
+   * their custom roles' grants, or the member grants while they hold no custom role.
+   */
+  permissions: 'all' | Grants;
 }
 
 export interface ApiKeyPrincipal {

@@ -31,7 +31,8 @@ const docs = apiDocs(markdown, {
   SECURITY_CONTEXT_BYTES: SECURITY_CONTEXT_LIMITS.maxBytes,
 });
 const route = routeGroup({
-  auth: 'admin',
+  auth: 'user',
+  permission: 'DeploymentsManage',
   scope: 'account',
   tags: ['Deployments'],
   errors: [403, 404],

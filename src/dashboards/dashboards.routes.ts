@@ -30,8 +30,10 @@ const route = routeGroup({
   errors: [403, 404],
   docs,
 });
-const adminRoute = routeGroup({
-  auth: 'admin',
+/** A dashboard's embed access (what embed tenants may open): embedding is managed with EmbeddingManage. */
+const embeddingRoute = routeGroup({
+  auth: 'user',
+  permission: 'EmbeddingManage',
   scope: 'deployment',
   tags: ['Dashboards'],
   errors: [403, 404],
@@ -45,11 +47,13 @@ export const dashboardsRoutes = routes(
     handler: async (_c, { params }, scope) => getDashboard(scope, params.id),
   }),
   route.put('/:id/dashboard', 'updateWorkbookDashboard', dashboardStateSchema, {
+    permission: 'WorkspaceEdit',
     input: { params: workbookParams, body: dashboardBody },
     errors: [429],
     handler: async (_c, { params, body }, scope) => updateDashboard(scope, params.id, body),
   }),
   route.post('/:id/publish', 'publishDashboard', publishedDashboardSchema, {
+    permission: 'DashboardsPublish',
     input: { params: workbookParams, body: publishBody },
     errors: [429],
     handler: async (_c, { params, body }, scope) => publishDashboard(scope, params.id, body ?? {}),
@@ -62,11 +66,11 @@ export const dashboardsRoutes = routes(
     input: { params: versionParams },
     handler: async (_c, { params }, scope) => getVersion(scope, params.id, params.versionNumber),
   }),
-  adminRoute.get('/:id/embed-access', 'getEmbedAccess', embedAccessSchema, {
+  embeddingRoute.get('/:id/embed-access', 'getEmbedAccess', embedAccessSchema, {
     input: { params: workbookParams },
     handler: async (_c, { params }, scope) => getEmbedAccess(scope, params.id),
   }),
-  adminRoute.put('/:id/embed-access', 'updateEmbedAccess', embedAccessSchema, {
+  embeddingRoute.put('/:id/embed-access', 'updateEmbedAccess', embedAccessSchema, {
     input: { params: workbookParams, body: updateEmbedAccessBody },
     errors: [409],
     handler: async (_c, { params, body }, scope) => updateEmbedAccess(scope, params.id, body),

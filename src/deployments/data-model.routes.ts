@@ -81,7 +81,8 @@ const readRoute = routeGroup({
 });
 const writeRoute = routeGroup({
   scope: 'account',
-  auth: 'admin',
+  auth: 'user',
+  permission: 'SchemaUpdate',
   tags: ['Data Model'],
   errors: [403, 404],
   docs,
@@ -95,7 +96,8 @@ const uploadReadRoute = routeGroup({
 });
 const uploadRoute = routeGroup({
   scope: 'account',
-  auth: 'admin',
+  auth: 'user',
+  permission: 'SchemaUpdate',
   tags: ['Data Model Uploads'],
   errors: [403, 404],
   docs,
@@ -104,7 +106,7 @@ const uploadRoute = routeGroup({
 const FILES = '/deployments/:id/data-model/files';
 const UPLOAD = '/deployments/:id/data-model/upload';
 
-/** A deployment's data-model files, validation and uploads: reading needs any user, writing an admin. Mounted at /build/api/v1. */
+/** A deployment's data-model files, validation and uploads: reading needs any user, writing SchemaUpdate. Mounted at /build/api/v1. */
 export const dataModelRoutes = routes(
   readRoute.get(FILES, 'listFiles', sourceTreeSchema, {
     input: { params: idParams, query: listFilesQuery },

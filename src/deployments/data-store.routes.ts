@@ -19,7 +19,14 @@ const docs = apiDocs(markdown, {
 });
 const tags = ['Embedded data'];
 const readRoute = routeGroup({ auth: 'user', scope: 'account', tags, errors: [403, 404], docs });
-const adminRoute = routeGroup({ auth: 'admin', scope: 'account', tags, errors: [403, 404], docs });
+const writeRoute = routeGroup({
+  auth: 'user',
+  permission: 'DataStoreManage',
+  scope: 'account',
+  tags,
+  errors: [403, 404],
+  docs,
+});
 
 const CSV = /^text\/csv\s*(;|$)/i;
 
@@ -28,7 +35,7 @@ const CSV = /^text\/csv\s*(;|$)/i;
  * and drop them. Mounted at /api/v1.
  */
 export const dataStoreRoutes = routes(
-  adminRoute.post('/deployments/:id/data/tables/:table/import', 'importDataTable', importResultSchema, {
+  writeRoute.post('/deployments/:id/data/tables/:table/import', 'importDataTable', importResultSchema, {
     input: { params: tableParams, query: importQuery },
     errors: [409, 413, 415],
     handler: async (c, { params, query }, scope) => {
@@ -48,7 +55,7 @@ export const dataStoreRoutes = routes(
     input: { params: idParams },
     handler: async (_c, { params }, scope) => listTables(scope, deploymentIdOf(scope, params)),
   }),
-  adminRoute.delete('/deployments/:id/data/tables/:table', 'deleteDataTable', tableDeletedSchema, {
+  writeRoute.delete('/deployments/:id/data/tables/:table', 'deleteDataTable', tableDeletedSchema, {
     input: { params: tableParams },
     handler: async (_c, { params }, scope) => dropTable(scope, deploymentIdOf(scope, params), params.table),
   }),

@@ -61,10 +61,25 @@ const tags = ['Deployments'];
 const route = routeGroup({ auth: 'user', scope: 'account', tags, docs });
 /** Reads and changes of one deployment: a key scoped to other deployments is a 403, an unknown id a 404. */
 const oneRoute = routeGroup({ auth: 'user', scope: 'account', tags, errors: [403, 404], docs });
-const adminRoute = routeGroup({ auth: 'admin', scope: 'account', tags, errors: [403, 404], docs });
-const buildRoute = routeGroup({ auth: 'admin', scope: 'account', tags, errors: [403], docs });
+const manageRoute = routeGroup({
+  auth: 'user',
+  permission: 'DeploymentsManage',
+  scope: 'account',
+  tags,
+  errors: [403, 404],
+  docs,
+});
+/** Creating a deployment: DeploymentsManage granted account-wide (there is no deployment yet). */
+const buildRoute = routeGroup({
+  auth: 'user',
+  permission: 'DeploymentsManage',
+  scope: 'account',
+  tags,
+  errors: [403],
+  docs,
+});
 
-/** Deployments: reading needs any user of the account or a key within its scope; changing needs an admin. Mounted at /api/v1. */
+/** Deployments: reading needs any user of the account or a key within its scope; changing needs DeploymentsManage. Mounted at /api/v1. */
 export const deploymentsRoutes = routes(
   route.get('/regions', 'listRegions', regionsSchema, {
     input: { query: regionsQuery },
@@ -82,13 +97,13 @@ export const deploymentsRoutes = routes(
     handler: async (_c, { params }, scope) =>
       presentDeployment(await getDeployment(scope, deploymentIdOf(scope, params))),
   }),
-  adminRoute.put('/deployments/:id', 'updateDeployment', deploymentSettingsSchema, {
+  manageRoute.put('/deployments/:id', 'updateDeployment', deploymentSettingsSchema, {
     input: { params: idParams, body: updateDeploymentBody },
     errors: [409],
     handler: async (_c, { params, body }, scope) =>
       updateDeployment(scope, deploymentIdOf(scope, params), body),
   }),
-  adminRoute.delete('/deployments/:id', 'deleteDeployment', deploymentDeletedSchema, {
+  manageRoute.delete('/deployments/:id', 'deleteDeployment', deploymentDeletedSchema, {
     input: { params: idParams },
     handler: async (_c, { params }, scope) => {
       requireAccountWide(scope.principal);
@@ -100,12 +115,12 @@ export const deploymentsRoutes = routes(
     handler: async (_c, { params }, scope) =>
       presentSettings(await getDeployment(scope, deploymentIdOf(scope, params))),
   }),
-  adminRoute.post('/deployments/:id/creation-step/advance', 'advanceCreationStep', deploymentCreatedSchema, {
+  manageRoute.post('/deployments/:id/creation-step/advance', 'advanceCreationStep', deploymentCreatedSchema, {
     input: { params: idParams, body: advanceCreationStepBody },
     handler: async (_c, { params, body }, scope) =>
       setCreationStep(scope, deploymentIdOf(scope, params), body.creationStep),
   }),
-  adminRoute.post('/deployments/:id/creation-step/reset', 'resetCreationStep', deploymentCreatedSchema, {
+  manageRoute.post('/deployments/:id/creation-step/reset', 'resetCreationStep', deploymentCreatedSchema, {
     input: { params: idParams },
     handler: async (_c, { params }, scope) =>
       setCreationStep(scope, deploymentIdOf(scope, params), 'project'),

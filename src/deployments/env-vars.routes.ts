@@ -19,7 +19,14 @@ const docs = apiDocs(markdown, {
 const tags = ['Env Variables'];
 /** As for reading a deployment: any user of the account, or a key scoped to it. */
 const readRoute = routeGroup({ auth: 'user', scope: 'account', tags, errors: [403, 404], docs });
-const adminRoute = routeGroup({ auth: 'admin', scope: 'account', tags, errors: [403, 404], docs });
+const writeRoute = routeGroup({
+  auth: 'user',
+  permission: 'SecretsManage',
+  scope: 'account',
+  tags,
+  errors: [403, 404],
+  docs,
+});
 
 /** Cube's env-vars operations of a deployment. Mounted at /api/v1. */
 export const envVarsRoutes = routes(
@@ -28,7 +35,7 @@ export const envVarsRoutes = routes(
     handler: async (_c, { params, query }, scope) =>
       getEnvVariables(scope, deploymentIdOf(scope, params), query),
   }),
-  adminRoute.put('/deployments/:id/env-vars', 'setEnvVariables', envVariablesListSchema, {
+  writeRoute.put('/deployments/:id/env-vars', 'setEnvVariables', envVariablesListSchema, {
     input: { params: idParams, body: setEnvVariablesBody },
     handler: async (_c, { params, body }, scope) =>
       setEnvVariables(scope, deploymentIdOf(scope, params), body.env_variables),

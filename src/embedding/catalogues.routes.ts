@@ -46,7 +46,7 @@ const docs = apiDocs(markdown, {
   USERS_PER_PROVISION,
 });
 const catalogueRoute = (tags: string[]) =>
-  routeGroup({ auth: 'admin', scope: 'account', tags, errors: [403], docs });
+  routeGroup({ auth: 'user', permission: 'EmbeddingManage', scope: 'account', tags, errors: [403], docs });
 
 /** Where a catalogue route set is mounted: the account-wide catalogue, or one tenant's. */
 interface Place {

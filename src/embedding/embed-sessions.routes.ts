@@ -73,7 +73,8 @@ const embedLoadQuery = v.object({ ...sessionQuery.entries, ...controlParams });
 
 const docs = apiDocs(markdown, { MINT_LIMITS_TEXT, EMBED_TOKEN_MINUTES: EMBED_TOKEN_TTL_SECONDS / 60 });
 const route = routeGroup({
-  auth: 'admin',
+  auth: 'user',
+  permission: 'EmbeddingManage',
   scope: 'account',
   tags: ['Signed embedding'],
   errors: [403, 404],

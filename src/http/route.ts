@@ -2,7 +2,7 @@ import type { Context, Hono, MiddlewareHandler, Schema } from 'hono';
 import type { ToSchema, TypedResponse } from 'hono/types';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type * as v from 'valibot';
-import { authenticate, authenticateOperator } from '../auth/auth.middleware';
+import { authenticate, authenticateOperator, authorize, type Requirement } from '../auth/auth.middleware';
 import { resolveScope, type ScopeKind, type ScopeOf } from '../auth/scope';
 import type { AppEnv } from '../core/env';
 import { type AuthKind, doc } from '../core/openapi';
@@ -109,6 +109,14 @@ export interface RouteDefinition<
   /** The scope the handler is called with (resolved after auth and validation); `request` when absent. */
   scope?: ScopeKind;
   /**
+   * What a user needs beyond the credential: a permission (src/core/permissions.ts: admins and
+   * API keys hold every one) or `admin`, the built-in admin role. Checked by the auth layer
+   * right after the credential, on the deployment of the path for a deployment permission.
+   */
+  permission?: Requirement;
+  /** The path parameter naming a user: a user acting on themselves needs no `permission`. */
+  selfParam?: string;
+  /**
    * Runs after auth and validation with the route's scope; returns the JSON body the schema of
    * `responses` declares.
    */
@@ -145,6 +153,8 @@ export interface GroupDefaults<K extends ScopeKind = 'request'> {
   docs: string | ApiDocs;
   /** Error statuses every route of the group may answer (each route adds its own). */
   errors?: number[];
+  /** What every route of the group needs beyond the credential (a route may name its own). */
+  permission?: Requirement;
 }
 
 /** A route answering 200 with one JSON schema passes that schema after its operationId; `responses` is implied. */
@@ -195,7 +205,7 @@ interface RouteBuilder<M extends Method, X extends RequestScope> {
  * without one is an error when the module loads, so no operation goes undocumented.
  */
 export function routeGroup<K extends ScopeKind = 'request'>(defaults: GroupDefaults<K>) {
-  const { errors: shared = [], auth, tags, scope = 'request' } = defaults;
+  const { errors: shared = [], auth, tags, scope = 'request', permission } = defaults;
   const docs = typeof defaults.docs === 'string' ? apiDocs(defaults.docs) : defaults.docs;
   const at = <M extends Method>(method: M): RouteBuilder<M, ScopeOf<K>> =>
     ((
@@ -212,6 +222,7 @@ export function routeGroup<K extends ScopeKind = 'request'>(defaults: GroupDefau
         : (okOrDefinition as GroupRoute<MaybeSchema, MaybeSchema, MaybeSchema, Responses, ScopeOf<K>>);
       return {
         ...doc,
+        permission,
         ...own,
         errors: [...shared, ...(own.errors ?? [])],
         auth,
@@ -282,13 +293,35 @@ function bodyErrors(route: AnyRoute): number[] {
   return route.input?.body ? [413, 415] : [413];
 }
 
+/**
+ * The path parameter holding the deployment a route acts on: the mount's `deploymentId` for a
+ * deployment-scoped route, `id` for `/deployments/:id…`; null when the route has none (a
+ * deployment permission then needs an account-wide grant).
+ */
+function deploymentParamOf(route: AnyRoute): string | null {
+  if (route.scope === 'deployment') return 'deploymentId';
+  return /^\/deployments\/:id(\/|$)/.test(route.path) ? 'id' : null;
+}
+
+/** The operation's description, ending with what it needs beyond the credential. */
+function describedNeed(route: AnyRoute): string | undefined {
+  const requirement = route.auth === 'admin' ? 'admin' : route.permission;
+  if (!requirement) return route.description;
+  const need =
+    requirement === 'admin'
+      ? 'Needs the admin role'
+      : `Needs the \`${requirement}\` permission (admins and API keys hold every permission)`;
+  const self = route.selfParam ? ', except for a user acting on themselves' : '';
+  return [route.description, `${need}${self}.`].filter(Boolean).join('\n\n');
+}
+
 function middlewaresOf(route: AnyRoute): MiddlewareHandler[] {
   const auth = typeof route.auth === 'string' ? AUTH[route.auth] : route.auth;
   const docKind = typeof route.auth === 'string' ? AUTH[route.auth].doc : route.auth.kind;
   const chain: MiddlewareHandler[] = [
     doc({
       summary: route.summary,
-      description: route.description,
+      description: describedNeed(route),
       tags: route.tags,
       operationId: route.operationId,
       auth: docKind,
@@ -297,6 +330,15 @@ function middlewaresOf(route: AnyRoute): MiddlewareHandler[] {
     }),
   ];
   if (auth.middleware) chain.push(auth.middleware as MiddlewareHandler);
+  if (route.permission) {
+    if (!auth.middleware) throw new Error(`route ${route.path}: a permission needs an authenticated route`);
+    chain.push(
+      authorize(route.permission, {
+        deploymentParam: deploymentParamOf(route),
+        selfParam: route.selfParam,
+      }) as MiddlewareHandler,
+    );
+  }
   const { params, query, body } = route.input ?? {};
   if (params) chain.push(validate('param', params));
   if (query) chain.push(validate('query', query));

@@ -33,11 +33,13 @@ import * as runs from './runs.service';
 
 /**
  * Mounted at /api/v1/deployments/:deploymentId/notifications (a prefix only this router uses).
- * Notifications and their recipients are for admins (an admin's token, or an API key scoped to
- * the deployment); each handler gets the path's deployment as its scope.
+ * Notifications and their recipients need NotificationsManage (an admin's token, a user whose
+ * role grants it on the deployment, or an API key scoped to the deployment); each handler gets
+ * the path's deployment as its scope.
  */
 const route = routeGroup({
-  auth: 'admin',
+  auth: 'user',
+  permission: 'NotificationsManage',
   scope: 'deployment',
   tags: ['Notifications'],
   errors: [403, 404],

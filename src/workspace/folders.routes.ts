@@ -23,6 +23,7 @@ export const foldersRoutes = routes(
     update: 'updateFolder',
   }),
   route.delete('/:id', 'deleteFolder', deletedSchema, {
+    permission: 'WorkspaceEdit',
     input: { params: itemParams },
     errors: [409],
     handler: async (_c, { params }, scope) => deleteFolder(scope, params.id),

@@ -111,6 +111,7 @@ export function itemRoutes<K extends Kind>(route: RouteGroup<'deployment'>, kind
         (await run.list(scope, query)) as HandlerResult<{ 200: CubeList<Item<K>> }>,
     }),
     route.post('/', ids.create, item as Item<K>, {
+      permission: 'WorkspaceEdit',
       input: { params: schemas.deploymentParams, body: create },
       errors: WRITE_ERRORS[kind],
       handler: async (_c, { body }, scope) =>
@@ -121,6 +122,7 @@ export function itemRoutes<K extends Kind>(route: RouteGroup<'deployment'>, kind
       handler: async (_c, { params }, scope) => answer(await viewItem(scope, params.id, kind)),
     }),
     route.put('/:id', ids.update, item as Item<K>, {
+      permission: 'WorkspaceEdit',
       input: { params: schemas.itemParams, body: UPDATE_BODIES[kind] as (typeof UPDATE_BODIES)[K] },
       errors: WRITE_ERRORS[kind],
       handler: async (_c, { params, body }, scope) =>
@@ -175,6 +177,7 @@ function upsertRoute<K extends Keyed>(route: RouteGroup<'deployment'>, kind: K, 
   const { key, path, params } = UPSERTS[kind] as (typeof UPSERTS)[K];
   const run = UPSERT_SERVICES[kind] as Upsert<K>;
   return route.put(path, operationId, SCHEMAS[kind].item as Item<K>, {
+    permission: 'WorkspaceEdit',
     input: { params, body: UPSERT_BODIES[kind] as (typeof UPSERT_BODIES)[K] },
     errors: [409, 429],
     handler: async (_c, input, scope) => {
@@ -188,6 +191,7 @@ function upsertRoute<K extends Keyed>(route: RouteGroup<'deployment'>, kind: K, 
 /** DELETE /:id of a workbook or a report: the item, and for a workbook its dashboard and versions. */
 function deleteRoute(route: RouteGroup<'deployment'>, kind: 'WORKBOOK' | 'REPORT', operationId: string) {
   return route.delete('/:id', operationId, deletedSchema, {
+    permission: 'WorkspaceEdit',
     input: { params: schemas.itemParams },
     handler: async (_c, { params }, scope) => deleteItem(scope, params.id, kind),
   });

@@ -24,17 +24,20 @@ export const reportsRoutes = routes(
     delete: 'deleteReport',
   }),
   route.put('/:id/connect-workbook', 'connectReportToWorkbook', reportSchema, {
+    permission: 'WorkspaceEdit',
     input: { params: itemParams, body: connectReportBody },
     errors: [429],
     handler: async (_c, { params, body }, scope) =>
       presentReport(await storePlacement(scope, params.id, body)),
   }),
   route.delete('/:id/connect-workbook', 'disconnectReportFromWorkbook', reportSchema, {
+    permission: 'WorkspaceEdit',
     input: { params: itemParams, body: placementBody },
     handler: async (_c, { params, body }, scope) =>
       presentReport(await disconnectReport(scope, params.id, body)),
   }),
   route.put('/:id/refresh', 'refreshReport', reportSchema, {
+    permission: 'WorkspaceEdit',
     input: { params: itemParams, body: placementBody },
     errors: [429],
     handler: async (_c, { params, body }, scope) =>

@@ -25,6 +25,7 @@ export const workbooksRoutes = routes(
   }),
   ...favoriteRoutes(route),
   route.post('/:id/duplicate', 'duplicateWorkbook', workspaceItemSchema, {
+    permission: 'WorkspaceEdit',
     input: { params: itemParams, body: duplicateWorkbookBody },
     errors: [403, 429],
     handler: async (_c, { params, body }, scope) =>

@@ -32,14 +32,17 @@ export const workspaceRoutes = routes(
     handler: async (_c, { query }, scope) => listWorkspace(scope, query),
   }),
   route.post('/move', 'moveWorkspaceObject', workspaceItemSchema, {
+    permission: 'WorkspaceEdit',
     input: { params: deploymentParams, body: moveBody },
     handler: async (_c, { body }, scope) => presentItem(await moveItem(scope, body)),
   }),
   route.post('/bulk-move', 'bulkMoveWorkspaceObjects', bulkMoveResponse, {
+    permission: 'WorkspaceEdit',
     input: { params: deploymentParams, body: bulkMoveBody },
     handler: async (_c, { body }, scope) => bulkMove(scope, body),
   }),
   route.post('/bulk-delete', 'bulkDeleteWorkspaceObjects', bulkDeleteResponse, {
+    permission: 'WorkspaceEdit',
     input: { params: deploymentParams, body: bulkDeleteBody },
     handler: async (_c, { body }, scope) => bulkDelete(scope, body),
   }),

@@ -25,9 +25,14 @@ const USER = {
   firstName: 'A',
   picture: '',
   role: 'admin',
-  isAdmin: true,
-  notifications: {},
   createdAt: '2026-01-01T00:00:00.000Z',
+  isAdmin: true,
+  isDeactivated: false,
+  notifications: {},
+  title: null,
+  settings: {},
+  updatedAt: '2026-01-01T00:00:00.000Z',
+  roleIds: [],
 };
 const ERROR = { error: 'No', code: 'NOT_FOUND', requestId: 'abcdefgh' };
 
