@@ -3,6 +3,7 @@ import { openAPIRouteHandler } from 'hono-openapi';
 import { ACCOUNTS_DECISIONS } from './accounts/accounts.decisions';
 import { accountsAdminRoutes } from './accounts/admin.routes';
 import { apiKeysRoutes } from './accounts/api-keys.routes';
+import { userAttributeValuesRoutes } from './accounts/user-attribute-values.routes';
 import { usersRoutes } from './accounts/users.routes';
 import { randomId } from './core/crypto';
 import { countedD1, createDb, newD1Metrics, type QueryCounter } from './core/db';
@@ -130,6 +131,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
     .route('/build/api/v1', dataModelRoutes)
     .route('/api/v1/groups', groupsRoutes)
     .route('/api/v1/user-attributes', userAttributesRoutes)
+    .route('/api/v1/user-attribute-values', userAttributeValuesRoutes)
     .route('/api/v1/embed-tenants', embedTenantsRoutes)
     .route('/api/v1/embed', embedRoutes)
     .route('/api/v1/deployments/:deploymentId/notifications', notificationsRoutes)
