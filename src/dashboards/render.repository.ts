@@ -3,13 +3,17 @@ import { alias, type SelectedFields } from 'drizzle-orm/sqlite-core';
 import { dashboardVersions, publishedDashboards } from '../../schema/dashboards';
 import { deployments } from '../../schema/deployments';
 import { workbooks } from '../../schema/workspace';
+import { accountAttributesColumn, accountUserIdentity } from '../data-api/account-identity';
 import type { RenderConfig, RenderSnapshot } from '../render/render.types';
+import type { Identity } from '../semantic/query/policies';
 import { publishedJson } from './dashboards.queries';
 import type { PublishedDashboard } from './dashboards.schemas';
 import type { WorkbookRenderScope } from './render.service';
 
 export interface RenderSource {
   deploymentOk: boolean;
+  /** The identity the render's queries run as: the scope's user, with their attribute values. */
+  identity: Identity;
   workbookFound: boolean;
   draft: RenderConfig | null;
   /** The workbook's live reports, in the shape of snapshots (draft renders). */
@@ -34,11 +38,12 @@ const liveReportsJson = sql`(SELECT json_group_array(json_object('id', r.item_id
 
 /**
  * A read of the caller's deployment (no row: not the caller's), its workbook `workbookId` (null
- * columns: not found) and the workbook's published version (`pd`, `dv`), with `fields`.
+ * columns: not found) and the workbook's published version (`pd`, `dv`), with `fields` and the
+ * attribute values of the user the render is for.
  */
 function workbookRead<F extends SelectedFields>(scope: WorkbookRenderScope, workbookId: number, fields: F) {
   return scope.db
-    .select({ ...fields, workbookId: workbooks.itemId })
+    .select({ ...fields, workbookId: workbooks.itemId, attributes: accountAttributesColumn(scope.userId) })
     .from(deployments)
     .leftJoin(workbooks, and(eq(workbooks.itemId, workbookId), eq(workbooks.deploymentId, deployments.id)))
     .leftJoin(pd, eq(pd.workbookId, workbooks.itemId))
@@ -48,15 +53,22 @@ function workbookRead<F extends SelectedFields>(scope: WorkbookRenderScope, work
 
 /**
  * What a render of a workbook's dashboard needs, in ONE statement: the caller's deployment, the
- * workbook, and either its draft with its live reports or its published version with the frozen
- * snapshots, so a miss says which part is missing.
+ * workbook, either its draft with its live reports or its published version with the frozen
+ * snapshots (so a miss says which part is missing), and the identity of the user it is for.
  */
 export async function findRenderSource(
   scope: WorkbookRenderScope,
   workbookId: number,
   version: 'draft' | 'published',
 ): Promise<RenderSource> {
-  const none = { deploymentOk: false, workbookFound: false, draft: null, reports: [], published: null };
+  const none = {
+    deploymentOk: false,
+    identity: accountUserIdentity(null),
+    workbookFound: false,
+    draft: null,
+    reports: [],
+    published: null,
+  };
   if (version === 'draft') {
     const [row] = await workbookRead(scope, workbookId, {
       draft: workbooks.dashboardDraft,
@@ -66,6 +78,7 @@ export async function findRenderSource(
     return {
       ...none,
       deploymentOk: true,
+      identity: accountUserIdentity(row.attributes),
       workbookFound: row.workbookId !== null,
       draft: (row.draft ?? null) as RenderConfig | null,
       reports: json<RenderSnapshot[]>(row.reports) ?? [],
@@ -76,6 +89,7 @@ export async function findRenderSource(
   return {
     ...none,
     deploymentOk: true,
+    identity: accountUserIdentity(row.attributes),
     workbookFound: row.workbookId !== null,
     published: json<PublishedDashboard>(row.published),
   };
