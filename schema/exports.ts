@@ -38,6 +38,12 @@ export const dashboardExports = sqliteTable(
     userId: integer()
       .notNull()
       .references(() => users.id, { onDelete: 'cascade' }),
+    /**
+     * Cube's `renderAs` user, when the start named one: the account user (checked at the start)
+     * whose attribute values the render's queries run with; null: the user who started it. No
+     * foreign key: a user who no longer exists has no values, so the render fails closed.
+     */
+    renderUserId: integer(),
     format: text({ enum: EXPORT_FORMATS }).notNull(),
     /** Cube's DashboardFilterInput list, as a notification stores it. */
     filters: text({ mode: 'json' }).$type<NotificationFilter[]>().notNull(),

@@ -6,6 +6,7 @@ import { apiKeysRoutes } from './accounts/api-keys.routes';
 import { rolesRoutes } from './accounts/roles.routes';
 import { TENANT_SETTINGS_DECISIONS } from './accounts/tenant-settings.decisions';
 import { tenantSettingsRoutes } from './accounts/tenant-settings.routes';
+import { userAttributeValuesRoutes } from './accounts/user-attribute-values.routes';
 import { usersRoutes } from './accounts/users.routes';
 import { COMMENTS_DECISIONS } from './comments/comments.decisions';
 import { commentsRoutes } from './comments/comments.routes';
@@ -138,6 +139,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
     .route('/build/api/v1', dataModelRoutes)
     .route('/api/v1/groups', groupsRoutes)
     .route('/api/v1/user-attributes', userAttributesRoutes)
+    .route('/api/v1/user-attribute-values', userAttributeValuesRoutes)
     .route('/api/v1/embed-tenants', embedTenantsRoutes)
     .route('/api/v1/embed', embedRoutes)
     .route('/api/v1/embed', commentsRoutes)

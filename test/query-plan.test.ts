@@ -217,6 +217,28 @@ describe('no full scan of a tenant table on the hot paths', () => {
     expect(summary(found)).toEqual([]);
   });
 
+  it("an account user's attribute values: set, listed, cleared, and carried by an internal session", async () => {
+    const attribute = (await ok(api('GET', '/api/v1/user-attributes?name=region', { auth: acme.admin })))
+      .items[0];
+    const value = (v: unknown) => ({
+      userId: String(acme.adminUserId),
+      userAttributeId: String(attribute.id),
+      value: v,
+    });
+    const found = await offencesOf('user attribute values', async () => {
+      await ok(api('POST', '/api/v1/user-attribute-values', { auth: acme.admin, body: value('eu') }));
+      await ok(api('GET', `/api/v1/user-attribute-values/${acme.adminUserId}`, { auth: acme.admin }));
+      await ok(
+        api('POST', '/api/v1/embed/generate-session', {
+          auth: acme.key,
+          body: { deploymentId, internalId: 'admin' },
+        }),
+      );
+      await ok(api('POST', '/api/v1/user-attribute-values', { auth: acme.admin, body: value(null) }));
+    });
+    expect(summary(found)).toEqual([]);
+  });
+
   it('embed dashboard load', async () => {
     const found = await offencesOf('embed dashboard load', () =>
       ok(api('GET', `/api/v1/embed/dashboard/${board.publicId}`, { auth: { session: sessionId } })),

@@ -5,13 +5,17 @@ import { deployments } from '../../schema/deployments';
 import { accountSettings } from '../../schema/settings';
 import { workbooks } from '../../schema/workspace';
 import type { StoredConfig } from '../accounts/app-config.policy';
+import { accountAttributesColumn, accountUserIdentity } from '../data-api/account-identity';
 import type { RenderConfig, RenderSnapshot } from '../render/render.types';
+import type { Identity } from '../semantic/query/policies';
 import { publishedJson } from './dashboards.queries';
 import type { PublishedDashboard } from './dashboards.schemas';
 import type { WorkbookRenderScope } from './render.service';
 
 export interface RenderSource {
   deploymentOk: boolean;
+  /** The identity the render's queries run as: the scope's user, with their attribute values. */
+  identity: Identity;
   workbookFound: boolean;
   draft: RenderConfig | null;
   /** The workbook's live reports, in the shape of snapshots (draft renders). */
@@ -38,12 +42,17 @@ const liveReportsJson = sql`(SELECT json_group_array(json_object('id', r.item_id
 
 /**
  * A read of the caller's deployment (no row: not the caller's), its workbook `workbookId` (null
- * columns: not found), the workbook's published version (`pd`, `dv`) and the account's app
- * config, with `fields`.
+ * columns: not found) and the workbook's published version (`pd`, `dv`), with `fields`, the
+ * account's app config and the attribute values of the user the render is for.
  */
 function workbookRead<F extends SelectedFields>(scope: WorkbookRenderScope, workbookId: number, fields: F) {
   return scope.db
-    .select({ ...fields, workbookId: workbooks.itemId, appConfig: accountSettings.appConfig })
+    .select({
+      ...fields,
+      workbookId: workbooks.itemId,
+      appConfig: accountSettings.appConfig,
+      attributes: accountAttributesColumn(scope.userId),
+    })
     .from(deployments)
     .leftJoin(workbooks, and(eq(workbooks.itemId, workbookId), eq(workbooks.deploymentId, deployments.id)))
     .leftJoin(pd, eq(pd.workbookId, workbooks.itemId))
@@ -54,8 +63,9 @@ function workbookRead<F extends SelectedFields>(scope: WorkbookRenderScope, work
 
 /**
  * What a render of a workbook's dashboard needs, in ONE statement: the caller's deployment, the
- * workbook, and either its draft with its live reports or its published version with the frozen
- * snapshots, so a miss says which part is missing; and the account's app config.
+ * workbook, either its draft with its live reports or its published version with the frozen
+ * snapshots (so a miss says which part is missing), the account's app config and the identity
+ * of the user it is for.
  */
 export async function findRenderSource(
   scope: WorkbookRenderScope,
@@ -69,6 +79,7 @@ export async function findRenderSource(
     reports: [],
     published: null,
     appConfig: null,
+    identity: accountUserIdentity(null),
   };
   if (version === 'draft') {
     const [row] = await workbookRead(scope, workbookId, {
@@ -79,6 +90,7 @@ export async function findRenderSource(
     return {
       ...none,
       deploymentOk: true,
+      identity: accountUserIdentity(row.attributes),
       workbookFound: row.workbookId !== null,
       appConfig: row.appConfig,
       draft: (row.draft ?? null) as RenderConfig | null,
@@ -90,6 +102,7 @@ export async function findRenderSource(
   return {
     ...none,
     deploymentOk: true,
+    identity: accountUserIdentity(row.attributes),
     workbookFound: row.workbookId !== null,
     appConfig: row.appConfig,
     published: json<PublishedDashboard>(row.published),

@@ -13,15 +13,14 @@ import { liveDashboard } from './live-reports.service';
 import { findRenderSource } from './render.repository';
 import type { RenderQuery } from './render.schemas';
 
-/** Nobody in particular: an account user is no embed viewer, so only the policies for everyone (`*`) apply. */
-const ACCOUNT_USER = { groups: [], userAttributes: {}, securityContext: {} };
-
 /**
- * What a render reads: a deployment of an account, not who asks for it. A request's
- * `DeploymentScope` is one; a queued dashboard export, which has no principal, builds one from
- * its job.
+ * What a render reads: a deployment of an account, and the account user it is for (`userId`),
+ * whose attribute values its queries run with. A request's `DeploymentScope` is one (the caller,
+ * or the admin an API key acts as); a queued dashboard export, which has no principal, builds one
+ * from its job (its `renderAs` user, else who started it).
  */
-export type WorkbookRenderScope = RequestScope & Pick<DeploymentScope, 'accountId' | 'deploymentId'>;
+export type WorkbookRenderScope = RequestScope &
+  Pick<DeploymentScope, 'accountId' | 'deploymentId' | 'userId'>;
 
 /** The version, format and width of a render, and the controls' values in `resolveControls`' forms. */
 export type RenderOptions = Pick<RenderQuery, 'format' | 'version' | 'width'> &
@@ -65,7 +64,8 @@ export async function renderWorkbookDashboard(
   }
   const controls = resolveControls(input.config, { filters: query.filters, timeGrains: query.timeGrains });
   const live = await liveDashboard(
-    { ...scope, identity: ACCOUNT_USER },
+    // An account user is no embed viewer: no groups, no context, their own attribute values.
+    { ...scope, identity: source.identity },
     { config: input.config, reportSnapshots: input.reportSnapshots ?? [] },
     controls,
     { timezone: accountTimeZone(source.appConfig) ?? undefined },

@@ -10,6 +10,7 @@ import {
 import { failedCheck } from '../core/db';
 import type { Db } from '../core/env';
 import type { AccountScope, RequestScope } from '../core/scope';
+import { accountAttributesColumn } from '../data-api/account-identity';
 import {
   type InternalUser,
   type RawRow,
@@ -121,13 +122,14 @@ export function userStateColumns(scope: (alias: string) => SQL): SQL {
        WHERE v.user_id = u.id AND ${scope('a')}) AS attributes_json`;
 }
 
-/** The columns of an internal user a session shows (an `InternalUser`). */
+/** The columns of an internal user a session shows, and their attribute values (an `InternalUser`). */
 export const internalUserColumns = {
   id: users.id,
   username: users.username,
   email: users.email,
   firstName: users.firstName,
   picture: users.picture,
+  attributes: accountAttributesColumn(users.id).as('account_attributes'),
 };
 
 /** Which guard aborted a batch, from the constraint name in D1's error; null for any other failure. */

@@ -100,7 +100,7 @@ export async function rebuildSession(scope: EmbedSessionScope): Promise<SessionP
   if (!rebuilt) throw new ApiError('SESSION_INVALID', 'The user of this embed session no longer exists');
   const payload =
     rebuilt.kind === 'internal'
-      ? toPayload(claims, internalViewer(rebuilt.user), [], {}, null)
+      ? toPayload(claims, internalViewer(rebuilt.user), [], rebuilt.user.attributes, null)
       : toPayload(
           claims,
           { kind: 'external', ...pickProfile(rebuilt.state), externalId: rebuilt.state.externalId },

@@ -3,6 +3,7 @@ import { embedAttributes, embedGroups, type embedUsers } from '../../schema/embe
 import { toAccount } from '../auth/auth.repository';
 import { mapRow } from '../core/db';
 import type { AccountContext } from '../core/principal';
+import { accountAttributesOf } from '../data-api/account-identity';
 import type { EmbedAttribute, EmbedGroup, EmbedUser } from './catalogues.schemas';
 import type { AttributeValue } from './embedding.schemas';
 
@@ -56,13 +57,16 @@ export const toEmbedUser = (
   lastLogin: null,
 });
 
-/** An internal user (table `users`) as a session shows it. */
+/**
+ * An internal user (table `users`) as a session shows it, with the attribute values they hold
+ * (upsertUserAttributeValue): what the session's queries run with, as an embed user's do.
+ */
 export type InternalUser = Pick<
   typeof users.$inferSelect,
   'id' | 'username' | 'email' | 'firstName' | 'picture'
->;
+> & { attributes: Record<string, Exclude<AttributeValue, null>> };
 
-/** An internal user, from a batch. */
+/** An internal user, from a batch (its values in the column `account_attributes`). */
 export function toInternalUser(raw: RawRow): InternalUser {
   const row = mapRow(users, raw);
   return {
@@ -71,6 +75,8 @@ export function toInternalUser(raw: RawRow): InternalUser {
     email: row.email,
     firstName: row.firstName,
     picture: row.picture,
+    // Stored only after the attribute's type and bounds accepted them.
+    attributes: accountAttributesOf(raw.account_attributes) as InternalUser['attributes'],
   };
 }
 

@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import type { AttributeType } from '../../schema/embedding';
 import type { JsonLimits } from '../core/json';
 import { httpUrl, nonEmptyString, obj } from '../core/validation';
 
@@ -74,6 +75,31 @@ export const attributeValue = v.union([
   v.null(),
 ]);
 export type AttributeValue = v.InferOutput<typeof attributeValue>;
+
+function matchesType(value: Exclude<AttributeValue, null>, type: AttributeType): boolean {
+  switch (type) {
+    case 'string':
+      return typeof value === 'string';
+    case 'number':
+      return typeof value === 'number';
+    case 'boolean':
+      return typeof value === 'boolean';
+    case 'string_array':
+      return Array.isArray(value) && value.every((x) => typeof x === 'string');
+    case 'number_array':
+      return Array.isArray(value) && value.every((x) => typeof x === 'number');
+  }
+}
+
+/**
+ * Why `value` cannot be a value of an attribute of `type`, or null when it can (null, which
+ * clears a value, always can). The one type rule of attribute values: generate-session's
+ * `userAttributes` and the values of account users (upsertUserAttributeValue) both go through it,
+ * after `attributeValue` has bounded them.
+ */
+export function attributeTypeProblem(value: AttributeValue, type: AttributeType): string | null {
+  return value === null || matchesType(value, type) ? null : `Expected a ${type} value`;
+}
 
 /** An external user's id: stored as sent, so it must already be trimmed and lowercase. */
 export const externalId = v.pipe(

@@ -4,7 +4,7 @@ import { digestsEqual } from '../core/crypto';
 import { ApiError, type ErrorDetail, notFound } from '../core/errors';
 import type { AccountContext, ApiKeyPrincipal } from '../core/principal';
 import type { GenerateSessionInput } from './embed-sessions.schemas';
-import { type AttributeValue, DEFAULT_TENANT } from './embedding.schemas';
+import { type AttributeValue, attributeTypeProblem, DEFAULT_TENANT } from './embedding.schemas';
 import type { InternalUser, MintRead, MintWrites, StoredUserState } from './generate-session.repository';
 
 /**
@@ -115,21 +115,6 @@ export function authorize(read: MintRead, keyHash: string, input: GenerateSessio
   return account;
 }
 
-function matchesType(value: Exclude<AttributeValue, null>, type: AttributeType): boolean {
-  switch (type) {
-    case 'string':
-      return typeof value === 'string';
-    case 'number':
-      return typeof value === 'number';
-    case 'boolean':
-      return typeof value === 'boolean';
-    case 'string_array':
-      return Array.isArray(value) && value.every((x) => typeof x === 'string');
-    case 'number_array':
-      return Array.isArray(value) && value.every((x) => typeof x === 'number');
-  }
-}
-
 export const unique = (names: string[]) => [...new Set(names)];
 
 type Value = Exclude<AttributeValue, null>;
@@ -208,10 +193,8 @@ function checkNames(read: MintRead, input: GenerateSessionInput, requestedGroups
   );
   if (unknown.length > 0) throw new ApiError('BAD_REQUEST', 'User attributes not found', unknown);
   const mistyped: ErrorDetail[] = supplied.flatMap((a, i) => {
-    const type = types.get(a.name) as AttributeType;
-    return a.value === null || matchesType(a.value, type)
-      ? []
-      : [{ path: `userAttributes.${i}.value`, message: `Expected a ${type} value` }];
+    const problem = attributeTypeProblem(a.value, types.get(a.name) as AttributeType);
+    return problem === null ? [] : [{ path: `userAttributes.${i}.value`, message: problem }];
   });
   if (mistyped.length > 0) {
     throw new ApiError(
@@ -312,10 +295,11 @@ export function planMint(read: MintRead, input: GenerateSessionInput, accountId:
 
   if (input.externalId === undefined) {
     const internal = read.internalUser as InternalUser;
+    // An account user: no groups nor context, the attribute values stored for them.
     return {
       writes: writes.createTenant ? writes : null,
       groups: [],
-      attributes: {},
+      attributes: internal.attributes,
       securityContext: null,
       profile: {
         email: internal.email,

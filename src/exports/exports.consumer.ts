@@ -41,7 +41,13 @@ export async function runExport(scope: RequestScope, exportId: number): Promise<
   // Nothing to do, or the claim itself recorded that every attempt was spent.
   if (!claimed || claimed.job.status === 'failed') return ACK;
   const { job, workbookId } = claimed;
-  const jobScope = { ...scope, accountId: job.accountId, deploymentId: job.deploymentId };
+  // The render is for its `renderAs` user, else whoever started it: their attribute values apply.
+  const jobScope = {
+    ...scope,
+    accountId: job.accountId,
+    deploymentId: job.deploymentId,
+    userId: job.renderUserId ?? job.userId,
+  };
   try {
     if (workbookId === null) throw new PermanentExportError('The dashboard no longer exists');
     const problem = await controlsProblem(jobScope, job.filters, job.timeGrains);

@@ -19,6 +19,8 @@ export interface DashboardRef {
 export interface NewExport {
   jobId: string;
   format: ExportRow['format'];
+  /** The `renderAs` user (null: the caller). */
+  renderUserId: number | null;
   filters: ExportRow['filters'];
   timeGrains: ExportRow['timeGrains'];
   expiresAt: Date;
@@ -49,9 +51,9 @@ export async function insertExport(
     AND (pd.id = ${ref.id ?? null} OR pd.public_id = ${ref.publicId ?? null})`;
   const [inserted, probe] = await runBatch<Record<string, unknown>>(scope.db, [
     // INSERT … SELECT guarded by the count in the same statement: drizzle's builder has no such insert.
-    sql`INSERT INTO dashboard_exports (job_id, account_id, deployment_id, dashboard_id, user_id, format,
-        filters, time_grains, status, attempts, created_at, expires_at)
-      SELECT ${job.jobId}, d.account_id, d.id, pd.id, ${scope.userId}, ${job.format},
+    sql`INSERT INTO dashboard_exports (job_id, account_id, deployment_id, dashboard_id, user_id, render_user_id,
+        format, filters, time_grains, status, attempts, created_at, expires_at)
+      SELECT ${job.jobId}, d.account_id, d.id, pd.id, ${scope.userId}, ${job.renderUserId}, ${job.format},
         ${JSON.stringify(job.filters)}, ${JSON.stringify(job.timeGrains)}, 'queued', 0, ${now},
         ${job.expiresAt.toISOString()}
       FROM published_dashboards pd JOIN deployments d ON d.id = pd.deployment_id

@@ -32,19 +32,20 @@ function dashboardRefOf(input: StartExportInput): DashboardRef {
 
 /**
  * Cube's `renderAs`, for a console user (`USER`): only an admin may render as someone else, and
- * the user must be of the account (else 404). Account users all see the same data (an identity
- * with no groups), so the render is the same; the job stays the caller's.
+ * the user must be of the account (else 404). Answers the user's id: the render runs with their
+ * attribute values (the data access policies read them); the job stays the caller's.
  */
 async function checkSubject(
   scope: DeploymentScope,
   subject: NonNullable<StartExportInput['renderAs']>,
-): Promise<void> {
+): Promise<number> {
   requireAdmin(scope.principal);
   const userId = await findAccountUser(scope, {
     userId: subject.userId ?? undefined,
     email: subject.email ?? undefined,
   });
   if (userId === null) throw notFound('User');
+  return userId;
 }
 
 /**
@@ -59,7 +60,7 @@ export async function startExport(
   const ref = dashboardRefOf(input);
   const filters = input.filters ?? [];
   const timeGrains = input.timeGrains ?? [];
-  if (input.renderAs) await checkSubject(scope, input.renderAs);
+  const renderUserId = input.renderAs ? await checkSubject(scope, input.renderAs) : null;
   const problem = await controlsProblem(scope, filters, timeGrains);
   if (problem) throw badRequest(`The controls cannot be applied: ${problem.message}`, [problem]);
 
@@ -68,6 +69,7 @@ export async function startExport(
   const outcome = await insertExport(scope, ref, {
     jobId,
     format: input.format,
+    renderUserId,
     filters,
     timeGrains,
     expiresAt,

@@ -19,8 +19,9 @@ export interface RenderedFile {
 }
 
 /**
- * Who a render is for: account users, addresses and channels share one scope (an identity with
- * no groups, so only the model's policies for everyone apply); embed users bring their own.
+ * Who a render is for: account users, addresses and channels run with no groups (only the
+ * model's policies for everyone apply), an account user with the attribute values stored for
+ * them; embed users bring their own groups, attributes and context.
  */
 export interface RenderScope {
   /** Equal for recipients that see the same data: they share one render. */

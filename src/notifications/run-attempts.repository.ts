@@ -14,6 +14,7 @@ import type { StoredConfig } from '../accounts/app-config.policy';
 import { mapRow, runBatch } from '../core/db';
 import type { Db } from '../core/env';
 import type { RequestScope } from '../core/scope';
+import { accountAttributesColumn, accountAttributesOf } from '../data-api/account-identity';
 import { catalogueNames } from '../embedding/embed-dashboards.repository';
 import { rowsOf } from './notifications.repository';
 import { type RecipientRow, selectRecipients, toRecipientRow } from './recipients.repository';
@@ -52,6 +53,11 @@ export interface LeasedDelivery {
    * (≤ 200 each): row-level security restricts by them even where the recipient holds no value.
    */
   catalogue: string[];
+  /**
+   * For an account user recipient, the attribute values they hold (the data access policies read
+   * them); `{}` for anyone else.
+   */
+  accountAttributes: Record<string, unknown>;
 }
 
 /**
@@ -99,10 +105,12 @@ export async function startRun(
       .innerJoin(deployments, eq(deployments.id, notifications.deploymentId))
       .leftJoin(accountSettings, eq(accountSettings.accountId, notifications.accountId))
       .where(eq(notificationRuns.id, runId)),
-    // Hand-written: the recipients' join and catalogues as a subquery of the leased rows.
+    // Hand-written: the recipients' join, catalogues and account users' values as subqueries of
+    // the leased rows (every recipient's values in this one statement).
     sql`SELECT d.id AS delivery_id, d.attempts AS delivery_attempts, rr.*,
         CASE WHEN rr.type = 'EMBED_USER'
-          THEN ${catalogueNames(sql`rr.embed_account_id`, sql`rr.embed_tenant_id`)} END AS catalogue
+          THEN ${catalogueNames(sql`rr.embed_account_id`, sql`rr.embed_tenant_id`)} END AS catalogue,
+        CASE WHEN rr.user_id IS NOT NULL THEN ${accountAttributesColumn(sql`rr.user_id`)} END AS account_attributes
       FROM notification_deliveries d
       JOIN (${selectRecipients}) rr ON rr.id = d.recipient_id
       WHERE d.run_id = ${runId} AND d.lease_owner = ${owner} AND d.status = 'pending'
@@ -132,6 +140,7 @@ export async function startRun(
     attempts: Number(d.delivery_attempts),
     recipient: toRecipientRow(d),
     catalogue: typeof d.catalogue === 'string' ? (JSON.parse(d.catalogue) as string[]) : [],
+    accountAttributes: accountAttributesOf(d.account_attributes),
   }));
   return { context, leased };
 }

@@ -35,17 +35,23 @@ const LEASE_MS = 15 * 60_000;
 export const backoffSeconds = (attempts: number) => Math.min(3600, 30 * 2 ** Math.max(0, attempts - 1));
 
 /**
- * Who is not an embed user (an account user, an address, a channel) runs as nobody in
- * particular: no groups, so only the model's policies for everyone (`*`) apply, as on the render
- * endpoint.
+ * Who is not an embed user runs with no groups and no context, as on the render endpoint: an
+ * account user with the attribute values they hold, an address or a channel with none. Only the
+ * model's policies for everyone (`*`) apply to them; those reading `{ userAttributes.x }` let
+ * through the rows of the user's value. Recipients holding equal values share one render.
  */
-const ACCOUNT_IDENTITY: Identity = { groups: [], userAttributes: {}, securityContext: {} };
-
-function renderScopeOf(r: RecipientRow, catalogue: string[]): RenderScope {
+function renderScopeOf({ recipient: r, catalogue, accountAttributes }: repo.LeasedDelivery): RenderScope {
   if (r.type !== 'EMBED_USER') {
+    const values = Object.entries(accountAttributes).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    const identity: Identity = {
+      groups: [],
+      userAttributes: Object.fromEntries(values),
+      securityContext: {},
+    };
     return {
-      key: 'account',
-      identity: ACCOUNT_IDENTITY,
+      key: JSON.stringify(['account', values]),
+      identity,
+      // Not an embed viewer: frozen rows are not restricted for them (see restrictSnapshots).
       groups: null,
       userAttributes: null,
       securityContext: null,
@@ -185,11 +191,12 @@ export async function attemptRun(
   const renders = new Map<string, Promise<RenderedFile>>();
   const outcomes: repo.DeliveryOutcome[] = [];
 
-  for (const { deliveryId, recipient, catalogue } of leased) {
+  for (const lease of leased) {
+    const { deliveryId, recipient } = lease;
     try {
       if (!dashboard) throw new PermanentDeliveryError('The published dashboard no longer exists');
       if (refused || !controls) throw new PermanentDeliveryError(refused ?? 'The controls cannot be applied');
-      const viewer = renderScopeOf(recipient, catalogue);
+      const viewer = renderScopeOf(lease);
       let render = renders.get(viewer.key);
       if (!render) {
         render = (async () => {
