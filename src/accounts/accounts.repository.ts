@@ -101,6 +101,11 @@ export async function insertAccountWithAdmin(
   return { account: toAccount(mapRow(accounts, accountRow)), user: toUser(mapRow(users, userRow)) };
 }
 
+/** Removes an account and, by cascade, everything of it on its shard. */
+export async function deleteAccount(db: Db, id: number): Promise<void> {
+  await db.delete(accounts).where(eq(accounts.id, id));
+}
+
 export async function findAccount(db: Db, id: number): Promise<Account | null> {
   const [row] = await db.select().from(accounts).where(eq(accounts.id, id));
   return row ? toAccount(row) : null;

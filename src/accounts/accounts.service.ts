@@ -1,5 +1,6 @@
 import { PLAN_DEFAULTS } from '../../schema/accounts';
 import { ACCESS_TOKEN_PREFIX, API_KEY_PREFIX, issueSecret } from '../auth/credentials';
+import { shardOf } from '../core/db';
 import type { Db } from '../core/env';
 import { ApiError, conflict, notFound } from '../core/errors';
 import { afterId, idPage, pageRequest } from '../core/pagination';
@@ -11,7 +12,12 @@ import type { CreateAccountInput, CreateUserInput, UpdateAccountInput } from './
 export async function provisionAccount(db: Db, request: CreateAccountInput, now: string) {
   const plan = request.plan ?? 'premium';
   const input = { ...PLAN_DEFAULTS[plan], ...request, plan };
-  const [token, key] = await Promise.all([issueSecret(ACCESS_TOKEN_PREFIX), issueSecret(API_KEY_PREFIX)]);
+  // The secrets carry the shard the account lives in: the shard `db` is.
+  const shard = shardOf(db);
+  const [token, key] = await Promise.all([
+    issueSecret(ACCESS_TOKEN_PREFIX, shard),
+    issueSecret(API_KEY_PREFIX, shard),
+  ]);
   const adminUsername = input.adminUsername ?? 'admin';
   const adminEmail = input.adminEmail ?? `${adminUsername}@${slugify(input.name) || 'account'}.example.com`;
   const { account, user } = await repo.insertAccountWithAdmin(
@@ -35,7 +41,7 @@ export async function createUser(db: Db, accountId: number, input: CreateUserInp
 }
 
 export async function createAccessToken(db: Db, accountId: number, userId: number, now: string) {
-  const token = await issueSecret(ACCESS_TOKEN_PREFIX);
+  const token = await issueSecret(ACCESS_TOKEN_PREFIX, shardOf(db));
   const row = await repo.insertAccessToken(db, accountId, userId, token.hash, token.displayPrefix, now);
   if (!row) throw notFound('User');
   return { id: row.id, token: token.secret, createdAt: row.createdAt };
@@ -47,7 +53,7 @@ export async function createApiKey(
   input: { name: string; deploymentIds?: number[] | null },
   now: string,
 ) {
-  const key = await issueSecret(API_KEY_PREFIX);
+  const key = await issueSecret(API_KEY_PREFIX, shardOf(db));
   const scope = input.deploymentIds ? [...new Set(input.deploymentIds)].sort((a, b) => a - b) : null;
   const row = await repo.insertApiKey(db, accountId, input.name, scope, key.hash, key.displayPrefix, now);
   if (!row)

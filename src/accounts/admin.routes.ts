@@ -1,4 +1,6 @@
 import { nowOf } from '../auth/deployment-scope';
+import { requestScope } from '../auth/scope';
+import { useShard } from '../auth/shard-routing';
 import { idParams } from '../core/validation';
 import { routeGroup, routes } from '../http/route';
 import {
@@ -9,6 +11,7 @@ import {
 } from './accounts.schemas';
 import { changeAccount, getAccount, provisionAccount } from './accounts.service';
 import markdown from './admin.routes.md';
+import { accountShard, placeAccount, registerAccount } from './placement.service';
 
 const route = routeGroup({ auth: 'operator', tags: ['Provisioning (operator)'], docs: markdown });
 
@@ -17,16 +20,28 @@ export const accountsAdminRoutes = routes(
   route.post('/', 'createAccount', {
     input: { body: createAccountBody },
     responses: { 201: provisionedAccountSchema },
-    handler: async (c, { body }) => provisionAccount(c.get('db'), body, nowOf(c)),
+    // The account is written on the least-loaded shard, then listed in the directory.
+    handler: async (c, { body }) => {
+      useShard(c, await placeAccount(requestScope(c)));
+      const provisioned = await provisionAccount(c.get('db'), body, nowOf(c));
+      await registerAccount(requestScope(c), provisioned.account.id);
+      return provisioned;
+    },
   }),
   route.get('/:id', 'getAccount', accountSchema, {
     input: { params: idParams },
     errors: [404],
-    handler: async (c, { params }) => getAccount(c.get('db'), params.id),
+    handler: async (c, { params }) => {
+      useShard(c, await accountShard(requestScope(c), params.id));
+      return getAccount(c.get('db'), params.id);
+    },
   }),
   route.patch('/:id', 'updateAccount', accountSchema, {
     input: { params: idParams, body: updateAccountBody },
     errors: [404],
-    handler: async (c, { params, body }) => changeAccount(c.get('db'), params.id, body ?? {}, nowOf(c)),
+    handler: async (c, { params, body }) => {
+      useShard(c, await accountShard(requestScope(c), params.id));
+      return changeAccount(c.get('db'), params.id, body ?? {}, nowOf(c));
+    },
   }),
 );

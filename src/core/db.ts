@@ -258,13 +258,18 @@ function countStatement(
   });
 }
 
+// The shard a counted binding is on, readable through every wrapper (`shardOf`).
+const SHARD = Symbol('shard');
+
 function countDatabase<T extends D1Database | D1DatabaseSession>(
   db: T,
   counter: QueryCounter,
   route: Route,
+  shard: number,
 ): T {
   return new Proxy(db, {
     get(target, prop) {
+      if (prop === SHARD) return shard;
       const value = Reflect.get(target, prop, target);
       if (typeof value !== 'function') return value;
       if (prop === 'prepare') {
@@ -302,6 +307,7 @@ function countDatabase<T extends D1Database | D1DatabaseSession>(
             value.call(target, constraint),
             counter,
             constraint === undefined || constraint === 'first-primary' ? 'primary' : 'replica',
+            shard,
           );
       }
       return value.bind(target);
@@ -312,9 +318,20 @@ function countDatabase<T extends D1Database | D1DatabaseSession>(
 /**
  * The D1 binding wrapped so every statement and round trip lands in `counter`, and every
  * statement is checked against production D1's limits (`D1_LIMITS`; a `D1LimitError` otherwise).
+ * `shard` is the shard the binding is (src/core/shards.ts); its sessions (`withSession`, read
+ * replicas) are the same shard's.
  */
-export function countedD1(db: D1Database, counter: QueryCounter): D1Database {
-  return countDatabase(db, counter, 'primary');
+export function countedD1(db: D1Database, counter: QueryCounter, shard = 0): D1Database {
+  return countDatabase(db, counter, 'primary', shard);
+}
+
+/**
+ * The shard a database handle reads and writes: a counted binding, one of its sessions, or
+ * drizzle over either. A handle not made by `countedD1` is shard 0's.
+ */
+export function shardOf(handle: D1Database | D1DatabaseSession | Db): number {
+  const client = '$client' in handle ? handle.$client : handle;
+  return ((client as unknown as Record<symbol, unknown>)[SHARD] as number | undefined) ?? 0;
 }
 
 /** Drizzle over a (counted) D1 binding. snake_case columns, camelCase in TypeScript. */

@@ -45,6 +45,7 @@ export const tokenRoutes = routes(
       const cubeApiToken = await signApiToken(
         c.env,
         {
+          shard: c.get('scope').shard,
           accountId: principal.account.id,
           deploymentId: params.id,
           securityContext: body?.securityContext ?? {},

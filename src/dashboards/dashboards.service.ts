@@ -1,8 +1,9 @@
 import type { DeploymentScope } from '../auth/deployment-scope';
-import { randomId } from '../core/crypto';
+import { shardOf } from '../core/db';
 import type { Db } from '../core/env';
 import { badRequest, notFound } from '../core/errors';
 import { invalidCursor, pageRequest, toPage } from '../core/pagination';
+import { newPublicId } from '../core/shard-marks';
 import { withStorageQuota } from '../core/storage-quota';
 import * as repo from './dashboards.repository';
 import type { DashboardConfig, PublishedDashboard, PublishInput } from './dashboards.schemas';
@@ -48,9 +49,10 @@ export async function publishDashboard(
       { path: 'workbookId', message: `Expected ${workbookId}` },
     ]);
   }
-  // 16 random bytes: a 128-bit, URL-safe id; it is only used when this is the first publish.
+  // 22 URL-safe characters: 112 random bits and the shard, so an embed URL finds its shard; it
+  // is only used when this is the first publish.
   const { check, published } = await withStorageQuota(
-    repo.publish(db, scope, workbookId, input, randomId(16), now),
+    repo.publish(db, scope, workbookId, input, newPublicId(shardOf(db)), now),
   );
   if (!check.workbookFound) throw notFound('Workbook');
   if (!check.dashboardFound) throw notFound('Dashboard');

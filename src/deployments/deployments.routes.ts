@@ -138,7 +138,13 @@ export const buildDeploymentsRoutes = routes(
       accountWidePrincipal(c);
       const actor = userPrincipal(c);
       return createDeployment(
-        { db: c.get('db'), queue: c.env.BUILDS_QUEUE, domain: c.env.DEPLOYMENTS_DOMAIN, now: nowOf(c) },
+        {
+          db: c.get('db'),
+          control: c.get('scope').control,
+          queue: c.env.BUILDS_QUEUE,
+          domain: c.env.DEPLOYMENTS_DOMAIN,
+          now: nowOf(c),
+        },
         actor.account.id,
         actor.userId,
         body,

@@ -7,6 +7,7 @@ import {
   parseAuthorization,
   userPrincipal,
 } from '../auth/auth.middleware';
+import { shardOfSignedToken, useShard } from '../auth/shard-routing';
 import { isoNow } from '../core/clock';
 import type { AppEnv } from '../core/env';
 import { ApiError } from '../core/errors';
@@ -114,7 +115,11 @@ export const embedRoutes = routes(
     input: { body: exchangeSessionBody },
     // The credential is the session id in the body: an expired, revoked or unknown one is a 401.
     errors: [401],
-    handler: async (c, { body }) => exchangeSession(embedContext(c), body.sessionId),
+    handler: async (c, { body }) => {
+      // The credential is in the body, so the request goes to its shard here rather than before auth.
+      useShard(c, shardOfSignedToken(body.sessionId));
+      return exchangeSession(embedContext(c), body.sessionId);
+    },
   }),
   route.post('/session/revoke', 'revokeSession', revokedSchema, {
     input: { body: revokeSessionBody },

@@ -1,6 +1,6 @@
 import type { WriteGuard } from '../../schema/embedding';
 import { randomId, sha256Hex } from '../core/crypto';
-import { createDb } from '../core/db';
+import { createDb, shardOf } from '../core/db';
 import { ApiError, QUOTA_RETRY_AFTER_SECONDS, tooManyRequests } from '../core/errors';
 import type { AccountContext } from '../core/principal';
 import { catalogueFull } from './catalogues.service';
@@ -168,6 +168,8 @@ export async function generateSession(
   const settings = sessionSettings(input.settings);
   const claims: SessionClaims = {
     sessionId: randomId(16),
+    // The session names the shard it was minted on (the key's): its loads read there.
+    shard: shardOf(ctx.d1),
     accountId: account.id,
     deploymentId: input.deploymentId,
     user: { kind: input.externalId !== undefined ? 'external' : 'internal', id: userId as number },

@@ -1,5 +1,6 @@
 import type * as v from 'valibot';
 import type { DeploymentScope } from '../auth/deployment-scope';
+import { claimName } from '../control/claims.repository';
 import type { Db } from '../core/env';
 import { ApiError, badRequest, notFound } from '../core/errors';
 import { withStorageQuota } from '../core/storage-quota';
@@ -72,6 +73,19 @@ function reportErrors(check: WriteCheck) {
 
 const DEFAULT_REPORT_NAME = 'Untitled report';
 
+/**
+ * A public id is unique across every account, and so every shard: claimed in the control
+ * database for the caller's account before its shard writes it (the shard's own check then
+ * tells this account's reports apart). Another account's is a 409, like a taken one.
+ */
+async function claimPublicId(scope: DeploymentScope, publicId: string, now: string): Promise<void> {
+  if (!(await claimName(scope.control, 'report-public-id', publicId, scope.accountId, now))) {
+    throw new ApiError('CONFLICT', 'Another report has this publicId', [
+      { path: 'publicId', message: 'Already used' },
+    ]);
+  }
+}
+
 export async function createReport(
   db: Db,
   scope: DeploymentScope,
@@ -79,12 +93,14 @@ export async function createReport(
   now: string,
 ) {
   const { name, folderId, values } = reportValues(body);
+  const publicId = values.publicId ?? newPublicId();
+  await claimPublicId(scope, publicId, now);
   const result = await withStorageQuota(
     repo.createReport(
       db,
       scope,
       { type: 'REPORT', name: name ?? DEFAULT_REPORT_NAME, folderId: folderId ?? null, now },
-      { ...values, publicId: values.publicId ?? newPublicId() },
+      { ...values, publicId },
     ),
   );
   reportErrors(result.check);
@@ -99,6 +115,7 @@ export async function updateReport(
   now: string,
 ) {
   const { name, folderId, values } = reportValues(body);
+  if (values.publicId !== undefined) await claimPublicId(scope, values.publicId, now);
   const result = await withStorageQuota(repo.updateReport(db, scope, id, { name, folderId, now }, values));
   reportErrors(result.check);
   return written(result);
