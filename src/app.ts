@@ -5,7 +5,7 @@ import { accountsAdminRoutes } from './accounts/admin.routes';
 import { apiKeysRoutes } from './accounts/api-keys.routes';
 import { usersRoutes } from './accounts/users.routes';
 import { randomId } from './core/crypto';
-import { countedD1, createDb, newD1Metrics, type QueryCounter } from './core/db';
+import { CONTROL_DATABASE, countedD1, createDb, newD1Metrics, type QueryCounter } from './core/db';
 import { CORE_DECISIONS } from './core/decisions';
 import { docsRoutes } from './core/docs';
 import { ApiError, errorBody, retryAfterOf, toApiError } from './core/errors';
@@ -72,7 +72,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
       shard: 0,
       db,
       d1,
-      control: createDb(countedD1(c.env.CONTROL_DB, controlQueries)),
+      control: createDb(countedD1(c.env.CONTROL_DB, controlQueries, CONTROL_DATABASE)),
       env: c.env,
       now: platform.clock.now(),
       ports: {

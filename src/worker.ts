@@ -1,7 +1,6 @@
 import { createApp } from './app';
-import { countedD1, createDb } from './core/db';
 import type { Bindings, BuildMessage } from './core/env';
-import { shardDatabase, shardNames, shardOfId } from './core/shards';
+import { openShard, shardNames, shardOfId } from './core/shards';
 import { sweepExpiredUploads } from './deployments/data-model.service';
 import { consumeBuilds } from './deployments/deployments.consumer';
 import { sweepStrandedBuilds } from './deployments/deployments.service';
@@ -14,14 +13,6 @@ import {
 } from './notifications/notifications.consumer';
 import { notificationsTick } from './notifications/notifications.cron';
 import { platformOf as deployedPlatform, type PlatformOf } from './platform';
-
-/**
- * The environment a background job of shard `shard` runs with: `DB` is that shard's binding, so
- * a job written for one database (it opens `env.DB`) works on each shard unchanged.
- */
-function onShard(env: Bindings, shard: number): Bindings {
-  return shard === 0 ? env : { ...env, DB: shardDatabase(env, shard) };
-}
 
 /** The shard a queue message belongs to: the one its id (a build's, a run's) was made on. */
 function shardOfMessage(body: unknown): number {
@@ -73,11 +64,11 @@ export function createWorker(platformOf: PlatformOf = deployedPlatform) {
       // Each job of each shard runs even when another fails; the tick fails if any did.
       const jobs = await Promise.allSettled(
         shardNames(env).flatMap((_, shard) => {
-          const db = createDb(countedD1(shardDatabase(env, shard), { queries: 0, roundTrips: 0 }, shard));
+          const { db } = openShard(env, shard, { queries: 0, roundTrips: 0 });
           return [
             sweepStrandedBuilds(db, env.BUILDS_QUEUE, now),
             sweepExpiredUploads(db, now),
-            notificationsTick(onShard(env, shard), platform.deliveryPorts.queue, now),
+            notificationsTick(env, platform.deliveryPorts.queue, now, shard),
             purgeExpiredRevocations(db, now),
           ];
         }),
@@ -89,22 +80,20 @@ export function createWorker(platformOf: PlatformOf = deployedPlatform) {
     /** Each message is consumed on the shard its id names (ids are per-shard ranges). */
     async queue(batch, env, _ctx) {
       const { clock, deliveryPorts } = platformOf(env);
-      const consume = async (shardBatch: MessageBatch<unknown>, shardEnv: Bindings) => {
+      const consume = async (shardBatch: MessageBatch<unknown>, shard: number) => {
         if (batch.queue.startsWith('edgeboard-builds')) {
-          return consumeBuilds(shardBatch as MessageBatch<BuildMessage>, shardEnv, clock);
+          return consumeBuilds(shardBatch as MessageBatch<BuildMessage>, env, clock, shard);
         }
         if (batch.queue === NOTIFICATIONS_DLQ_NAME) {
-          return consumeNotificationDeadLetters(shardBatch, shardEnv, clock);
+          return consumeNotificationDeadLetters(shardBatch, env, clock, shard);
         }
         if (batch.queue === NOTIFICATIONS_QUEUE_NAME) {
-          return consumeNotifications(shardBatch, shardEnv, { clock, ports: deliveryPorts });
+          return consumeNotifications(shardBatch, env, { clock, ports: deliveryPorts }, shard);
         }
         throw new Error(`No consumer for queue ${batch.queue}`);
       };
       const results = await Promise.allSettled(
-        [...batchesByShard(batch)].map(async ([shard, shardBatch]) =>
-          consume(shardBatch, onShard(env, shard)),
-        ),
+        [...batchesByShard(batch)].map(([shard, shardBatch]) => consume(shardBatch, shard)),
       );
       const failed = results.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;

@@ -113,6 +113,8 @@ function checkParams(sql: string, params: unknown[]): void {
 export interface LoggedStatement {
   sql: string;
   params: unknown[];
+  /** The shard it ran on (src/core/shards.ts); `CONTROL_DATABASE` for the control database. */
+  shard?: number;
 }
 
 // Only tests turn this on (query-plan test): production never records statements.
@@ -223,6 +225,7 @@ function countStatement(
   route: Route,
   sql: string,
   params: unknown[],
+  shard: number,
 ): D1PreparedStatement {
   return new Proxy(stmt, {
     get(target, prop) {
@@ -234,12 +237,12 @@ function countStatement(
       if (prop === 'bind') {
         return (...args: unknown[]) => {
           checkParams(sql, args);
-          return countStatement(value.apply(target, args), counter, route, sql, args);
+          return countStatement(value.apply(target, args), counter, route, sql, args, shard);
         };
       }
       if (typeof prop === 'string' && RUNNERS.has(prop)) {
         return async (...args: unknown[]) => {
-          statementLog?.push({ sql, params });
+          statementLog?.push({ sql, params, shard });
           countTrip(counter, route, [sql]);
           if (counter.rowsRead !== undefined && prop !== 'all' && prop !== 'run') {
             const metered = await meteredRead(target, prop, args, sql);
@@ -275,12 +278,19 @@ function countDatabase<T extends D1Database | D1DatabaseSession>(
       if (prop === 'prepare') {
         return (query: string) => {
           checkSql(query);
-          return countStatement(value.call(target, query) as D1PreparedStatement, counter, route, query, []);
+          return countStatement(
+            value.call(target, query) as D1PreparedStatement,
+            counter,
+            route,
+            query,
+            [],
+            shard,
+          );
         };
       }
       if (prop === 'batch') {
         return async (stmts: D1PreparedStatement[]) => {
-          const logged = stmts.map(described);
+          const logged = stmts.map((stmt) => ({ ...described(stmt), shard }));
           if (statementLog) statementLog.push(...logged);
           countTrip(
             counter,
@@ -324,6 +334,9 @@ function countDatabase<T extends D1Database | D1DatabaseSession>(
 export function countedD1(db: D1Database, counter: QueryCounter, shard = 0): D1Database {
   return countDatabase(db, counter, 'primary', shard);
 }
+
+/** What `countedD1` is told for the control database, which is no shard: its statements log it. */
+export const CONTROL_DATABASE = -1;
 
 /**
  * The shard a database handle reads and writes: a counted binding, one of its sessions, or

@@ -1,5 +1,5 @@
 import type { Clock } from './clock';
-import { countedD1, createDb, shardOf } from './db';
+import { CONTROL_DATABASE, countedD1, createDb, shardOf } from './db';
 import type { Bindings, Db, NotificationQueue, ReplicaView } from './env';
 import type { AccountContext, AccountPrincipal } from './principal';
 
@@ -76,7 +76,9 @@ export function backgroundScope(
   return {
     ...base,
     shard: shardOf(base.d1),
-    control: base.control ?? createDb(countedD1(base.env.CONTROL_DB, { queries: 0, roundTrips: 0 })),
+    control:
+      base.control ??
+      createDb(countedD1(base.env.CONTROL_DB, { queries: 0, roundTrips: 0 }, CONTROL_DATABASE)),
     now: base.now ?? base.ports.clock.now(),
     waitUntil,
   };

@@ -1,6 +1,6 @@
 import type { Clock } from '../core/clock';
-import { countedD1, createDb } from '../core/db';
 import type { Bindings, NotificationMessage } from '../core/env';
+import { openShard } from '../core/shards';
 import type { DeliveryPorts } from './delivery';
 import { SENDS_PER_INVOCATION } from './notifications.limits';
 import { attemptRun, backoffSeconds, deadLetterRuns } from './runs.service';
@@ -22,14 +22,16 @@ const senderOf = (env: Bindings) => `notifications@${env.DEPLOYMENTS_DOMAIN}`;
  * most its share of SENDS_PER_INVOCATION recipients, so the invocation stays inside the
  * platform's subrequest limit; recipients left over go on in a continuation message. A failed
  * recipient retries the message with backoff (the others are not sent again), and a message
- * out of retries goes to the dead-letter queue.
+ * out of retries goes to the dead-letter queue. The batch's runs are all on `shard` (the Worker
+ * splits a batch by the shard of each run id).
  */
 export async function consumeNotifications(
   batch: MessageBatch<unknown>,
   env: Bindings,
   { clock, ports }: { clock: Clock; ports: DeliveryPorts },
+  shard = 0,
 ): Promise<void> {
-  const db = createDb(countedD1(env.DB, { queries: 0, roundTrips: 0 }));
+  const { db } = openShard(env, shard, { queries: 0, roundTrips: 0 });
   const maxSends = Math.max(1, Math.floor(SENDS_PER_INVOCATION / Math.max(1, batch.messages.length)));
   await Promise.all(
     batch.messages.map(async (msg) => {
@@ -66,8 +68,9 @@ export async function consumeNotificationDeadLetters(
   batch: MessageBatch<unknown>,
   env: Bindings,
   clock: Clock,
+  shard = 0,
 ): Promise<void> {
-  const db = createDb(countedD1(env.DB, { queries: 0, roundTrips: 0 }));
+  const { db } = openShard(env, shard, { queries: 0, roundTrips: 0 });
   const runIds = batch.messages.flatMap((msg) => (isRunMessage(msg.body) ? [msg.body.runId] : []));
   await deadLetterRuns(db, runIds, clock.now());
   for (const msg of batch.messages) msg.ack();

@@ -34,16 +34,18 @@ async function withDatabases(use) {
 test('migrates, lists what existed before sharding, and catches a shard left behind', async () => {
   const first = migrate();
   assert.equal(first.status, 0, first.stderr);
-  assert.match(first.stdout, /4 shards \(DB, DB_SHARD_1, DB_SHARD_2, DB_SHARD_3\): same schema, ids in range/);
+  assert.match(
+    first.stdout,
+    /4 shards \(DB, DB_SHARD_1, DB_SHARD_2, DB_SHARD_3\): same schema, ids in range/,
+  );
 
   // An account and its deployment written on shard 0 before sharding: the directory knows neither.
   await withDatabases(async (env) => {
     const now = new Date().toISOString();
     await env.DB.batch([
-      env.DB.prepare("INSERT INTO accounts (id, name, created_at, updated_at) VALUES (7, 'Before', ?, ?)").bind(
-        now,
-        now,
-      ),
+      env.DB.prepare(
+        "INSERT INTO accounts (id, name, created_at, updated_at) VALUES (7, 'Before', ?, ?)",
+      ).bind(now, now),
       env.DB.prepare(
         `INSERT INTO deployments (account_id, name, slug, deployment_url, is_managed, cloud_provider, region,
            target_platform, creation_step, creation_method, deploy_mode, created_at, updated_at)
@@ -68,7 +70,10 @@ test('migrates, lists what existed before sharding, and catches a shard left beh
   });
   const check = migrate('--check-only');
   assert.equal(check.status, 1);
-  assert.match(check.stderr, /DB_SHARD_2 \(shard 2\) lacks migrations applied to DB: 0003_data_model_guards\.sql/);
+  assert.match(
+    check.stderr,
+    /DB_SHARD_2 \(shard 2\) lacks migrations applied to DB: 0003_data_model_guards\.sql/,
+  );
   assert.match(check.stderr, /DB_SHARD_2 \(shard 2\) lacks table data_model_write_guards/);
 
   // Migrating again brings it back.
