@@ -1,4 +1,5 @@
 import { env } from 'cloudflare:test';
+import { type LoggedStatement, recordStatements, stopRecording } from '../../src/core/db';
 import { shardMarkOf, shardOfPublicId } from '../../src/core/shard-marks';
 import {
   compareShards,
@@ -86,4 +87,22 @@ export async function shardRows<T = Record<string, unknown>>(
 export async function shardCount(query: string, ...binds: unknown[]): Promise<number> {
   const rows = await shardRows<{ n: number }>(query, ...binds);
   return rows.reduce((sum, row) => sum + (row.n ?? 0), 0);
+}
+
+/** The shards the statements of `log` ran on (the control database is `CONTROL_DATABASE`), each once. */
+export const shardsRead = (log: LoggedStatement[]): number[] =>
+  [...new Set(log.map((s) => s.shard as number))].sort((a, b) => a - b);
+
+/**
+ * The statements every request `run` sends runs, recorded through the counted bindings of this
+ * isolate (the Worker's too): which shard each ran on.
+ */
+export async function statementsOf(run: () => Promise<unknown>): Promise<LoggedStatement[]> {
+  const log = recordStatements();
+  try {
+    await run();
+  } finally {
+    stopRecording();
+  }
+  return log;
 }
