@@ -3,7 +3,7 @@
 // existed before sharding, and its check fails when a shard is left behind. Run by `npm run lint`.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, test } from 'node:test';
@@ -16,14 +16,24 @@ after(() => rmSync(persist, { recursive: true, force: true }));
 const migrate = (...args) =>
   spawnSync(process.execPath, [script, '--persist-to', persist, ...args], { cwd: root, encoding: 'utf8' });
 
-/** The local databases of `persist`, through wrangler's bindings, for `use`. */
+/** The local databases of `persist`, through wrangler's bindings (the D1 ones alone), for `use`. */
 async function withDatabases(use) {
-  process.env.WRANGLER_LOG ??= 'error';
-  const { getPlatformProxy } = await import('wrangler');
-  const { env, dispose } = await getPlatformProxy({
-    configPath: join(root, 'wrangler.toml'),
-    persist: { path: join(persist, 'v3') },
-  });
+  const { getPlatformProxy, unstable_readConfig } = await import('wrangler');
+  const config = unstable_readConfig({ config: join(root, 'wrangler.toml') });
+  const configPath = join(persist, 'wrangler.json');
+  writeFileSync(
+    configPath,
+    JSON.stringify({
+      name: 'db-migrate-test',
+      compatibility_date: config.compatibility_date,
+      d1_databases: config.d1_databases.map(({ binding, database_name, database_id }) => ({
+        binding,
+        database_name,
+        database_id,
+      })),
+    }),
+  );
+  const { env, dispose } = await getPlatformProxy({ configPath, persist: { path: join(persist, 'v3') } });
   try {
     return await use(env);
   } finally {
