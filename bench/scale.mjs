@@ -81,7 +81,8 @@ export default async function scale(ctx) {
   const empty = await account(ctx, 'Scale empty');
   const large = await account(ctx, 'Scale large');
   const started = Date.now();
-  await seedUsers(ctx.d1, large.accountId, size);
+  // Straight into the account's shard (it is not the first account, so not on DB).
+  await seedUsers(await ctx.shardD1(large.accountId), large.accountId, size);
   console.log(`scale bench: seeded ${label} external users in ${Date.now() - started} ms`);
 
   const run = `${process.pid}-${Date.now()}`;

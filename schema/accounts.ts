@@ -115,8 +115,8 @@ export type AccountPlan = (typeof ACCOUNT_PLANS)[number];
 const MiB = 1024 * 1024;
 
 /**
- * What an account gets from its plan when the operator does not say otherwise. One D1 database
- * holds every account (10 GB at most), so the stored-bytes limits stay well below that.
+ * What an account gets from its plan when the operator does not say otherwise. A shard (one D1
+ * database, 10 GB at most) holds whole accounts, so the stored-bytes limits stay well below that.
  */
 export const PLAN_DEFAULTS: Record<AccountPlan, { storedBytesLimit: number; sessionRateLimit: number }> = {
   free: { storedBytesLimit: 50 * MiB, sessionRateLimit: 60 },

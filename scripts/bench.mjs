@@ -10,6 +10,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
+import { idFloorStatements, shardOfId } from '../src/core/shard-schema.ts';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const outDir = path.join(root, '.bench', 'dist');
@@ -124,8 +125,8 @@ async function startWorker() {
   return { mf, url: url.toString().replace(/\/$/, '') };
 }
 
-async function migrate(d1) {
-  const dir = path.join(root, 'schema', 'migrations');
+async function migrateDatabase(d1, folder) {
+  const dir = path.join(root, 'schema', folder);
   for (const file of readdirSync(dir)
     .filter((f) => f.endsWith('.sql'))
     .sort()) {
@@ -134,6 +135,25 @@ async function migrate(d1) {
       .map((s) => s.trim())
       .filter(Boolean);
     await d1.batch(statements.map((s) => d1.prepare(s)));
+  }
+}
+
+/** The shard bindings, in shard order, as wrangler.toml lists them (docs/sharding.md). */
+const SHARDS = (
+  /^\s*SHARD_BINDINGS\s*=\s*"([^"]*)"/m.exec(readFileSync(path.join(root, 'wrangler.toml'), 'utf8'))?.[1] ??
+  'DB'
+)
+  .split(',')
+  .map((n) => n.trim())
+  .filter(Boolean);
+
+/** The control database and every shard, each shard's ids in its range, as `npm run db:migrate` does. */
+async function migrate(mf) {
+  await migrateDatabase(await mf.getD1Database('CONTROL_DB'), 'control-migrations');
+  for (const [shard, name] of SHARDS.entries()) {
+    const d1 = await mf.getD1Database(name);
+    await migrateDatabase(d1, 'migrations');
+    await d1.batch(idFloorStatements(shard).map((s) => d1.prepare(s)));
   }
 }
 
@@ -376,13 +396,16 @@ async function main() {
   // Teardowns scenario files register (ctx.defer): run at the end, even when the bench fails.
   const deferred = [];
   try {
+    await migrate(mf);
+    // The seeded account is the first, so on shard 0 (DB); `shardD1(id)` is the shard of any id.
     const d1 = await mf.getD1Database('DB');
-    await migrate(d1);
+    const shardD1 = (id) => mf.getD1Database(SHARDS[shardOfId(id)]);
     const api = makeApi(url);
     const world = await seedWorld(api);
     const ctx = {
       api,
       d1,
+      shardD1,
       world,
       url,
       mf,

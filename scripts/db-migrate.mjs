@@ -6,7 +6,8 @@
 // 2. every shard SHARD_BINDINGS lists gets schema/migrations, then its AUTOINCREMENT sequences
 //    are put at the start of its id range (a migration that rebuilds a table resets them);
 // 3. the directory learns every account a shard holds that it does not list yet (the accounts
-//    that existed before sharding, all on shard 0) and the shards' loads are recounted from it;
+//    that existed before sharding, all on shard 0), the slugs and report public ids are claimed
+//    for their accounts, and the shards' loads are recounted from the directory;
 // 4. the check: it fails (exit 1) when a shard's migrations or schema differ from shard 0's, or
 //    a shard's ids are not in its range. `--check-only` runs just this step.
 //
@@ -47,16 +48,37 @@ function shardBindingsOf(toml) {
 
 const shards = shardBindingsOf(readFileSync(path.join(root, 'wrangler.toml'), 'utf8'));
 
-/** Every id on `shard` registered in the directory, and the loads recounted: SQL for the control database. */
-function directoryStatements(shard, ids) {
-  const now = new Date().toISOString();
+/**
+ * What the control database must know of a shard's rows: each account in the directory, each
+ * deployment slug and report public id claimed for its account. A shard answers them with
+ * `SHARD_FACTS`; `directoryStatements` turns the answer into idempotent inserts (50 rows a
+ * statement), so rows written before sharding (or a provisioning cut short) get listed too.
+ */
+const SHARD_FACTS = [
+  `SELECT 'account' AS kind, CAST(id AS TEXT) AS name, id AS account_id FROM accounts`,
+  `SELECT 'deployment-slug', slug, account_id FROM deployments`,
+  `SELECT 'report-public-id', r.public_id, d.account_id FROM reports r
+    JOIN workspace_items i ON i.id = r.item_id JOIN deployments d ON d.id = i.deployment_id`,
+].join(' UNION ALL ');
+
+const quote = (text) => `'${String(text).replace(/'/g, "''")}'`;
+
+function directoryStatements(shard, facts) {
+  const now = quote(new Date().toISOString());
   const statements = [];
-  for (let i = 0; i < ids.length; i += 50) {
-    const values = ids
+  const accounts = facts.filter((f) => f.kind === 'account');
+  const claims = facts.filter((f) => f.kind !== 'account');
+  for (let i = 0; i < accounts.length; i += 50) {
+    const values = accounts.slice(i, i + 50).map((f) => `(${Number(f.account_id)}, ${shard}, ${now})`);
+    statements.push(`INSERT OR IGNORE INTO accounts (id, shard, created_at) VALUES ${values.join(', ')}`);
+  }
+  for (let i = 0; i < claims.length; i += 50) {
+    const values = claims
       .slice(i, i + 50)
-      .map((id) => `(${Number(id)}, ${shard}, '${now}')`)
-      .join(', ');
-    statements.push(`INSERT OR IGNORE INTO accounts (id, shard, created_at) VALUES ${values}`);
+      .map((f) => `(${quote(f.kind)}, ${quote(f.name)}, ${Number(f.account_id)}, ${now})`);
+    statements.push(
+      `INSERT OR IGNORE INTO claimed_names (kind, name, account_id, created_at) VALUES ${values.join(', ')}`,
+    );
   }
   return statements;
 }
@@ -103,13 +125,9 @@ async function local() {
       for (const [shard, name] of shards.entries()) {
         const db = env[name];
         await applyMigrations(db, migrations);
-        const floors = idFloorStatements(shard);
-        if (floors.length > 0) await db.batch(floors.map((s) => db.prepare(s)));
-        const { results } = await db.prepare('SELECT id FROM accounts').all();
-        const register = directoryStatements(
-          shard,
-          results.map((r) => r.id),
-        );
+        await db.batch(idFloorStatements(shard).map((s) => db.prepare(s)));
+        const { results } = await db.prepare(SHARD_FACTS).all();
+        const register = directoryStatements(shard, results);
         if (register.length > 0) await env.CONTROL_DB.batch(register.map((s) => env.CONTROL_DB.prepare(s)));
       }
       await env.CONTROL_DB.prepare(RECOUNT_LOADS).run();
@@ -170,10 +188,15 @@ function remoteRun() {
     wrangler(['d1', 'migrations', 'apply', 'CONTROL_DB', '--remote']);
     for (const [shard, name] of shards.entries()) {
       wrangler(['d1', 'migrations', 'apply', name, '--remote']);
-      const floors = idFloorStatements(shard);
-      if (floors.length > 0) execute(name, floors.join(';\n'));
-      const ids = query(name, 'SELECT id FROM accounts').map((r) => r.id);
-      for (const statement of directoryStatements(shard, ids)) execute('CONTROL_DB', statement);
+      execute(name, idFloorStatements(shard).join(';\n'));
+      const facts = query(name, SHARD_FACTS.replace(/\s+/g, ' '));
+      const register = directoryStatements(shard, facts);
+      if (register.length > 0) {
+        const file = path.join(mkdtempSync(path.join(tmpdir(), 'edgeboard-migrate-')), 'directory.sql');
+        writeFileSync(file, `${register.join(';\n')};\n`);
+        wrangler(['d1', 'execute', 'CONTROL_DB', '--remote', '--file', file]);
+        rmSync(path.dirname(file), { recursive: true, force: true });
+      }
     }
     execute('CONTROL_DB', RECOUNT_LOADS);
   }

@@ -11,12 +11,13 @@ import { usersRoutes } from './accounts/users.routes';
 import { COMMENTS_DECISIONS } from './comments/comments.decisions';
 import { commentsRoutes } from './comments/comments.routes';
 import { randomId } from './core/crypto';
-import { countedD1, createDb, newD1Metrics, type QueryCounter } from './core/db';
+import { CONTROL_DATABASE, countedD1, createDb, newD1Metrics, type QueryCounter } from './core/db';
 import { CORE_DECISIONS } from './core/decisions';
 import { docsRoutes } from './core/docs';
 import { ApiError, errorBody, retryAfterOf, toApiError } from './core/errors';
 import { documentation } from './core/openapi';
 import { createRouter } from './core/router';
+import { openShard } from './core/shards';
 import { cubeApiRoutes } from './cube-api/cube-api.routes';
 import { tokenRoutes } from './cube-api/token.routes';
 import { DASHBOARDS_DECISIONS } from './dashboards/dashboards.decisions';
@@ -50,8 +51,8 @@ export const MAX_BODY_BYTES = 1024 * 1024;
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
 /**
- * The whole HTTP surface: request id, per-request D1 (counted) and platform boundaries (from
- * `platformOf`), body limit, one error handler rendering the contract's envelope, JSON 404s, and
+ * The whole HTTP surface: request id, per-request D1 (counted, on shard 0 until a route's
+ * credential names the account's shard) and platform boundaries (from `platformOf`), body limit, one error handler rendering the contract's envelope, JSON 404s, and
  * every router mounted.
  */
 export function createApp(platformOf: PlatformOf = deployedPlatform) {
@@ -64,14 +65,19 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
     const exposeMetrics = c.env.EXPOSE_DB_METRICS === '1';
     // Rows and replica figures only when they are exposed: metering reads changes how they run.
     const queries: QueryCounter = exposeMetrics ? newD1Metrics() : { queries: 0, roundTrips: 0 };
-    const d1 = countedD1(c.env.DB, queries);
+    // Shard 0 until the route's credential names another (src/auth/shard-routing.ts).
+    const { d1, db } = openShard(c.env, 0, queries);
+    const controlQueries: QueryCounter = { queries: 0, roundTrips: 0 };
     c.set('queries', queries);
+    c.set('controlQueries', controlQueries);
     c.set('d1', d1);
-    c.set('db', createDb(d1));
+    c.set('db', db);
     const platform = platformOf(c.env);
     c.set('scope', {
-      db: c.get('db'),
+      shard: 0,
+      db,
       d1,
+      control: createDb(countedD1(c.env.CONTROL_DB, controlQueries, CONTROL_DATABASE)),
       env: c.env,
       now: platform.clock.now(),
       ports: {
@@ -93,6 +99,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
       c.header('x-d1-rows-read', String(queries.rowsRead));
       c.header('x-d1-rows-written', String(queries.rowsWritten));
       c.header('x-d1-unmetered', String(queries.unmetered));
+      c.header('x-d1-control-round-trips', String(controlQueries.roundTrips));
     }
   });
 

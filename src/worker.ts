@@ -1,7 +1,7 @@
 import { createApp } from './app';
-import { countedD1, createDb } from './core/db';
 import type { Bindings, BuildMessage } from './core/env';
 import { backgroundScope, type RequestScope, type ScopePorts } from './core/scope';
+import { openShard, shardNames, shardOfId } from './core/shards';
 import { sweepExpiredUploads } from './deployments/data-model.service';
 import { consumeBuilds } from './deployments/deployments.consumer';
 import { sweepStrandedBuilds } from './deployments/deployments.service';
@@ -26,14 +26,48 @@ const portsOf = (platform: Platform): ScopePorts => ({
   replicaView: platform.replicaView,
 });
 
-/** A tick's or batch's scope over its own counted D1; `now` defaults to the platform's clock. */
+/** A tick's or batch's scope on shard `shard`, over its own counted D1; `now` defaults to the platform's clock. */
 function jobScope(
   env: Bindings,
   platform: Platform,
+  shard: number,
   { now, waitUntil }: { now?: Date; waitUntil?: (p: Promise<unknown>) => void } = {},
 ): RequestScope {
-  const d1 = countedD1(env.DB, { queries: 0, roundTrips: 0 });
-  return backgroundScope({ db: createDb(d1), d1, env, ports: portsOf(platform), now }, waitUntil);
+  const { db, d1 } = openShard(env, shard, { queries: 0, roundTrips: 0 });
+  return backgroundScope({ db, d1, env, ports: portsOf(platform), now }, waitUntil);
+}
+
+/** The shard a queue message belongs to: the one its id (a build's, a run's, an export's) was made on. */
+function shardOfMessage(body: unknown): number {
+  const ids = body as { buildId?: unknown; runId?: unknown; exportId?: unknown } | null;
+  const id = ids?.buildId ?? ids?.runId ?? ids?.exportId;
+  // A malformed message goes to shard 0, whose consumer acknowledges and logs it.
+  return Number.isSafeInteger(id) ? shardOfId(id as number) : 0;
+}
+
+/** A batch split by the shard of each message: the same messages, so their ack/retry reach the queue. */
+function batchesByShard<T>(batch: MessageBatch<T>): Map<number, MessageBatch<T>> {
+  const groups = new Map<number, Message<T>[]>();
+  for (const message of batch.messages) {
+    const shard = shardOfMessage(message.body);
+    groups.set(shard, [...(groups.get(shard) ?? []), message]);
+  }
+  return new Map(
+    [...groups].map(([shard, messages]) => [
+      shard,
+      {
+        queue: batch.queue,
+        metadata: batch.metadata,
+        messages,
+        ackAll: () => {
+          for (const m of messages) m.ack();
+        },
+        retryAll: (options?: QueueRetryOptions) => {
+          for (const m of messages) m.retry(options);
+        },
+      },
+    ]),
+  );
 }
 
 /**
@@ -45,39 +79,50 @@ export function createWorker(platformOf: PlatformOf = deployedPlatform) {
   return {
     fetch: app.fetch,
 
-    /** Every minute: find due work and enqueue it; the queue consumers do the work. */
+    /** Every minute, on every shard: find due work and enqueue it; the queue consumers do the work. */
     async scheduled(controller, env, ctx) {
       const platform = platformOf(env);
       const now = new Date(controller.scheduledTime);
-      const scope = jobScope(env, platform, { now, waitUntil: (p) => ctx.waitUntil(p) });
-      // Each job runs even when the other fails; the tick fails if either did.
-      const jobs = await Promise.allSettled([
-        sweepStrandedBuilds(scope),
-        sweepExpiredUploads(scope),
-        notificationsTick(scope),
-        purgeExpiredRevocations(scope),
-        sweepExpiredExports(scope),
-      ]);
+      // Each job of each shard runs even when another fails; the tick fails if any did.
+      const jobs = await Promise.allSettled(
+        shardNames(env).flatMap((_, shard) => {
+          const scope = jobScope(env, platform, shard, { now, waitUntil: (p) => ctx.waitUntil(p) });
+          return [
+            sweepStrandedBuilds(scope),
+            sweepExpiredUploads(scope),
+            notificationsTick(scope),
+            purgeExpiredRevocations(scope),
+            sweepExpiredExports(scope),
+          ];
+        }),
+      );
       const failed = jobs.find((j) => j.status === 'rejected');
       if (failed) throw failed.reason;
     },
 
+    /** Each message is consumed on the shard its id names (ids are per-shard ranges). */
     async queue(batch, env, ctx) {
       const platform = platformOf(env);
-      if (batch.queue.startsWith('edgeboard-builds')) {
-        await consumeBuilds(batch as MessageBatch<BuildMessage>, jobScope(env, platform));
-        return;
-      }
-      if (batch.queue === NOTIFICATIONS_DLQ_NAME) {
-        return consumeNotificationDeadLetters(batch, jobScope(env, platform));
-      }
-      if (batch.queue === NOTIFICATIONS_QUEUE_NAME) {
-        const scope = jobScope(env, platform, { waitUntil: (p) => ctx.waitUntil(p) });
-        return consumeNotifications(batch, { ...scope, delivery: platform.deliveryPorts });
-      }
-      if (batch.queue === EXPORTS_QUEUE_NAME)
-        return consumeExports(jobScope(env, platform, { waitUntil: (p) => ctx.waitUntil(p) }), batch);
-      throw new Error(`No consumer for queue ${batch.queue}`);
+      const waitUntil = (p: Promise<unknown>) => ctx.waitUntil(p);
+      const consume = async (shardBatch: MessageBatch<unknown>, shard: number) => {
+        const scope = jobScope(env, platform, shard, { waitUntil });
+        if (batch.queue.startsWith('edgeboard-builds')) {
+          return consumeBuilds(shardBatch as MessageBatch<BuildMessage>, scope);
+        }
+        if (batch.queue === NOTIFICATIONS_DLQ_NAME) return consumeNotificationDeadLetters(shardBatch, scope);
+        if (batch.queue === NOTIFICATIONS_QUEUE_NAME) {
+          return consumeNotifications(shardBatch, { ...scope, delivery: platform.deliveryPorts });
+        }
+        if (batch.queue === EXPORTS_QUEUE_NAME) {
+          return consumeExports(scope, shardBatch as Parameters<typeof consumeExports>[1]);
+        }
+        throw new Error(`No consumer for queue ${batch.queue}`);
+      };
+      const results = await Promise.allSettled(
+        [...batchesByShard(batch)].map(([shard, shardBatch]) => consume(shardBatch, shard)),
+      );
+      const failed = results.find((r) => r.status === 'rejected');
+      if (failed) throw failed.reason;
     },
   } satisfies ExportedHandler<Bindings>;
 }

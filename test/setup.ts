@@ -11,8 +11,7 @@ await Promise.all(
   shardNames(env).map(async (_, shard) => {
     const db = shardDatabase(env, shard);
     await applyD1Migrations(db, env.TEST_MIGRATIONS);
-    const floors = idFloorStatements(shard);
-    if (floors.length > 0) await db.batch(floors.map((s) => db.prepare(s)));
+    await db.batch(idFloorStatements(shard).map((s) => db.prepare(s)));
   }),
 );
 

@@ -126,6 +126,11 @@ export async function insertAccountWithAdmin(
   return { account: toAccount(mapRow(accounts, accountRow)), user: toUser(mapRow(users, userRow)) };
 }
 
+/** Removes an account and, by cascade, everything of it on its shard. */
+export async function deleteAccount(db: RequestScope['db'], id: number): Promise<void> {
+  await db.delete(accounts).where(eq(accounts.id, id));
+}
+
 export async function findAccount(scope: RequestScope, id: number): Promise<Account | null> {
   const [row] = await scope.db.select().from(accounts).where(eq(accounts.id, id));
   return row ? toAccount(row) : null;

@@ -12,7 +12,12 @@ import { actsAsAdmin, adminOnly } from './users.service';
 export async function provisionAccount(scope: RequestScope, request: CreateAccountInput) {
   const plan = request.plan ?? 'premium';
   const input = { ...PLAN_DEFAULTS[plan], ...request, plan };
-  const [token, key] = await Promise.all([issueSecret(ACCESS_TOKEN_PREFIX), issueSecret(API_KEY_PREFIX)]);
+  // The secrets carry the shard the account lives in: the scope's.
+  const { shard } = scope;
+  const [token, key] = await Promise.all([
+    issueSecret(ACCESS_TOKEN_PREFIX, shard),
+    issueSecret(API_KEY_PREFIX, shard),
+  ]);
   const adminUsername = input.adminUsername ?? 'admin';
   const adminEmail = input.adminEmail ?? `${adminUsername}@${slugify(input.name) || 'account'}.example.com`;
   const { account, user } = await repo.insertAccountWithAdmin(
@@ -46,7 +51,7 @@ export async function createUser(scope: AccountScope, input: CreateUserInput) {
 }
 
 export async function createAccessToken(scope: AccountScope, userId: number) {
-  const token = await issueSecret(ACCESS_TOKEN_PREFIX);
+  const token = await issueSecret(ACCESS_TOKEN_PREFIX, scope.shard);
   const row = await repo.insertAccessToken(scope, userId, token.hash, token.displayPrefix);
   if (!row) throw notFound('User');
   return { id: row.id, token: token.secret, createdAt: row.createdAt };
@@ -56,7 +61,7 @@ export async function createApiKey(
   scope: AccountScope,
   input: { name: string; deploymentIds?: number[] | null },
 ) {
-  const key = await issueSecret(API_KEY_PREFIX);
+  const key = await issueSecret(API_KEY_PREFIX, scope.shard);
   const deploymentIds = input.deploymentIds ? [...new Set(input.deploymentIds)].sort((a, b) => a - b) : null;
   const row = await repo.insertApiKey(scope, input.name, deploymentIds, key.hash, key.displayPrefix);
   if (!row)

@@ -1,3 +1,5 @@
+import { requestScope } from '../auth/scope';
+import { useShard } from '../auth/shard-routing';
 import { idParams } from '../core/validation';
 import { routeGroup, routes } from '../http/route';
 import {
@@ -8,6 +10,7 @@ import {
 } from './accounts.schemas';
 import { changeAccount, getAccount, provisionAccount } from './accounts.service';
 import markdown from './admin.routes.md';
+import { accountShard, placeAccount, registerAccount } from './placement.service';
 
 const route = routeGroup({
   auth: 'operator',
@@ -21,16 +24,28 @@ export const accountsAdminRoutes = routes(
   route.post('/', 'createAccount', {
     input: { body: createAccountBody },
     responses: { 201: provisionedAccountSchema },
-    handler: async (_c, { body }, scope) => provisionAccount(scope, body),
+    // The account is written on the least-loaded shard, then listed in the directory.
+    handler: async (c, { body }, scope) => {
+      useShard(c, await placeAccount(scope));
+      const provisioned = await provisionAccount(requestScope(c), body);
+      await registerAccount(requestScope(c), provisioned.account.id);
+      return provisioned;
+    },
   }),
   route.get('/:id', 'getAccount', accountSchema, {
     input: { params: idParams },
     errors: [404],
-    handler: async (_c, { params }, scope) => getAccount(scope, params.id),
+    handler: async (c, { params }, scope) => {
+      useShard(c, await accountShard(scope, params.id));
+      return getAccount(requestScope(c), params.id);
+    },
   }),
   route.patch('/:id', 'updateAccount', accountSchema, {
     input: { params: idParams, body: updateAccountBody },
     errors: [404],
-    handler: async (_c, { params, body }, scope) => changeAccount(scope, params.id, body ?? {}),
+    handler: async (c, { params, body }, scope) => {
+      useShard(c, await accountShard(scope, params.id));
+      return changeAccount(requestScope(c), params.id, body ?? {});
+    },
   }),
 );

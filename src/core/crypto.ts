@@ -2,11 +2,6 @@ import { base64, base64url } from './text';
 
 const encoder = new TextEncoder();
 
-/** A high-entropy secret (256 bits) with a recognisable prefix for secret scanners. */
-export function generateSecret(prefix: string): string {
-  return `${prefix}${base64url(crypto.getRandomValues(new Uint8Array(32)))}`;
-}
-
 /** URL-safe random id of `bytes` bytes of entropy. */
 export function randomId(bytes = 16): string {
   return base64url(crypto.getRandomValues(new Uint8Array(bytes)));

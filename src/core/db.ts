@@ -113,6 +113,8 @@ function checkParams(sql: string, params: unknown[]): void {
 export interface LoggedStatement {
   sql: string;
   params: unknown[];
+  /** The shard it ran on (src/core/shards.ts); `CONTROL_DATABASE` for the control database. */
+  shard?: number;
 }
 
 // Only tests turn this on (query-plan test): production never records statements.
@@ -223,6 +225,7 @@ function countStatement(
   route: Route,
   sql: string,
   params: unknown[],
+  shard: number,
 ): D1PreparedStatement {
   return new Proxy(stmt, {
     get(target, prop) {
@@ -234,12 +237,12 @@ function countStatement(
       if (prop === 'bind') {
         return (...args: unknown[]) => {
           checkParams(sql, args);
-          return countStatement(value.apply(target, args), counter, route, sql, args);
+          return countStatement(value.apply(target, args), counter, route, sql, args, shard);
         };
       }
       if (typeof prop === 'string' && RUNNERS.has(prop)) {
         return async (...args: unknown[]) => {
-          statementLog?.push({ sql, params });
+          statementLog?.push({ sql, params, shard });
           countTrip(counter, route, [sql]);
           if (counter.rowsRead !== undefined && prop !== 'all' && prop !== 'run') {
             const metered = await meteredRead(target, prop, args, sql);
@@ -258,24 +261,36 @@ function countStatement(
   });
 }
 
+// The shard a counted binding is on, readable through every wrapper (`shardOf`).
+const SHARD = Symbol('shard');
+
 function countDatabase<T extends D1Database | D1DatabaseSession>(
   db: T,
   counter: QueryCounter,
   route: Route,
+  shard: number,
 ): T {
   return new Proxy(db, {
     get(target, prop) {
+      if (prop === SHARD) return shard;
       const value = Reflect.get(target, prop, target);
       if (typeof value !== 'function') return value;
       if (prop === 'prepare') {
         return (query: string) => {
           checkSql(query);
-          return countStatement(value.call(target, query) as D1PreparedStatement, counter, route, query, []);
+          return countStatement(
+            value.call(target, query) as D1PreparedStatement,
+            counter,
+            route,
+            query,
+            [],
+            shard,
+          );
         };
       }
       if (prop === 'batch') {
         return async (stmts: D1PreparedStatement[]) => {
-          const logged = stmts.map(described);
+          const logged = stmts.map((stmt) => ({ ...described(stmt), shard }));
           if (statementLog) statementLog.push(...logged);
           countTrip(
             counter,
@@ -302,6 +317,7 @@ function countDatabase<T extends D1Database | D1DatabaseSession>(
             value.call(target, constraint),
             counter,
             constraint === undefined || constraint === 'first-primary' ? 'primary' : 'replica',
+            shard,
           );
       }
       return value.bind(target);
@@ -312,9 +328,23 @@ function countDatabase<T extends D1Database | D1DatabaseSession>(
 /**
  * The D1 binding wrapped so every statement and round trip lands in `counter`, and every
  * statement is checked against production D1's limits (`D1_LIMITS`; a `D1LimitError` otherwise).
+ * `shard` is the shard the binding is (src/core/shards.ts); its sessions (`withSession`, read
+ * replicas) are the same shard's.
  */
-export function countedD1(db: D1Database, counter: QueryCounter): D1Database {
-  return countDatabase(db, counter, 'primary');
+export function countedD1(db: D1Database, counter: QueryCounter, shard = 0): D1Database {
+  return countDatabase(db, counter, 'primary', shard);
+}
+
+/** What `countedD1` is told for the control database, which is no shard: its statements log it. */
+export const CONTROL_DATABASE = -1;
+
+/**
+ * The shard a database handle reads and writes: a counted binding, one of its sessions, or
+ * drizzle over either. A handle not made by `countedD1` is shard 0's.
+ */
+export function shardOf(handle: D1Database | D1DatabaseSession | Db): number {
+  const client = '$client' in handle ? handle.$client : handle;
+  return ((client as unknown as Record<symbol, unknown>)[SHARD] as number | undefined) ?? 0;
 }
 
 /** Drizzle over a (counted) D1 binding. snake_case columns, camelCase in TypeScript. */

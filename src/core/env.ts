@@ -66,11 +66,13 @@ export type Db = DrizzleD1Database<Record<string, never>> & { $client: D1Databas
 
 export interface Variables {
   requestId: string;
-  /** Drizzle over the counting wrapper of env.DB. */
+  /** Drizzle over the counting wrapper of the request's shard (src/core/shards.ts). */
   db: Db;
   /** The raw (counted) D1 binding, for statements drizzle cannot express. */
   d1: D1Database;
   queries: QueryCounter;
+  /** What the request cost the control database (`scope.control`). */
+  controlQueries: QueryCounter;
   principal: Principal;
   /** The request's scope (src/core/scope.ts), set once by the app's first middleware. */
   scope: RequestScope;

@@ -1,4 +1,5 @@
 import type { Clock } from './clock';
+import { CONTROL_DATABASE, countedD1, createDb, shardOf } from './db';
 import type { Bindings, Db, ExportQueue, NotificationQueue, ReplicaView } from './env';
 import type { AccountContext, AccountPrincipal } from './principal';
 
@@ -26,10 +27,20 @@ export interface ScopePorts {
  * context, and time is always a `Date` (`now`), turned into text only where it is stored.
  */
 export interface RequestScope {
+  /**
+   * The shard `db` and `d1` are (src/core/shards.ts): shard 0 until the request's credential
+   * names another (src/auth/shard-routing.ts); a tick or batch runs once per shard.
+   */
+  shard: number;
   /** Drizzle over the account's database (counted); `$client` is the raw binding, for runBatch. */
   db: Db;
   /** The same database as a raw (counted) D1 binding, for statements drizzle cannot express. */
   d1: D1Database;
+  /**
+   * The control database (schema/control.ts): the account directory, the shards' loads and the
+   * names unique across shards. Counted apart from `db`; a request with a credential reads none of it.
+   */
+  control: Db;
   env: Bindings;
   /** The instant the request (or tick, or batch) began, read once from the platform's clock. */
   now: Date;
@@ -56,10 +67,21 @@ export interface DeploymentScope extends AccountScope {
   userId: number;
 }
 
-/** The scope of a cron tick or queue batch: no principal, `now` given by the caller. */
+/**
+ * The scope of a cron tick or queue batch: no principal, `now` given by the caller, the shard of
+ * its `d1`, and the control database unless given.
+ */
 export function backgroundScope(
-  base: Pick<RequestScope, 'db' | 'd1' | 'env' | 'ports'> & { now?: Date },
+  base: Pick<RequestScope, 'db' | 'd1' | 'env' | 'ports'> & { now?: Date; control?: Db },
   waitUntil: (p: Promise<unknown>) => void = () => {},
 ): RequestScope {
-  return { ...base, now: base.now ?? base.ports.clock.now(), waitUntil };
+  return {
+    ...base,
+    shard: shardOf(base.d1),
+    control:
+      base.control ??
+      createDb(countedD1(base.env.CONTROL_DB, { queries: 0, roundTrips: 0 }, CONTROL_DATABASE)),
+    now: base.now ?? base.ports.clock.now(),
+    waitUntil,
+  };
 }

@@ -20,10 +20,11 @@ export const idFloor = (shard: number): number => shard * SHARD_ID_SPAN;
  * The statements that put every AUTOINCREMENT table of shard `shard` at the start of its id
  * range (SQLite's sqlite_sequence holds the last id each such table handed out). Idempotent:
  * a sequence already inside the range is left alone. They run after every migration, because a
- * migration that rebuilds a table drops the table's sequence with it. Shard 0 needs none.
+ * migration that rebuilds a table drops the table's sequence with it. Shard 0's range starts at
+ * 1, but it gets a row per table too: an insert scans sqlite_sequence, so every shard then reads
+ * the same rows for the same work.
  */
 export function idFloorStatements(shard: number): string[] {
-  if (shard === 0) return [];
   const floor = idFloor(shard);
   return [
     `INSERT INTO sqlite_sequence (name, seq) SELECT m.name, ${floor} FROM sqlite_master m

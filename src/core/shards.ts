@@ -1,4 +1,5 @@
-import type { Bindings } from './env';
+import { countedD1, createDb, type QueryCounter } from './db';
+import type { Bindings, Db } from './env';
 
 export { idFloor, MAX_SHARDS, SHARD_ID_SPAN, shardOfId } from './shard-schema';
 
@@ -44,4 +45,13 @@ export function shardDatabase(env: Bindings, shard: number): D1Database {
     throw new Error(`Shard ${shard} has no D1 binding (SHARD_BINDINGS=${env.SHARD_BINDINGS ?? ''})`);
   }
   return binding as D1Database;
+}
+
+/**
+ * Shard `shard`'s database for one request, tick or batch: the counted binding (every round
+ * trip lands in `counter`) and drizzle over it, both knowing their shard (`shardOf`).
+ */
+export function openShard(env: Bindings, shard: number, counter: QueryCounter): { d1: D1Database; db: Db } {
+  const d1 = countedD1(shardDatabase(env, shard), counter, shard);
+  return { d1, db: createDb(d1) };
 }

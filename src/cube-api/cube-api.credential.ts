@@ -1,5 +1,6 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
+import { nameHolder } from '../control/claims.repository';
 import type { AppEnv } from '../core/env';
 import { ApiError } from '../core/errors';
 import type { RequestScope } from '../core/scope';
@@ -89,8 +90,11 @@ export async function dataScopeOf(c: Context<AppEnv>, scope: RequestScope): Prom
   const slug = slugOfHost(c);
   if (slug !== null) {
     const deployment = await findDeploymentBySlug(scope.db, slug);
-    if (!deployment) throw new ApiError('NOT_FOUND', 'Deployment not found');
-    if (deployment.id !== caller.deploymentId) {
+    // Not on the token's shard: another account's (claimed in the control database) or nobody's.
+    if (!deployment && (await nameHolder(scope.control, 'deployment-slug', slug)) === null) {
+      throw new ApiError('NOT_FOUND', 'Deployment not found');
+    }
+    if (deployment?.id !== caller.deploymentId) {
       throw new ApiError('FORBIDDEN', 'This token is for another deployment');
     }
   }

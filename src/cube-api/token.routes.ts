@@ -50,6 +50,7 @@ export const tokenRoutes = routes(
       const cubeApiToken = await signApiToken(
         scope.env,
         {
+          shard: scope.shard,
           accountId: scope.accountId,
           deploymentId,
           securityContext: body?.securityContext ?? {},

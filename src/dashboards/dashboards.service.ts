@@ -1,7 +1,7 @@
-import { randomId } from '../core/crypto';
 import { badRequest, notFound } from '../core/errors';
 import { invalidCursor, pageRequest, toPage } from '../core/pagination';
 import type { DeploymentScope } from '../core/scope';
+import { newPublicId } from '../core/shard-marks';
 import { withStorageQuota } from '../core/storage-quota';
 import * as versionsRepo from './dashboard-versions.repository';
 import * as repo from './dashboards.repository';
@@ -40,8 +40,11 @@ export async function publishDashboard(scope: DeploymentScope, workbookId: numbe
       { path: 'workbookId', message: `Expected ${workbookId}` },
     ]);
   }
-  // 16 random bytes: a 128-bit, URL-safe id; it is only used when this is the first publish.
-  const { check, published } = await withStorageQuota(repo.publish(scope, workbookId, input, randomId(16)));
+  // 22 URL-safe characters: 112 random bits and the shard, so an embed URL finds its shard; it
+  // is only used when this is the first publish.
+  const { check, published } = await withStorageQuota(
+    repo.publish(scope, workbookId, input, newPublicId(scope.shard)),
+  );
   if (!check.workbookFound) throw notFound('Workbook');
   if (!check.dashboardFound) throw notFound('Dashboard');
   if (!check.hasDraft) {

@@ -10,6 +10,11 @@ import { ApiError } from '../core/errors';
  * during a rotation tokens signed with the previous key still verify until they expire.
  */
 export interface ApiTokenClaims {
+  /**
+   * The shard the account lives in (claim `sh`), where the token's queries read; absent in a
+   * token signed before sharding, which reads shard 0.
+   */
+  shard?: number;
   accountId: number;
   deploymentId: number;
   securityContext: Record<string, unknown>;
@@ -49,6 +54,8 @@ export async function signApiToken(secrets: Secrets, claims: ApiTokenClaims, now
   const { kid, key } = await keyOf(secrets.SESSION_SIGNING_KEY);
   return new SignJWT({
     use: TOKEN_USE,
+    // Shard 0's tokens carry no `sh`, as before sharding: an absent claim reads as 0.
+    ...(claims.shard && { sh: claims.shard }),
     acc: claims.accountId,
     dep: claims.deploymentId,
     sc: claims.securityContext,
@@ -61,6 +68,7 @@ export async function signApiToken(secrets: Secrets, claims: ApiTokenClaims, now
 
 const payloadSchema = v.object({
   use: v.literal(TOKEN_USE),
+  sh: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
   acc: v.pipe(v.number(), v.integer()),
   dep: v.pipe(v.number(), v.integer()),
   sc: v.record(v.string(), v.unknown()),
@@ -105,5 +113,5 @@ export async function verifyApiToken(secrets: Secrets, token: string, now: Date)
   const parsed = v.safeParse(payloadSchema, payload);
   if (!parsed.success) throw invalidToken();
   const p = parsed.output;
-  return { accountId: p.acc, deploymentId: p.dep, securityContext: p.sc, expiresAt: p.exp };
+  return { shard: p.sh ?? 0, accountId: p.acc, deploymentId: p.dep, securityContext: p.sc, expiresAt: p.exp };
 }

@@ -1,4 +1,5 @@
 import type * as v from 'valibot';
+import { claimName } from '../control/claims.repository';
 import type { BuildMessage, Db } from '../core/env';
 import { ApiError, badRequest, notFound } from '../core/errors';
 import { afterId, pageRequest, toPage } from '../core/pagination';
@@ -22,6 +23,20 @@ const SLUG_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 function slugSuffix(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(6));
   return [...bytes].map((b) => SLUG_ALPHABET[b % SLUG_ALPHABET.length]).join('');
+}
+
+/**
+ * A slug no deployment on any shard has (it names the deployment's URL): the name with a random
+ * suffix, claimed in the control database before the shard writes it; another suffix on the rare
+ * one already taken.
+ */
+async function claimSlug(scope: AccountScope, base: string): Promise<string> {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const slug = `${base}-${slugSuffix()}`;
+    if (await claimName(scope.control, 'deployment-slug', slug, scope.accountId, scope.now.toISOString()))
+      return slug;
+  }
+  throw new ApiError('CONFLICT', 'Could not find a free slug for this deployment name; try again');
 }
 
 /** A region must be one `GET /api/v1/regions` lists for the provider. */
@@ -59,9 +74,8 @@ export async function createDeployment(scope: AccountScope, userId: number, inpu
   const cloudProvider = input.cloudProvider ?? 'hosted';
   const region = input.region ?? (REGIONS[cloudProvider][0] as string);
   checkRegion(cloudProvider, region);
-  const base = slugify(input.name) || 'deployment';
-  const slug = `${base}-${slugSuffix()}`;
   const now = scope.now.toISOString();
+  const slug = await claimSlug(scope, slugify(input.name) || 'deployment');
   const { deployment, buildId } = await repo.insertDeploymentWithBuild(
     scope.db,
     {

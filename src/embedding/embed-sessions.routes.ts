@@ -2,6 +2,8 @@ import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import * as v from 'valibot';
 import { apiKeyCredential, parseAuthorization } from '../auth/auth.middleware';
+import { requestScope } from '../auth/scope';
+import { shardOfSignedToken, useShard } from '../auth/shard-routing';
 import type { AppEnv } from '../core/env';
 import { ApiError } from '../core/errors';
 import { controlParams, dashboardControlsSchema } from '../dashboards/controls.schemas';
@@ -104,7 +106,11 @@ export const embedRoutes = routes(
     input: { body: exchangeSessionBody },
     // The credential is the session id in the body: an expired, revoked or unknown one is a 401.
     errors: [401],
-    handler: async (_c, { body }, scope) => exchangeSession(scope, body.sessionId),
+    handler: async (c, { body }) => {
+      // The credential is in the body, so the request goes to its shard here rather than before auth.
+      useShard(c, shardOfSignedToken(body.sessionId));
+      return exchangeSession(requestScope(c), body.sessionId);
+    },
   }),
   route.post('/session/revoke', 'revokeSession', revokedSchema, {
     input: { body: revokeSessionBody },

@@ -167,6 +167,8 @@ export async function generateSession(
   const settings = sessionSettings(input.settings);
   const claims: SessionClaims = {
     sessionId: randomId(16),
+    // The session names the shard it was minted on (the key's): its loads read there.
+    shard: scope.shard,
     accountId: account.id,
     deploymentId: input.deploymentId,
     user: { kind: input.externalId !== undefined ? 'external' : 'internal', id: userId as number },

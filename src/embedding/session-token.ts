@@ -47,6 +47,11 @@ const settingsClaim = v.object({
 
 export interface SessionClaims {
   sessionId: string;
+  /**
+   * The shard the account lives in (claim `sh`), where the session's loads read; absent in a
+   * session signed before sharding, which reads shard 0.
+   */
+  shard?: number;
   accountId: number;
   deploymentId: number;
   user: { kind: 'external' | 'internal'; id: number };
@@ -115,6 +120,8 @@ export async function signSession(
 ): Promise<string> {
   const { kid, key } = await signingKey(currentSecret(secrets));
   return new SignJWT({
+    // Shard 0's sessions carry no `sh`, as before sharding: an absent claim reads as 0.
+    ...(claims.shard && { sh: claims.shard }),
     acc: claims.accountId,
     dep: claims.deploymentId,
     tid: claims.tenant.id,
@@ -140,6 +147,7 @@ const positiveInt = v.pipe(v.number(), v.integer(), v.minValue(1));
 const payloadSchema = v.object({
   jti: v.pipe(v.string(), v.minLength(1), v.maxLength(64)),
   sub: v.pipe(v.string(), v.regex(/^[ei]:(0|[1-9]\d*)$/)),
+  sh: v.optional(v.pipe(v.number(), v.integer(), v.minValue(0))),
   acc: positiveInt,
   dep: positiveInt,
   tid: positiveInt,
@@ -196,6 +204,7 @@ export async function verifySession(
   if (p.sub === 'i:0' || (p.sub === 'e:0') !== (p.eph === true)) throw invalidSession();
   return {
     sessionId: p.jti,
+    shard: p.sh ?? 0,
     accountId: p.acc,
     deploymentId: p.dep,
     user: { kind: p.sub.startsWith('e:') ? 'external' : 'internal', id: Number(p.sub.slice(2)) },

@@ -4,6 +4,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type * as v from 'valibot';
 import { authenticate, authenticateOperator, authorize, type Requirement } from '../auth/auth.middleware';
 import { resolveScope, type ScopeKind, type ScopeOf } from '../auth/scope';
+import { routeToShard } from '../auth/shard-routing';
 import type { AppEnv } from '../core/env';
 import { type AuthKind, doc } from '../core/openapi';
 import { createRouter } from '../core/router';
@@ -329,6 +330,9 @@ function middlewaresOf(route: AnyRoute): MiddlewareHandler[] {
       errors: [...(route.errors ?? []), ...bodyErrors(route)],
     }),
   ];
+  // Every credential but the operator's names its account's shard; the operator's routes find
+  // the account's shard in the directory.
+  if (docKind !== 'operator' && docKind !== 'none') chain.push(routeToShard as MiddlewareHandler);
   if (auth.middleware) chain.push(auth.middleware as MiddlewareHandler);
   if (route.permission) {
     if (!auth.middleware) throw new Error(`route ${route.path}: a permission needs an authenticated route`);

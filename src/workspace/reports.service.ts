@@ -1,4 +1,5 @@
 import type * as v from 'valibot';
+import { claimName } from '../control/claims.repository';
 import { ApiError, badRequest, notFound } from '../core/errors';
 import type { DeploymentScope } from '../core/scope';
 import { withStorageQuota } from '../core/storage-quota';
@@ -71,13 +72,30 @@ function reportErrors(check: WriteCheck) {
 
 const DEFAULT_REPORT_NAME = 'Untitled report';
 
+/**
+ * A public id is unique across every account, and so every shard: claimed in the control
+ * database for the caller's account before its shard writes it (the shard's own check then
+ * tells this account's reports apart). Another account's is a 409, like a taken one.
+ */
+async function claimPublicId(scope: DeploymentScope, publicId: string): Promise<void> {
+  if (
+    !(await claimName(scope.control, 'report-public-id', publicId, scope.accountId, scope.now.toISOString()))
+  ) {
+    throw new ApiError('CONFLICT', 'Another report has this publicId', [
+      { path: 'publicId', message: 'Already used' },
+    ]);
+  }
+}
+
 export async function createReport(scope: DeploymentScope, body: v.InferOutput<typeof createReportBody>) {
   const { name, folderId, values } = reportValues(body);
+  const publicId = values.publicId ?? newPublicId();
+  await claimPublicId(scope, publicId);
   const result = await withStorageQuota(
     repo.createReport(
       scope,
       { type: 'REPORT', name: name ?? DEFAULT_REPORT_NAME, folderId: folderId ?? null },
-      { ...values, publicId: values.publicId ?? newPublicId() },
+      { ...values, publicId },
     ),
   );
   reportErrors(result.check);
@@ -90,6 +108,7 @@ export async function updateReport(
   body: v.InferOutput<typeof updateReportBody>,
 ) {
   const { name, folderId, values } = reportValues(body);
+  if (values.publicId !== undefined) await claimPublicId(scope, values.publicId);
   const result = await withStorageQuota(repo.updateReport(scope, id, { name, folderId }, values));
   reportErrors(result.check);
   return written(result);

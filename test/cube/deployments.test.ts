@@ -1,8 +1,8 @@
-import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { REGIONS } from '../../src/deployments/deployments.schemas';
 import { expectError, seedAccount, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { dbOf } from '../helpers/shards';
 import { holdAnswersToCube } from './cube-openapi';
 import { type CubeType, expectCube } from './cube-shape';
 
@@ -50,7 +50,7 @@ beforeAll(async () => {
 const create = (body: unknown, auth: { bearer: string } = key) =>
   api('POST', '/build/api/v1/deployments', { auth, body });
 
-const row = (id: number) => env.DB.prepare('SELECT * FROM deployments WHERE id = ?').bind(id).first();
+const row = (id: number) => dbOf(id).prepare('SELECT * FROM deployments WHERE id = ?').bind(id).first();
 
 describe('POST /build/api/v1/deployments (createDeployment)', () => {
   it('takes every field of CreateDeploymentInput, `cubecloud` for hosted, stored as hosted', async () => {
@@ -186,7 +186,8 @@ describe('GET /api/v1/deployments (getDeployments)', () => {
     expectCube(res.body.pageInfo, PAGE_INFO);
     expect(res.body.data).toEqual(res.body.items);
     for (const d of res.body.items) expectCube(d, DEPLOYMENT);
-    const { n } = (await env.DB.prepare('SELECT count(*) AS n FROM deployments WHERE account_id = ?')
+    const { n } = (await dbOf(world.acme.accountId)
+      .prepare('SELECT count(*) AS n FROM deployments WHERE account_id = ?')
       .bind(world.acme.accountId)
       .first<{ n: number }>()) as { n: number };
     expect(res.body.pagination).toEqual({ total: n, offset: 0, limit: 20 });
@@ -441,7 +442,8 @@ describe('DELETE /api/v1/deployments/{deploymentId} (deleteDeployment)', () => {
     const id = (await create({ name: 'Doomed' }, auth)).body.id;
     const bytes = async () =>
       (
-        (await env.DB.prepare('SELECT stored_bytes AS n FROM accounts WHERE id = ?')
+        (await dbOf(account.accountId)
+          .prepare('SELECT stored_bytes AS n FROM accounts WHERE id = ?')
           .bind(account.accountId)
           .first<{ n: number }>()) as { n: number }
       ).n;
@@ -458,7 +460,8 @@ describe('DELETE /api/v1/deployments/{deploymentId} (deleteDeployment)', () => {
     expectCube(res.body, { success: 'boolean' });
     expect(res.body).toEqual({ success: true, id, deleted: true });
     expect(await row(id)).toBeNull();
-    const left = await env.DB.prepare('SELECT count(*) AS n FROM workspace_items WHERE deployment_id = ?')
+    const left = await dbOf(id)
+      .prepare('SELECT count(*) AS n FROM workspace_items WHERE deployment_id = ?')
       .bind(id)
       .first<{ n: number }>();
     expect(left?.n).toBe(0);

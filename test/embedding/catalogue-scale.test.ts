@@ -1,7 +1,7 @@
-import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { seedAccount } from '../helpers/harness';
 import { type ApiResponse, api } from '../helpers/http';
+import { dbOf } from '../helpers/shards';
 import { mint } from './fixtures';
 
 /**
@@ -16,11 +16,12 @@ async function mintRowsRead(extraGroups: number) {
   for (const name of ['sales', 'support', 'ops']) {
     expect((await api('POST', '/api/v1/groups', { auth: acme.admin, body: { name } })).status).toBe(200);
   }
-  await env.DB.prepare(
-    `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+  await dbOf(acme.accountId)
+    .prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
      INSERT INTO embed_groups (account_id, tenant_id, name, description, created_at, updated_at)
      SELECT ?, NULL, 'bulk-' || i, '', '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z' FROM n`,
-  )
+    )
     .bind(extraGroups, acme.accountId)
     .run();
   const body = (groups: string[]) => ({ deploymentId: dep, externalId: 'rita', groups });

@@ -2,6 +2,7 @@ import { env } from 'cloudflare:test';
 import { expect } from 'vitest';
 import type { SeededAccount } from '../helpers/harness';
 import { type ApiResponse, type Auth, api } from '../helpers/http';
+import { shardRows } from '../helpers/shards';
 
 /** A workbook with a one-widget draft, published; answers the PublishedDashboard. */
 export async function publishDashboard(account: SeededAccount, deploymentId = account.deployments[0]) {
@@ -70,13 +71,8 @@ export async function kvPayload(sessionId: string): Promise<any> {
   return env.SESSIONS.get(`session:${claimsOf(sessionId).jti}`, 'json');
 }
 
-export async function rows<T = Record<string, unknown>>(query: string, ...binds: unknown[]): Promise<T[]> {
-  return (
-    await env.DB.prepare(query)
-      .bind(...binds)
-      .all<T>()
-  ).results;
-}
+/** Rows of `query` from the shard its bound ids name (every shard's when it names none). */
+export const rows = shardRows;
 
 export const roundTrips = (res: ApiResponse) => Number(res.headers.get('x-d1-round-trips'));
 export const queries = (res: ApiResponse) => Number(res.headers.get('x-d1-queries'));

@@ -1,10 +1,10 @@
-import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { createDb } from '../../src/core/db';
 import { writeMintState } from '../../src/embedding/generate-session.repository';
 import { expectError, OPERATOR, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { platform } from '../helpers/platform';
+import { dbOf } from '../helpers/shards';
 import { embedState, mint, mintOk, rows } from './fixtures';
 
 async function withLimit(limit: number) {
@@ -84,7 +84,7 @@ describe('externalUserLimit', () => {
     const before = await embedState(acme.accountId);
     // As if the read had happened before `first` landed: the plan thinks a new user still fits.
     const outcome = await writeMintState(
-      createDb(env.DB),
+      createDb(dbOf(acme.accountId)),
       {
         accountId: acme.accountId,
         tenantName: 'tenant-late',
@@ -112,7 +112,7 @@ describe('externalUserLimit', () => {
     });
     const before = await embedState(acme.accountId);
     const outcome = await writeMintState(
-      createDb(env.DB),
+      createDb(dbOf(acme.accountId)),
       {
         accountId: acme.accountId,
         tenantName: 'tenant-types',

@@ -2,10 +2,12 @@ import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { expectError, OPERATOR } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { dbOf } from '../helpers/shards';
 
 const MiB = 1024 * 1024;
 const stored = (id: number) =>
-  env.DB.prepare('SELECT plan, stored_bytes_limit, session_rate_limit FROM accounts WHERE id = ?')
+  dbOf(id)
+    .prepare('SELECT plan, stored_bytes_limit, session_rate_limit FROM accounts WHERE id = ?')
     .bind(id)
     .first();
 

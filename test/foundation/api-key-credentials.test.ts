@@ -1,7 +1,7 @@
-import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, OPERATOR, seedAccount, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { dbOf } from '../helpers/shards';
 
 // An API key works as `Bearer <key>` and `Api-Key <key>` on every route an
 // admin access token may call, within its deployment scope, acting as the account's first admin.
@@ -15,7 +15,8 @@ const bearer = (key: { apiKey: string }) => ({ bearer: key.apiKey });
 
 const workspaceRows = async (deploymentId: number) =>
   (
-    await env.DB.prepare('SELECT name, created_by FROM workspace_items WHERE deployment_id = ? ORDER BY id')
+    await dbOf(deploymentId)
+      .prepare('SELECT name, created_by FROM workspace_items WHERE deployment_id = ? ORDER BY id')
       .bind(deploymentId)
       .all()
   ).results;
@@ -45,7 +46,8 @@ describe('API keys as Cube sends them', () => {
     const res = await api('POST', '/api/v1/users', { auth: bearer(world.acme.key), body });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ ...body, role: 'member' });
-    const row = await env.DB.prepare('SELECT account_id, email FROM users WHERE id = ?')
+    const row = await dbOf(res.body.id)
+      .prepare('SELECT account_id, email FROM users WHERE id = ?')
       .bind(res.body.id)
       .first();
     expect(row).toEqual({ account_id: world.acme.accountId, email: 'robot@acme.com' });
@@ -98,7 +100,8 @@ describe('API keys as Cube sends them', () => {
 
   it('cannot author when the account has no admin left', async () => {
     const lonely = await seedAccount();
-    await env.DB.prepare("UPDATE users SET role = 'member' WHERE account_id = ?")
+    await dbOf(lonely.accountId)
+      .prepare("UPDATE users SET role = 'member' WHERE account_id = ?")
       .bind(lonely.accountId)
       .run();
     const dep = lonely.deployments[0];

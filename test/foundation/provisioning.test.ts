@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { sha256Hex } from '../../src/core/crypto';
 import { expectError, OPERATOR } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { dbOf } from '../helpers/shards';
 
 const provision = (body: unknown, auth: { bearer: string } | { apiKey: string } | null = OPERATOR) =>
   api('POST', '/admin/v1/accounts', { auth, body });
@@ -139,7 +140,8 @@ describe('GET and PATCH /admin/v1/accounts/{id}', () => {
       externalUserLimit: 3,
       chatWebhookUrl: 'https://hooks.example.com/x',
     });
-    const row = await env.DB.prepare('SELECT plan, external_user_limit FROM accounts WHERE id = ?')
+    const row = await dbOf(id)
+      .prepare('SELECT plan, external_user_limit FROM accounts WHERE id = ?')
       .bind(id)
       .first();
     expect(row).toEqual({ plan: 'premium', external_user_limit: 3 });

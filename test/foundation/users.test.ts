@@ -2,6 +2,7 @@ import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { dbOf } from '../helpers/shards';
 
 let world: World;
 beforeAll(async () => {
@@ -222,7 +223,8 @@ describe('access tokens', () => {
       await api('GET', `/api/v1/users/${world.other.memberUserId}/access-tokens`, { auth: world.acme.admin }),
       404,
     );
-    const otherTokens = await env.DB.prepare('SELECT id FROM access_tokens WHERE user_id = ?')
+    const otherTokens = await dbOf(world.other.memberUserId)
+      .prepare('SELECT id FROM access_tokens WHERE user_id = ?')
       .bind(world.other.memberUserId)
       .first<{ id: number }>();
     expectError(
@@ -232,7 +234,10 @@ describe('access tokens', () => {
       404,
     );
     expect(
-      await env.DB.prepare('SELECT id FROM access_tokens WHERE id = ?').bind(otherTokens?.id).first(),
+      await dbOf(world.other.memberUserId)
+        .prepare('SELECT id FROM access_tokens WHERE id = ?')
+        .bind(otherTokens?.id)
+        .first(),
     ).not.toBeNull();
   });
 });

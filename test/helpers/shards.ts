@@ -1,11 +1,19 @@
 import { env } from 'cloudflare:test';
+import { type LoggedStatement, recordStatements, stopRecording } from '../../src/core/db';
+import { shardMarkOf, shardOfPublicId } from '../../src/core/shard-marks';
 import {
   compareShards,
   DESCRIBE_SQL,
   describeShard,
   type ShardDescriptionRow,
 } from '../../src/core/shard-schema';
-import { shardDatabase, shardNames } from '../../src/core/shards';
+import { shardDatabase, shardNames, shardOfId } from '../../src/core/shards';
+
+/**
+ * The D1 binding of the shard whose id range holds `id`: where an account (by its id) or any row
+ * of it (a deployment, a user, an item…) is stored. Tests read stored state through it.
+ */
+export const dbOf = (id: number): D1Database => shardDatabase(env, shardOfId(id));
 
 /** Every shard's D1 binding, in shard order. */
 export const shardDbs = (): D1Database[] => shardNames(env).map((_, shard) => shardDatabase(env, shard));
@@ -35,4 +43,66 @@ export async function countPerShard(table: string, where = '1', ...params: unkno
       return row?.n ?? 0;
     }),
   );
+}
+
+/**
+ * The shard a statement's bound values name: the one whose range holds the largest integer
+ * bound (an id tells its shard; small numbers, like limits, are shard 0's range), else the one a
+ * bound public id is marked with; null when nothing bound names one.
+ */
+function shardOfBinds(binds: unknown[]): number | null {
+  const ids = binds.filter((b): b is number => Number.isSafeInteger(b) && (b as number) > 0);
+  if (ids.length > 0) return shardOfId(Math.max(...ids));
+  for (const b of binds) {
+    if (typeof b === 'string' && shardMarkOf(b, 16) !== null) return shardOfPublicId(b);
+  }
+  return null;
+}
+
+/**
+ * Runs a statement where the rows it is about are stored: on the shard its bound ids (or public
+ * id) name, or on every shard when it names none, the rows of all of them together.
+ */
+export async function shardRows<T = Record<string, unknown>>(
+  query: string,
+  ...binds: unknown[]
+): Promise<T[]> {
+  const shard = shardOfBinds(binds);
+  const dbs = shard === null ? shardDbs() : [shardDatabase(env, shard)];
+  const results = await Promise.all(
+    dbs.map(
+      async (db) =>
+        (
+          await db
+            .prepare(query)
+            .bind(...binds)
+            .all<T>()
+        ).results,
+    ),
+  );
+  return results.flat();
+}
+
+/** `SELECT count(*) AS n …` where its rows are stored (summed over every shard when it names none). */
+export async function shardCount(query: string, ...binds: unknown[]): Promise<number> {
+  const rows = await shardRows<{ n: number }>(query, ...binds);
+  return rows.reduce((sum, row) => sum + (row.n ?? 0), 0);
+}
+
+/** The shards the statements of `log` ran on (the control database is `CONTROL_DATABASE`), each once. */
+export const shardsRead = (log: LoggedStatement[]): number[] =>
+  [...new Set(log.map((s) => s.shard as number))].sort((a, b) => a - b);
+
+/**
+ * The statements every request `run` sends runs, recorded through the counted bindings of this
+ * isolate (the Worker's too): which shard each ran on.
+ */
+export async function statementsOf(run: () => Promise<unknown>): Promise<LoggedStatement[]> {
+  const log = recordStatements();
+  try {
+    await run();
+  } finally {
+    stopRecording();
+  }
+  return log;
 }

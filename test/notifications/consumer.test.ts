@@ -3,6 +3,7 @@ import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectError, OPERATOR, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { platform } from '../helpers/platform';
+import { dbOf } from '../helpers/shards';
 import { seedDashboard } from './fixtures';
 import { consume, recordingPorts } from './ports';
 
@@ -51,15 +52,17 @@ async function runNow(url: string) {
 }
 
 async function runRow(runId: number) {
-  return env.DB.prepare('SELECT * FROM notification_runs WHERE id = ?')
+  return dbOf(runId)
+    .prepare('SELECT * FROM notification_runs WHERE id = ?')
     .bind(runId)
     .first<Record<string, any>>();
 }
 
 async function deliveries(runId: number) {
-  const { results } = await env.DB.prepare(
-    'SELECT recipient_id, status, attempts, last_error FROM notification_deliveries WHERE run_id = ? ORDER BY recipient_id',
-  )
+  const { results } = await dbOf(runId)
+    .prepare(
+      'SELECT recipient_id, status, attempts, last_error FROM notification_deliveries WHERE run_id = ? ORDER BY recipient_id',
+    )
     .bind(runId)
     .all<Record<string, any>>();
   return results;

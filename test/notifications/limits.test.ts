@@ -1,8 +1,8 @@
-import { env } from 'cloudflare:test';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectError, OPERATOR, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { platform } from '../helpers/platform';
+import { dbOf, shardCount } from '../helpers/shards';
 import { seedDashboard } from './fixtures';
 import { consume, recordingPorts } from './ports';
 
@@ -42,14 +42,11 @@ async function notification(recipients: unknown[] = []) {
 }
 
 async function count(sql: string, ...params: unknown[]): Promise<number> {
-  const row = await env.DB.prepare(sql)
-    .bind(...params)
-    .first<{ n: number }>();
-  return row?.n ?? 0;
+  return shardCount(sql, ...params);
 }
 
 async function runStatus(runId: number) {
-  return (await env.DB.prepare('SELECT status FROM notification_runs WHERE id = ?').bind(runId).first())
+  return (await dbOf(runId).prepare('SELECT status FROM notification_runs WHERE id = ?').bind(runId).first())
     ?.status;
 }
 
@@ -134,11 +131,13 @@ describe('manual runs', () => {
     expect(first.status).toBe(202);
     expectError(await api('POST', `${url}/run`, { auth: acme.admin }), 409, 'CONFLICT');
     // Running (leased but not finished) still counts as in flight.
-    await env.DB.prepare(`UPDATE notification_runs SET status = 'running' WHERE id = ?`)
+    await dbOf(first.body.id)
+      .prepare(`UPDATE notification_runs SET status = 'running' WHERE id = ?`)
       .bind(first.body.id)
       .run();
     expectError(await api('POST', `${url}/run`, { auth: acme.admin }), 409, 'CONFLICT');
-    await env.DB.prepare(`UPDATE notification_runs SET status = 'queued' WHERE id = ?`)
+    await dbOf(first.body.id)
+      .prepare(`UPDATE notification_runs SET status = 'queued' WHERE id = ?`)
       .bind(first.body.id)
       .run();
     expect(rec.queued).toEqual([first.body.id]);
@@ -282,7 +281,8 @@ describe('the chat webhook URL at delivery', () => {
       });
       // Refused on write (400); a URL stored before that rule must still be refused at delivery.
       expect(patched.status).toBe(400);
-      await env.DB.prepare('UPDATE accounts SET chat_webhook_url = ? WHERE id = ?')
+      await dbOf(account.accountId)
+        .prepare('UPDATE accounts SET chat_webhook_url = ? WHERE id = ?')
         .bind(webhook, account.accountId)
         .run();
       const accountDashboard = await seedDashboard(account, 'Hook');
@@ -300,9 +300,8 @@ describe('the chat webhook URL at delivery', () => {
       const result = await consume([run.id]);
       expect(result.retryMessages).toEqual([]);
       expect(rec.posts).toEqual([]);
-      const delivery = await env.DB.prepare(
-        'SELECT status, last_error FROM notification_deliveries WHERE run_id = ?',
-      )
+      const delivery = await dbOf(run.id)
+        .prepare('SELECT status, last_error FROM notification_deliveries WHERE run_id = ?')
         .bind(run.id)
         .first<{ status: string; last_error: string }>();
       expect(delivery?.status).toBe('failed');

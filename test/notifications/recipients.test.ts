@@ -1,7 +1,7 @@
-import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, type SeededAccount, seedAccount, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { dbOf, shardCount, shardRows } from '../helpers/shards';
 import { seedDashboard } from './fixtures';
 
 let world: World;
@@ -25,10 +25,7 @@ async function notificationOf(account: SeededAccount) {
 }
 
 async function count(sql: string, ...params: unknown[]): Promise<number> {
-  const row = await env.DB.prepare(sql)
-    .bind(...params)
-    .first<{ n: number }>();
-  return row?.n ?? 0;
+  return shardCount(sql, ...params);
 }
 
 describe('POST …/notifications/{id}/recipients', () => {
@@ -83,9 +80,9 @@ describe('POST …/notifications/{id}/recipients', () => {
     ).toBe(1);
 
     // Repeating the request changes nothing.
-    const before = await env.DB.prepare(
-      'SELECT id, updated_at FROM notification_recipients ORDER BY id',
-    ).all();
+    const before = {
+      results: await shardRows('SELECT id, updated_at FROM notification_recipients ORDER BY id'),
+    };
     const again = await api('POST', `${url}/recipients`, { auth: world.acme.admin, body: { recipients } });
     expect(again.status).toBe(200);
     expect(again.body.createdRecipients).toEqual([]);
@@ -93,9 +90,9 @@ describe('POST …/notifications/{id}/recipients', () => {
     expect(again.body.unchangedRecipients.map((r: { id: number }) => r.id)).toEqual(
       created.map((r: { id: number }) => r.id),
     );
-    const after = await env.DB.prepare(
-      'SELECT id, updated_at FROM notification_recipients ORDER BY id',
-    ).all();
+    const after = {
+      results: await shardRows('SELECT id, updated_at FROM notification_recipients ORDER BY id'),
+    };
     expect(after.results).toEqual(before.results);
 
     // Changed groups and channel name are updates; omitted properties keep their values.
@@ -267,7 +264,8 @@ describe('POST …/notifications/{id}/recipients', () => {
     });
     expect(two.status).toBe(200);
     // The counter (kept by triggers) decides: with it reset, a third user fits although two exist.
-    await env.DB.prepare('UPDATE accounts SET external_user_count = 0 WHERE id = ?')
+    await dbOf(small.accountId)
+      .prepare('UPDATE accounts SET external_user_count = 0 WHERE id = ?')
       .bind(small.accountId)
       .run();
     const third = await api('POST', `${url}/recipients`, {

@@ -1,8 +1,8 @@
-import { env } from 'cloudflare:test';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { OPERATOR, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { clockAt, platform } from '../helpers/platform';
+import { dbOf } from '../helpers/shards';
 import { fetchBytes, type SeededDashboard, seedBusinessReview } from './seed';
 
 const T0 = Date.parse('2031-05-01T10:00:00.000Z');
@@ -185,7 +185,8 @@ describe('GET /embed/dashboard/{publicId}', () => {
     expectPageHeaders(invalid, 'https://app.example.com https://*.example.org');
 
     // A stored value that is not an origin never reaches the header; none left means no framing.
-    await env.DB.prepare('UPDATE accounts SET allowed_embed_origins = ? WHERE id = ?')
+    await dbOf(strict.accountId)
+      .prepare('UPDATE accounts SET allowed_embed_origins = ? WHERE id = ?')
       .bind(JSON.stringify(["https://a.example.com; script-src 'unsafe-inline'"]), strict.accountId)
       .run();
     const hostile = await page(strictBoard.publicId, session);

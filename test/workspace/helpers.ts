@@ -1,7 +1,7 @@
-import { env } from 'cloudflare:test';
 import { expect } from 'vitest';
 import type { SeededAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { dbOf, shardCount } from '../helpers/shards';
 
 export const base = (deploymentId: number) => `/api/v1/deployments/${deploymentId}`;
 
@@ -39,16 +39,14 @@ export function draft(widgets = 2, extra: Record<string, unknown> = {}) {
   };
 }
 
-/** Stored row of a workspace item, straight from D1. */
+/** Stored row of a workspace item, straight from D1 (the shard its id names). */
 export async function itemRow(id: number) {
-  return env.DB.prepare('SELECT * FROM workspace_items WHERE id = ?').bind(id).first<Record<string, any>>();
+  return dbOf(id).prepare('SELECT * FROM workspace_items WHERE id = ?').bind(id).first<Record<string, any>>();
 }
 
+/** The rows `sql` selects, where its bound ids say they are stored (on every shard when none). */
 export async function count(sql: string, ...params: unknown[]): Promise<number> {
-  const row = await env.DB.prepare(`SELECT count(*) AS n FROM (${sql})`)
-    .bind(...params)
-    .first<{ n: number }>();
-  return row?.n ?? 0;
+  return shardCount(`SELECT count(*) AS n FROM (${sql})`, ...params);
 }
 
 export function roundTrips(res: { headers: Headers }): number {

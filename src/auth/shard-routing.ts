@@ -1,0 +1,68 @@
+import type { Context } from 'hono';
+import { createMiddleware } from 'hono/factory';
+import type { AppEnv } from '../core/env';
+import { shardOfPublicId } from '../core/shard-marks';
+import { isShard, openShard } from '../core/shards';
+import { shardOfSecret } from './credentials';
+
+/**
+ * Points the request at shard `shard`: the scope's `db`/`d1` (and the `db`/`d1` variables routes
+ * not yet on the scope read) become that shard's, counted like the rest of the request. A shard
+ * the configuration does not list (a forged or corrupt mark) leaves the request on shard 0,
+ * where the credential's lookup fails like any unknown credential's.
+ */
+export function useShard(c: Context<AppEnv>, shard: number): void {
+  const scope = c.get('scope');
+  const target = isShard(c.env, shard) ? shard : 0;
+  if (scope.shard === target) return;
+  const { d1, db } = openShard(c.env, target, c.get('queries'));
+  c.set('d1', d1);
+  c.set('db', db);
+  c.set('scope', { ...scope, shard: target, d1, db });
+}
+
+/**
+ * The shard an unverified JWS (an embed session id, an embed token, a Cube API token) names in
+ * its `sh` claim; null when it names none (signed before sharding, on shard 0) or is no JWS.
+ * Only picks where to look: the signature is still checked before anything is read, and a
+ * forged claim only sends the request to a shard where its signature fails.
+ */
+function shardClaimOf(token: string): number | null {
+  const body = token.split('.')[1];
+  if (!body || body.length > 8192) return null;
+  try {
+    const shard = JSON.parse(atob(body.replace(/-/g, '+').replace(/_/g, '/')))?.sh;
+    return Number.isInteger(shard) && shard >= 0 ? shard : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The shard a signed token names (`shardClaimOf`), 0 when it names none. */
+export const shardOfSignedToken = (token: string): number => shardClaimOf(token) ?? 0;
+
+/**
+ * The shard a request's credential names, from its text alone (no round trip): an access token
+ * or API key in `Authorization`, else the `sh` claim of a signed token there (an embed session or
+ * token, a Cube API token) or in `?session=`, else the mark of the dashboard public id in the
+ * path (a viewer page without a session, or with one that is no valid token, still finds its
+ * dashboard's framing rules), else shard 0. A session and its dashboard's public id never name
+ * different shards: a session only loads its own account's dashboards.
+ */
+export function shardOfRequest(c: Context<AppEnv>): number {
+  const header = c.req.header('authorization')?.trim();
+  // `<scheme> <credential>`, or Cube's bare `<token>`.
+  const credential = header?.slice(header.lastIndexOf(' ') + 1);
+  if (credential?.startsWith('eb_')) return shardOfSecret(credential);
+  const signed = credential ?? c.req.query('session');
+  const claimed = signed ? shardClaimOf(signed) : null;
+  if (claimed !== null) return claimed;
+  const publicId = c.req.param('publicId');
+  return publicId ? shardOfPublicId(publicId) : 0;
+}
+
+/** Before a route's authentication: the request goes to the shard its credential names. */
+export const routeToShard = createMiddleware<AppEnv>(async (c, next) => {
+  useShard(c, shardOfRequest(c));
+  await next();
+});
