@@ -23,19 +23,22 @@ export function useShard(c: Context<AppEnv>, shard: number): void {
 
 /**
  * The shard an unverified JWS (an embed session id, an embed token, a Cube API token) names in
- * its `sh` claim; null when it names none (signed before sharding, on shard 0) or is no JWS.
- * Only picks where to look: the signature is still checked before anything is read, and a
- * forged claim only sends the request to a shard where its signature fails.
+ * its `sh` claim: 0 when it has none (shard 0's, and those signed before sharding); null when the
+ * text is no JWS at all. Only picks where to look: the signature is still checked before anything
+ * is read, and a forged claim only sends the request to a shard where its signature fails.
  */
 function shardClaimOf(token: string): number | null {
   const body = token.split('.')[1];
   if (!body || body.length > 8192) return null;
+  let claims: unknown;
   try {
-    const shard = JSON.parse(atob(body.replace(/-/g, '+').replace(/_/g, '/')))?.sh;
-    return Number.isInteger(shard) && shard >= 0 ? shard : null;
+    claims = JSON.parse(atob(body.replace(/-/g, '+').replace(/_/g, '/')));
   } catch {
     return null;
   }
+  if (claims === null || typeof claims !== 'object') return null;
+  const shard = (claims as { sh?: unknown }).sh;
+  return Number.isInteger(shard) && (shard as number) >= 0 ? (shard as number) : 0;
 }
 
 /** The shard a signed token names (`shardClaimOf`), 0 when it names none. */
@@ -43,11 +46,11 @@ export const shardOfSignedToken = (token: string): number => shardClaimOf(token)
 
 /**
  * The shard a request's credential names, from its text alone (no round trip): an access token
- * or API key in `Authorization`, else the `sh` claim of a signed token there (an embed session or
- * token, a Cube API token) or in `?session=`, else the mark of the dashboard public id in the
- * path (a viewer page without a session, or with one that is no valid token, still finds its
- * dashboard's framing rules), else shard 0. A session and its dashboard's public id never name
- * different shards: a session only loads its own account's dashboards.
+ * or API key in `Authorization`, else a signed token there (an embed session or token, a Cube API
+ * token) or in `?session=` (its `sh` claim, 0 without one), else the mark of the dashboard public
+ * id in the path (a viewer page without a session, or with text that is no token at all, still
+ * finds its dashboard's framing rules), else shard 0. A token always wins over the public id: a
+ * session never reads another shard's dashboard, whatever the URL names (that is a 404).
  */
 export function shardOfRequest(c: Context<AppEnv>): number {
   const header = c.req.header('authorization')?.trim();

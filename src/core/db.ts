@@ -113,7 +113,10 @@ function checkParams(sql: string, params: unknown[]): void {
 export interface LoggedStatement {
   sql: string;
   params: unknown[];
-  /** The shard it ran on (src/core/shards.ts); `CONTROL_DATABASE` for the control database. */
+  /**
+   * The shard it ran on (src/core/shards.ts), absent for shard 0 (as statements were logged
+   * before sharding); `CONTROL_DATABASE` for the control database.
+   */
   shard?: number;
 }
 
@@ -242,7 +245,7 @@ function countStatement(
       }
       if (typeof prop === 'string' && RUNNERS.has(prop)) {
         return async (...args: unknown[]) => {
-          statementLog?.push({ sql, params, shard });
+          statementLog?.push({ sql, params, ...(shard !== 0 && { shard }) });
           countTrip(counter, route, [sql]);
           if (counter.rowsRead !== undefined && prop !== 'all' && prop !== 'run') {
             const metered = await meteredRead(target, prop, args, sql);
@@ -290,7 +293,7 @@ function countDatabase<T extends D1Database | D1DatabaseSession>(
       }
       if (prop === 'batch') {
         return async (stmts: D1PreparedStatement[]) => {
-          const logged = stmts.map((stmt) => ({ ...described(stmt), shard }));
+          const logged = stmts.map((stmt) => ({ ...described(stmt), ...(shard !== 0 && { shard }) }));
           if (statementLog) statementLog.push(...logged);
           countTrip(
             counter,

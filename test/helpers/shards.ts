@@ -91,7 +91,7 @@ export async function shardCount(query: string, ...binds: unknown[]): Promise<nu
 
 /** The shards the statements of `log` ran on (the control database is `CONTROL_DATABASE`), each once. */
 export const shardsRead = (log: LoggedStatement[]): number[] =>
-  [...new Set(log.map((s) => s.shard as number))].sort((a, b) => a - b);
+  [...new Set(log.map((s) => s.shard ?? 0))].sort((a, b) => a - b);
 
 /**
  * The statements every request `run` sends runs, recorded through the counted bindings of this

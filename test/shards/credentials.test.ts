@@ -132,6 +132,16 @@ describe('a credential of one shard never reads another', () => {
       expect(page.status).toBe(404);
     });
     expect(shardsRead(log)).toEqual([1]);
+    // Shard 0's sessions carry no shard claim: still shard 0's, whatever shard the URL's id names.
+    const home = await mintOk(account(0).key, {
+      deploymentId: account(0).deployments[0],
+      externalId: 'home',
+    });
+    const fromZero = await statementsOf(async () => {
+      expectError(await load(publicIdOf(3), home), 404, 'NOT_FOUND');
+      expect((await load(publicIdOf(0), home)).status).toBe(200);
+    });
+    expect(shardsRead(fromZero)).toEqual([0]);
   });
 
   it("a viewer page without a session finds its dashboard's shard from the public id alone", async () => {
