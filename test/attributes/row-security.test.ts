@@ -14,6 +14,7 @@ import { type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { pdfText } from '../helpers/pdf-text';
 import { platform } from '../helpers/platform';
+import { routedDb } from '../helpers/shards';
 import { consume as consumeRuns, recordingPorts } from '../notifications/ports';
 import { fetchBytes } from '../render/seed';
 
@@ -218,9 +219,8 @@ describe('notifications to account users', () => {
     // Every recipient's values in ONE statement: the one that reads the leased deliveries.
     expect(reading).toHaveLength(1);
     expect(reading[0]).toContain('notification_deliveries');
-    const { results } = await env.DB.prepare(
-      'SELECT status FROM notification_deliveries WHERE run_id = ? ORDER BY id',
-    )
+    const { results } = await routedDb
+      .prepare('SELECT status FROM notification_deliveries WHERE run_id = ? ORDER BY id')
       .bind(run.body.id)
       .all<{ status: string }>();
     expect(results.map((r) => r.status)).toEqual(['sent', 'sent', 'sent', 'sent']);

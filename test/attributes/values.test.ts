@@ -1,11 +1,8 @@
-// Cube's User Attribute Values operations (getUserAttributeValues, upsertUserAttributeValue) for
-// the account's own users: the values they hold for the account-wide catalogue's attributes.
-// Every 2xx answer is held to Cube's published schema too.
-import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { holdAnswersToCube } from '../cube/cube-openapi';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { type Auth, api } from '../helpers/http';
+import { routedDb } from '../helpers/shards';
 
 holdAnswersToCube();
 
@@ -33,9 +30,8 @@ const valuesOf = (auth: Auth, userId: number) =>
 
 /** The stored rows of a user, as D1 has them. */
 async function storedRows(userId: number) {
-  const { results } = await env.DB.prepare(
-    'SELECT attribute_id, value FROM user_attribute_values WHERE user_id = ? ORDER BY attribute_id',
-  )
+  const { results } = await routedDb
+    .prepare('SELECT attribute_id, value FROM user_attribute_values WHERE user_id = ? ORDER BY attribute_id')
     .bind(userId)
     .all<{ attribute_id: number; value: string }>();
   return results;
@@ -66,9 +62,10 @@ beforeAll(async () => {
     },
   });
   expect(minted.status, JSON.stringify(minted.body)).toBe(200);
-  const team = await env.DB.prepare(
-    "SELECT id FROM embed_attributes WHERE account_id = ? AND tenant_id IS NOT NULL AND name = 'team'",
-  )
+  const team = await routedDb
+    .prepare(
+      "SELECT id FROM embed_attributes WHERE account_id = ? AND tenant_id IS NOT NULL AND name = 'team'",
+    )
     .bind(acme.accountId)
     .first<{ id: number }>();
   tenantAttribute = team?.id as number;

@@ -7,6 +7,7 @@ import { expectError, type SeededAccount, seedWorld } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { pdfText } from '../helpers/pdf-text';
 import { clockAt, platform } from '../helpers/platform';
+import { routedDb } from '../helpers/shards';
 import { seedDashboard } from '../notifications/fixtures';
 import { pngSize } from '../render/helpers';
 import {
@@ -193,7 +194,8 @@ describe('the queue consumer', () => {
   it('renders again a job whose attempt died mid-render, counting the attempts', async () => {
     const job = await started(acme.admin, deploymentId, { dashboardId: dashboard.id, format: 'png' });
     // What a consumer that claimed the job and then died leaves behind.
-    await env.DB.prepare("UPDATE dashboard_exports SET status = 'running', attempts = 1 WHERE id = ?")
+    await routedDb
+      .prepare("UPDATE dashboard_exports SET status = 'running', attempts = 1 WHERE id = ?")
       .bind(job.id)
       .run();
     expect((await exportStatus(acme.admin, deploymentId, job.jobId)).body.status).toBe('processing');
@@ -234,7 +236,8 @@ describe('the queue consumer', () => {
 
   it('fails a job whose every attempt died, and its download is a 422', async () => {
     const job = await started(acme.admin, deploymentId, { dashboardId: dashboard.id, format: 'pdf' });
-    await env.DB.prepare("UPDATE dashboard_exports SET status = 'running', attempts = 3 WHERE id = ?")
+    await routedDb
+      .prepare("UPDATE dashboard_exports SET status = 'running', attempts = 3 WHERE id = ?")
       .bind(job.id)
       .run();
     const result = await deliver([job.id], { attempts: 4 });

@@ -10,6 +10,7 @@ import { expect } from 'vitest';
 import type { ExportMessage } from '../../src/core/env';
 import { type ApiResponse, type Auth, api } from '../helpers/http';
 import { platform, worker } from '../helpers/platform';
+import { routedDb } from '../helpers/shards';
 import { fetchBytes } from '../render/seed';
 
 /** The export routes of a deployment. */
@@ -58,7 +59,8 @@ export function download(auth: Auth, deploymentId: number, jobId: string, query 
 
 /** The stored row of a job, as D1 has it. */
 export function exportRow(jobId: string) {
-  return env.DB.prepare('SELECT * FROM dashboard_exports WHERE job_id = ?')
+  return routedDb
+    .prepare('SELECT * FROM dashboard_exports WHERE job_id = ?')
     .bind(jobId)
     .first<Record<string, any>>();
 }

@@ -4,6 +4,7 @@ import { env } from 'cloudflare:test';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { clockAt, platform } from '../helpers/platform';
+import { routedDb } from '../helpers/shards';
 import { seedDashboard } from '../notifications/fixtures';
 import {
   consume,
@@ -52,9 +53,8 @@ describe('exports in flight per account', () => {
     expect(refused.body.error).toContain('At most 5 exports');
     // Every user and key of the account shares the bound; nothing was stored for the refusal.
     expectError(await startExport(acme.key, acme.deployments[0], png()), 429, 'RATE_LIMITED');
-    const { results } = await env.DB.prepare(
-      'SELECT count(*) AS n FROM dashboard_exports WHERE account_id = ?',
-    )
+    const { results } = await routedDb
+      .prepare('SELECT count(*) AS n FROM dashboard_exports WHERE account_id = ?')
       .bind(acme.accountId)
       .all<{ n: number }>();
     expect(results[0]?.n).toBe(5);
@@ -62,7 +62,8 @@ describe('exports in flight per account', () => {
     await started(other.admin, other.deployments[0], { dashboardId: theirs.id, format: 'png' });
 
     // A rendering job still counts; a finished one does not.
-    await env.DB.prepare("UPDATE dashboard_exports SET status = 'running', attempts = 1 WHERE id = ?")
+    await routedDb
+      .prepare("UPDATE dashboard_exports SET status = 'running', attempts = 1 WHERE id = ?")
       .bind(jobs[0]?.id)
       .run();
     expectError(await startExport(acme.admin, acme.deployments[0], png()), 429, 'RATE_LIMITED');
@@ -84,7 +85,8 @@ describe('exports in flight per account', () => {
   it('counts no failed job', async () => {
     const jobs = [];
     for (let i = 0; i < 5; i++) jobs.push(await started(acme.admin, acme.deployments[0], png()));
-    await env.DB.prepare("UPDATE dashboard_exports SET status = 'running', attempts = 3 WHERE id = ?")
+    await routedDb
+      .prepare("UPDATE dashboard_exports SET status = 'running', attempts = 3 WHERE id = ?")
       .bind(jobs[2]?.id)
       .run();
     await consume([jobs[2]?.id as number], { attempts: 4 });

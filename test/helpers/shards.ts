@@ -106,3 +106,45 @@ export async function statementsOf(run: () => Promise<unknown>): Promise<LoggedS
   }
   return log;
 }
+
+/**
+ * A D1 for tests' reads and writes of stored state whose account the test does not name: each
+ * statement goes to the shard its bound ids name (ids are per-shard ranges); a statement naming
+ * none runs on every shard (`first` answers the first shard's row, `all` every shard's rows).
+ */
+export const routedDb = {
+  prepare(sql: string): D1PreparedStatement {
+    const on = (binds: unknown[]): D1PreparedStatement => {
+      const shard = shardOfBinds(binds);
+      if (shard !== null)
+        return shardDatabase(env, shard)
+          .prepare(sql)
+          .bind(...binds);
+      const each = () => shardDbs().map((db) => db.prepare(sql).bind(...binds));
+      const everywhere = {
+        bind: (...more: unknown[]) => on(more),
+        async first(column?: string) {
+          for (const statement of each()) {
+            const row = column === undefined ? await statement.first() : await statement.first(column);
+            if (row !== null) return row;
+          }
+          return null;
+        },
+        async all() {
+          const parts = await Promise.all(each().map((s) => s.all()));
+          return { ...parts[0], results: parts.flatMap((p) => p.results) };
+        },
+        async run() {
+          const parts = await Promise.all(each().map((s) => s.run()));
+          return parts[0];
+        },
+        async raw() {
+          const parts = await Promise.all(each().map((s) => s.raw()));
+          return parts.flat();
+        },
+      };
+      return everywhere as unknown as D1PreparedStatement;
+    };
+    return on([]);
+  },
+};

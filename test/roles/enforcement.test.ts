@@ -1,7 +1,7 @@
-import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { type Auth, api } from '../helpers/http';
+import { routedDb } from '../helpers/shards';
 import { seedDashboard } from '../notifications/fixtures';
 import { assign, deploymentPolicy, globalPolicy, newRole, newUser, userWithRole } from './fixtures';
 
@@ -116,7 +116,8 @@ describe('a custom role replaces the member permissions with its own', () => {
       expect((await api('GET', path, { auth: viewer.auth })).status).toBe(200);
     }
     // Nothing was written by the refused calls.
-    const count = await env.DB.prepare('SELECT count(*) AS n FROM workspace_items WHERE created_by = ?')
+    const count = await routedDb
+      .prepare('SELECT count(*) AS n FROM workspace_items WHERE created_by = ?')
       .bind(viewer.id)
       .first<{ n: number }>();
     expect(count?.n).toBe(0);
@@ -209,7 +210,8 @@ describe('a custom role replaces the member permissions with its own', () => {
       body: { name: 'By a role' },
     });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
-    const row = await env.DB.prepare('SELECT created_by FROM deployments WHERE id = ?')
+    const row = await routedDb
+      .prepare('SELECT created_by FROM deployments WHERE id = ?')
       .bind(created.body.id)
       .first();
     expect(row).toEqual({ created_by: creator.id });
@@ -305,7 +307,8 @@ describe('UsersManage', () => {
     expect(bulk.body.failed).toEqual([
       { userId: acme.adminUserId, error: { status: 403, message: expect.any(String) } },
     ]);
-    const admin = await env.DB.prepare('SELECT role, deactivated_at FROM users WHERE id = ?')
+    const admin = await routedDb
+      .prepare('SELECT role, deactivated_at FROM users WHERE id = ?')
       .bind(acme.adminUserId)
       .first();
     expect(admin).toEqual({ role: 'admin', deactivated_at: null });

@@ -1,7 +1,7 @@
-import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { routedDb } from '../helpers/shards';
 import { assign, deploymentPolicy, globalPolicy, newRole, newUser, userWithRole } from './fixtures';
 
 let world: World;
@@ -10,7 +10,8 @@ beforeAll(async () => {
 });
 
 const storedRole = (id: number) =>
-  env.DB.prepare('SELECT account_id, name, description, policies, grants FROM roles WHERE id = ?')
+  routedDb
+    .prepare('SELECT account_id, name, description, policies, grants FROM roles WHERE id = ?')
     .bind(id)
     .first<{
       account_id: number;
@@ -22,7 +23,8 @@ const storedRole = (id: number) =>
 
 const heldBy = async (userId: number) =>
   (
-    await env.DB.prepare('SELECT role_id FROM user_roles WHERE user_id = ? ORDER BY role_id')
+    await routedDb
+      .prepare('SELECT role_id FROM user_roles WHERE user_id = ? ORDER BY role_id')
       .bind(userId)
       .all<{ role_id: number }>()
   ).results.map((r) => r.role_id);
@@ -200,7 +202,8 @@ describe('createRole — POST /api/v1/roles', () => {
     });
     expectError(res, 409, 'CONFLICT');
     expect(res.body.error).toContain('100');
-    const count = await env.DB.prepare('SELECT count(*) AS n FROM roles WHERE account_id = ?')
+    const count = await routedDb
+      .prepare('SELECT count(*) AS n FROM roles WHERE account_id = ?')
       .bind(other.accountId)
       .first<{ n: number }>();
     expect(count?.n).toBe(100);

@@ -1,7 +1,7 @@
-import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { expectError, type SeededAccount, seedAccount, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { routedDb } from '../helpers/shards';
 import { seedDashboard } from '../notifications/fixtures';
 import { assign, newRole, newUser } from './fixtures';
 
@@ -13,15 +13,17 @@ beforeAll(async () => {
 });
 
 const userRow = (id: number) =>
-  env.DB.prepare(
-    'SELECT role, first_name, title, notifications, settings, deactivated_at, updated_at FROM users WHERE id = ?',
-  )
+  routedDb
+    .prepare(
+      'SELECT role, first_name, title, notifications, settings, deactivated_at, updated_at FROM users WHERE id = ?',
+    )
     .bind(id)
     .first<Record<string, unknown>>();
 
 const count = async (sql: string, ...binds: unknown[]) =>
   (
-    await env.DB.prepare(sql)
+    await routedDb
+      .prepare(sql)
       .bind(...binds)
       .first<{ n: number }>()
   )?.n;

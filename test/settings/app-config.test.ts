@@ -1,11 +1,9 @@
-// Cube's app config (GET /api/v1/app-config) and edgeboard's way to set it (PATCH, a JSON merge
-// patch): defaults, merging, resets, bounds, who may change it, one config per account.
-import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { holdAnswersToCube } from '../cube/cube-openapi';
 import { expectCube } from '../cube/cube-shape';
 import { expectError, OPERATOR, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { routedDb } from '../helpers/shards';
 
 // Every answer of Cube's operations is held to Cube's response schema too.
 holdAnswersToCube();
@@ -29,7 +27,8 @@ beforeAll(async () => {
 });
 
 const storedConfig = async (accountId: number) => {
-  const row = await env.DB.prepare('SELECT app_config FROM account_settings WHERE account_id = ?')
+  const row = await routedDb
+    .prepare('SELECT app_config FROM account_settings WHERE account_id = ?')
     .bind(accountId)
     .first<{ app_config: string }>();
   return row ? JSON.parse(row.app_config) : null;

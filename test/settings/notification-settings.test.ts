@@ -1,13 +1,10 @@
-// Notification files honour the account's app config: the time zone policy (queries and the
-// data's time) and the app theme. A download restriction does not stop a scheduled file (as in
-// Cube); it only drops the link to the render endpoint, which would refuse it.
-import { env } from 'cloudflare:test';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { dashboardRenderer, type RenderRequest } from '../../src/notifications/delivery';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { pdfText } from '../helpers/pdf-text';
 import { platform } from '../helpers/platform';
+import { routedDb } from '../helpers/shards';
 import { consume, recordingPorts } from '../notifications/ports';
 import { MONTHS_TOKYO, MONTHS_UTC, type MonthsBoard, monthsBoard, tableText } from './fixtures';
 
@@ -60,7 +57,8 @@ async function deliver() {
   const run = await api('POST', `${url}/run`, { auth: acme.admin });
   expect(run.status, JSON.stringify(run.body)).toBe(202);
   expect((await consume([run.body.id])).retryMessages).toEqual([]);
-  const row = await env.DB.prepare('SELECT status FROM notification_runs WHERE id = ?')
+  const row = await routedDb
+    .prepare('SELECT status FROM notification_runs WHERE id = ?')
     .bind(run.body.id)
     .first<{ status: string }>();
   expect(row?.status).toBe('delivered');

@@ -1,12 +1,10 @@
-// Cube's tenant settings (GET/PUT /api/v1/tenant/settings): the account's, read by any of its
-// credentials, changed partially by an admin (or an unscoped key), stored per account.
-import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { holdAnswersToCube } from '../cube/cube-openapi';
 import { expectCube } from '../cube/cube-shape';
 import { expectError, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { clockAt, platform, resetPlatform } from '../helpers/platform';
+import { routedDb } from '../helpers/shards';
 
 // Every answer of Cube's operations is held to Cube's response schema too.
 holdAnswersToCube();
@@ -31,7 +29,8 @@ beforeAll(async () => {
 });
 
 const stored = (accountId: number) =>
-  env.DB.prepare('SELECT * FROM account_settings WHERE account_id = ?')
+  routedDb
+    .prepare('SELECT * FROM account_settings WHERE account_id = ?')
     .bind(accountId)
     .first<Record<string, unknown>>();
 

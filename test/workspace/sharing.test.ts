@@ -1,8 +1,8 @@
-import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { mintOk } from '../embedding/fixtures';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { type ApiResponse, type Auth, api } from '../helpers/http';
+import { routedDb } from '../helpers/shards';
 import { base, draft, folder, report, workbook } from './helpers';
 
 /**
@@ -68,8 +68,9 @@ const names = (res: ApiResponse) => (res.body.items as { name: string }[]).map((
 
 /** shared_workspace_items holds exactly what the shares imply, with current copies of each item's keys. */
 async function expectConsistentReach() {
-  const expected = await env.DB.prepare(
-    `WITH RECURSIVE shares(audience, w) AS (
+  const expected = await routedDb
+    .prepare(
+      `WITH RECURSIVE shares(audience, w) AS (
         SELECT tenant_id, workbook_id FROM embed_tenant_shares
         UNION ALL SELECT 0, workbook_id FROM published_dashboards WHERE all_embed_users = 1),
       up(audience, item) AS (
@@ -80,17 +81,22 @@ async function expectConsistentReach() {
       SELECT audience, w AS item, 1 AS shared, 0 AS nested FROM shares
       UNION ALL SELECT audience, item, 0, 1 FROM up)
     GROUP BY audience, item ORDER BY audience, item`,
-  ).all();
-  const actual = await env.DB.prepare(
-    `SELECT audience_id AS audience, item_id AS item, shared, nested FROM shared_workspace_items
+    )
+    .all();
+  const actual = await routedDb
+    .prepare(
+      `SELECT audience_id AS audience, item_id AS item, shared, nested FROM shared_workspace_items
      ORDER BY audience_id, item_id`,
-  ).all();
+    )
+    .all();
   expect(actual.results).toEqual(expected.results);
-  const stale = await env.DB.prepare(
-    `SELECT count(*) AS n FROM shared_workspace_items s JOIN workspace_items i ON i.id = s.item_id
+  const stale = await routedDb
+    .prepare(
+      `SELECT count(*) AS n FROM shared_workspace_items s JOIN workspace_items i ON i.id = s.item_id
      WHERE s.folder_id IS NOT i.folder_id OR s.name_key <> i.name_key OR s.updated_at <> i.updated_at
        OR s.created_at <> i.created_at OR s.type <> i.type OR s.deployment_id <> i.deployment_id`,
-  ).first<{ n: number }>();
+    )
+    .first<{ n: number }>();
   expect(stale?.n).toBe(0);
 }
 
@@ -107,7 +113,8 @@ describe('updateEmbedAccess with embedTenantName: sharing with one embed tenant'
     await ws.session('tenant-one');
     await ws.session('tenant-two');
     await workspaceOf(other).session('tenant-elsewhere');
-    const row = await env.DB.prepare('SELECT id FROM embed_tenants WHERE account_id = ? AND name = ?')
+    const row = await routedDb
+      .prepare('SELECT id FROM embed_tenants WHERE account_id = ? AND name = ?')
       .bind(acme.accountId, 'tenant-one')
       .first<{ id: number }>();
     tenantId = row?.id as number;
@@ -130,9 +137,8 @@ describe('updateEmbedAccess with embedTenantName: sharing with one embed tenant'
       'tenant-one',
       'tenant-two',
     ]);
-    const rows = await env.DB.prepare(
-      'SELECT tenant_id, deployment_id FROM embed_tenant_shares WHERE workbook_id = ?',
-    )
+    const rows = await routedDb
+      .prepare('SELECT tenant_id, deployment_id FROM embed_tenant_shares WHERE workbook_id = ?')
       .bind(wb.id)
       .all();
     expect(rows.results).toHaveLength(2);
@@ -174,9 +180,8 @@ describe('updateEmbedAccess with embedTenantName: sharing with one embed tenant'
     const noAction = await ws.access(wb.id, { embedTenantName: 'tenant-one' });
     expectError(noAction, 400, 'VALIDATION_FAILED');
     expect(noAction.body.details[0].path).toBe('action');
-    const count = await env.DB.prepare(
-      'SELECT count(*) AS n FROM embed_tenant_shares WHERE workbook_id IN (?, ?)',
-    )
+    const count = await routedDb
+      .prepare('SELECT count(*) AS n FROM embed_tenant_shares WHERE workbook_id IN (?, ?)')
       .bind(draftOnly.id, wb.id)
       .first<{ n: number }>();
     expect(count?.n).toBe(0);
@@ -197,7 +202,8 @@ describe('updateEmbedAccess with embedTenantName: sharing with one embed tenant'
     );
     const staging = workspaceOf(acme, acme.deployments[1]);
     expectError(await staging.access(wb.id, { embedTenantName: 'tenant-one', action: 'read' }), 404);
-    const count = await env.DB.prepare('SELECT count(*) AS n FROM embed_tenant_shares WHERE workbook_id = ?')
+    const count = await routedDb
+      .prepare('SELECT count(*) AS n FROM embed_tenant_shares WHERE workbook_id = ?')
       .bind(wb.id)
       .first<{ n: number }>();
     expect(count?.n).toBe(0);
@@ -206,16 +212,18 @@ describe('updateEmbedAccess with embedTenantName: sharing with one embed tenant'
   it('shares a workbook with at most 100 tenants: the 101st is a 409 and nothing is written', async () => {
     const wb = await ws.published('Popular');
     // 100 tenants already sharing it, written straight to D1 (the triggers keep the rest).
-    await env.DB.prepare(
-      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100)
+    await routedDb
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 100)
        INSERT INTO embed_tenants (account_id, name, created_at) SELECT ?, 'bulk-tenant-' || i, '2026-01-01' FROM n`,
-    )
+      )
       .bind(acme.accountId)
       .run();
-    await env.DB.prepare(
-      `INSERT INTO embed_tenant_shares (workbook_id, tenant_id, deployment_id, created_at)
+    await routedDb
+      .prepare(
+        `INSERT INTO embed_tenant_shares (workbook_id, tenant_id, deployment_id, created_at)
        SELECT ?, id, ?, '2026-01-01' FROM embed_tenants WHERE account_id = ? AND name LIKE 'bulk-tenant-%'`,
-    )
+      )
       .bind(wb.id, ws.d, acme.accountId)
       .run();
     const full = await ws.access(wb.id, { embedTenantName: 'tenant-one', action: 'read', allowEmbed: true });
@@ -423,7 +431,8 @@ describe('sharedWorkspaceObjects: what an embed tenant sees', () => {
     expect(names(await ws.shared(three, byName))).toEqual(['Sales', 'Company KPIs']);
     await ok(api('DELETE', '/api/v1/embed-tenants/tenant-three', { auth: acme.admin }));
     expectError(await ws.shared(three), 401, 'SESSION_REVOKED');
-    const left = await env.DB.prepare('SELECT count(*) AS n FROM embed_tenant_shares WHERE workbook_id = ?')
+    const left = await routedDb
+      .prepare('SELECT count(*) AS n FROM embed_tenant_shares WHERE workbook_id = ?')
       .bind(wb.id)
       .first<{ n: number }>();
     expect(left?.n).toBe(0);
@@ -547,20 +556,22 @@ describe('cost: one page, whatever the workspace’s size', () => {
     const now = '2026-01-01T00:00:00.000Z';
     // `extra` unshared workbooks beside the shared folder and in it, and `extra` shared ones in another folder.
     for (const folderId of [null, inner, crowded]) {
-      await env.DB.prepare(
-        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+      await routedDb
+        .prepare(
+          `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
          INSERT INTO workspace_items (deployment_id, type, name, name_key, folder_id, created_at, updated_at)
          SELECT ?, 'WORKBOOK', 'bulk ' || i, 'bulk ' || i, ?, ?, ? FROM n`,
-      )
+        )
         .bind(extra, ws.d, folderId, now, now)
         .run();
     }
-    await env.DB.prepare(
-      `INSERT INTO embed_tenant_shares (workbook_id, tenant_id, deployment_id, created_at)
+    await routedDb
+      .prepare(
+        `INSERT INTO embed_tenant_shares (workbook_id, tenant_id, deployment_id, created_at)
        SELECT i.id, t.id, i.deployment_id, ? FROM workspace_items i
          JOIN embed_tenants t ON t.account_id = ? AND t.name = 'tenant-one'
        WHERE i.folder_id = ?`,
-    )
+      )
       .bind(now, acme.accountId, crowded)
       .run();
     const byName = '?orderByField=name&orderByDirection=ASC&first=2';
