@@ -1,7 +1,7 @@
 import { requireAccountWide, requireAdmin } from '../auth/auth.middleware';
 import { ApiError, conflict, notFound } from '../core/errors';
 import type { AccountScope } from '../core/scope';
-import { attributeTypeProblem } from '../embedding/embedding.schemas';
+import { attributeTypeProblem } from './embedding.schemas';
 import * as repo from './user-attribute-values.repository';
 import {
   MAX_USER_VALUE_BYTES,

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { ATTRIBUTE_TYPES } from '../../schema/embedding';
 import { jsonBounds } from '../core/json';
 import { idString, obj } from '../core/validation';
-import { attributeValue, MINT_LIMITS } from '../embedding/embedding.schemas';
+import { attributeValue, MINT_LIMITS } from './embedding.schemas';
 
 /**
  * Cube's UserAttributeValueCreateInput and UserAttributeValue: the values the account's own
