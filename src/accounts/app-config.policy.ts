@@ -1,3 +1,4 @@
+import { ApiError } from '../core/errors';
 import type { AppConfig, StoredAppConfig } from './tenant-settings.schemas';
 
 /**
@@ -81,6 +82,13 @@ export function appConfigOf(stored: StoredConfig, showDashboardChat: boolean): A
 export function downloadsRestricted(stored: StoredConfig): boolean {
   return stored?.restrictDataDownload === true;
 }
+
+/** The refusal of a dashboard file (a render, an export) under the account's download restriction. */
+export const downloadRestricted = (): ApiError =>
+  new ApiError(
+    'DOWNLOAD_RESTRICTED',
+    'The account restricts data downloads (restrictDataDownload): dashboards are not rendered to files',
+  );
 
 /** The account's time zone policy: its zone when `timezoneSettings` is enabled with one, else null. */
 export function accountTimeZone(stored: StoredConfig): string | null {

@@ -1,10 +1,11 @@
 import {
   accountTimeZone,
+  downloadRestricted,
   downloadsRestricted,
   effectiveTimeZone,
   withAccountTheme,
 } from '../accounts/app-config.policy';
-import { ApiError, notFound } from '../core/errors';
+import { notFound } from '../core/errors';
 import type { DeploymentScope, RequestScope } from '../core/scope';
 import { type RenderedDashboard, renderDashboard } from '../render/render';
 import type { RenderInput } from '../render/render.types';
@@ -41,12 +42,7 @@ export async function renderWorkbookDashboard(
 ): Promise<RenderedDashboard & { filename: string }> {
   const source = await findRenderSource(scope, workbookId, query.version);
   if (!source.deploymentOk) throw notFound('Deployment');
-  if (downloadsRestricted(source.appConfig)) {
-    throw new ApiError(
-      'DOWNLOAD_RESTRICTED',
-      'The account restricts data downloads (restrictDataDownload): dashboards are not rendered to files',
-    );
-  }
+  if (downloadsRestricted(source.appConfig)) throw downloadRestricted();
   if (!source.workbookFound) throw notFound('Workbook');
   let input: RenderInput;
   if (query.version === 'draft') {

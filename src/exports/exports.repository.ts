@@ -29,13 +29,21 @@ export interface NewExport {
 /** Why a start stored nothing, or the new row's id. */
 export type StartOutcome =
   | { exportId: number }
-  | { exportId: null; dashboardFound: boolean; restricted: boolean; inFlight: number };
+  | {
+      exportId: null;
+      dashboardFound: boolean;
+      restricted: boolean;
+      /** The account's app config restricts data downloads (`restrictDataDownload`). */
+      accountRestricted: boolean;
+      inFlight: number;
+    };
 
 const IN_FLIGHT = ['queued', 'running'] as const;
 
 /**
  * Stores a queued job in ONE batch: an insert guarded in SQL by the dashboard (of the caller's
- * deployment and account, downloads not restricted) and by the account's jobs in flight (fewer
+ * deployment and account, downloads restricted neither by it nor by the account's app config,
+ * as the render endpoint refuses them) and by the account's jobs in flight (fewer
  * than MAX_EXPORTS_IN_FLIGHT unexpired), then a read that says which guard refused, so two
  * starts racing for the last slot cannot both pass.
  */
@@ -47,6 +55,8 @@ export async function insertExport(
   const now = scope.now.toISOString();
   const inFlight = sql`(SELECT count(*) FROM dashboard_exports e
     WHERE e.account_id = ${scope.accountId} AND e.status IN ('queued', 'running') AND e.expires_at > ${now})`;
+  const accountRestricted = sql`coalesce((SELECT json_extract(s.app_config, '$.restrictDataDownload') = 1
+    FROM account_settings s WHERE s.account_id = ${scope.accountId}), 0)`;
   const named = sql`d.id = ${scope.deploymentId} AND d.account_id = ${scope.accountId}
     AND (pd.id = ${ref.id ?? null} OR pd.public_id = ${ref.publicId ?? null})`;
   const [inserted, probe] = await runBatch<Record<string, unknown>>(scope.db, [
@@ -57,10 +67,12 @@ export async function insertExport(
         ${JSON.stringify(job.filters)}, ${JSON.stringify(job.timeGrains)}, 'queued', 0, ${now},
         ${job.expiresAt.toISOString()}
       FROM published_dashboards pd JOIN deployments d ON d.id = pd.deployment_id
-      WHERE ${named} AND pd.restrict_data_download = 0 AND ${inFlight} < ${MAX_EXPORTS_IN_FLIGHT}
+      WHERE ${named} AND pd.restrict_data_download = 0 AND NOT ${accountRestricted}
+        AND ${inFlight} < ${MAX_EXPORTS_IN_FLIGHT}
       RETURNING id`,
     // The same dashboard and count, read after the insert: which guard refused, if one did.
-    sql`SELECT pd.restrict_data_download AS restricted, ${inFlight} AS in_flight
+    sql`SELECT pd.restrict_data_download AS restricted, ${accountRestricted} AS account_restricted,
+        ${inFlight} AS in_flight
       FROM published_dashboards pd JOIN deployments d ON d.id = pd.deployment_id
       WHERE ${named}`,
   ]);
@@ -71,6 +83,7 @@ export async function insertExport(
     exportId: null,
     dashboardFound: row !== undefined,
     restricted: Boolean(row?.restricted),
+    accountRestricted: Boolean(row?.account_restricted),
     inFlight: Number(row?.in_flight ?? 0),
   };
 }

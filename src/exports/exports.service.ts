@@ -1,3 +1,4 @@
+import { downloadRestricted } from '../accounts/app-config.policy';
 import { requireAdmin } from '../auth/auth.middleware';
 import { randomId } from '../core/crypto';
 import { ApiError, badRequest, conflict, notFound, tooManyRequests } from '../core/errors';
@@ -76,6 +77,7 @@ export async function startExport(
   });
   if (outcome.exportId === null) {
     if (!outcome.dashboardFound) throw notFound('Dashboard');
+    if (outcome.accountRestricted) throw downloadRestricted();
     if (outcome.restricted) {
       throw new ApiError('FORBIDDEN', 'The dashboard restricts data downloads (restrictDataDownload)');
     }

@@ -3,6 +3,7 @@
 import { env } from 'cloudflare:test';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
+import { api } from '../helpers/http';
 import { clockAt, platform } from '../helpers/platform';
 import { routedDb } from '../helpers/shards';
 import { seedDashboard } from '../notifications/fixtures';
@@ -130,5 +131,28 @@ describe('the lifetime of a job and its file', () => {
     await tick(new Date(t + 6 * MINUTE));
     expect(await exportRow(later.jobId)).toBeNull();
     expect(await env.EXPORTS_BUCKET.head(laterKey)).toBeNull();
+  });
+});
+
+describe("the account's download restriction", () => {
+  it('refuses a start with 403 DOWNLOAD_RESTRICTED and stores nothing; lifting it starts again', async () => {
+    const patch = (restrictDataDownload: boolean) =>
+      api('PATCH', '/api/v1/app-config', { auth: acme.admin, body: { restrictDataDownload } });
+    const jobs = () =>
+      routedDb
+        .prepare('SELECT count(*) AS n FROM dashboard_exports WHERE account_id = ?')
+        .bind(acme.accountId)
+        .first<{ n: number }>();
+    const before = await jobs();
+    expect((await patch(true)).status).toBe(200);
+    const refused = await startExport(acme.admin, acme.deployments[0], png());
+    expectError(refused, 403, 'DOWNLOAD_RESTRICTED');
+    expect(refused.body.error).toContain('restrictDataDownload');
+    expect(await jobs()).toEqual(before);
+    // Another account's exports are not its concern.
+    await started(other.admin, other.deployments[0], { dashboardId: theirs.id, format: 'png' });
+    expect((await patch(false)).status).toBe(200);
+    await started(acme.admin, acme.deployments[0], png());
+    expect((await jobs())?.n).toBe((before?.n ?? 0) + 1);
   });
 });
