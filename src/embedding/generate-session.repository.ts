@@ -1,4 +1,4 @@
-import { and, eq, notExists, sql } from 'drizzle-orm';
+import { and, eq, isNull, notExists, sql } from 'drizzle-orm';
 import { apiKeys, users } from '../../schema/accounts';
 import { type AttributeType, embedTenants, type WriteGuard } from '../../schema/embedding';
 import { runBatch, type Statement } from '../core/db';
@@ -103,7 +103,10 @@ export async function readMintState(db: Db, q: MintQuery): Promise<MintRead> {
         db
           .select(internalUserColumns)
           .from(users)
-          .where(and(eq(users.accountId, account), eq(users.username, q.internalId))),
+          // A deactivated user is no one to mint for: their tokens answer 401 too.
+          .where(
+            and(eq(users.accountId, account), eq(users.username, q.internalId), isNull(users.deactivatedAt)),
+          ),
       ) - 1;
   }
   if (q.groupNames.length > 0) {

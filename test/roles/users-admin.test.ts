@@ -1,4 +1,5 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { mint } from '../embedding/fixtures';
 import { expectError, type SeededAccount, seedAccount, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { routedDb } from '../helpers/shards';
@@ -165,6 +166,19 @@ describe('updateUser — PUT /api/v1/users/{id}', () => {
 });
 
 describe('deactivation', () => {
+  it('mints no embed session for a deactivated user named by internalId (400), until reactivated', async () => {
+    const user = await newUser(acme);
+    const { username } = (await api('GET', `/api/v1/users/${user.id}`, { auth: acme.admin })).body;
+    const body = { deploymentId: acme.deployments[0], internalId: username };
+    expect((await mint(acme.key, body)).status).toBe(200);
+    await api('PUT', `/api/v1/users/${user.id}`, { auth: acme.admin, body: { isDeactivated: true } });
+    const refused = await mint(acme.key, body);
+    expectError(refused, 400, 'BAD_REQUEST');
+    expect(refused.body.details?.map((d: { path: string }) => d.path)).toContain('internalId');
+    await api('PUT', `/api/v1/users/${user.id}`, { auth: acme.admin, body: { isDeactivated: false } });
+    expect((await mint(acme.key, body)).status).toBe(200);
+  });
+
   it('cuts the user’s access tokens (401) until they are reactivated', async () => {
     const user = await newUser(acme);
     expect((await api('GET', `/api/v1/users/${user.id}`, { auth: user.auth })).status).toBe(200);
