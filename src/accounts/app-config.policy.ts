@@ -75,6 +75,15 @@ export function appConfigOf(stored: StoredConfig, showDashboardChat: boolean): A
 }
 
 /**
+ * Whether the embed viewer offers its comments panel: unless the app config turns dashboard
+ * comments off (`embedding.enableDashboardComments: false`). Never set keeps them on, since the
+ * comments API serves every embed session that may load the dashboard.
+ */
+export function dashboardCommentsOffered(stored: StoredConfig): boolean {
+  return stored?.embedding?.enableDashboardComments !== false;
+}
+
+/**
  * Whether the account restricts data downloads (`restrictDataDownload`): dashboard files on
  * request (the render endpoint) are refused with 403. Scheduled notifications still deliver
  * their files, as Cube's do.

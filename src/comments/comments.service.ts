@@ -4,7 +4,12 @@ import { type CursorValue, invalidCursor, type Page, type PageRequest, toPage } 
 import type { RequestScope } from '../core/scope';
 import { openEmbedDashboard } from '../embedding/embed-dashboards.service';
 import { withSession } from '../embedding/embed-sessions.service';
-import { type SessionClaims, type TokenUse, verifySession } from '../embedding/session-token';
+import {
+  isStoredEmbedUser,
+  type SessionClaims,
+  type TokenUse,
+  verifySession,
+} from '../embedding/session-token';
 import type { CommentRow, CommentScope, ThreadFilter } from './comments.repository';
 import * as repo from './comments.repository';
 import {
@@ -34,7 +39,6 @@ async function sessionScope(
   publicId: string,
 ): Promise<{ claims: SessionClaims; comments: CommentScope }> {
   const claims = await verifySession(scope.env, credential.id, scope.now, credential.use);
-  const author = claims.user.kind === 'external' && !claims.ephemeral;
   return {
     claims,
     comments: {
@@ -42,7 +46,7 @@ async function sessionScope(
       tenantId: claims.tenant.id,
       deploymentId: claims.deploymentId,
       publicId,
-      embedUserId: author ? claims.user.id : null,
+      embedUserId: isStoredEmbedUser(claims) ? claims.user.id : null,
     },
   };
 }

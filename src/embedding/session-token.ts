@@ -69,6 +69,14 @@ export interface SessionClaims {
   expiresAt: number;
 }
 
+/**
+ * Whether the session names a stored embed user: the only user who writes dashboard comments (an
+ * ephemeral user is not stored, an internal one is a console user, not an embed user of the tenant;
+ * both may only read them).
+ */
+export const isStoredEmbedUser = (claims: Pick<SessionClaims, 'user' | 'ephemeral'>): boolean =>
+  claims.user.kind === 'external' && !claims.ephemeral;
+
 export interface SigningSecrets {
   SESSION_SIGNING_KEY: string;
   SESSION_SIGNING_KEY_PREVIOUS?: string;

@@ -21,6 +21,14 @@ export interface ViewerBoot {
   controls: ViewerControls;
   /** Origins whose messages the page takes (null: any). */
   allowedOrigins: string[] | null;
+  /**
+   * The dashboard's comments API (`GET`/`POST …/comments` and the rest, with the session's
+   * Authorization header), or null when the page offers no comments panel (the account's app
+   * config turned dashboard comments off).
+   */
+  commentsUrl: string | null;
+  /** Whether the session's user may write comments (the content answer says so after a renewal). */
+  canComment: boolean;
   notices: Record<string, { title: string; message: string }>;
   /** API error codes → the notice each shows. */
   codes: Record<string, string>;
@@ -64,4 +72,6 @@ export interface ViewerContent {
   expiresInMs: number;
   controls: ViewerControls;
   widgets: string[] | null;
+  /** Whether the session's user may write comments (a stored embed user; others only read them). */
+  canComment: boolean;
 }

@@ -5,6 +5,7 @@ import { DASHBOARD_BASE_CSS, dashboardFragment } from '../render/html';
 import type { RenderInput } from '../render/render.types';
 import type { ViewerBoot, ViewerControls } from './viewer.boot';
 import { VIEWER_CLIENT_JS } from './viewer-client.bundle';
+import { COMMENTS_PANEL_CSS } from './viewer-comments.styles';
 
 /**
  * What a person reads when the dashboard cannot be shown, and the API error code the page posts to
@@ -97,6 +98,10 @@ export interface PageOptions {
   nonce: string;
   /** Origins allowed to frame the page (null: any); the page only takes messages from them. */
   allowedOrigins: string[] | null;
+  /** Whether the page offers its comments panel (the account did not turn comments off). */
+  commentsOffered?: boolean;
+  /** Whether the session's user may write comments (known only on a dashboard page). */
+  canComment?: boolean;
 }
 
 type Page = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -130,6 +135,10 @@ function documentHtml(
     filterValuesUrl: `/embed/dashboard/${encodeURIComponent(options.publicId)}/filter-values`,
     controls: options.controls ?? { widgets: [], filters: [], timeGrains: [] },
     allowedOrigins: options.allowedOrigins,
+    commentsUrl: options.commentsOffered
+      ? `/api/v1/embed/dashboard/${encodeURIComponent(options.publicId)}/comments`
+      : null,
+    canComment: options.canComment ?? false,
     notices: Object.fromEntries(
       Object.entries(NOTICES).map(([k, n]) => [k, { title: n.title, message: n.message }]),
     ),
@@ -145,7 +154,7 @@ function documentHtml(
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${text(parts.title)}</title>
-<style nonce="${nonce}">${raw(DASHBOARD_BASE_CSS)}${raw(VIEWER_PAGE_CSS)}</style>
+<style nonce="${nonce}">${raw(DASHBOARD_BASE_CSS)}${raw(VIEWER_PAGE_CSS)}${raw(options.commentsOffered ? COMMENTS_PANEL_CSS : '')}</style>
 <style nonce="${nonce}" id="eb-dashboard-style">${raw(parts.css)}</style>
 </head>
 <body>

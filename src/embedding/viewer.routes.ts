@@ -62,12 +62,13 @@ export const viewerRoutes = routes(
       try {
         const page = await viewerPage(scope, publicId, c.req.query('session'));
         origins = page.allowedOrigins;
-        const options = { publicId, nonce, allowedOrigins: origins };
+        const options = { publicId, nonce, allowedOrigins: origins, commentsOffered: page.commentsOffered };
         if (page.kind === 'dashboard') {
           body = viewerDocument(page.input, {
             ...options,
             controls: page.controls,
             expiresInMs: page.expiresInMs,
+            canComment: page.canComment,
           });
         } else if (page.kind === 'shell') {
           body = shellDocument(options);
@@ -96,7 +97,7 @@ export const viewerRoutes = routes(
     handler: async (c, { query }, scope) => {
       privateHeaders(c);
       const sessionId = headerSession(c);
-      const { input, controls, expiresInMs } = await viewerDashboard(
+      const { input, controls, expiresInMs, canComment } = await viewerDashboard(
         scope,
         c.req.param('publicId') ?? '',
         sessionId,
@@ -110,6 +111,7 @@ export const viewerRoutes = routes(
         expiresInMs,
         controls,
         widgets: query.widgets ?? null,
+        canComment,
       };
       return content;
     },

@@ -65,6 +65,8 @@ export const viewerContentSchema = v.object({
   expiresInMs: v.number(),
   controls: viewerControlsSchema,
   widgets: v.nullable(v.array(v.string())),
+  /** Whether the session's user may write dashboard comments (ephemeral and internal users only read them). */
+  canComment: v.boolean(),
 });
 
 /** The values a FILTER widget offers: its member, the values (ascending), and whether there are more. */

@@ -7,7 +7,7 @@ import type { RenderInput } from '../render/render.types';
 import { embedFilterValues, type LoadOptions, loadEmbedDashboardFor } from './embed-dashboards.service';
 import { type EmbedSessionScope, withSession } from './embed-sessions.service';
 import { MAX_SESSION_ID_LENGTH } from './embedding.schemas';
-import { verifySession } from './session-token';
+import { isStoredEmbedUser, verifySession } from './session-token';
 import type { ViewerControl, ViewerControls } from './viewer.boot';
 import { NOTICE_OF_CODE, type NoticeKind } from './viewer.page';
 import { findEmbedOrigins } from './viewer.repository';
@@ -41,17 +41,24 @@ export function viewerCsp(nonce: string, origins: readonly string[] | null): str
   ].join('; ');
 }
 
+/** What every viewer page carries of its dashboard's account, whatever the session. */
+interface PageFrame {
+  allowedOrigins: string[] | null;
+  /** Whether the page offers its comments panel (the account's app config did not turn it off). */
+  commentsOffered: boolean;
+}
+
 export type ViewerResult =
-  | {
+  | ({
       kind: 'dashboard';
       input: RenderInput;
       controls: ViewerControls;
       expiresInMs: number;
-      allowedOrigins: string[] | null;
-    }
-  | { kind: 'notice'; notice: NoticeKind; allowedOrigins: string[] | null }
+      canComment: boolean;
+    } & PageFrame)
+  | ({ kind: 'notice'; notice: NoticeKind } & PageFrame)
   /** No session in the URL: the page's script takes it from the fragment (or shows the notice). */
-  | { kind: 'shell'; allowedOrigins: string[] | null };
+  | ({ kind: 'shell' } & PageFrame);
 
 export function noticeOf(error: unknown): NoticeKind | null {
   return error instanceof ApiError ? (NOTICE_OF_CODE[error.code] ?? null) : null;
@@ -123,7 +130,7 @@ export async function viewerDashboard(
   publicId: string,
   sessionId: string,
   options: LoadOptions = {},
-): Promise<{ input: RenderInput; controls: ViewerControls; expiresInMs: number }> {
+): Promise<{ input: RenderInput; controls: ViewerControls; expiresInMs: number; canComment: boolean }> {
   const viewer = await viewerSession(scope, publicId, sessionId);
   const view = await loadEmbedDashboardFor(viewer, publicId, {
     ...options,
@@ -142,6 +149,8 @@ export async function viewerDashboard(
     },
     controls: viewerControls(view.config, view.controls, view.controlTargets),
     expiresInMs: Math.max(0, viewer.session.expiresAt * 1000 - scope.now.getTime()),
+    // The comments panel offers writing only to the users the comments API lets write.
+    canComment: isStoredEmbedUser(viewer.session),
   };
 }
 
@@ -182,19 +191,22 @@ export async function viewerPage(
   const validId = PUBLIC_ID.test(publicId);
   const replica = createDb(scope.d1.withSession('first-unconstrained'));
   if (validId && !sessionId) {
-    const { allowedEmbedOrigins } = await findEmbedOrigins(replica, publicId);
-    return { kind: 'shell', allowedOrigins: allowedEmbedOrigins };
+    const { allowedEmbedOrigins, commentsOffered } = await findEmbedOrigins(replica, publicId);
+    return { kind: 'shell', allowedOrigins: allowedEmbedOrigins, commentsOffered };
   }
   const [origins, dashboard] = await Promise.allSettled([
     validId
       ? findEmbedOrigins(replica, publicId)
-      : Promise.resolve({ found: false, allowedEmbedOrigins: null }),
+      : Promise.resolve({ found: false, allowedEmbedOrigins: null, commentsOffered: false }),
     viewerDashboard(scope, publicId, sessionId ?? ''),
   ]);
   if (origins.status === 'rejected') throw origins.reason;
   const allowedOrigins = origins.value.allowedEmbedOrigins;
-  if (dashboard.status === 'fulfilled') return { kind: 'dashboard', ...dashboard.value, allowedOrigins };
+  const { commentsOffered } = origins.value;
+  if (dashboard.status === 'fulfilled') {
+    return { kind: 'dashboard', ...dashboard.value, allowedOrigins, commentsOffered };
+  }
   const notice = noticeOf(dashboard.reason);
   if (!notice) throw dashboard.reason;
-  return { kind: 'notice', notice, allowedOrigins };
+  return { kind: 'notice', notice, allowedOrigins, commentsOffered };
 }

@@ -1,4 +1,5 @@
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { mintOk } from '../embedding/fixtures';
 import { OPERATOR, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { clockAt, platform } from '../helpers/platform';
@@ -349,6 +350,92 @@ describe('GET /embed/dashboard/{publicId}/content (renewal)', () => {
     const unknown = await fetchBytes('/embed/dashboard/nope/content', { session: await mint(acme) });
     expect(unknown.status).toBe(404);
     expect(unknown.body.code).toBe('NOT_FOUND');
+  });
+});
+
+describe('the comments panel of the viewer page', () => {
+  const commentsUrl = (publicId: string) => `/api/v1/embed/dashboard/${publicId}/comments`;
+  const content = (publicId: string, session: string) =>
+    fetchBytes(`/embed/dashboard/${publicId}/content`, { session });
+
+  it('is offered with the dashboard’s comments address, and writing to the users who may write', async () => {
+    platform.clock = undefined;
+    const writer = await page(board.publicId, await mint(acme));
+    expect(writer.status).toBe(200);
+    expectPageHeaders(writer, '*');
+    expect(bootOf(writer.html)).toMatchObject({ commentsUrl: commentsUrl(board.publicId), canComment: true });
+    // The panel's rules come with it, inside the page's nonce'd style element.
+    expect(writer.html).toContain('.eb-comments{display:flex;');
+    expect((await content(board.publicId, await mint(acme))).body.canComment).toBe(true);
+    // An ephemeral user (not stored) and an internal user read the conversation but cannot write in it.
+    const readers = [
+      await mint(acme, { externalId: 'passing-by', isEphemeral: true }),
+      await mintOk(acme.key, { deploymentId: acme.deployments[0], internalId: 'admin' }),
+    ];
+    for (const session of readers) {
+      const res = await page(board.publicId, session);
+      expect(res.status).toBe(200);
+      expect(bootOf(res.html)).toMatchObject({ commentsUrl: commentsUrl(board.publicId), canComment: false });
+      const renewed = await content(board.publicId, session);
+      expect(renewed.status).toBe(200);
+      expect(renewed.body.canComment).toBe(false);
+    }
+  });
+
+  it('is offered by the shell and the notice pages too, whose script may load a dashboard', async () => {
+    platform.clock = clockAt(T0);
+    const session = await mint(acme);
+    platform.clock = clockAt(T0 + TTL * 1000 + 1_000);
+    const expired = await page(board.publicId, session);
+    expect(expired.status).toBe(401);
+    // Nobody may write before a load said who the viewer is.
+    expect(bootOf(expired.html)).toMatchObject({
+      commentsUrl: commentsUrl(board.publicId),
+      canComment: false,
+    });
+    platform.clock = undefined;
+    const shell = await page(board.publicId);
+    expect(shell.status).toBe(200);
+    expect(bootOf(shell.html)).toMatchObject({ commentsUrl: commentsUrl(board.publicId), canComment: false });
+    // No published dashboard: no conversation to offer.
+    const unknown = await page('no-such-dashboard', await mint(acme));
+    expect(unknown.status).toBe(404);
+    expect(bootOf(unknown.html)).toMatchObject({ commentsUrl: null, canComment: false });
+    expect(unknown.html).not.toContain('.eb-comments{');
+  });
+
+  it('follows the app config’s embedding.enableDashboardComments, per account', async () => {
+    const quiet = await seedAccount({ embedSessionTtlSeconds: TTL });
+    const quietBoard = await seedBusinessReview(quiet);
+    await enableEmbed(quiet, quietBoard.publicId);
+    const setComments = async (enableDashboardComments: boolean | null) => {
+      const res = await api('PATCH', '/api/v1/app-config', {
+        auth: quiet.admin,
+        body: { embedding: { enableDashboardComments } },
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    };
+    await setComments(false);
+    const session = await mint(quiet);
+    const off = await page(quietBoard.publicId, session);
+    expect(off.status).toBe(200);
+    expectPageHeaders(off, '*');
+    expect(bootOf(off.html)).toMatchObject({ commentsUrl: null, canComment: true });
+    expect(off.html).not.toContain('.eb-comments{');
+    expect(bootOf((await page(quietBoard.publicId)).html).commentsUrl).toBeNull();
+    // Another account's switch changes nothing here.
+    expect(bootOf((await page(board.publicId, await mint(acme))).html).commentsUrl).toBe(
+      commentsUrl(board.publicId),
+    );
+    await setComments(true);
+    expect(bootOf((await page(quietBoard.publicId, session)).html).commentsUrl).toBe(
+      commentsUrl(quietBoard.publicId),
+    );
+    // null resets it to its default: offered.
+    await setComments(null);
+    expect(bootOf((await page(quietBoard.publicId, session)).html).commentsUrl).toBe(
+      commentsUrl(quietBoard.publicId),
+    );
   });
 });
 
