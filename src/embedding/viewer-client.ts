@@ -24,7 +24,12 @@
 // (also `#…&filters=<json>&timeGrains=<json>` for the first load); the page posts
 // {type: "edgeboard:filters-changed", filters} once ready and whenever the values change. The
 // values are kept across renewals; a session's locked filters cannot be changed.
+//
+// Comments: unless the account turned them off, a "Comments" button under the dashboard opens the
+// dashboard's conversation (viewer-client/comments-panel.ts), read and written with the session
+// the page currently shows.
 import type { ViewerContent, ViewerControls } from './viewer.boot';
+import { commentsPanel } from './viewer-client/comments-panel';
 import { type ControlActions, makeControls, syncControls } from './viewer-client/control-forms';
 import {
   announceFilters,
@@ -115,6 +120,7 @@ async function renew(sessionId: string, done = 'edgeboard:session-renewed'): Pro
     loading = false;
     if (!res.ok) return refused(body.code);
     session = sessionId;
+    comments?.tookSession(body.canComment);
     showDashboard(body);
     const stale = pending.size > 0;
     takeControls(body.controls);
@@ -235,6 +241,7 @@ window.addEventListener('message', (event: MessageEvent) => {
 reportHeight();
 avatars();
 chat();
+const comments = commentsPanel(() => session);
 /** `#session=<id>&filters=<json>&timeGrains=<json>`: the fragment a host page (the SDK) opens the page with. */
 function fromFragment(): string | null {
   const fragment = new URLSearchParams(location.hash.slice(1));

@@ -10,6 +10,7 @@ import { chromium } from 'playwright-core';
 import {
   CHROMIUM,
   CHROMIUM_ARGS,
+  call,
   ensureChromium,
   freePort,
   kpiText,
@@ -441,4 +442,229 @@ test('a locked filter shows as a fixed control', async () => {
   const hint = await select.getAttribute('aria-describedby');
   assert.match(await page.locator(`#${hint}`).textContent(), /Fixed/);
   await page.close();
+});
+
+/** The comments of a live dashboard as a session reads them through the API. */
+const threadsOf = async (live, session, query = '') =>
+  (
+    await call(server.url, 'GET', `/api/v1/embed/dashboard/${live.publicId}/comments${query}`, {
+      auth: `Session ${session}`,
+    })
+  ).items;
+
+/** A thread of the panel, by a text of its root. */
+const threadIn = (frame, text) => frame.locator('li.eb-thread', { hasText: text });
+
+test('the comments panel shows a thread, posts a thread with a mention and a reply, edits and resolves', async () => {
+  const live = await seedLive(server.url, ADMIN_TOKEN);
+  const as = (externalId, displayName) =>
+    live.mint({ externalId, groups: ['managers'], userProfile: { displayName } });
+  const ada = await as('ada', 'Ada Lovelace');
+  const bob = await as('bob', 'Bob Stone');
+  // Bob started a thread before Ada came; its text holds markup, which must stay text.
+  await call(server.url, 'POST', `/api/v1/embed/dashboard/${live.publicId}/comments`, {
+    auth: `Session ${bob}`,
+    body: { body: 'Why did <b>pears</b> drop in March?' },
+  });
+  const [bobUser] = (
+    await call(
+      server.url,
+      'GET',
+      `/api/v1/embed/dashboard/${live.publicId}/comments/mentionable-users?search=bob`,
+      { auth: `Session ${ada}` },
+    )
+  ).items;
+
+  const page = await openHost({ publicId: live.publicId, session: ada });
+  const frame = viewer(page);
+  await frame.locator('[data-widget-id="w-total"] svg text').first().waitFor();
+  const toggle = frame.locator('#eb-comments-toggle');
+  await toggle.waitFor();
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'false');
+  assert.equal(await frame.locator('#eb-comments').isVisible(), false);
+  await waitFor(async () => (await page.evaluate(() => window.heights.length)) > 0, 'a first height');
+  const closedHeight = await page.evaluate(() => window.heights.at(-1));
+
+  // Open: Bob's thread, his markup as text, no action on it but a reply.
+  await toggle.click();
+  assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
+  const panel = frame.getByRole('complementary', { name: 'Comments' });
+  const bobs = threadIn(frame, 'Why did');
+  await bobs.waitFor();
+  assert.equal(
+    await bobs.locator('.eb-comment-body').first().textContent(),
+    'Why did <b>pears</b> drop in March?',
+  );
+  assert.equal(await bobs.locator('b').count(), 0);
+  assert.equal(await bobs.locator('.eb-comment-author').first().textContent(), 'Bob Stone');
+  for (const name of ['Edit', 'Remove', 'Resolve']) {
+    assert.equal(await bobs.getByRole('button', { name, exact: true }).count(), 0, name);
+  }
+  // The panel grows the page: the host hears the new height.
+  await waitFor(
+    async () => (await page.evaluate(() => window.heights.at(-1))) > closedHeight,
+    'a taller height with the panel open',
+  );
+  await screenshot(page, 'viewer-comments');
+
+  // A new thread with a mention chosen in the picker.
+  const text = panel.getByRole('textbox', { name: 'New comment' });
+  await text.fill('Pears look fine to me, ');
+  await panel.getByRole('button', { name: '@ Mention' }).first().click();
+  await panel.getByRole('searchbox', { name: 'Search people to mention' }).fill('bob');
+  await panel.locator(`button.eb-mention-option[data-user-id="${bobUser.id}"]`).click();
+  assert.equal(await text.inputValue(), `Pears look fine to me, <@${bobUser.id}> `);
+  await panel.getByRole('button', { name: 'Post', exact: true }).click();
+  const adas = threadIn(frame, 'Pears look fine');
+  await adas.waitFor();
+  assert.equal(
+    await adas.locator('.eb-comment-body').first().textContent(),
+    'Pears look fine to me, @Bob Stone',
+  );
+  assert.equal(await adas.locator('.eb-mention').textContent(), '@Bob Stone');
+  assert.equal(await text.inputValue(), '');
+  let stored = await threadsOf(live, ada);
+  assert.equal(stored[0].root.body, `Pears look fine to me, <@${bobUser.id}>`);
+  assert.deepEqual(
+    stored[0].root.mentions.map((m) => m.username),
+    ['bob'],
+  );
+  assert.equal(stored[0].root.author.username, 'ada');
+
+  // A reply to Bob's thread.
+  await bobs.getByRole('button', { name: 'Reply to Bob Stone' }).click();
+  await bobs.getByRole('textbox', { name: 'Reply to Bob Stone' }).fill('Returns, mostly.');
+  await bobs.getByRole('button', { name: 'Reply', exact: true }).click();
+  const reply = bobs.locator('.eb-replies article');
+  await reply.waitFor();
+  assert.equal(await reply.locator('.eb-comment-body').textContent(), 'Returns, mostly.');
+  stored = await threadsOf(live, bob);
+  const bobsThread = stored.find((t) => t.root.body.startsWith('Why did'));
+  assert.deepEqual(
+    bobsThread.replies.map((r) => [r.body, r.author.username]),
+    [['Returns, mostly.', 'ada']],
+  );
+
+  // Edit the reply: the text is saved and marked edited.
+  await reply.getByRole('button', { name: 'Edit' }).click();
+  const editor = bobs.getByRole('textbox', { name: 'Edit the comment of Ada Lovelace' });
+  assert.equal(await editor.inputValue(), 'Returns, mostly.');
+  await editor.fill('Returns, mostly: see the April figures.');
+  await bobs.getByRole('button', { name: 'Save' }).click();
+  await bobs.locator('.eb-comment-edited').waitFor();
+  assert.equal(
+    await bobs.locator('.eb-replies .eb-comment-body').textContent(),
+    'Returns, mostly: see the April figures.',
+  );
+  stored = await threadsOf(live, ada);
+  const edited = stored.find((t) => t.root.id === bobsThread.root.id).replies[0];
+  assert.equal(edited.body, 'Returns, mostly: see the April figures.');
+  assert.ok(edited.editedAt);
+
+  // A mention of someone who may not be mentioned is refused: the panel says why, the text stays.
+  await text.fill('Ask <@999999> too');
+  await panel.getByRole('button', { name: 'Post', exact: true }).click();
+  const alert = panel.getByRole('alert');
+  await alert.waitFor();
+  assert.match(await alert.textContent(), /<@999999> is not an embed user/);
+  assert.equal(await text.inputValue(), 'Ask <@999999> too');
+  assert.equal((await threadsOf(live, ada)).length, 2);
+  await text.fill('');
+
+  // Resolve Ada's thread: the answer replaces it in place.
+  await adas.getByRole('button', { name: 'Resolve' }).click();
+  await adas.locator('.eb-badge', { hasText: 'Resolved' }).waitFor();
+  assert.equal(await adas.getByRole('button', { name: 'Re-open' }).count(), 1);
+  assert.equal(await alert.isVisible(), false, 'the error is cleared by the next success');
+  stored = await threadsOf(live, ada, '?includeResolved=true');
+  assert.ok(stored.find((t) => t.root.body.startsWith('Pears')).resolvedAt);
+  assert.equal((await threadsOf(live, ada)).length, 1, 'open threads: Bob’s only');
+  // Listed again: resolved threads only with the toggle.
+  await toggle.click();
+  await toggle.click();
+  await waitFor(
+    async () => (await threadIn(frame, 'Pears look fine').count()) === 0,
+    'the resolved thread left out of the list read again',
+  );
+  assert.equal(await bobs.count(), 1);
+  await panel.getByRole('checkbox', { name: 'Show resolved' }).check();
+  await threadIn(frame, 'Pears look fine').locator('.eb-badge').waitFor();
+
+  // Remove the reply: a placeholder stays in Bob's thread.
+  await bobs.locator('.eb-replies').getByRole('button', { name: 'Remove' }).click();
+  await bobs.locator('.eb-replies').getByRole('button', { name: 'Remove' }).click();
+  await bobs.locator('.eb-comment-body--removed').waitFor();
+  assert.equal(await bobs.locator('.eb-comment-body--removed').textContent(), 'This comment was removed.');
+  stored = await threadsOf(live, bob);
+  assert.ok(stored.find((t) => t.root.id === bobsThread.root.id).replies[0].removedAt);
+
+  // Hidden again: the host hears the page shrink back.
+  await toggle.click();
+  assert.equal(await frame.locator('#eb-comments').isVisible(), false);
+  await waitFor(
+    async () => (await page.evaluate(() => window.heights.at(-1))) === closedHeight,
+    'the height without the panel',
+  );
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('the comments panel follows a renewed session, and a reader’s session only reads', async () => {
+  const live = await seedLive(server.url, ADMIN_TOKEN);
+  const as = (externalId, extra = {}) => live.mint({ externalId, groups: ['managers'], ...extra });
+  const ada = await as('ada', { userProfile: { displayName: 'Ada Lovelace' } });
+  await call(server.url, 'POST', `/api/v1/embed/dashboard/${live.publicId}/comments`, {
+    auth: `Session ${ada}`,
+    body: { body: 'First look at the sales' },
+  });
+  const page = await openHost({ publicId: live.publicId, session: ada });
+  const frame = viewer(page);
+  await frame.locator('#eb-comments-toggle').click();
+  const first = threadIn(frame, 'First look');
+  await first.getByRole('button', { name: 'Edit' }).waitFor();
+  // The host renews with another user's session: what the panel writes then is theirs.
+  const carol = await as('carol', { userProfile: { displayName: 'Carol Diaz' } });
+  await page.evaluate(
+    ([sessionId, origin]) =>
+      document
+        .getElementById('edgeboard')
+        .contentWindow.postMessage({ type: 'edgeboard:set-session', sessionId }, origin),
+    [carol, new URL(server.url).origin],
+  );
+  await waitFor(
+    async () => (await messages(page)).includes('edgeboard:session-renewed'),
+    'edgeboard:session-renewed',
+  );
+  // Read again with Carol's session: Ada's thread is no longer the viewer's own.
+  await waitFor(
+    async () => (await first.getByRole('button', { name: 'Edit' }).count()) === 0,
+    'Ada’s actions gone',
+  );
+  await first.getByRole('button', { name: 'Reply to Ada Lovelace' }).click();
+  await first.getByRole('textbox', { name: 'Reply to Ada Lovelace' }).fill('Carol here.');
+  await first.getByRole('button', { name: 'Reply', exact: true }).click();
+  await first.locator('.eb-replies article').waitFor();
+  const [thread] = await threadsOf(live, ada);
+  assert.deepEqual(
+    thread.replies.map((r) => [r.body, r.author.username]),
+    [['Carol here.', 'carol']],
+  );
+  await page.close();
+
+  // An ephemeral user's session reads the conversation and is told it cannot write.
+  const reader = await openHost({
+    publicId: live.publicId,
+    session: await as('passing-by', { isEphemeral: true }),
+  });
+  const readerFrame = viewer(reader);
+  await readerFrame.locator('#eb-comments-toggle').click();
+  await threadIn(readerFrame, 'First look').waitFor();
+  assert.match(
+    await readerFrame.locator('.eb-comments-note').textContent(),
+    /this session cannot write them/,
+  );
+  assert.equal(await readerFrame.getByRole('textbox').count(), 0);
+  assert.equal(await readerFrame.getByRole('button', { name: /^Reply/ }).count(), 0);
+  await reader.close();
+  assert.deepEqual(problems, []);
 });
