@@ -76,7 +76,8 @@ export function appConfigOf(stored: StoredConfig, showDashboardChat: boolean): A
 
 /**
  * Whether the account restricts data downloads (`restrictDataDownload`): dashboard files on
- * request (the render endpoint) are refused with 403. Scheduled notifications still deliver
+ * request (the render endpoint, exports) are refused with 403, and the embed load tells its
+ * client to offer none (`settings.restrictDataDownload`). Scheduled notifications still deliver
  * their files, as Cube's do.
  */
 export function downloadsRestricted(stored: StoredConfig): boolean {
@@ -97,23 +98,31 @@ export function accountTimeZone(stored: StoredConfig): string | null {
 }
 
 /**
+ * The zone an embedded dashboard's viewer sees (the viewer page and the embed load API), or null
+ * when nothing names one (the viewer's default, UTC). With the policy on and `allowUserOverride`
+ * not true, the policy zone, whatever was requested; otherwise the requested zone (the
+ * session's `settings.timezone`), else the account's embed default (`embedding.timezone`), else
+ * the policy zone. `requested` must already be a valid IANA name (an invalid one is the
+ * caller's to drop).
+ */
+export function embedTimeZone(stored: StoredConfig, requested?: string | null): string | null {
+  const policy = accountTimeZone(stored);
+  if (policy && stored?.timezoneSettings?.allowUserOverride !== true) return policy;
+  return requested || stored?.embedding?.timezone || policy || null;
+}
+
+/**
  * The time zone a surface computes and writes times in.
  * - `account` (the render endpoint, notification files): the account's policy zone, else UTC.
- * - `embed` (the viewer and the embed load API): with the policy on and `allowUserOverride` not
- *   true, the policy zone, whatever was requested; otherwise the requested zone (the session's
- *   or the iframe's), else the account's embed default (`embedding.timezone`), else the policy
- *   zone, else UTC.
- * `requested` must already be a valid IANA name (an invalid one is the caller's to drop).
+ * - `embed` (the viewer and the embed load API): `embedTimeZone`, else UTC.
  */
 export function effectiveTimeZone(
   stored: StoredConfig,
   surface: 'account' | 'embed',
   requested?: string | null,
 ): string {
-  const policy = accountTimeZone(stored);
-  if (surface === 'account') return policy ?? 'UTC';
-  if (policy && stored?.timezoneSettings?.allowUserOverride !== true) return policy;
-  return requested || stored?.embedding?.timezone || policy || 'UTC';
+  if (surface === 'account') return accountTimeZone(stored) ?? 'UTC';
+  return embedTimeZone(stored, requested) ?? 'UTC';
 }
 
 const FAMILY = /^[\p{L}\p{N} _-]{1,100}$/u;

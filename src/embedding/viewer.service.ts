@@ -128,6 +128,8 @@ export async function viewerDashboard(
   const view = await loadEmbedDashboardFor(viewer, publicId, {
     ...options,
     targets: options.widgetIds === undefined,
+    // The page draws the account's app theme as renders do: the dashboard's own theme wins.
+    accountTheme: true,
   });
   return {
     input: {
@@ -139,6 +141,7 @@ export async function viewerDashboard(
       settings: view.settings,
       ...displayedControls(view.controls),
       dataTime: view.dataTime,
+      timeZone: view.settings.timezone,
     },
     controls: viewerControls(view.config, view.controls, view.controlTargets),
     expiresInMs: Math.max(0, viewer.session.expiresAt * 1000 - scope.now.getTime()),
