@@ -134,3 +134,155 @@ describe('the time zone policy in the embed load and the viewer page', () => {
     await patchConfig(acme, { timezoneSettings: null });
   });
 });
+
+/** The stylesheet of the dashboard on a viewer page (what its theme draws). */
+const dashboardCss = (html: string) =>
+  /<style nonce="[^"]+" id="eb-dashboard-style">([^<]*)<\/style>/.exec(html)?.[1] ?? '';
+
+const THEME = {
+  appTheme: {
+    palette: { accent: { color: '#0f766e' } },
+    light: { backgroundColor: '#123456', foregroundColor: '#223344' },
+    typography: {
+      fonts: [
+        { id: 'brand', url: 'https://fonts.example.com/brand.woff2', format: 'woff2', family: 'Brand Sans' },
+      ],
+      body: { fontRef: 'brand' },
+      heading: { fontRef: 'brand', fontWeight: 600 },
+    },
+  },
+};
+
+describe('the app theme on the viewer page', () => {
+  let ownBackground: SeededDashboard;
+
+  beforeAll(async () => {
+    // The sample dashboard, whose own theme sets the page's background (#f3f4f8).
+    ownBackground = await seedBusinessReview(acme, { deploymentId: acme.deployments[1] });
+    await setEmbed(acme, ownBackground.publicId, { allowEmbed: true });
+  });
+
+  it('is the default of the dashboard’s theme when applied globally: colours and fonts; the dashboard’s own wins', async () => {
+    const session = await mint(acme, months.deploymentId);
+    const css = async () => dashboardCss((await page(months.publicId, session)).html);
+    expect(await css()).not.toContain('#123456');
+
+    await patchConfig(acme, THEME);
+    expect(await css()).not.toContain('#123456');
+
+    await patchConfig(acme, { applyThemeGlobally: true });
+    const themed = await css();
+    expect(themed).toContain('body{background:#123456;font-family:Brand Sans, ');
+    expect(themed).toContain('.eb-avatar{background:#0f766e}');
+    expect(themed).toMatch(
+      /\.eb-widget-title\{color:#223344;font-family:Brand Sans, [^;]+;font-size:[^;]+;font-weight:600\}/,
+    );
+    // A renewal's content carries the same styles.
+    const content = await api('GET', `/embed/dashboard/${months.publicId}/content`, { auth: { session } });
+    expect(content.status, JSON.stringify(content.body)).toBe(200);
+    expect(content.body.css).toContain('body{background:#123456;');
+    // The embed load answers the dashboard's config as published.
+    expect((await load(months.publicId, session)).body.config.theme ?? null).toBeNull();
+
+    // The dashboard's own theme wins field by field: its background, the account's fonts.
+    const own = dashboardCss(
+      (await page(ownBackground.publicId, await mint(acme, ownBackground.deploymentId))).html,
+    );
+    expect(own).toContain('body{background:#f3f4f8;font-family:Brand Sans, ');
+    expect(own).toContain('.eb-avatar{background:#4338ca}');
+    expect(own).not.toContain('#123456');
+
+    await patchConfig(acme, { appTheme: null, applyThemeGlobally: null });
+    expect(await css()).not.toContain('#123456');
+  });
+});
+
+describe('the download restriction', () => {
+  it('tells the embed load’s client to offer no download; the viewer has no download action', async () => {
+    const session = await mint(acme, months.deploymentId);
+    expect((await load(months.publicId, session)).body.settings.restrictDataDownload).toBe(false);
+    await patchConfig(acme, { restrictDataDownload: true });
+    expect((await load(months.publicId, session)).body.settings.restrictDataDownload).toBe(true);
+    // Viewing is no download: the page and its content still answer, and offer nothing to save.
+    const shown = await page(months.publicId, session);
+    expect(shown.html).toContain('data-widget-id="t-zone"');
+    expect(shown.html).not.toMatch(/download|\.csv|\.pdf|\.png/i);
+    const content = await api('GET', `/embed/dashboard/${months.publicId}/content`, { auth: { session } });
+    expect(content.status).toBe(200);
+    // The dashboard's file (the render endpoint) is refused as the render refuses it.
+    const file = await fetchBytes(
+      `/api/v1/deployments/${months.deploymentId}/workbooks/${months.workbookId}/dashboard/render`,
+      acme.admin,
+    );
+    expect(file.status).toBe(403);
+    expect(file.body.code).toBe('DOWNLOAD_RESTRICTED');
+    await patchConfig(acme, { restrictDataDownload: null });
+    expect((await load(months.publicId, session)).body.settings.restrictDataDownload).toBe(false);
+  });
+});
+
+describe('isolation and cost', () => {
+  const EVERYTHING = {
+    ...THEME,
+    applyThemeGlobally: true,
+    restrictDataDownload: true,
+    timezoneSettings: { enabled: true, timezone: 'Asia/Tokyo' },
+    embedding: { timezone: 'Europe/Berlin', locale: 'es-ES' },
+  };
+
+  it('never lets one account’s settings reach another’s viewer', async () => {
+    await patchConfig(acme, EVERYTHING);
+    const theirs = await publishDashboard(other);
+    await setEmbed(other, theirs.publicId, { allowEmbed: true });
+    const session = await mint(other, other.deployments[0]);
+    const loaded = await load(theirs.publicId, session);
+    expect(loaded.body.settings).toMatchObject({
+      timezone: null,
+      locale: null,
+      restrictDataDownload: false,
+    });
+    const shown = await page(theirs.publicId, session);
+    expect(dashboardCss(shown.html)).not.toContain('#123456');
+    expect(dashboardCss(shown.html)).not.toContain('Brand Sans');
+    // acme's own load has them all.
+    const ours = await load(months.publicId, await mint(acme, months.deploymentId));
+    expect(ours.body.settings).toMatchObject({
+      timezone: 'Asia/Tokyo',
+      locale: 'es-ES',
+      restrictDataDownload: true,
+    });
+    await patchConfig(acme, {
+      appTheme: null,
+      applyThemeGlobally: null,
+      restrictDataDownload: null,
+      timezoneSettings: null,
+      embedding: null,
+    });
+  });
+
+  it('reads the settings in the load’s one statement: no round trip more, for the load and the page', async () => {
+    const board = await publishDashboard(acme);
+    await setEmbed(acme, board.publicId, { allowEmbed: true });
+    const session = await mint(acme, acme.deployments[0]);
+    await load(board.publicId, session);
+    const plainLoad = roundTrips(await load(board.publicId, session));
+    const plainPage = Number((await page(board.publicId, session)).headers.get('x-d1-round-trips'));
+    expect(plainLoad).toBe(1);
+
+    await patchConfig(acme, EVERYTHING);
+    const loaded = await load(board.publicId, session);
+    expect(loaded.body.settings).toMatchObject({ timezone: 'Asia/Tokyo', restrictDataDownload: true });
+    expect(roundTrips(loaded)).toBe(1);
+    const shown = await page(board.publicId, session);
+    expect(dashboardCss(shown.html)).toContain('#123456');
+    expect(Number(shown.headers.get('x-d1-round-trips'))).toBe(plainPage);
+    expect(plainPage).toBe(2);
+    await patchConfig(acme, {
+      appTheme: null,
+      applyThemeGlobally: null,
+      restrictDataDownload: null,
+      timezoneSettings: null,
+      embedding: null,
+    });
+  });
+});
