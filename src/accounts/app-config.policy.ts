@@ -178,6 +178,37 @@ export function accountDashboardTheme(stored: StoredConfig): Obj | null {
   );
 }
 
+/** A web font the account's theme draws with: its family, where it loads from and its format. */
+export interface ThemeFont {
+  family: string;
+  url: string;
+  format: string;
+}
+
+// An https URL with nothing that could leave a CSS url("…") or a CSP source list: no quotes,
+// parentheses, backslashes, whitespace, commas or semicolons.
+const FONT_URL = /^https:\/\/[A-Za-z0-9.-]+(?::\d{1,5})?(?:\/[A-Za-z0-9._~%/+-]*)?$/;
+
+/**
+ * The web fonts of the account's theme that a page loads (the viewer page's `@font-face` rules
+ * and its CSP's font-src), when the account applies its theme globally: the fonts the
+ * typography's body and heading name, each once. Renders draw with their own fonts.
+ */
+export function accountThemeFonts(stored: StoredConfig): ThemeFont[] {
+  const typography = stored?.appTheme?.typography;
+  if (!typography || stored?.applyThemeGlobally !== true) return [];
+  const refs = new Set([typography.body?.fontRef, typography.heading?.fontRef]);
+  const fonts: ThemeFont[] = [];
+  for (const font of typography.fonts ?? []) {
+    if (!refs.has(font.id) || !FONT_URL.test(font.url)) continue;
+    // A font without a family is one the theme's CSS cannot name (see familyOf).
+    if (font.family && FAMILY.test(font.family)) {
+      fonts.push({ family: font.family, url: font.url, format: font.format });
+    }
+  }
+  return fonts;
+}
+
 /** `base` under `over`: objects merge, any other value of `over` that is not null wins. */
 function merged(base: Obj, over: unknown): Obj {
   if (!isObj(over)) return base;

@@ -97,6 +97,8 @@ export interface PageOptions {
   nonce: string;
   /** Origins allowed to frame the page (null: any); the page only takes messages from them. */
   allowedOrigins: string[] | null;
+  /** The `@font-face` rules of the account theme's web fonts (`fontFaces`), if any. */
+  fontCss?: string;
 }
 
 type Page = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -145,7 +147,7 @@ function documentHtml(
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${text(parts.title)}</title>
-<style nonce="${nonce}">${raw(DASHBOARD_BASE_CSS)}${raw(VIEWER_PAGE_CSS)}</style>
+<style nonce="${nonce}">${raw(options.fontCss ?? '')}${raw(DASHBOARD_BASE_CSS)}${raw(VIEWER_PAGE_CSS)}</style>
 <style nonce="${nonce}" id="eb-dashboard-style">${raw(parts.css)}</style>
 </head>
 <body>

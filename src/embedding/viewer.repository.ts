@@ -2,24 +2,28 @@ import { eq } from 'drizzle-orm';
 import { accounts } from '../../schema/accounts';
 import { publishedDashboards } from '../../schema/dashboards';
 import { deployments } from '../../schema/deployments';
+import { accountSettings } from '../../schema/settings';
+import { accountThemeFonts, type ThemeFont } from '../accounts/app-config.policy';
 import type { Db } from '../core/env';
 
 /**
- * The origins the account that published `publicId` lets frame its dashboards. Read by publicId
- * alone, so even the page of an expired or unknown session carries its owner's frame-ancestors.
+ * The origins the account that published `publicId` lets frame its dashboards, and the web fonts
+ * of its theme (the page's `@font-face` rules and font-src). Read by publicId alone, so even the
+ * page of an expired or unknown session carries its owner's frame-ancestors.
  * `found: false`: no published dashboard has this publicId.
  */
 export async function findEmbedOrigins(
   db: Db,
   publicId: string,
-): Promise<{ found: boolean; allowedEmbedOrigins: string[] | null }> {
+): Promise<{ found: boolean; allowedEmbedOrigins: string[] | null; fonts: ThemeFont[] }> {
   const [row] = await db
-    .select({ allowedEmbedOrigins: accounts.allowedEmbedOrigins })
+    .select({ allowedEmbedOrigins: accounts.allowedEmbedOrigins, appConfig: accountSettings.appConfig })
     .from(publishedDashboards)
     .innerJoin(deployments, eq(deployments.id, publishedDashboards.deploymentId))
     .innerJoin(accounts, eq(accounts.id, deployments.accountId))
+    .leftJoin(accountSettings, eq(accountSettings.accountId, accounts.id))
     .where(eq(publishedDashboards.publicId, publicId));
-  if (!row) return { found: false, allowedEmbedOrigins: null };
+  if (!row) return { found: false, allowedEmbedOrigins: null, fonts: [] };
   const origins: unknown = row.allowedEmbedOrigins;
   return {
     found: true,
@@ -27,5 +31,6 @@ export async function findEmbedOrigins(
     allowedEmbedOrigins: Array.isArray(origins)
       ? origins.filter((o): o is string => typeof o === 'string')
       : null,
+    fonts: accountThemeFonts(row.appConfig),
   };
 }

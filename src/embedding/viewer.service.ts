@@ -1,3 +1,4 @@
+import type { ThemeFont } from '../accounts/app-config.policy';
 import { createDb } from '../core/db';
 import { ApiError } from '../core/errors';
 import type { RequestScope } from '../core/scope';
@@ -26,12 +27,20 @@ export function frameAncestors(origins: readonly string[] | null): string {
   return valid.length > 0 ? valid.join(' ') : "'none'";
 }
 
-/** The Content-Security-Policy of a viewer page: nothing but its own nonce'd code, framed by the account's origins. */
-export function viewerCsp(nonce: string, origins: readonly string[] | null): string {
+/**
+ * The Content-Security-Policy of a viewer page: nothing but its own nonce'd code, framed by the
+ * account's origins, loading no font but its theme's (each by its exact URL).
+ */
+export function viewerCsp(
+  nonce: string,
+  origins: readonly string[] | null,
+  fonts: readonly ThemeFont[] = [],
+): string {
   return [
     "default-src 'none'",
     `script-src 'nonce-${nonce}'`,
     `style-src 'nonce-${nonce}'`,
+    ...(fonts.length > 0 ? [`font-src ${[...new Set(fonts.map((f) => f.url))].join(' ')}`] : []),
     // Viewer pictures are any http(s) URL the customer gave (userProfile.picture).
     'img-src https: http: data:',
     "connect-src 'self'",
@@ -41,17 +50,32 @@ export function viewerCsp(nonce: string, origins: readonly string[] | null): str
   ].join('; ');
 }
 
-export type ViewerResult =
-  | {
-      kind: 'dashboard';
-      input: RenderInput;
-      controls: ViewerControls;
-      expiresInMs: number;
-      allowedOrigins: string[] | null;
-    }
-  | { kind: 'notice'; notice: NoticeKind; allowedOrigins: string[] | null }
-  /** No session in the URL: the page's script takes it from the fragment (or shows the notice). */
-  | { kind: 'shell'; allowedOrigins: string[] | null };
+/**
+ * The `@font-face` rules of the theme's web fonts (their URLs and families are checked by
+ * `accountThemeFonts`: nothing in them can leave the rule).
+ */
+export function fontFaces(fonts: readonly ThemeFont[]): string {
+  return fonts
+    .map(
+      (f) =>
+        `@font-face{font-family:"${f.family}";src:url("${f.url}") format("${f.format}");font-display:swap}`,
+    )
+    .join('\n');
+}
+
+/** What every viewer page of the account carries: its framing origins and its theme's web fonts. */
+interface PageFrame {
+  allowedOrigins: string[] | null;
+  fonts: ThemeFont[];
+}
+
+export type ViewerResult = PageFrame &
+  (
+    | { kind: 'dashboard'; input: RenderInput; controls: ViewerControls; expiresInMs: number }
+    | { kind: 'notice'; notice: NoticeKind }
+    /** No session in the URL: the page's script takes it from the fragment (or shows the notice). */
+    | { kind: 'shell' }
+  );
 
 export function noticeOf(error: unknown): NoticeKind | null {
   return error instanceof ApiError ? (NOTICE_OF_CODE[error.code] ?? null) : null;
@@ -185,19 +209,19 @@ export async function viewerPage(
   const validId = PUBLIC_ID.test(publicId);
   const replica = createDb(scope.d1.withSession('first-unconstrained'));
   if (validId && !sessionId) {
-    const { allowedEmbedOrigins } = await findEmbedOrigins(replica, publicId);
-    return { kind: 'shell', allowedOrigins: allowedEmbedOrigins };
+    const { allowedEmbedOrigins, fonts } = await findEmbedOrigins(replica, publicId);
+    return { kind: 'shell', allowedOrigins: allowedEmbedOrigins, fonts };
   }
   const [origins, dashboard] = await Promise.allSettled([
     validId
       ? findEmbedOrigins(replica, publicId)
-      : Promise.resolve({ found: false, allowedEmbedOrigins: null }),
+      : Promise.resolve({ found: false, allowedEmbedOrigins: null, fonts: [] }),
     viewerDashboard(scope, publicId, sessionId ?? ''),
   ]);
   if (origins.status === 'rejected') throw origins.reason;
-  const allowedOrigins = origins.value.allowedEmbedOrigins;
-  if (dashboard.status === 'fulfilled') return { kind: 'dashboard', ...dashboard.value, allowedOrigins };
+  const frame = { allowedOrigins: origins.value.allowedEmbedOrigins, fonts: origins.value.fonts };
+  if (dashboard.status === 'fulfilled') return { kind: 'dashboard', ...dashboard.value, ...frame };
   const notice = noticeOf(dashboard.reason);
   if (!notice) throw dashboard.reason;
-  return { kind: 'notice', notice, allowedOrigins };
+  return { kind: 'notice', notice, ...frame };
 }

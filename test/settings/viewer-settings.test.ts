@@ -177,6 +177,40 @@ describe('the app theme on the viewer page', () => {
     expect(themed).toMatch(
       /\.eb-widget-title\{color:#223344;font-family:Brand Sans, [^;]+;font-size:[^;]+;font-weight:600\}/,
     );
+    // The theme's web font loads on the page, from its URL alone, and on the page of an address
+    // without a session (the embed SDK's) too.
+    const face =
+      '@font-face{font-family:"Brand Sans";src:url("https://fonts.example.com/brand.woff2") format("woff2");font-display:swap}';
+    const shown = await page(months.publicId, session);
+    expect(shown.html).toContain(face);
+    expect(shown.headers.get('content-security-policy')).toContain(
+      'font-src https://fonts.example.com/brand.woff2;',
+    );
+    const shell = await fetchBytes(`/embed/dashboard/${months.publicId}`);
+    expect(shell.status).toBe(200);
+    expect(new TextDecoder().decode(shell.bytes)).toContain(face);
+    expect(shell.headers.get('content-security-policy')).toContain(
+      'font-src https://fonts.example.com/brand.woff2;',
+    );
+    // A font URL that could leave its CSS rule or the policy is never written.
+    await patchConfig(acme, {
+      appTheme: {
+        typography: {
+          fonts: [
+            {
+              id: 'brand',
+              url: 'https://fonts.example.com/a.woff2?v=1;x',
+              format: 'woff2',
+              family: 'Brand Sans',
+            },
+          ],
+        },
+      },
+    });
+    const hostile = await page(months.publicId, session);
+    expect(hostile.html).not.toContain('@font-face');
+    expect(hostile.headers.get('content-security-policy')).not.toContain('font-src');
+    await patchConfig(acme, THEME);
     // A renewal's content carries the same styles.
     const content = await api('GET', `/embed/dashboard/${months.publicId}/content`, { auth: { session } });
     expect(content.status, JSON.stringify(content.body)).toBe(200);
@@ -244,6 +278,8 @@ describe('isolation and cost', () => {
     const shown = await page(theirs.publicId, session);
     expect(dashboardCss(shown.html)).not.toContain('#123456');
     expect(dashboardCss(shown.html)).not.toContain('Brand Sans');
+    expect(shown.html).not.toContain('@font-face');
+    expect(shown.headers.get('content-security-policy')).not.toContain('font-src');
     // acme's own load has them all.
     const ours = await load(months.publicId, await mint(acme, months.deploymentId));
     expect(ours.body.settings).toMatchObject({
