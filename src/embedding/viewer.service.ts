@@ -139,8 +139,9 @@ export function viewerControls(
 /**
  * A dashboard as the session's viewer may see it, for the page, its renewals and its control
  * changes: the embedding domain's load (session verification, revocation, allowEmbed,
- * deployment) does every check. Without `widgetIds` (a whole load) it also answers which charts
- * each control can change. Throws its ApiErrors (SESSION_EXPIRED, EMBED_DISABLED, NOT_FOUND, …).
+ * deployment) does every check, and applies the account's app config (the time zone policy's
+ * zone, the app theme as the default of the dashboard's own). Without `widgetIds` (a whole load)
+ * it also answers which charts each control can change. Throws its ApiErrors (SESSION_EXPIRED, EMBED_DISABLED, NOT_FOUND, …).
  */
 export async function viewerDashboard(
   scope: RequestScope,
