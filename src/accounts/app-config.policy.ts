@@ -85,7 +85,8 @@ export function dashboardCommentsOffered(stored: StoredConfig): boolean {
 
 /**
  * Whether the account restricts data downloads (`restrictDataDownload`): dashboard files on
- * request (the render endpoint) are refused with 403. Scheduled notifications still deliver
+ * request (the render endpoint, exports) are refused with 403, and the embed load tells its
+ * client to offer none (`settings.restrictDataDownload`). Scheduled notifications still deliver
  * their files, as Cube's do.
  */
 export function downloadsRestricted(stored: StoredConfig): boolean {
@@ -106,23 +107,31 @@ export function accountTimeZone(stored: StoredConfig): string | null {
 }
 
 /**
+ * The zone an embedded dashboard's viewer sees (the viewer page and the embed load API), or null
+ * when nothing names one (the viewer's default, UTC). With the policy on and `allowUserOverride`
+ * not true, the policy zone, whatever was requested; otherwise the requested zone (the
+ * session's `settings.timezone`), else the account's embed default (`embedding.timezone`), else
+ * the policy zone. `requested` must already be a valid IANA name (an invalid one is the
+ * caller's to drop).
+ */
+export function embedTimeZone(stored: StoredConfig, requested?: string | null): string | null {
+  const policy = accountTimeZone(stored);
+  if (policy && stored?.timezoneSettings?.allowUserOverride !== true) return policy;
+  return requested || stored?.embedding?.timezone || policy || null;
+}
+
+/**
  * The time zone a surface computes and writes times in.
  * - `account` (the render endpoint, notification files): the account's policy zone, else UTC.
- * - `embed` (the viewer and the embed load API): with the policy on and `allowUserOverride` not
- *   true, the policy zone, whatever was requested; otherwise the requested zone (the session's
- *   or the iframe's), else the account's embed default (`embedding.timezone`), else the policy
- *   zone, else UTC.
- * `requested` must already be a valid IANA name (an invalid one is the caller's to drop).
+ * - `embed` (the viewer and the embed load API): `embedTimeZone`, else UTC.
  */
 export function effectiveTimeZone(
   stored: StoredConfig,
   surface: 'account' | 'embed',
   requested?: string | null,
 ): string {
-  const policy = accountTimeZone(stored);
-  if (surface === 'account') return policy ?? 'UTC';
-  if (policy && stored?.timezoneSettings?.allowUserOverride !== true) return policy;
-  return requested || stored?.embedding?.timezone || policy || 'UTC';
+  if (surface === 'account') return accountTimeZone(stored) ?? 'UTC';
+  return embedTimeZone(stored, requested) ?? 'UTC';
 }
 
 const FAMILY = /^[\p{L}\p{N} _-]{1,100}$/u;
@@ -176,6 +185,37 @@ export function accountDashboardTheme(stored: StoredConfig): Obj | null {
       },
     }) ?? null
   );
+}
+
+/** A web font the account's theme draws with: its family, where it loads from and its format. */
+export interface ThemeFont {
+  family: string;
+  url: string;
+  format: string;
+}
+
+// An https URL with nothing that could leave a CSS url("…") or a CSP source list: no quotes,
+// parentheses, backslashes, whitespace, commas or semicolons.
+const FONT_URL = /^https:\/\/[A-Za-z0-9.-]+(?::\d{1,5})?(?:\/[A-Za-z0-9._~%/+-]*)?$/;
+
+/**
+ * The web fonts of the account's theme that a page loads (the viewer page's `@font-face` rules
+ * and its CSP's font-src), when the account applies its theme globally: the fonts the
+ * typography's body and heading name, each once. Renders draw with their own fonts.
+ */
+export function accountThemeFonts(stored: StoredConfig): ThemeFont[] {
+  const typography = stored?.appTheme?.typography;
+  if (!typography || stored?.applyThemeGlobally !== true) return [];
+  const refs = new Set([typography.body?.fontRef, typography.heading?.fontRef]);
+  const fonts: ThemeFont[] = [];
+  for (const font of typography.fonts ?? []) {
+    if (!refs.has(font.id) || !FONT_URL.test(font.url)) continue;
+    // A font without a family is one the theme's CSS cannot name (see familyOf).
+    if (font.family && FAMILY.test(font.family)) {
+      fonts.push({ family: font.family, url: font.url, format: font.format });
+    }
+  }
+  return fonts;
 }
 
 /** `base` under `over`: objects merge, any other value of `over` that is not null wins. */

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
 import { WEEKDAYS } from '../../schema/settings';
+import { canonicalTimeZone } from '../core/time-zone';
 import { httpUrl, obj } from '../core/validation';
 
 /**
@@ -71,16 +72,6 @@ const https = v.pipe(
   httpUrl,
   v.check((s) => /^https:\/\//i.test(s), 'Expected an https:// URL'),
 );
-
-/** The canonical IANA name of a zone; UTC offsets are refused (no daylight-saving rules). */
-export function canonicalTimeZone(name: string): string | null {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(name)) return null;
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return null;
-  }
-}
 
 const timeZone = v.pipe(
   v.string(),

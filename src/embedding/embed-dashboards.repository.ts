@@ -1,6 +1,7 @@
 import { and, eq, inArray, type SQL, sql } from 'drizzle-orm';
 import { publishedDashboards } from '../../schema/dashboards';
 import { deployments } from '../../schema/deployments';
+import type { StoredConfig } from '../accounts/app-config.policy';
 import type { Db } from '../core/env';
 import type { AccountScope } from '../core/scope';
 import { publishedJson } from '../dashboards/dashboards.queries';
@@ -38,12 +39,14 @@ export interface EmbedDashboardRow {
   serving: ServingState | null;
   /** null: no published dashboard with this publicId in the session's deployment. */
   dashboard: PublishedDashboard | null;
+  /** The account's app config (time zone policy, theme, download restriction); null: never set. */
+  appConfig: StoredConfig;
 }
 
 /**
  * ONE statement per load: the published dashboard (current version, config, snapshots) of
- * the session's deployment only, the account's chat toggle, and whether the session was
- * revoked. Fit for a replica: a lag of a moment on any of these is harmless. The driving row
+ * the session's deployment only, the account's chat toggle and app config, and whether the
+ * session was revoked. Fit for a replica: a lag of a moment on any of these is harmless. The driving row
  * is the account, so the revocation is answered even when the dashboard is missing.
  */
 export async function findEmbedDashboard(
@@ -52,7 +55,7 @@ export async function findEmbedDashboard(
   publicId: string,
 ): Promise<EmbedDashboardRow | null> {
   const rows = await db.all<EmbedDashboardRawRow>(sql`
-    SELECT a.show_dashboard_chat, ${publishedJson()} AS published,
+    SELECT a.show_dashboard_chat, s.app_config, ${publishedJson()} AS published,
       EXISTS (SELECT 1 FROM embed_session_revocations r
         WHERE r.session_id IN (${claims.sessionId}, ${tenantRevocationKey(claims.tenant.id)})) AS revoked,
       ${catalogueNames(sql`a.id`, sql`${claims.tenant.id}`)} AS catalogue,
@@ -61,6 +64,7 @@ export async function findEmbedDashboard(
       LEFT JOIN published_dashboards pd ON pd.public_id = ${publicId} AND pd.deployment_id = ${claims.deploymentId}
         AND EXISTS (SELECT 1 FROM deployments d WHERE d.id = pd.deployment_id AND d.account_id = a.id)
       LEFT JOIN dashboard_versions dv ON dv.id = pd.current_version_id
+      LEFT JOIN account_settings s ON s.account_id = a.id
     WHERE a.id = ${claims.accountId}`);
   const row = rows[0];
   return row ? toEmbedDashboardRow(row) : null;
@@ -68,6 +72,8 @@ export async function findEmbedDashboard(
 
 interface EmbedDashboardRawRow {
   show_dashboard_chat: number;
+  /** The stored app config as JSON text; null: the account has no settings row. */
+  app_config: string | null;
   revoked: number;
   /** JSON array of attribute names. */
   catalogue: string | null;
@@ -82,6 +88,7 @@ const toEmbedDashboardRow = (row: EmbedDashboardRawRow): EmbedDashboardRow => ({
   revoked: row.revoked === 1,
   catalogueAttributes: row.catalogue ? (JSON.parse(row.catalogue) as string[]) : [],
   dashboard: row.published === null ? null : JSON.parse(row.published),
+  appConfig: row.app_config === null ? null : (JSON.parse(row.app_config) as StoredConfig),
   serving:
     row.serving_build_id === null
       ? null

@@ -1,3 +1,4 @@
+import { downloadsRestricted, embedTimeZone, withAccountTheme } from '../accounts/app-config.policy';
 import { createDb } from '../core/db';
 import { ApiError, notFound } from '../core/errors';
 import type { AccountScope, RequestScope } from '../core/scope';
@@ -24,11 +25,18 @@ export interface Viewer {
   initials: string;
 }
 
-/** The settings a viewer applies; null: the session did not set it (the viewer's default). */
+/**
+ * The settings a viewer applies: the session's, with the account's app config where it decides
+ * (its embed defaults, time zone policy, download restriction); null: neither set it (the
+ * viewer's default).
+ */
 export interface EffectiveSettings {
   showDashboardChat: boolean;
   locale: string | null;
+  /** The zone of the load's queries and of the times it shows (`embedTimeZone`); null: UTC. */
   timezone: string | null;
+  /** The account restricts data downloads: the client offers no download or export of the data. */
+  restrictDataDownload: boolean;
   allowAi: boolean | null;
   allowChatWorkspaceAuthoring: boolean | null;
   showAiWidgets: boolean | null;
@@ -57,14 +65,20 @@ export interface LoadOptions {
   widgetIds?: readonly string[];
   /** Also answer which charts each control widget can change (`controlTargets`; the viewer's refreshes). */
   targets?: boolean;
+  /**
+   * Answer the config with the account's app theme (applied globally) as the default of the
+   * dashboard's own, as the viewer page draws it. The JSON load answers the config as published.
+   */
+  accountTheme?: boolean;
 }
 
-function effectiveSettings(claims: SessionClaims, accountChat: boolean): EffectiveSettings {
+function effectiveSettings(claims: SessionClaims, row: repo.EmbedDashboardRow): EffectiveSettings {
   const s = claims.settings;
   return {
-    showDashboardChat: s.showDashboardChat ?? accountChat,
-    locale: s.locale ?? null,
-    timezone: s.timezone ?? null,
+    showDashboardChat: s.showDashboardChat ?? row.showDashboardChat,
+    locale: s.locale ?? row.appConfig?.embedding?.locale ?? null,
+    timezone: embedTimeZone(row.appConfig, s.timezone),
+    restrictDataDownload: downloadsRestricted(row.appConfig),
     allowAi: s.allowAi ?? null,
     allowChatWorkspaceAuthoring: s.allowChatWorkspaceAuthoring ?? null,
     showAiWidgets: s.showAiWidgets ?? null,
@@ -124,6 +138,8 @@ interface EmbedAccess {
   row: repo.EmbedDashboardRow;
   payload: SessionPayload;
   data: DataScope;
+  /** The settings the viewer applies (the session's under the account's app config). */
+  settings: EffectiveSettings;
 }
 
 /**
@@ -163,7 +179,7 @@ export async function openEmbedDashboard(scope: EmbedSessionScope, publicId: str
     // Read in the statement above: a repeated live load needs no other read to find its answers.
     serving: row.serving,
   };
-  return { dashboard: row.dashboard, row, payload, data };
+  return { dashboard: row.dashboard, row, payload, data, settings: effectiveSettings(claims, row) };
 }
 
 /** The load for a session whose token the caller has verified already (the viewer page needs its expiry too). */
@@ -173,7 +189,7 @@ export async function loadEmbedDashboardFor(
   options: LoadOptions = {},
 ): Promise<EmbedDashboardView> {
   const claims = scope.session;
-  const { dashboard, row, payload, data } = await openEmbedDashboard(scope, publicId);
+  const { dashboard, row, payload, data, settings } = await openEmbedDashboard(scope, publicId);
   // Only the viewer's public face leaves: never the security context, groups or attributes.
   // Static report rows are those the viewer's attributes allow (row-level security); live
   // reports run with the viewer's identity, so the model's access policies apply. The session's
@@ -192,15 +208,18 @@ export async function loadEmbedDashboardFor(
         ),
       },
       controls,
-      { widgetIds: options.widgetIds, locked },
+      // Queries that name no zone run in the viewer's (the account's policy decides how the
+      // session's own combines with it): time buckets and relative ranges follow it.
+      { widgetIds: options.widgetIds, locked, timezone: settings.timezone ?? undefined },
     ),
     options.targets ? controlTargets(data, dashboard, controls) : undefined,
   ]);
   return {
     ...dashboard,
+    ...(options.accountTheme && { config: withAccountTheme(dashboard.config, row.appConfig) }),
     reportSnapshots: live.reportSnapshots,
     viewer: viewerOf(payload),
-    settings: effectiveSettings(claims, row.showDashboardChat),
+    settings,
     controls,
     dataTime: live.dataTime,
     ...(targets && { controlTargets: targets }),
@@ -258,7 +277,7 @@ export async function embedFilterValues(
   publicId: string,
   request: { widgetId: string; search?: string },
 ): Promise<{ member: string; values: (string | number | boolean | null)[]; truncated: boolean }> {
-  const { dashboard, data } = await openEmbedDashboard(scope, publicId);
+  const { dashboard, data, settings } = await openEmbedDashboard(scope, publicId);
   const control = resolveControls(dashboard.config).filters.find((f) => f.widgetId === request.widgetId);
   if (!control) throw notFound('Filter widget');
   const member = control.member;
@@ -268,6 +287,8 @@ export async function embedFilterValues(
     ...(search && { filters: [{ member, operator: 'contains', values: [search] }] }),
     order: { [member]: 'asc' },
     limit: FILTER_VALUES_LIMIT + 1,
+    // A time member's values are read in the viewer's zone, as the charts show them.
+    ...(settings.timezone && { timezone: settings.timezone }),
   };
   const [outcome] = await loadQueries(data, [query], {
     controls: { filters: [], timeGrains: [], required: scope.session.locked ?? [] },

@@ -218,13 +218,32 @@ export const viewerSchema = v.object({
   initials: v.string(),
 });
 /**
- * The session's effective settings as the viewer applies them: `locale` (BCP 47, canonical) and
- * `timezone` (IANA) are null when the session gave none (the viewer then uses its default).
+ * The session's effective settings as the viewer applies them, under the account's app config:
+ * `locale` (BCP 47, canonical) is the session's, else the account's embed default; `timezone`
+ * (IANA) is the zone of the load's queries and of the times it shows (the account's time zone
+ * policy, when it allows no override, else the session's, else the account's embed default,
+ * else the policy's); both null when nothing names one (the viewer then uses its default, UTC
+ * for times). `restrictDataDownload`: the account restricts data downloads, so the client offers
+ * no download or export of the data.
  */
 export const effectiveSettingsSchema = v.object({
   showDashboardChat: v.boolean(),
-  locale: v.nullable(v.string()),
-  timezone: v.nullable(v.string()),
+  locale: v.pipe(
+    v.nullable(v.string()),
+    v.description('The session’s locale, else the account’s embed default (`embedding.locale`); null: none.'),
+  ),
+  timezone: v.pipe(
+    v.nullable(v.string()),
+    v.description(
+      'The zone the load’s queries that name none run in and its times are shown in: the account’s time zone policy when it allows no override, else the session’s `timezone`, else the account’s `embedding.timezone`, else the policy’s; null: UTC.',
+    ),
+  ),
+  restrictDataDownload: v.pipe(
+    v.boolean(),
+    v.description(
+      'The account restricts data downloads (app config `restrictDataDownload`): offer no download or export (CSV, PNG, PDF) of the dashboard’s data; the render and export endpoints refuse them with 403 DOWNLOAD_RESTRICTED.',
+    ),
+  ),
   allowAi: v.nullable(v.boolean()),
   allowChatWorkspaceAuthoring: v.nullable(v.boolean()),
   showAiWidgets: v.nullable(v.boolean()),

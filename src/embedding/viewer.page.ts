@@ -102,6 +102,8 @@ export interface PageOptions {
   commentsOffered?: boolean;
   /** Whether the session's user may write comments (known only on a dashboard page). */
   canComment?: boolean;
+  /** The `@font-face` rules of the account theme's web fonts (`fontFaces`), if any. */
+  fontCss?: string;
 }
 
 type Page = HtmlEscapedString | Promise<HtmlEscapedString>;
@@ -154,7 +156,7 @@ function documentHtml(
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="referrer" content="no-referrer">
 <title>${text(parts.title)}</title>
-<style nonce="${nonce}">${raw(DASHBOARD_BASE_CSS)}${raw(VIEWER_PAGE_CSS)}${raw(options.commentsOffered ? COMMENTS_PANEL_CSS : '')}</style>
+<style nonce="${nonce}">${raw(options.fontCss ?? '')}${raw(DASHBOARD_BASE_CSS)}${raw(VIEWER_PAGE_CSS)}${raw(options.commentsOffered ? COMMENTS_PANEL_CSS : '')}</style>
 <style nonce="${nonce}" id="eb-dashboard-style">${raw(parts.css)}</style>
 </head>
 <body>

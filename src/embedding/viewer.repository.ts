@@ -3,19 +3,25 @@ import { accounts } from '../../schema/accounts';
 import { publishedDashboards } from '../../schema/dashboards';
 import { deployments } from '../../schema/deployments';
 import { accountSettings } from '../../schema/settings';
-import { dashboardCommentsOffered } from '../accounts/app-config.policy';
+import { accountThemeFonts, dashboardCommentsOffered, type ThemeFont } from '../accounts/app-config.policy';
 import type { Db } from '../core/env';
 
 /**
- * The origins the account that published `publicId` lets frame its dashboards, and whether its
- * app config lets the viewer offer comments. Read by publicId alone, so even the page of an
- * expired or unknown session carries its owner's frame-ancestors. `found: false`: no published
- * dashboard has this publicId.
+ * The origins the account that published `publicId` lets frame its dashboards, the web fonts of
+ * its theme (the page's `@font-face` rules and font-src) and whether its app config lets the
+ * viewer offer comments. Read by publicId alone, so even the page of an expired or unknown
+ * session carries its owner's frame-ancestors. `found: false`: no published dashboard has this
+ * publicId.
  */
 export async function findEmbedOrigins(
   db: Db,
   publicId: string,
-): Promise<{ found: boolean; allowedEmbedOrigins: string[] | null; commentsOffered: boolean }> {
+): Promise<{
+  found: boolean;
+  allowedEmbedOrigins: string[] | null;
+  fonts: ThemeFont[];
+  commentsOffered: boolean;
+}> {
   const [row] = await db
     .select({ allowedEmbedOrigins: accounts.allowedEmbedOrigins, appConfig: accountSettings.appConfig })
     .from(publishedDashboards)
@@ -23,7 +29,7 @@ export async function findEmbedOrigins(
     .innerJoin(accounts, eq(accounts.id, deployments.accountId))
     .leftJoin(accountSettings, eq(accountSettings.accountId, accounts.id))
     .where(eq(publishedDashboards.publicId, publicId));
-  if (!row) return { found: false, allowedEmbedOrigins: null, commentsOffered: false };
+  if (!row) return { found: false, allowedEmbedOrigins: null, fonts: [], commentsOffered: false };
   const origins: unknown = row.allowedEmbedOrigins;
   return {
     found: true,
@@ -31,6 +37,7 @@ export async function findEmbedOrigins(
     allowedEmbedOrigins: Array.isArray(origins)
       ? origins.filter((o): o is string => typeof o === 'string')
       : null,
+    fonts: accountThemeFonts(row.appConfig),
     commentsOffered: dashboardCommentsOffered(row.appConfig),
   };
 }

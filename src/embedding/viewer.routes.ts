@@ -1,4 +1,5 @@
 import type { Context } from 'hono';
+import type { ThemeFont } from '../accounts/app-config.policy';
 import { parseAuthorization } from '../auth/auth.middleware';
 import { randomId } from '../core/crypto';
 import type { AppEnv } from '../core/env';
@@ -14,7 +15,7 @@ import {
   viewerContentQuery,
   viewerContentSchema,
 } from './viewer.schemas';
-import { viewerCsp, viewerDashboard, viewerFilterValues, viewerPage } from './viewer.service';
+import { fontFaces, viewerCsp, viewerDashboard, viewerFilterValues, viewerPage } from './viewer.service';
 
 /** Headers every viewer response carries: the session must not leak through a Referer or a cache. */
 function privateHeaders(c: Context<AppEnv>) {
@@ -59,10 +60,18 @@ export const viewerRoutes = routes(
       let status: 200 | 401 | 403 | 404 | 500 = 200;
       let body: ReturnType<typeof noticeDocument>;
       let origins: string[] | null = null;
+      let fonts: ThemeFont[] = [];
       try {
         const page = await viewerPage(scope, publicId, c.req.query('session'));
         origins = page.allowedOrigins;
-        const options = { publicId, nonce, allowedOrigins: origins, commentsOffered: page.commentsOffered };
+        fonts = page.fonts;
+        const options = {
+          publicId,
+          nonce,
+          allowedOrigins: origins,
+          fontCss: fontFaces(fonts),
+          commentsOffered: page.commentsOffered,
+        };
         if (page.kind === 'dashboard') {
           body = viewerDocument(page.input, {
             ...options,
@@ -88,7 +97,7 @@ export const viewerRoutes = routes(
         status = 500;
         body = noticeDocument('unavailable', { publicId, nonce, allowedOrigins: origins });
       }
-      c.header('content-security-policy', viewerCsp(nonce, origins));
+      c.header('content-security-policy', viewerCsp(nonce, origins, fonts));
       return c.html(await body, status);
     },
   }),

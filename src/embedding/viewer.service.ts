@@ -1,3 +1,4 @@
+import type { ThemeFont } from '../accounts/app-config.policy';
 import { createDb } from '../core/db';
 import { ApiError } from '../core/errors';
 import type { RequestScope } from '../core/scope';
@@ -26,12 +27,20 @@ export function frameAncestors(origins: readonly string[] | null): string {
   return valid.length > 0 ? valid.join(' ') : "'none'";
 }
 
-/** The Content-Security-Policy of a viewer page: nothing but its own nonce'd code, framed by the account's origins. */
-export function viewerCsp(nonce: string, origins: readonly string[] | null): string {
+/**
+ * The Content-Security-Policy of a viewer page: nothing but its own nonce'd code, framed by the
+ * account's origins, loading no font but its theme's (each by its exact URL).
+ */
+export function viewerCsp(
+  nonce: string,
+  origins: readonly string[] | null,
+  fonts: readonly ThemeFont[] = [],
+): string {
   return [
     "default-src 'none'",
     `script-src 'nonce-${nonce}'`,
     `style-src 'nonce-${nonce}'`,
+    ...(fonts.length > 0 ? [`font-src ${[...new Set(fonts.map((f) => f.url))].join(' ')}`] : []),
     // Viewer pictures are any http(s) URL the customer gave (userProfile.picture).
     'img-src https: http: data:',
     "connect-src 'self'",
@@ -41,24 +50,40 @@ export function viewerCsp(nonce: string, origins: readonly string[] | null): str
   ].join('; ');
 }
 
-/** What every viewer page carries of its dashboard's account, whatever the session. */
+/**
+ * The `@font-face` rules of the theme's web fonts (their URLs and families are checked by
+ * `accountThemeFonts`: nothing in them can leave the rule).
+ */
+export function fontFaces(fonts: readonly ThemeFont[]): string {
+  return fonts
+    .map(
+      (f) =>
+        `@font-face{font-family:"${f.family}";src:url("${f.url}") format("${f.format}");font-display:swap}`,
+    )
+    .join('\n');
+}
+
+/** What every viewer page of the account carries, whatever the session. */
 interface PageFrame {
   allowedOrigins: string[] | null;
+  fonts: ThemeFont[];
   /** Whether the page offers its comments panel (the account's app config did not turn it off). */
   commentsOffered: boolean;
 }
 
-export type ViewerResult =
-  | ({
-      kind: 'dashboard';
-      input: RenderInput;
-      controls: ViewerControls;
-      expiresInMs: number;
-      canComment: boolean;
-    } & PageFrame)
-  | ({ kind: 'notice'; notice: NoticeKind } & PageFrame)
-  /** No session in the URL: the page's script takes it from the fragment (or shows the notice). */
-  | ({ kind: 'shell' } & PageFrame);
+export type ViewerResult = PageFrame &
+  (
+    | {
+        kind: 'dashboard';
+        input: RenderInput;
+        controls: ViewerControls;
+        expiresInMs: number;
+        canComment: boolean;
+      }
+    | { kind: 'notice'; notice: NoticeKind }
+    /** No session in the URL: the page's script takes it from the fragment (or shows the notice). */
+    | { kind: 'shell' }
+  );
 
 export function noticeOf(error: unknown): NoticeKind | null {
   return error instanceof ApiError ? (NOTICE_OF_CODE[error.code] ?? null) : null;
@@ -122,8 +147,9 @@ export function viewerControls(
 /**
  * A dashboard as the session's viewer may see it, for the page, its renewals and its control
  * changes: the embedding domain's load (session verification, revocation, allowEmbed,
- * deployment) does every check. Without `widgetIds` (a whole load) it also answers which charts
- * each control can change. Throws its ApiErrors (SESSION_EXPIRED, EMBED_DISABLED, NOT_FOUND, …).
+ * deployment) does every check, and applies the account's app config (the time zone policy's
+ * zone, the app theme as the default of the dashboard's own). Without `widgetIds` (a whole load)
+ * it also answers which charts each control can change. Throws its ApiErrors (SESSION_EXPIRED, EMBED_DISABLED, NOT_FOUND, …).
  */
 export async function viewerDashboard(
   scope: RequestScope,
@@ -135,6 +161,8 @@ export async function viewerDashboard(
   const view = await loadEmbedDashboardFor(viewer, publicId, {
     ...options,
     targets: options.widgetIds === undefined,
+    // The page draws the account's app theme as renders do: the dashboard's own theme wins.
+    accountTheme: true,
   });
   return {
     input: {
@@ -146,6 +174,7 @@ export async function viewerDashboard(
       settings: view.settings,
       ...displayedControls(view.controls),
       dataTime: view.dataTime,
+      timeZone: view.settings.timezone,
     },
     controls: viewerControls(view.config, view.controls, view.controlTargets),
     expiresInMs: Math.max(0, viewer.session.expiresAt * 1000 - scope.now.getTime()),
@@ -191,22 +220,23 @@ export async function viewerPage(
   const validId = PUBLIC_ID.test(publicId);
   const replica = createDb(scope.d1.withSession('first-unconstrained'));
   if (validId && !sessionId) {
-    const { allowedEmbedOrigins, commentsOffered } = await findEmbedOrigins(replica, publicId);
-    return { kind: 'shell', allowedOrigins: allowedEmbedOrigins, commentsOffered };
+    const { allowedEmbedOrigins, fonts, commentsOffered } = await findEmbedOrigins(replica, publicId);
+    return { kind: 'shell', allowedOrigins: allowedEmbedOrigins, fonts, commentsOffered };
   }
   const [origins, dashboard] = await Promise.allSettled([
     validId
       ? findEmbedOrigins(replica, publicId)
-      : Promise.resolve({ found: false, allowedEmbedOrigins: null, commentsOffered: false }),
+      : Promise.resolve({ found: false, allowedEmbedOrigins: null, fonts: [], commentsOffered: false }),
     viewerDashboard(scope, publicId, sessionId ?? ''),
   ]);
   if (origins.status === 'rejected') throw origins.reason;
-  const allowedOrigins = origins.value.allowedEmbedOrigins;
-  const { commentsOffered } = origins.value;
-  if (dashboard.status === 'fulfilled') {
-    return { kind: 'dashboard', ...dashboard.value, allowedOrigins, commentsOffered };
-  }
+  const frame = {
+    allowedOrigins: origins.value.allowedEmbedOrigins,
+    fonts: origins.value.fonts,
+    commentsOffered: origins.value.commentsOffered,
+  };
+  if (dashboard.status === 'fulfilled') return { kind: 'dashboard', ...dashboard.value, ...frame };
   const notice = noticeOf(dashboard.reason);
   if (!notice) throw dashboard.reason;
-  return { kind: 'notice', notice, allowedOrigins, commentsOffered };
+  return { kind: 'notice', notice, ...frame };
 }

@@ -2,8 +2,10 @@
  * Standard 5-field cron expressions: parsing, and the next run times of a schedule in its time
  * zone (the MONTHLY last-day rule and the local-time rules of time-zone.ts included).
  */
+
+import { wallClock } from '../core/time-zone';
 import { cronExpressionOf, type Schedule } from './schedule';
-import { DAY_MS, dayMapper, wallClock } from './time-zone';
+import { DAY_MS, dayMapper } from './time-zone';
 
 /** Far enough for the rarest expression that still fires (29 February, up to 8 years apart). */
 const HORIZON_DAYS = 366 * 9;

@@ -8,6 +8,7 @@ import {
   RUN_TRIGGERS,
 } from '../../schema/notifications';
 import { pageQueryEntries } from '../core/pagination';
+import { canonicalTimeZone } from '../core/time-zone';
 import { boundedObject, idNumber, idString, nonEmptyString, obj } from '../core/validation';
 import { tenantName } from '../embedding/embedding.schemas';
 import { VALUELESS_OPERATORS as VALUELESS } from '../semantic/query/control-operators';
@@ -25,7 +26,6 @@ import {
   SECURITY_CONTEXT_LIMITS,
 } from './notifications.limits';
 import { SCHEDULE_TYPES } from './schedule';
-import { resolveTimeZone } from './time-zone';
 
 const TIME_GRAINS = ['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year'] as const;
 
@@ -34,7 +34,7 @@ const int = (min: number, max: number) =>
 
 const timezone = v.pipe(
   v.string(),
-  v.check((s) => resolveTimeZone(s) !== null, 'Expected an IANA time zone name such as Europe/Berlin'),
+  v.check((s) => canonicalTimeZone(s) !== null, 'Expected an IANA time zone name such as Europe/Berlin'),
 );
 
 const filterScalar = v.union([

@@ -4,6 +4,7 @@ import { ApiError, type ErrorDetail, notFound } from '../core/errors';
 import type { Page, PageRequest } from '../core/pagination';
 import { afterId, toPage } from '../core/pagination';
 import type { DeploymentScope } from '../core/scope';
+import { canonicalTimeZone } from '../core/time-zone';
 import { withoutNulls } from '../core/validation';
 import { CronError, compileSchedule, nextRunAfter, nextRuns } from './cron-expression';
 import * as repo from './notifications.repository';
@@ -23,7 +24,7 @@ import {
   scheduleOf,
 } from './schedule';
 import { describeSchedule } from './schedule-wording';
-import { localIso, resolveTimeZone } from './time-zone';
+import { localIso } from './time-zone';
 
 const ALL_FIELDS: readonly ScheduleField[] = ['minute', 'hour', 'dayOfWeek', 'dayOfMonth', 'customCron'];
 
@@ -45,7 +46,7 @@ function mergeSchedule(stored: Schedule | null, input: UpdateNotificationInput):
     customCron: null,
     timezone:
       input.timezone !== undefined
-        ? (resolveTimeZone(input.timezone) as string)
+        ? (canonicalTimeZone(input.timezone) as string)
         : (stored?.timezone ?? 'UTC'),
   };
   for (const field of ALL_FIELDS) {

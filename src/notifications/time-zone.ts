@@ -1,59 +1,14 @@
 /**
- * IANA time zones: wall-clock readings, offsets, and the mapping of local times to instants
- * under the local-time rules of schedules (a skipped time runs after the gap, a repeated one
- * once). Times are epoch milliseconds (UTC) unless named "local".
+ * The local-time rules of schedules over the zone arithmetic of `core/time-zone.ts`: an instant
+ * written as local time with its offset, and the mapping of a local day's times to instants (a
+ * skipped time runs after the gap, a repeated one once). Times are epoch milliseconds (UTC)
+ * unless named "local".
  */
+
+import { offsetAt } from '../core/time-zone';
 
 const MINUTE_MS = 60_000;
 export const DAY_MS = 86_400_000;
-
-const formatters = new Map<string, Intl.DateTimeFormat>();
-
-function formatter(timeZone: string): Intl.DateTimeFormat {
-  let f = formatters.get(timeZone);
-  if (!f) {
-    f = new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      hourCycle: 'h23',
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      second: '2-digit',
-    });
-    formatters.set(timeZone, f);
-  }
-  return f;
-}
-
-/**
- * The canonical IANA name of `name`, or null when it is not one. UTC offsets such as "+02:00"
- * (which newer Intl versions accept) are refused: they have no daylight-saving rules.
- */
-export function resolveTimeZone(name: string): string | null {
-  if (!/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(name)) return null;
-  try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
-  } catch {
-    return null;
-  }
-}
-
-/** The wall-clock reading at `instant` in `timeZone`, as if that reading were UTC (ms). */
-export function wallClock(instant: number, timeZone: string): number {
-  const p: Record<string, number> = {};
-  for (const part of formatter(timeZone).formatToParts(instant)) {
-    if (part.type !== 'literal') p[part.type] = Number(part.value);
-  }
-  return Date.UTC(p.year as number, (p.month as number) - 1, p.day, p.hour, p.minute, p.second);
-}
-
-/** The zone's offset from UTC at `instant`, in ms (positive east of Greenwich). */
-function offsetAt(instant: number, timeZone: string): number {
-  const seconds = instant - (((instant % 1000) + 1000) % 1000);
-  return wallClock(seconds, timeZone) - seconds;
-}
 
 /** `instant` as local time with its offset: `2026-03-29T03:00:00+02:00`. */
 export function localIso(instant: number, timeZone: string): string {

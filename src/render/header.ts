@@ -1,3 +1,4 @@
+import { isKnownTimeZone, utcToZoned } from '../core/time-zone';
 import { capitalize, controlEntries, humanize, valueText } from './control-values';
 import type { RenderInput } from './render.types';
 import { cleanText } from './text';
@@ -61,25 +62,9 @@ export function dataTimeText(value: unknown, timeZone?: string | null): string |
   const ms = Date.parse(value);
   if (!Number.isFinite(ms)) return null;
   const two = (n: number) => String(n).padStart(2, '0');
-  if (timeZone && timeZone !== 'UTC') {
-    try {
-      const parts = Object.fromEntries(
-        new Intl.DateTimeFormat('en-US', {
-          timeZone,
-          hourCycle: 'h23',
-          year: 'numeric',
-          month: '2-digit',
-          day: '2-digit',
-          hour: '2-digit',
-          minute: '2-digit',
-        })
-          .formatToParts(ms)
-          .map((p) => [p.type, p.value]),
-      );
-      return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute} ${timeZone}`;
-    } catch {
-      // An unknown zone: UTC below.
-    }
+  if (timeZone && timeZone !== 'UTC' && isKnownTimeZone(timeZone)) {
+    const t = utcToZoned(ms, timeZone);
+    return `${t.year}-${two(t.month)}-${two(t.day)} ${two(t.hour)}:${two(t.minute)} ${timeZone}`;
   }
   const d = new Date(ms);
   return `${d.getUTCFullYear()}-${two(d.getUTCMonth() + 1)}-${two(d.getUTCDate())} ${two(d.getUTCHours())}:${two(d.getUTCMinutes())} UTC`;

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { canonicalTimeZone as resolveTimeZone } from '../../src/core/time-zone';
 import {
   CronError,
   compileSchedule,
@@ -8,7 +9,7 @@ import {
 } from '../../src/notifications/cron-expression';
 import { cronExpressionOf, type Schedule } from '../../src/notifications/schedule';
 import { describeSchedule } from '../../src/notifications/schedule-wording';
-import { localIso, resolveTimeZone } from '../../src/notifications/time-zone';
+import { localIso } from '../../src/notifications/time-zone';
 
 const base: Schedule = {
   scheduleType: 'DAILY',

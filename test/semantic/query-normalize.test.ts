@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { offsetMinutesAt, zonedTimeToUtc } from '../../src/core/time-zone';
 import { postgres } from '../../src/semantic/dialects/postgres';
 import { sqlite } from '../../src/semantic/dialects/sqlite';
 import { resolveDateRange } from '../../src/semantic/query/date-range';
@@ -7,7 +8,6 @@ import { compileQuery } from '../../src/semantic/query/plan';
 import { type CubeQuery, MAX_LIMIT } from '../../src/semantic/query/query.types';
 import { QueryError } from '../../src/semantic/query/query-error';
 import { annotationOf, shapeRows } from '../../src/semantic/query/results';
-import { offsetMinutesAt, zonedTimeToUtc } from '../../src/semantic/query/time-zone';
 import { NOW, shopModel } from './dataset';
 
 const shop = shopModel((name) => `public.${name}`);

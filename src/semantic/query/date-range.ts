@@ -1,5 +1,5 @@
+import { type LocalTime, localToMs, msToLocal, utcToZoned, zonedTimeToUtc } from '../../core/time-zone';
 import { QueryError } from './query-error';
-import { type LocalTime, localToMs, msToLocal, utcToZoned, zonedTimeToUtc } from './time-zone';
 
 /**
  * Date ranges as Cube's API gateway reads them, resolved to inclusive UTC instants in the

@@ -1,3 +1,4 @@
+import { isKnownTimeZone } from '../../core/time-zone';
 import { type CompiledModel, GRANULARITIES, type Granularity } from '../model/model.types';
 import { boundOf, resolveDateRange } from './date-range';
 import { type FoundMember, findMember } from './members';
@@ -14,7 +15,6 @@ import {
   type QueryMember,
 } from './query.types';
 import { QueryError } from './query-error';
-import { isValidTimeZone } from './time-zone';
 
 const DATE_OPERATORS = new Set<FilterOperator>([
   'inDateRange',
@@ -38,7 +38,7 @@ export function normalizeQuery(
   options: { now: Date },
 ): NormalizedQuery {
   const timezone = query.timezone ?? 'UTC';
-  if (typeof timezone !== 'string' || !isValidTimeZone(timezone)) {
+  if (typeof timezone !== 'string' || !isKnownTimeZone(timezone)) {
     throw new QueryError(`Unknown time zone: ${String(timezone)}`);
   }
   const hints = new Map<string, string[]>();

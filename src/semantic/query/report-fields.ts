@@ -1,8 +1,8 @@
+import { type LocalTime, localToMs, utcToZoned, zonedTimeToUtc } from '../../core/time-zone';
 import type { Granularity } from '../model/model.types';
 import { addUnits, resolveDateRange, startOf, toIso } from './date-range';
 import type { CubeQuery, NormalizedQuery, NormalizedTimeDimension } from './query.types';
 import { QueryError } from './query-error';
-import { type LocalTime, localToMs, utcToZoned, zonedTimeToUtc } from './time-zone';
 
 /**
  * The fields a report computes on its query's rows: `fillMissingRows` (the time buckets a series
