@@ -1,5 +1,11 @@
 import { env } from 'cloudflare:test';
-import { type LoggedStatement, recordStatements, stopRecording } from '../../src/core/db';
+import {
+  countedD1,
+  type LoggedStatement,
+  type QueryCounter,
+  recordStatements,
+  stopRecording,
+} from '../../src/core/db';
 import { shardMarkOf, shardOfPublicId } from '../../src/core/shard-marks';
 import {
   compareShards,
@@ -148,3 +154,35 @@ export const routedDb = {
     return on([]);
   },
 };
+
+/**
+ * The test's bindings with every shard counted: what a handler given `env` (a cron tick, a
+ * queue batch) costs each shard in D1 round trips, read from `roundTrips()` in shard order.
+ * Statements run through it are recorded twice by `statementsOf` (once per counting layer).
+ */
+export function countedShardsEnv(): { env: typeof env; roundTrips: () => number[]; reset: () => void } {
+  const names = shardNames(env);
+  const counters = names.map(() => ({ queries: 0, roundTrips: 0 }));
+  const bindings = new Map(
+    names.map((name, shard) => [
+      name,
+      countedD1(shardDatabase(env, shard), counters[shard] as QueryCounter, shard),
+    ]),
+  );
+  const counted = new Proxy(env, {
+    get: (target, prop, receiver) =>
+      typeof prop === 'string' && bindings.has(prop)
+        ? bindings.get(prop)
+        : Reflect.get(target, prop, receiver),
+  });
+  return {
+    env: counted,
+    roundTrips: () => counters.map((c) => c.roundTrips),
+    reset: () => {
+      for (const c of counters) {
+        c.queries = 0;
+        c.roundTrips = 0;
+      }
+    },
+  };
+}
