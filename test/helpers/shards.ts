@@ -186,3 +186,36 @@ export function countedShardsEnv(): { env: typeof env; roundTrips: () => number[
     },
   };
 }
+
+/** A D1 session opened while `recordSessions` ran: the database it is on, and what it was opened with. */
+export interface OpenedSession {
+  /** The shard whose binding opened it (null: not one of the test's shard bindings). */
+  shard: number | null;
+  /** The constraint (`first-primary`, `first-unconstrained`) or the bookmark it resumes at. */
+  with: string | undefined;
+  session: D1DatabaseSession;
+}
+
+/**
+ * Records every D1 session opened in this isolate (the Worker's requests too), until `stop()`:
+ * which shard opened it and with which constraint or bookmark. The sessions are D1's own; only
+ * their opening is noted.
+ */
+export function recordSessions(): { opened: OpenedSession[]; stop: () => void } {
+  const bindings = shardDbs();
+  const proto = Object.getPrototypeOf(bindings[0]) as D1Database;
+  const original = proto.withSession;
+  const opened: OpenedSession[] = [];
+  proto.withSession = function (this: D1Database, constraintOrBookmark?: string) {
+    const session = original.call(this, constraintOrBookmark);
+    const shard = bindings.indexOf(this);
+    opened.push({ shard: shard < 0 ? null : shard, with: constraintOrBookmark, session });
+    return session;
+  };
+  return {
+    opened,
+    stop: () => {
+      proto.withSession = original;
+    },
+  };
+}
