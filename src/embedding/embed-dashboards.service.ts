@@ -12,11 +12,12 @@ import type { CubeQuery } from '../semantic/query/query.types';
 import * as repo from './embed-dashboards.repository';
 import {
   type EmbedSessionScope,
+  readWithPayload,
   rebuildSession,
   sessionRevoked,
   withSession,
 } from './embed-sessions.service';
-import { getSession, type SessionPayload, type SessionUser } from './session-store';
+import type { SessionPayload, SessionUser } from './session-store';
 import { invalidSession, type SessionClaims, type TokenUse, verifySession } from './session-token';
 
 export interface Viewer {
@@ -119,7 +120,8 @@ const viewerOf = (payload: SessionPayload): Viewer => ({
 /**
  * A browser's load of an embedded dashboard. The token is verified first (no storage); then
  * KV (the session payload) and ONE replica-served D1 statement (dashboard, chat toggle,
- * revocation) run side by side. A KV miss rebuilds the payload from D1 and writes it back.
+ * revocation): side by side, or the payload first within a minute of the signing (its write
+ * bookmark, see readWithPayload). A KV miss rebuilds the payload from D1 and writes it back.
  * Exported for every surface that shows an embedded dashboard (the JSON API and the viewer).
  */
 export async function loadEmbedDashboard(
@@ -153,11 +155,13 @@ export async function openEmbedDashboard(scope: EmbedSessionScope, publicId: str
   if (claims.publicDashboardId !== undefined && claims.publicDashboardId !== publicId) {
     throw notFound('Dashboard');
   }
-  const replica = createDb(scope.d1.withSession('first-unconstrained'));
-  const [cached, row] = await Promise.all([
-    getSession(scope.env.SESSIONS, claims.sessionId),
-    repo.findEmbedDashboard(replica, claims, publicId),
-  ]);
+  // A load soon after the mint resumes at the bookmark of its writes (see readWithPayload), so
+  // it reads what the mint wrote (a new tenant's catalogue) wherever it runs.
+  const {
+    cached,
+    replica,
+    result: row,
+  } = await readWithPayload(scope, (db) => repo.findEmbedDashboard(db, claims, publicId));
   if (!row) throw invalidSession();
   if (row.revoked) throw sessionRevoked();
   if (!row.dashboard) throw notFound('Dashboard');

@@ -1,10 +1,17 @@
 import { requireDeploymentScope } from '../auth/auth.middleware';
 import { createDb, runBatch } from '../core/db';
+import type { Db } from '../core/env';
 import { ApiError } from '../core/errors';
 import type { AccountScope, RequestScope } from '../core/scope';
 import * as repo from './embed-sessions.repository';
 import type { InternalUser, StoredUserState } from './embedding.rows';
-import { deleteSession, putSession, type SessionPayload, type SessionUser } from './session-store';
+import {
+  deleteSession,
+  getSession,
+  putSession,
+  type SessionPayload,
+  type SessionUser,
+} from './session-store';
 import { type SessionClaims, signSession, verifySession } from './session-token';
 
 /**
@@ -21,6 +28,46 @@ export const withSession = (scope: RequestScope, claims: SessionClaims): EmbedSe
   ...scope,
   session: claims,
 });
+
+/**
+ * How long after a session (or token) was signed its loads read the KV payload before D1, to
+ * resume at the bookmark of the mint's writes. A replica trails its primary by far less
+ * (typically under a second); past this, a load reads KV and D1 side by side, unconstrained.
+ */
+export const BOOKMARK_WINDOW_SECONDS = 60;
+
+/**
+ * The replica session of a load: resumed at the mint's write bookmark when the payload carries
+ * one of the request's shard (a bookmark of another database is ignored), else unconstrained.
+ */
+function loadSession(scope: RequestScope, payload: SessionPayload | null): D1DatabaseSession {
+  const written = payload?.written;
+  const resume = written?.bookmark && written.shard === scope.shard ? written.bookmark : null;
+  return scope.d1.withSession(resume ?? 'first-unconstrained');
+}
+
+/**
+ * A load's KV payload (null on a miss) and its replica session with `read` run on it. Within
+ * BOOKMARK_WINDOW_SECONDS of the claims' signing, the payload comes first and the session resumes
+ * at its bookmark (no added round trip; the D1 read waits for KV); later, both run side by side.
+ */
+export async function readWithPayload<T>(
+  scope: EmbedSessionScope,
+  read: (replica: Db) => Promise<T>,
+): Promise<{ cached: SessionPayload | null; replica: Db; result: T }> {
+  const claims = scope.session;
+  if (scope.now.getTime() / 1000 - claims.issuedAt < BOOKMARK_WINDOW_SECONDS) {
+    const cached = await getSession(scope.env.SESSIONS, claims.sessionId);
+    const replica = createDb(loadSession(scope, cached));
+    return { cached, replica, result: await read(replica) };
+  }
+  const replica = createDb(scope.d1.withSession('first-unconstrained'));
+  const [cached, result] = await Promise.all([
+    getSession(scope.env.SESSIONS, claims.sessionId),
+    read(replica),
+  ]);
+  return { cached, replica, result };
+}
 
 export function toPayload(
   claims: SessionClaims,

@@ -11,7 +11,7 @@ import { DEFAULT_TENANT } from './embedding.schemas';
 import * as repo from './generate-session.repository';
 import { authorize, checkRequest, type MintPlan, planMint, unique } from './mint-plan';
 import { learnRateLimit, RATE_LIMIT_RETRY_AFTER_SECONDS, rateLimitKey } from './session-rate-limit';
-import type { SessionUser } from './session-store';
+import type { SessionPayload, SessionUser, WriteBookmark } from './session-store';
 import { type SessionClaims, type SessionSettings, signSession } from './session-token';
 
 export { RATE_LIMIT_RETRY_AFTER_SECONDS } from './session-rate-limit';
@@ -131,7 +131,10 @@ export async function generateSession(
       ...(input.userAttributeDefinitions ?? []).map((d) => d.name),
     ]),
   };
-  const primary = scope.db;
+  // Writes go through a primary session, whose bookmark after them the load resumes at.
+  const writer = scope.d1.withSession('first-primary');
+  const primary = createDb(writer);
+  let written: WriteBookmark | undefined;
   const judgeOn = (source: 'replica' | 'primary') => judge(scope, source, query, keyHash, input);
 
   // A replica answers a returning user whose state is unchanged with no primary round trip.
@@ -148,6 +151,7 @@ export async function generateSession(
   for (let attempt = 0; verdict.plan.writes; attempt++) {
     const outcome = await repo.writeMintState(primary, { ...verdict.plan.writes, keyHash }, now);
     if (outcome.ok) {
+      written = { shard: scope.shard, bookmark: writer.getBookmark() };
       tenantId = outcome.tenantId;
       if (input.externalId !== undefined && input.isEphemeral !== true) userId = outcome.userId;
       break;
@@ -192,7 +196,10 @@ export async function generateSession(
           displayName: plan.profile.displayName,
           picture: plan.profile.picture,
         };
-  const payload = toPayload(claims, user, plan.groups, plan.attributes, plan.securityContext);
+  const payload: SessionPayload = {
+    ...toPayload(claims, user, plan.groups, plan.attributes, plan.securityContext),
+    ...(written && { written }),
+  };
   const sessionId = await signSession(scope.env, claims);
   await putSessionQuietly(scope, payload);
   return { sessionId, expiresAt: payload.expiresAt };

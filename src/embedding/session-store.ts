@@ -21,6 +21,16 @@ export type SessionUser =
     };
 
 /**
+ * Where a mint's D1 writes landed: the shard they were written on and the D1 bookmark after them
+ * (null when the runtime gave none). A bookmark is one database's position, meaningless to
+ * another shard's, so it is kept with its shard.
+ */
+export interface WriteBookmark {
+  shard: number;
+  bookmark: string | null;
+}
+
+/**
  * What KV keeps per session (schema/kv.md): the token's claims plus the user's state at
  * mint time, so a load needs one KV read and no joins.
  */
@@ -37,6 +47,12 @@ export interface SessionPayload {
   groups: string[];
   attributes: Record<string, Exclude<AttributeValue, null>>;
   securityContext: Record<string, unknown> | null;
+  /**
+   * Set when the mint wrote to D1: a load resumes its replica session at this bookmark, so it
+   * reads at least what the mint wrote (a new tenant's catalogue) wherever it runs. Absent when
+   * nothing was written, and on a payload rebuilt from the primary.
+   */
+  written?: WriteBookmark;
 }
 
 /** The one key builder of the `session:` prefix. */

@@ -1,5 +1,11 @@
 import { env } from 'cloudflare:test';
-import { type LoggedStatement, recordStatements, stopRecording } from '../../src/core/db';
+import {
+  countedD1,
+  type LoggedStatement,
+  type QueryCounter,
+  recordStatements,
+  stopRecording,
+} from '../../src/core/db';
 import { shardMarkOf, shardOfPublicId } from '../../src/core/shard-marks';
 import {
   compareShards,
@@ -148,3 +154,68 @@ export const routedDb = {
     return on([]);
   },
 };
+
+/**
+ * The test's bindings with every shard counted: what a handler given `env` (a cron tick, a
+ * queue batch) costs each shard in D1 round trips, read from `roundTrips()` in shard order.
+ * Statements run through it are recorded twice by `statementsOf` (once per counting layer).
+ */
+export function countedShardsEnv(): { env: typeof env; roundTrips: () => number[]; reset: () => void } {
+  const names = shardNames(env);
+  const counters = names.map(() => ({ queries: 0, roundTrips: 0 }));
+  const bindings = new Map(
+    names.map((name, shard) => [
+      name,
+      countedD1(shardDatabase(env, shard), counters[shard] as QueryCounter, shard),
+    ]),
+  );
+  const counted = new Proxy(env, {
+    get: (target, prop, receiver) =>
+      typeof prop === 'string' && bindings.has(prop)
+        ? bindings.get(prop)
+        : Reflect.get(target, prop, receiver),
+  });
+  return {
+    env: counted,
+    roundTrips: () => counters.map((c) => c.roundTrips),
+    reset: () => {
+      for (const c of counters) {
+        c.queries = 0;
+        c.roundTrips = 0;
+      }
+    },
+  };
+}
+
+/** A D1 session opened while `recordSessions` ran: the database it is on, and what it was opened with. */
+export interface OpenedSession {
+  /** The shard whose binding opened it (null: not one of the test's shard bindings). */
+  shard: number | null;
+  /** The constraint (`first-primary`, `first-unconstrained`) or the bookmark it resumes at. */
+  with: string | undefined;
+  session: D1DatabaseSession;
+}
+
+/**
+ * Records every D1 session opened in this isolate (the Worker's requests too), until `stop()`:
+ * which shard opened it and with which constraint or bookmark. The sessions are D1's own; only
+ * their opening is noted.
+ */
+export function recordSessions(): { opened: OpenedSession[]; stop: () => void } {
+  const bindings = shardDbs();
+  const proto = Object.getPrototypeOf(bindings[0]) as D1Database;
+  const original = proto.withSession;
+  const opened: OpenedSession[] = [];
+  proto.withSession = function (this: D1Database, constraintOrBookmark?: string) {
+    const session = original.call(this, constraintOrBookmark);
+    const shard = bindings.indexOf(this);
+    opened.push({ shard: shard < 0 ? null : shard, with: constraintOrBookmark, session });
+    return session;
+  };
+  return {
+    opened,
+    stop: () => {
+      proto.withSession = original;
+    },
+  };
+}

@@ -113,3 +113,56 @@ describe('the cron tick', () => {
     ]);
   });
 });
+
+describe('a redelivered run message', () => {
+  it('sends nothing twice on any shard: again later, twice at once, or twice in one batch', async () => {
+    const rec = recordingPorts();
+    platform.deliveryPorts = rec.ports;
+    const runs: number[] = [];
+    for (let shard = 0; shard < 4; shard++) {
+      const a = account(shard);
+      const dashboard = await seedDashboard(a, `Redelivered ${shard}`);
+      const base = `/api/v1/deployments/${a.deployments[0]}/notifications`;
+      const created = await api('POST', base, {
+        auth: a.admin,
+        body: { dashboardId: dashboard.id, scheduleType: 'DAILY', hour: 7, minute: 0 },
+      });
+      expect(created.status, JSON.stringify(created.body)).toBe(200);
+      const added = await api('POST', `${base}/${created.body.id}/recipients`, {
+        auth: a.admin,
+        body: {
+          recipients: [{ email: `once${shard}a@example.com` }, { email: `once${shard}b@example.com` }],
+        },
+      });
+      expect(added.status, JSON.stringify(added.body)).toBe(200);
+      const run = await api('POST', `${base}/${created.body.id}/run`, { auth: a.admin });
+      expect(run.status, JSON.stringify(run.body)).toBe(202);
+      expect(shardOfId(run.body.id)).toBe(shard);
+      runs.push(run.body.id);
+    }
+    const first = await statementsOf(() => consume(runs));
+    expect(shardsRead(first)).toEqual([0, 1, 2, 3]);
+    // At-least-once delivery: the same message again later, two copies at once, and one batch
+    // holding every run twice.
+    await consume(runs, { attempts: 2 });
+    await Promise.all([consume(runs), consume(runs)]);
+    const doubled = await consume([...runs, ...runs]);
+    expect(doubled.retryMessages).toEqual([]);
+    expect(rec.emails.map((e) => e.to).sort()).toEqual(
+      [0, 1, 2, 3].flatMap((shard) => [`once${shard}a@example.com`, `once${shard}b@example.com`]).sort(),
+    );
+    for (const [shard, runId] of runs.entries()) {
+      const { results } = await dbOf(runId)
+        .prepare(
+          `SELECT r.status, d.status AS delivery, d.attempts FROM notification_runs r
+           JOIN notification_deliveries d ON d.run_id = r.id WHERE r.id = ?`,
+        )
+        .bind(runId)
+        .all();
+      expect(results, `shard ${shard}`).toEqual([
+        { status: 'delivered', delivery: 'sent', attempts: 1 },
+        { status: 'delivered', delivery: 'sent', attempts: 1 },
+      ]);
+    }
+  });
+});
