@@ -10,7 +10,7 @@ import {
 } from './accounts.schemas';
 import { changeAccount, getAccount, provisionAccount } from './accounts.service';
 import markdown from './admin.routes.md';
-import { accountShard, placeAccount, registerAccount } from './placement.service';
+import { accountShard, placeAccount } from './placement.service';
 
 const route = routeGroup({
   auth: 'operator',
@@ -27,9 +27,7 @@ export const accountsAdminRoutes = routes(
     // The account is written on the least-loaded shard, then listed in the directory.
     handler: async (c, { body }, scope) => {
       useShard(c, await placeAccount(scope));
-      const provisioned = await provisionAccount(requestScope(c), body);
-      await registerAccount(requestScope(c), provisioned.account.id);
-      return provisioned;
+      return provisionAccount(requestScope(c), body);
     },
   }),
   route.get('/:id', 'getAccount', accountSchema, {
