@@ -3,8 +3,8 @@ import { useShard } from '../auth/shard-routing';
 import { idParams } from '../core/validation';
 import { routeGroup, routes } from '../http/route';
 import {
-  accountSchema,
   createAccountBody,
+  operatorAccountSchema,
   provisionedAccountSchema,
   updateAccountBody,
 } from './accounts.schemas';
@@ -30,20 +30,22 @@ export const accountsAdminRoutes = routes(
       return provisionAccount(requestScope(c), body);
     },
   }),
-  route.get('/:id', 'getAccount', accountSchema, {
+  route.get('/:id', 'getAccount', operatorAccountSchema, {
     input: { params: idParams },
     errors: [404],
     handler: async (c, { params }, scope) => {
-      useShard(c, await accountShard(scope, params.id));
-      return getAccount(requestScope(c), params.id);
+      const shard = await accountShard(scope, params.id);
+      useShard(c, shard);
+      return { ...(await getAccount(requestScope(c), params.id)), shard };
     },
   }),
-  route.patch('/:id', 'updateAccount', accountSchema, {
+  route.patch('/:id', 'updateAccount', operatorAccountSchema, {
     input: { params: idParams, body: updateAccountBody },
     errors: [404],
     handler: async (c, { params, body }, scope) => {
-      useShard(c, await accountShard(scope, params.id));
-      return changeAccount(requestScope(c), params.id, body ?? {});
+      const shard = await accountShard(scope, params.id);
+      useShard(c, shard);
+      return { ...(await changeAccount(requestScope(c), params.id, body ?? {})), shard };
     },
   }),
 );
