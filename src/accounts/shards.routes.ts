@@ -1,11 +1,12 @@
 import type { Context } from 'hono';
+import { describeShards } from '../control/shards.service';
 import { PENDING_GRACE_MS, sweepShard } from '../control/sweep.service';
 import type { AppEnv } from '../core/env';
 import type { RequestScope } from '../core/scope';
 import { openShard, shardNames } from '../core/shards';
 import { apiDocs, routeGroup, routes } from '../http/route';
 import markdown from './shards.routes.md';
-import { sweepSchema } from './shards.schemas';
+import { shardsSchema, sweepSchema } from './shards.schemas';
 
 const route = routeGroup({
   auth: 'operator',
@@ -22,8 +23,11 @@ const everyShard = (c: Context<AppEnv>, scope: RequestScope): RequestScope[] =>
     ...openShard(scope.env, shard, c.get('queries')),
   }));
 
-/** The sweep of the shards for the operator, with the ADMIN_TOKEN secret. Mounted at /admin/v1/shards. */
+/** The operator's view of the shards and their sweep, with the ADMIN_TOKEN secret. Mounted at /admin/v1/shards. */
 export const shardsAdminRoutes = routes(
+  route.get('/', 'listShards', shardsSchema, {
+    handler: async (c, _input, scope) => ({ shards: await describeShards(scope, everyShard(c, scope)) }),
+  }),
   route.post('/sweep', 'sweepShards', sweepSchema, {
     handler: async (c, _input, scope) => {
       // Every shard's pass runs to its end even when another fails; the answer fails if any did.
