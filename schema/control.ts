@@ -20,11 +20,41 @@ export const directoryAccounts = sqliteTable(
 
 /**
  * How loaded each shard is, as placement reads it: the accounts it holds. Kept in the same
- * batch as each directory row, so placement reads one row per shard and counts nothing.
+ * batch as each directory row, so placement reads one row per shard and counts nothing; the
+ * sweep recounts `accounts` from the directory. `bias` is the operator's: accounts placement
+ * adds to the count, to steer new accounts away from a shard (the recount never touches it).
  */
 export const shardLoads = sqliteTable('shard_loads', {
   shard: integer().primaryKey(),
   accounts: integer().notNull().default(0),
+  bias: integer().notNull().default(0),
+});
+
+/**
+ * Provisionings begun and not yet listed in the directory: written before the shard writes the
+ * account, deleted in the batch that lists it. One older than the sweep's grace period was cut
+ * in half (the Worker died, or the directory write failed) and the sweep undoes it. `keyHash`
+ * is the hash of the account's API key (`api_keys.key_hash` on its shard): how the sweep finds
+ * the rows it left there, if any.
+ */
+export const pendingAccounts = sqliteTable(
+  'pending_accounts',
+  {
+    keyHash: text().primaryKey(),
+    shard: integer().notNull(),
+    createdAt: text().notNull(),
+  },
+  (t) => [index('pending_accounts_shard_idx').on(t.shard, t.createdAt)],
+);
+
+/**
+ * How far each shard's sweep of the directory has walked: it checks the accounts listed on the
+ * shard in id order, a bounded page per tick, after `afterId` (0: from the start).
+ */
+export const sweepCursors = sqliteTable('sweep_cursors', {
+  shard: integer().primaryKey(),
+  afterId: integer().notNull().default(0),
+  updatedAt: text().notNull(),
 });
 
 export const CLAIM_KINDS = ['deployment-slug', 'report-public-id'] as const;

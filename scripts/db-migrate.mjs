@@ -82,8 +82,11 @@ function directoryStatements(shard, facts) {
   }
   return statements;
 }
-const RECOUNT_LOADS = `INSERT OR REPLACE INTO shard_loads (shard, accounts)
-  SELECT shard, count(*) FROM accounts GROUP BY shard`;
+// An upsert, not a replace: the operator's `bias` of each shard stays. (`WHERE true` tells
+// SQLite's parser the SELECT ends before the ON CONFLICT clause.)
+const RECOUNT_LOADS = `INSERT INTO shard_loads (shard, accounts)
+  SELECT shard, count(*) FROM accounts WHERE true GROUP BY shard
+  ON CONFLICT (shard) DO UPDATE SET accounts = excluded.accounts`;
 
 // ---- Local: the bindings of `wrangler dev`'s local state, in this process ----
 

@@ -4,6 +4,7 @@ import { ACCOUNTS_DECISIONS } from './accounts/accounts.decisions';
 import { accountsAdminRoutes } from './accounts/admin.routes';
 import { apiKeysRoutes } from './accounts/api-keys.routes';
 import { rolesRoutes } from './accounts/roles.routes';
+import { shardsAdminRoutes } from './accounts/shards.routes';
 import { TENANT_SETTINGS_DECISIONS } from './accounts/tenant-settings.decisions';
 import { tenantSettingsRoutes } from './accounts/tenant-settings.routes';
 import { usersRoutes } from './accounts/users.routes';
@@ -134,6 +135,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
   const api = app
     .get('/healthz', (c) => c.json({ ok: true as const }))
     .route('/admin/v1/accounts', accountsAdminRoutes)
+    .route('/admin/v1/shards', shardsAdminRoutes)
     .route('/api/v1/users', usersRoutes)
     .route('/api/v1/api-keys', apiKeysRoutes)
     .route('/api/v1', tenantSettingsRoutes)

@@ -1,4 +1,5 @@
 import { createApp } from './app';
+import { sweepShard } from './control/sweep.service';
 import type { Bindings, BuildMessage } from './core/env';
 import { backgroundScope, type RequestScope, type ScopePorts } from './core/scope';
 import { openShard, shardNames, shardOfId } from './core/shards';
@@ -79,7 +80,10 @@ export function createWorker(platformOf: PlatformOf = deployedPlatform) {
   return {
     fetch: app.fetch,
 
-    /** Every minute, on every shard: find due work and enqueue it; the queue consumers do the work. */
+    /**
+     * Every minute, on every shard: find due work and enqueue it (the queue consumers do the
+     * work), and one bounded pass of the sweep of writes cut in half with the control database.
+     */
     async scheduled(controller, env, ctx) {
       const platform = platformOf(env);
       const now = new Date(controller.scheduledTime);
@@ -93,6 +97,7 @@ export function createWorker(platformOf: PlatformOf = deployedPlatform) {
             notificationsTick(scope),
             purgeExpiredRevocations(scope),
             sweepExpiredExports(scope),
+            sweepShard(scope),
           ];
         }),
       );

@@ -4,7 +4,7 @@
 // account or with the whole database (issue 10).
 import { env } from 'cloudflare:test';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { type LoggedStatement, recordStatements, stopRecording } from '../src/core/db';
+import { CONTROL_DATABASE, type LoggedStatement, recordStatements, stopRecording } from '../src/core/db';
 import { publishDashboard, setEmbed } from './embedding/fixtures';
 import { type SeededAccount, seedAccount } from './helpers/harness';
 import { api } from './helpers/http';
@@ -30,9 +30,11 @@ interface Offence {
 }
 
 let tables: Set<string>;
+// The control database's tables: its statements (the cron's sweep) are explained there.
+let controlTables: Set<string>;
 
-async function tenantTables(): Promise<Set<string>> {
-  const { results } = await env.DB.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all<{
+async function tenantTables(db: D1Database = env.DB): Promise<Set<string>> {
+  const { results } = await db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all<{
     name: string;
   }>();
   return new Set(results.map((r) => r.name).filter((n) => !(n in SCANNABLE) && !n.startsWith('sqlite_')));
@@ -41,13 +43,25 @@ async function tenantTables(): Promise<Set<string>> {
 /** The full scans of tenant tables in one statement's plan, or null when it has none. */
 async function offence(statement: LoggedStatement): Promise<Offence | null> {
   if (!/^\s*(select|with|insert|update|delete|replace)\b/i.test(statement.sql)) return null;
-  const { plan, scans } = await scansOf(statement.sql, statement.params);
+  const onControl = statement.shard === CONTROL_DATABASE;
+  const { plan, scans } = await scansOf(
+    statement.sql,
+    statement.params,
+    onControl ? env.CONTROL_DB : env.DB,
+    onControl ? controlTables : tables,
+  );
   return scans.length > 0 ? { sql: statement.sql, params: statement.params, plan } : null;
 }
 
 /** Plan details of `sql` that scan a tenant table without an index. */
-async function scansOf(sql: string, params: unknown[]): Promise<{ plan: string[]; scans: string[] }> {
-  const { results } = await env.DB.prepare(`EXPLAIN QUERY PLAN ${sql}`)
+async function scansOf(
+  sql: string,
+  params: unknown[],
+  db: D1Database = env.DB,
+  checked: Set<string> = tables,
+): Promise<{ plan: string[]; scans: string[] }> {
+  const { results } = await db
+    .prepare(`EXPLAIN QUERY PLAN ${sql}`)
     .bind(...params)
     .all<{ detail: string }>();
   const plan = results.map((r) => r.detail);
@@ -57,7 +71,7 @@ async function scansOf(sql: string, params: unknown[]): Promise<{ plan: string[]
     // A virtual table answering a constraint through its own index (FTS5: `INDEX 0:M…` is a
     // MATCH) reads only the matching rows; an FTS5 table scanned without one (`INDEX 0:`) does not.
     if (/VIRTUAL TABLE INDEX \d+:\S*M/.test(detail)) return false;
-    return tables.has(match[1] as string);
+    return checked.has(match[1] as string);
   });
   return { plan, scans };
 }
@@ -111,11 +125,12 @@ async function offencesOf(name: string, work: () => Promise<unknown>): Promise<O
   const seen = new Set<string>();
   const found: Offence[] = [];
   for (const statement of log) {
-    if (seen.has(statement.sql)) continue;
-    seen.add(statement.sql);
+    const key = `${statement.shard ?? 0}:${statement.sql}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
     const o = await offence(statement);
     if (o) found.push(o);
-    found.push(...(await cascadeOffences(statement.sql)));
+    if (statement.shard !== CONTROL_DATABASE) found.push(...(await cascadeOffences(statement.sql)));
   }
   if (found.length > 0) {
     const text = found
@@ -156,6 +171,7 @@ async function ok(res: Promise<{ status: number; body: unknown }>, status = 200)
 
 beforeAll(async () => {
   tables = await tenantTables();
+  controlTables = await tenantTables(env.CONTROL_DB);
   acme = await seedAccount();
   // A second account makes a scan over all accounts visible as such (rows of both exist).
   await seedAccount();

@@ -96,6 +96,12 @@ export const accountSchema = v.object({
   updatedAt: v.string(),
 });
 
+/** An account as the operator sees it: with the shard its rows live on (the directory's). */
+export const operatorAccountSchema = v.object({
+  ...accountSchema.entries,
+  shard: v.pipe(v.number(), v.description('The shard the account lives on (GET /admin/v1/shards).')),
+});
+
 /** A user's settings as answered: the fields set, and `sheets` when any of its fields is. */
 export const userSettingsSchema = v.object({
   alternatingRowColors: v.optional(v.boolean()),

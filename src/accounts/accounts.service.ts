@@ -6,9 +6,13 @@ import type { AccountScope, RequestScope } from '../core/scope';
 import { slugify } from '../core/text';
 import * as repo from './accounts.repository';
 import type { CreateAccountInput, CreateUserInput, UpdateAccountInput } from './accounts.schemas';
+import { beginProvisioning, registerAccount } from './placement.service';
 import { actsAsAdmin, adminOnly } from './users.service';
 
-/** Provisions an account with its first admin user and shows their secrets once (the operator's call). */
+/**
+ * Provisions an account on the scope's shard (the one placement chose) with its first admin
+ * user, lists it in the directory, and shows their secrets once (the operator's call).
+ */
 export async function provisionAccount(scope: RequestScope, request: CreateAccountInput) {
   const plan = request.plan ?? 'premium';
   const input = { ...PLAN_DEFAULTS[plan], ...request, plan };
@@ -20,6 +24,9 @@ export async function provisionAccount(scope: RequestScope, request: CreateAccou
   ]);
   const adminUsername = input.adminUsername ?? 'admin';
   const adminEmail = input.adminEmail ?? `${adminUsername}@${slugify(input.name) || 'account'}.example.com`;
+  // Ordered steps across two databases (docs/sharding.md): pending in the control database,
+  // the rows on the shard, then listed in the directory; the sweep finishes what a crash cuts.
+  await beginProvisioning(scope, key.hash);
   const { account, user } = await repo.insertAccountWithAdmin(
     scope,
     { ...input, adminEmail, adminUsername },
@@ -30,6 +37,7 @@ export async function provisionAccount(scope: RequestScope, request: CreateAccou
       keyPrefix: key.displayPrefix,
     },
   );
+  await registerAccount(scope, account.id, key.hash);
   return { account, user, accessToken: token.secret, apiKey: key.secret };
 }
 

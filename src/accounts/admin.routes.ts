@@ -3,14 +3,14 @@ import { useShard } from '../auth/shard-routing';
 import { idParams } from '../core/validation';
 import { routeGroup, routes } from '../http/route';
 import {
-  accountSchema,
   createAccountBody,
+  operatorAccountSchema,
   provisionedAccountSchema,
   updateAccountBody,
 } from './accounts.schemas';
 import { changeAccount, getAccount, provisionAccount } from './accounts.service';
 import markdown from './admin.routes.md';
-import { accountShard, placeAccount, registerAccount } from './placement.service';
+import { accountShard, placeAccount } from './placement.service';
 
 const route = routeGroup({
   auth: 'operator',
@@ -27,25 +27,25 @@ export const accountsAdminRoutes = routes(
     // The account is written on the least-loaded shard, then listed in the directory.
     handler: async (c, { body }, scope) => {
       useShard(c, await placeAccount(scope));
-      const provisioned = await provisionAccount(requestScope(c), body);
-      await registerAccount(requestScope(c), provisioned.account.id);
-      return provisioned;
+      return provisionAccount(requestScope(c), body);
     },
   }),
-  route.get('/:id', 'getAccount', accountSchema, {
+  route.get('/:id', 'getAccount', operatorAccountSchema, {
     input: { params: idParams },
     errors: [404],
     handler: async (c, { params }, scope) => {
-      useShard(c, await accountShard(scope, params.id));
-      return getAccount(requestScope(c), params.id);
+      const shard = await accountShard(scope, params.id);
+      useShard(c, shard);
+      return { ...(await getAccount(requestScope(c), params.id)), shard };
     },
   }),
-  route.patch('/:id', 'updateAccount', accountSchema, {
+  route.patch('/:id', 'updateAccount', operatorAccountSchema, {
     input: { params: idParams, body: updateAccountBody },
     errors: [404],
     handler: async (c, { params, body }, scope) => {
-      useShard(c, await accountShard(scope, params.id));
-      return changeAccount(requestScope(c), params.id, body ?? {});
+      const shard = await accountShard(scope, params.id);
+      useShard(c, shard);
+      return { ...(await changeAccount(requestScope(c), params.id, body ?? {})), shard };
     },
   }),
 );

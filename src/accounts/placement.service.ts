@@ -1,4 +1,9 @@
 import { findAccountShard, insertDirectoryEntry, readShardLoads } from '../control/directory.repository';
+import {
+  deletePendingAccount,
+  insertPendingAccount,
+  isPendingAccount,
+} from '../control/pending-accounts.repository';
 import { notFound } from '../core/errors';
 import type { RequestScope } from '../core/scope';
 import { shardCount } from '../core/shards';
@@ -6,8 +11,9 @@ import { deleteAccount } from './accounts.repository';
 
 /**
  * Where accounts live (docs/sharding.md). A new account goes to the least-loaded shard: the one
- * holding the fewest accounts, as the control database counts them (the lowest-numbered on a
- * tie). Two provisionings at the same instant may both pick it; the next ones even that out.
+ * holding the fewest accounts (plus the operator's bias), as the control database counts them
+ * (the lowest-numbered on a tie). Two provisionings at the same instant may both pick it; the
+ * next ones even that out.
  */
 export async function placeAccount(scope: RequestScope): Promise<number> {
   const loads = await readShardLoads(scope.control, shardCount(scope.env));
@@ -15,15 +21,37 @@ export async function placeAccount(scope: RequestScope): Promise<number> {
 }
 
 /**
- * Lists an account in the directory once its rows exist on the scope's shard (its id is the one
- * that shard handed out). When the directory cannot take it, the account's rows are removed
- * again (best effort) and the error stands: an account nobody can find must not keep working.
+ * The first step of provisioning on the scope's shard, before the shard writes anything: the
+ * provisioning is recorded as pending in the control database (by its API key's hash), so one
+ * cut short after the shard's write is found and undone by the sweep (src/control/sweep.service.ts).
  */
-export async function registerAccount(scope: RequestScope, accountId: number): Promise<void> {
+export async function beginProvisioning(scope: RequestScope, keyHash: string): Promise<void> {
+  await insertPendingAccount(scope.control, keyHash, scope.shard, scope.now.toISOString());
+}
+
+/**
+ * The last step: lists the account in the directory once its rows exist on the scope's shard
+ * (its id is the one that shard handed out), counting it and ending its pending record in the
+ * same control batch. When that batch fails, the account's rows are removed again and the error
+ * stands: the operator was told it failed, and an account nobody holds the secrets of must not
+ * linger. Whatever this cannot finish (the control database unreachable), the sweep does.
+ */
+export async function registerAccount(
+  scope: RequestScope,
+  accountId: number,
+  keyHash: string,
+): Promise<void> {
   try {
-    await insertDirectoryEntry(scope.control, accountId, scope.shard, scope.now.toISOString());
+    await insertDirectoryEntry(scope.control, accountId, scope.shard, scope.now.toISOString(), keyHash);
   } catch (error) {
-    await deleteAccount(scope.db, accountId).catch(() => {});
+    // A batch that committed and still reported an error has ended the pending record: keep it.
+    if (!(await isPendingAccount(scope.control, keyHash).catch(() => true))) return;
+    try {
+      await deleteAccount(scope.db, accountId);
+      await deletePendingAccount(scope.control, keyHash);
+    } catch {
+      // Left pending: the sweep removes the rows (if still there) and the record after its grace period.
+    }
     throw error;
   }
 }

@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import { directoryAccounts, shardLoads } from '../../schema/control';
+import { directoryAccounts, pendingAccounts, shardLoads } from '../../schema/control';
 import { runBatch } from '../core/db';
 import type { Db } from '../core/env';
 
@@ -8,23 +8,32 @@ import type { Db } from '../core/env';
  * accounts each shard holds (what placement balances). See docs/sharding.md.
  */
 
-/** The accounts each of the first `count` shards holds (a shard with no row yet holds none). */
+/**
+ * How loaded each of the first `count` shards is, as placement weighs it: the accounts it holds
+ * plus the operator's `bias` (a shard with no row yet holds none).
+ */
 export async function readShardLoads(control: Db, count: number): Promise<number[]> {
   const rows = await control.select().from(shardLoads);
   const loads = Array.from({ length: count }, () => 0);
-  for (const row of rows) if (row.shard < count) loads[row.shard] = row.accounts;
+  for (const row of rows) if (row.shard < count) loads[row.shard] = row.accounts + row.bias;
   return loads;
 }
 
-/** Records that account `id` lives in `shard`, and counts it in the shard's load: one batch. */
+/**
+ * Records that account `id` lives in `shard`, counts it in the shard's load and ends its
+ * pending provisioning (`keyHash`): one batch, so a provisioning is pending exactly until it is
+ * listed.
+ */
 export async function insertDirectoryEntry(
   control: Db,
   id: number,
   shard: number,
   now: string,
+  keyHash: string,
 ): Promise<void> {
   await runBatch(control, [
     control.insert(directoryAccounts).values({ id, shard, createdAt: now }),
+    control.delete(pendingAccounts).where(eq(pendingAccounts.keyHash, keyHash)),
     control
       .insert(shardLoads)
       .values({ shard, accounts: 1 })

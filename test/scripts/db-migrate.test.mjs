@@ -62,14 +62,16 @@ test('migrates, lists what existed before sharding, and catches a shard left beh
          VALUES (7, 'Old', 'old-abc123', 'https://old', 1, 'hosted', 'us-east-1', 'hosted', 'project', 'hosted', 'git', ?, ?)`,
       ).bind(now, now),
     ]);
+    // The operator steers new accounts away from shard 0: the recount keeps the bias.
+    await env.CONTROL_DB.prepare('INSERT INTO shard_loads (shard, accounts, bias) VALUES (0, 0, 30)').run();
   });
   const again = migrate();
   assert.equal(again.status, 0, again.stderr);
   await withDatabases(async (env) => {
     const directory = await env.CONTROL_DB.prepare('SELECT id, shard FROM accounts').all();
     assert.deepEqual(directory.results, [{ id: 7, shard: 0 }]);
-    const loads = await env.CONTROL_DB.prepare('SELECT shard, accounts FROM shard_loads').all();
-    assert.deepEqual(loads.results, [{ shard: 0, accounts: 1 }]);
+    const loads = await env.CONTROL_DB.prepare('SELECT shard, accounts, bias FROM shard_loads').all();
+    assert.deepEqual(loads.results, [{ shard: 0, accounts: 1, bias: 30 }]);
     const claims = await env.CONTROL_DB.prepare('SELECT kind, name, account_id FROM claimed_names').all();
     assert.deepEqual(claims.results, [{ kind: 'deployment-slug', name: 'old-abc123', account_id: 7 }]);
     // A shard left behind: a migration's table gone and its record with it.
