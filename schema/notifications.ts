@@ -170,7 +170,11 @@ export const notificationRuns = sqliteTable(
   ],
 );
 
-export const DELIVERY_STATUSES = ['pending', 'sent', 'failed'] as const;
+/**
+ * `skipped`: not sent on purpose, with the reason in `lastError` (a recipient who is a deactivated
+ * account user); neither a failure nor retried.
+ */
+export const DELIVERY_STATUSES = ['pending', 'sent', 'failed', 'skipped'] as const;
 export type DeliveryStatus = (typeof DELIVERY_STATUSES)[number];
 
 /**

@@ -4,7 +4,7 @@ import { type RolePolicy, roles, userRoles } from '../../schema/roles';
 import { mapRow, runBatch } from '../core/db';
 import type { Grants } from '../core/permissions';
 import type { AccountScope } from '../core/scope';
-import { ROLE_LIMITS, type Role } from './roles.schemas';
+import { cubePolicies, ROLE_LIMITS, type Role } from './roles.schemas';
 
 type RoleRow = typeof roles.$inferSelect;
 
@@ -12,7 +12,7 @@ export const toRole = (row: RoleRow): Role => ({
   id: row.id,
   name: row.name,
   description: row.description ?? null,
-  policies: row.policies as Role['policies'],
+  policies: cubePolicies(row.policies),
   createdAt: row.createdAt,
   updatedAt: row.updatedAt,
 });

@@ -1,5 +1,6 @@
 import * as v from 'valibot';
-import { levelOf, PERMISSION_NAMES, type Permission } from '../core/permissions';
+import type { RolePolicy } from '../../schema/roles';
+import { CUBE_ACTIONS, type CubeAction, PERMISSIONS, type Permission } from '../core/permissions';
 import { idString, obj } from '../core/validation';
 
 /** The bounds of roles: per account, per user, per role. */
@@ -30,10 +31,19 @@ export const RESERVED_ROLE_NAMES = [
 
 const RESERVED = new Set(RESERVED_ROLE_NAMES.map((name) => name.toLowerCase()));
 
-/** Cube's action covering every permission the policy's resource type can grant. */
-export const ALL_ACTIONS = 'All';
-export const POLICY_ACTIONS = [...PERMISSION_NAMES, ALL_ACTIONS] as const;
-export type PolicyAction = Permission | typeof ALL_ACTIONS;
+/**
+ * Why an action is refused: not one of Cube's, and for a permission name edgeboard's roles took
+ * before they spoke Cube's actions, the actions that grant it now.
+ */
+function actionMessage(input: unknown): string {
+  const former =
+    typeof input === 'string' && Object.hasOwn(PERMISSIONS, input) ? (input as Permission) : null;
+  if (!former) return "Not one of Cube's policy actions";
+  const actions = PERMISSIONS[former].grantedBy;
+  return actions.length === 0
+    ? `Not one of Cube's policy actions: ${former} is the admin role's (isAdmin)`
+    : `Not one of Cube's policy actions: ${former} is granted by ${actions.join(' + ')}`;
+}
 
 const DEPLOYMENT_ID = /^[1-9]\d{0,14}$/;
 
@@ -51,17 +61,18 @@ const roleName = v.pipe(
 const description = v.pipe(v.string(), v.maxLength(255));
 
 /**
- * Cube's Policy, within what edgeboard grants: a `Global` policy grants its actions account-wide
- * (its `resources` are `["All"]`); a `Deployment` policy grants deployment permissions on the
- * deployments it names (ids as strings, or `"All"`). Cube's per-object resource types are a 400.
+ * Cube's Policy, within the resource types edgeboard grants on: a `Global` policy grants its
+ * actions account-wide (its `resources` are `["All"]`); a `Deployment` policy on the deployments
+ * it names (ids as strings, or `"All"`). Every action of Cube's enum is taken; those no edgeboard
+ * permission needs are stored and answered without effect. Cube's per-object resource types are a 400.
  */
 const policyBody = v.pipe(
   obj({
     resourceType: v.picklist(['Global', 'Deployment']),
     actions: v.pipe(
-      v.array(v.picklist(POLICY_ACTIONS)),
+      v.array(v.picklist(CUBE_ACTIONS, (issue) => actionMessage(issue.input))),
       v.minLength(1, 'A policy grants at least one action'),
-      v.maxLength(POLICY_ACTIONS.length * 2),
+      v.maxLength(CUBE_ACTIONS.length * 2),
     ),
     resources: v.pipe(
       v.array(v.pipe(v.string(), v.maxLength(16))),
@@ -83,15 +94,6 @@ const policyBody = v.pipe(
       'Deployment resources are deployment ids as strings (e.g. "12"), or "All"',
     ),
     ['resources'],
-  ),
-  v.forward(
-    v.check(
-      (p) =>
-        p.resourceType !== 'Deployment' ||
-        p.actions.every((a) => a === ALL_ACTIONS || levelOf(a) === 'deployment'),
-      `Account-wide permissions (${PERMISSION_NAMES.filter((p) => levelOf(p) === 'account').join(', ')}) are granted in a Global policy`,
-    ),
-    ['actions'],
   ),
 );
 
@@ -126,11 +128,37 @@ export const updateRoleBody = v.optional(
   }),
 );
 
+/** Cube's Policy as answered: `actions` are always Cube's. */
 export const policySchema = v.object({
   resourceType: v.picklist(['Global', 'Deployment']),
-  actions: v.array(v.picklist(POLICY_ACTIONS)),
+  actions: v.array(v.picklist(CUBE_ACTIONS)),
   resources: v.array(v.string()),
 });
+
+const isCubeAction = (action: string): action is CubeAction =>
+  (CUBE_ACTIONS as readonly string[]).includes(action);
+
+/**
+ * Stored policies as answered, in Cube's actions only: a role written before roles spoke Cube's
+ * actions lists edgeboard's permission names, each answered as the Cube actions that grant it (a
+ * permission of the admin role alone as none, and a policy left without actions not at all).
+ * What such a role grants is unchanged: its stored grants compile to the same permissions.
+ */
+export function cubePolicies(stored: readonly RolePolicy[]): v.InferOutput<typeof policySchema>[] {
+  return stored.flatMap((policy) => {
+    const actions = [
+      ...new Set(
+        policy.actions.flatMap((action): readonly CubeAction[] => {
+          if (isCubeAction(action)) return [action];
+          return Object.hasOwn(PERMISSIONS, action) ? PERMISSIONS[action as Permission].grantedBy : [];
+        }),
+      ),
+    ];
+    return actions.length === 0
+      ? []
+      : [{ resourceType: policy.resourceType, actions, resources: policy.resources }];
+  });
+}
 
 /** Cube's Role, and when it was created and last changed. */
 export const roleSchema = v.object({

@@ -1,24 +1,10 @@
 import type { RolePolicy } from '../../schema/roles';
 import { conflict, notFound } from '../core/errors';
 import { pageRequest, toPage } from '../core/pagination';
-import { type Grants, levelOf, mergeGrants, PERMISSION_NAMES, type Permission } from '../core/permissions';
+import { type CubeAction, type Grants, grantedBy, heldActions, PERMISSION_NAMES } from '../core/permissions';
 import type { AccountScope } from '../core/scope';
 import * as repo from './roles.repository';
-import {
-  ALL_ACTIONS,
-  type CreateRoleInput,
-  type PolicyInput,
-  ROLE_LIMITS,
-  type UpdateRoleInput,
-} from './roles.schemas';
-
-/** The permissions a policy's actions stand for: `All` is every one its resource type can grant. */
-function permissionsOf(policy: PolicyInput): Permission[] {
-  if (!policy.actions.includes(ALL_ACTIONS)) return policy.actions as Permission[];
-  return policy.resourceType === 'Global'
-    ? PERMISSION_NAMES
-    : PERMISSION_NAMES.filter((p) => levelOf(p) === 'deployment');
-}
+import { type CreateRoleInput, type PolicyInput, ROLE_LIMITS, type UpdateRoleInput } from './roles.schemas';
 
 /** A policy as stored and answered: actions and resources without repeats, in the order sent. */
 const normalized = (policy: PolicyInput): RolePolicy => ({
@@ -27,18 +13,45 @@ const normalized = (policy: PolicyInput): RolePolicy => ({
   resources: [...new Set(policy.resources)],
 });
 
+type Grant = true | number[];
+
+/** Where both grants hold: everywhere and ids is the ids; two lists, the ids in both. */
+function intersect(a: Grant, b: Grant): Grant {
+  if (a === true) return b;
+  if (b === true) return a;
+  return a.filter((id) => b.includes(id));
+}
+
 /**
- * What a role's policies grant, per permission (the form the credential lookup reads): a Global
- * policy or a Deployment policy on "All" grants everywhere, one on ids grants on those.
+ * What a role's policies grant, per permission (the form the credential lookup reads). First
+ * each Cube action the policies hold, where: a Global policy or a Deployment policy on "All"
+ * everywhere, one on ids on those (policies add up). Then a permission is held where every Cube
+ * action it needs is held; one the admin role keeps (no action grants it) never is.
  */
 export function compileGrants(policies: readonly PolicyInput[]): Grants {
-  return mergeGrants(
-    policies.map((policy) => {
-      const everywhere = policy.resourceType === 'Global' || policy.resources.includes('All');
-      const ids = policy.resources.filter((r) => r !== 'All').map(Number);
-      return Object.fromEntries(permissionsOf(policy).map((p) => [p, everywhere ? true : ids])) as Grants;
-    }),
-  );
+  const actions = new Map<CubeAction, Grant>();
+  for (const policy of policies) {
+    const everywhere = policy.resourceType === 'Global' || policy.resources.includes('All');
+    const ids = policy.resources.filter((r) => r !== 'All').map(Number);
+    for (const action of heldActions(policy.actions)) {
+      const held = actions.get(action);
+      if (held === true) continue;
+      actions.set(action, everywhere ? true : [...new Set([...(held ?? []), ...ids])].sort((a, b) => a - b));
+    }
+  }
+  const grants: Grants = {};
+  for (const permission of PERMISSION_NAMES) {
+    const needed = grantedBy(permission);
+    if (needed.length === 0) continue;
+    let grant: Grant | undefined = true;
+    for (const action of needed) {
+      const held = actions.get(action);
+      grant = held === undefined ? undefined : intersect(grant, held);
+      if (grant === undefined || (grant !== true && grant.length === 0)) break;
+    }
+    if (grant !== undefined && (grant === true || grant.length > 0)) grants[permission] = grant;
+  }
+  return grants;
 }
 
 const nameTaken = () => conflict('A role with this name already exists');

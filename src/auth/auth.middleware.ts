@@ -4,7 +4,15 @@ import type { UserRole } from '../../schema/accounts';
 import { digestsEqual, secretsEqual, sha256Hex } from '../core/crypto';
 import type { AppEnv } from '../core/env';
 import { ApiError } from '../core/errors';
-import { allows, type Grants, MEMBER_GRANTS, mergeGrants, type Permission } from '../core/permissions';
+import {
+  adminOnly,
+  allows,
+  type Grants,
+  grantedBy,
+  MEMBER_GRANTS,
+  mergeGrants,
+  type Permission,
+} from '../core/permissions';
 import type { AccountPrincipal, ActingUser, Principal, UserPrincipal } from '../core/principal';
 import { findAccessToken, findApiKey } from './auth.repository';
 import { API_KEY_PREFIX } from './credentials';
@@ -125,6 +133,17 @@ export function requireAdmin(principal: Principal | ActingUser): void {
 }
 
 /**
+ * What a user lacking `permission` is told: the permission and the Cube actions a custom role
+ * grants it with, or the admin role for a permission no action grants.
+ */
+export function permissionNeed(permission: Permission): string {
+  if (adminOnly(permission))
+    return `This action needs the ${permission} permission, which only the admin role holds`;
+  const actions = grantedBy(permission).join(' + ');
+  return `This action needs the ${permission} permission (a custom role grants it with Cube's actions ${actions})`;
+}
+
+/**
  * A user must hold `permission` on `deploymentId` (null: on no particular deployment, which
  * only an account-wide grant covers). API keys act as the account's admin and hold every one.
  */
@@ -135,7 +154,7 @@ export function requirePermission(
 ): void {
   if (principal.kind !== 'user' || principal.permissions === 'all') return;
   if (!allows(principal.permissions, permission, deploymentId)) {
-    throw new ApiError('FORBIDDEN', `This action needs the ${permission} permission`);
+    throw new ApiError('FORBIDDEN', permissionNeed(permission));
   }
 }
 

@@ -1,54 +1,176 @@
 /**
- * The permissions custom roles grant, named by the routes they govern (Cube's action names where
- * Cube has one for the same routes). A route group or route declares the permission it needs
- * (`permission` in src/http/route.ts) and the auth layer checks it against the caller's grants,
- * which are read with the credential (src/auth/auth.repository.ts), so the check costs no query.
+ * The permissions edgeboard's routes need, and the Cube actions custom roles grant them with.
+ *
+ * A route group or route declares the permission it needs (`permission` in src/http/route.ts)
+ * and the auth layer checks it against the caller's grants, which are read with the credential
+ * (src/auth/auth.repository.ts), so the check costs no query. Roles speak Cube's `Policy.actions`
+ * on the wire; each permission names the Cube actions that together mean the same thing
+ * (`grantedBy`): a role grants the permission where its policies hold every one of them.
+ * A permission no Cube action stands for (`grantedBy` empty) is the admin role's alone, as Cube
+ * reserves those operations to admins.
  *
  * `deployment` permissions may be granted on every deployment or on some; `account` ones only
  * account-wide (their routes belong to no deployment).
  */
+
+/** Cube's `Policy.actions` enum, in the order of Cube's document. */
+export const CUBE_ACTIONS = [
+  'All',
+  'DeploymentsManage',
+  'DeploymentCreate',
+  'DeploymentRead',
+  'DeploymentUpdate',
+  'DeploymentDelete',
+  'SecretsManage',
+  'DownloadData',
+  'PlaygroundRead',
+  'SchemaRead',
+  'SchemaUpdate',
+  'SchemaUpdateDevBranches',
+  'APMRead',
+  'ChatHistoryRead',
+  'PreAggregationBuild',
+  'AlertsCreate',
+  'AlertsRead',
+  'AlertsUpdate',
+  'AlertsDelete',
+  'AuditLogManage',
+  'BillingRead',
+  'SqlRunnerRead',
+  'DataAssetsRead',
+  'DataAssetsManage',
+  'CubeNetworkConnect',
+  'ReportRead',
+  'ReportEdit',
+  'ReportManage',
+  'WorkbookManage',
+  'WorkbookRead',
+  'WorkbookEdit',
+  'ChatThreadRead',
+  'AgentManage',
+  'AgentRead',
+  'AgentSpaceManage',
+  'AgentAdmin',
+  'DeploymentAgentRead',
+  'OAuthIntegrationsManage',
+  'OAuthIntegrationsIssueTokens',
+  'McpToolsManage',
+  'AIBIDevelop',
+  'AIBIExplore',
+  'AIBIView',
+  'ChartPalettesManage',
+  'DashboardThemesManage',
+  'AIBIDeveloper',
+  'AIBIUser',
+  'AIBIViewer',
+  'EmbedDeploymentRead',
+  'EmbedDashboardRead',
+  'FolderRead',
+  'FolderEdit',
+  'FolderManage',
+] as const;
+
+export type CubeAction = (typeof CUBE_ACTIONS)[number];
+
+/** Cube's action standing for every action (and so every permission its policy can grant). */
+export const ALL_ACTIONS = 'All' satisfies CubeAction;
+
+/**
+ * Cube's actions that include others, as its console nests them: managing a kind of object
+ * includes editing it, and managing deployments includes creating, changing and deleting them.
+ */
+const INCLUDES: Partial<Record<CubeAction, readonly CubeAction[]>> = {
+  DeploymentsManage: ['DeploymentCreate', 'DeploymentRead', 'DeploymentUpdate', 'DeploymentDelete'],
+  WorkbookManage: ['WorkbookEdit', 'WorkbookRead'],
+  WorkbookEdit: ['WorkbookRead'],
+  ReportManage: ['ReportEdit', 'ReportRead'],
+  ReportEdit: ['ReportRead'],
+  FolderManage: ['FolderEdit', 'FolderRead'],
+  FolderEdit: ['FolderRead'],
+  DataAssetsManage: ['DataAssetsRead'],
+  SchemaUpdate: ['SchemaRead'],
+};
+
+/** The actions `actions` hold: themselves, what they include, and every action for `All`. */
+export function heldActions(actions: readonly string[]): Set<CubeAction> {
+  if (actions.includes(ALL_ACTIONS)) return new Set(CUBE_ACTIONS);
+  const held = new Set<CubeAction>();
+  const add = (action: CubeAction) => {
+    if (held.has(action)) return;
+    held.add(action);
+    for (const included of INCLUDES[action] ?? []) add(included);
+  };
+  for (const action of actions)
+    if ((CUBE_ACTIONS as readonly string[]).includes(action)) add(action as CubeAction);
+  return held;
+}
+
 export const PERMISSIONS = {
   WorkspaceEdit: {
     level: 'deployment',
+    grantedBy: ['WorkbookEdit', 'FolderEdit', 'ReportEdit'],
     governs:
       'Creating, changing, moving and deleting folders, workbooks and reports (single and bulk), duplicating workbooks, connecting and refreshing reports, and saving a dashboard draft.',
   },
-  DashboardsPublish: { level: 'deployment', governs: 'Publishing a workbook’s dashboard.' },
+  DashboardsPublish: {
+    level: 'deployment',
+    grantedBy: ['WorkbookManage'],
+    governs: 'Publishing a workbook’s dashboard.',
+  },
   NotificationsManage: {
     level: 'deployment',
+    grantedBy: ['AlertsRead', 'AlertsCreate', 'AlertsUpdate', 'AlertsDelete'],
     governs: 'Every notification route: schedules, recipients, runs and deliveries, run now.',
   },
   DeploymentsManage: {
     level: 'deployment',
+    grantedBy: ['DeploymentCreate', 'DeploymentUpdate', 'DeploymentDelete'],
     governs:
       'Creating (account-wide grant only), changing and deleting deployments, their creation step, and issuing a deployment’s Cube API token.',
   },
   SchemaUpdate: {
     level: 'deployment',
+    grantedBy: ['SchemaUpdate'],
     governs: 'Writing data-model files: update, remove, rename, and uploads (start, file, finish).',
   },
-  SecretsManage: { level: 'deployment', governs: 'Setting a deployment’s env variables.' },
+  SecretsManage: {
+    level: 'deployment',
+    grantedBy: ['SecretsManage'],
+    governs: 'Setting a deployment’s env variables.',
+  },
   DataStoreManage: {
     level: 'deployment',
+    grantedBy: ['DataAssetsManage'],
     governs: 'Importing CSV into the embedded data store and dropping its tables.',
   },
   EmbeddingManage: {
     level: 'account',
+    grantedBy: [],
     governs:
       'Revoking embed sessions, a dashboard’s embedding switches and embed access, groups, user attributes, embed tenants and their users.',
   },
   UsersManage: {
     level: 'account',
+    grantedBy: [],
     governs:
       'Creating, listing, reading, changing, deactivating, reactivating and deleting users who are not admins (single and bulk).',
   },
-} as const satisfies Record<string, { level: 'account' | 'deployment'; governs: string }>;
+} as const satisfies Record<
+  string,
+  { level: 'account' | 'deployment'; grantedBy: readonly CubeAction[]; governs: string }
+>;
 
 export type Permission = keyof typeof PERMISSIONS;
 export const PERMISSION_NAMES = Object.keys(PERMISSIONS) as Permission[];
 
 /** A permission of deployments (grantable per deployment) or of the account. */
 export const levelOf = (permission: Permission) => PERMISSIONS[permission].level;
+
+/** The Cube actions a role needs, all of them, to grant `permission`; empty: the admin role's alone. */
+export const grantedBy = (permission: Permission): readonly CubeAction[] => PERMISSIONS[permission].grantedBy;
+
+/** Whether only the admin role (and API keys) hold `permission`: no Cube action grants it. */
+export const adminOnly = (permission: Permission) => grantedBy(permission).length === 0;
 
 /**
  * What a user holds beyond the built-in admin: per permission, `true` (every deployment, or the
@@ -76,9 +198,12 @@ export function mergeGrants(list: readonly Grants[]): Grants {
 
 /**
  * Whether `grants` hold `permission` where the request acts: on `deploymentId`, or (null) on no
- * particular deployment, which only an account-wide grant covers.
+ * particular deployment, which only an account-wide grant covers. A permission no Cube action
+ * grants is never held through grants (a role stored before roles spoke Cube's actions may
+ * still list it): only the admin role holds it.
  */
 export function allows(grants: Grants, permission: Permission, deploymentId: number | null): boolean {
+  if (adminOnly(permission)) return false;
   const grant = grants[permission];
   if (grant === undefined) return false;
   if (grant === true) return true;

@@ -7,6 +7,7 @@ import { resolveScope, type ScopeKind, type ScopeOf } from '../auth/scope';
 import { routeToShard } from '../auth/shard-routing';
 import type { AppEnv } from '../core/env';
 import { type AuthKind, doc } from '../core/openapi';
+import { adminOnly, grantedBy } from '../core/permissions';
 import { createRouter } from '../core/router';
 import type { RequestScope } from '../core/scope';
 import { validate } from '../core/validation';
@@ -311,7 +312,13 @@ function describedNeed(route: AnyRoute): string | undefined {
   const need =
     requirement === 'admin'
       ? 'Needs the admin role'
-      : `Needs the \`${requirement}\` permission (admins and API keys hold every permission)`;
+      : adminOnly(requirement)
+        ? `Needs the \`${requirement}\` permission, which only the admin role holds (and API keys)`
+        : `Needs the \`${requirement}\` permission: a custom role grants it with Cube's actions ${grantedBy(
+            requirement,
+          )
+            .map((a) => `\`${a}\``)
+            .join(' + ')} (admins and API keys hold every permission)`;
   const self = route.selfParam ? ', except for a user acting on themselves' : '';
   return [route.description, `${need}${self}.`].filter(Boolean).join('\n\n');
 }

@@ -325,7 +325,13 @@ export const runSchema = v.object({
   startedAt: v.nullable(v.string()),
   finishedAt: v.nullable(v.string()),
   /** Every delivery of the run, counted by state. */
-  deliveryCounts: v.object({ total: v.number(), pending: v.number(), sent: v.number(), failed: v.number() }),
+  deliveryCounts: v.object({
+    total: v.number(),
+    pending: v.number(),
+    sent: v.number(),
+    failed: v.number(),
+    skipped: v.number(),
+  }),
   /** The first deliveries by recipient id (Cube's field, bounded to a preview). */
   deliveries: v.array(deliverySchema),
   /** More deliveries follow on `GET …/runs/{runId}/deliveries`. */

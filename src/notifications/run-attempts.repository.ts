@@ -28,6 +28,9 @@ import { type Schedule, scheduleOf } from './schedule';
  * interactive transaction), and the outcomes travel as one JSON parameter (json_each).
  */
 
+/** Why a delivery to a deactivated account user is skipped (its `lastError`). */
+export const DEACTIVATED_RECIPIENT = 'The recipient is a deactivated user';
+
 export interface RunContext {
   run: RunRow;
   accountId: number;
@@ -63,7 +66,8 @@ export interface LeasedDelivery {
 /**
  * Starts (or resumes) a run in ONE batch: a run whose deliveries are off is suppressed; a
  * queued run snapshots its recipients into delivery rows (unique per run and recipient) and
- * becomes running; then at most `maxLease` pending deliveries nobody holds are leased to
+ * becomes running; pending deliveries to deactivated account users nobody holds are skipped; then
+ * at most `maxLease` pending deliveries nobody holds are leased to
  * `owner` (lowest id first) and read back with their recipients. A redelivered message finds
  * sent rows sent and leases nothing twice.
  */
@@ -86,6 +90,15 @@ export async function startRun(
       WHERE r.id = ${runId} AND r.status = 'queued'
       ON CONFLICT DO NOTHING`,
     sql`UPDATE notification_runs SET status = 'running', started_at = ${now} WHERE id = ${runId} AND status = 'queued'`,
+    // Recipients who are deactivated account users are skipped rather than leased, at every
+    // attempt (a user deactivated mid-run is skipped by the next one), with the reason.
+    sql`UPDATE notification_deliveries SET status = 'skipped', last_error = ${DEACTIVATED_RECIPIENT},
+        updated_at = ${now}
+      WHERE run_id = ${runId} AND status = 'pending' AND (lease_until IS NULL OR lease_until <= ${now})
+        AND recipient_id IN (SELECT rc.id FROM notification_recipients rc JOIN users u ON u.id = rc.user_id
+          WHERE rc.notification_id = (SELECT notification_id FROM notification_runs WHERE id = ${runId})
+            AND u.deactivated_at IS NOT NULL)
+        AND (SELECT status FROM notification_runs WHERE id = ${runId}) = 'running'`,
     sql`UPDATE notification_deliveries SET attempts = attempts + 1, lease_until = ${leaseUntil.toISOString()},
         lease_owner = ${owner}, updated_at = ${now}
       WHERE id IN (SELECT id FROM notification_deliveries
@@ -117,8 +130,8 @@ export async function startRun(
       ORDER BY d.id`,
     db.select().from(notificationRuns).where(eq(notificationRuns.id, runId)),
   ]);
-  const raw = rowsOf(results[4])[0];
-  const run = rowsOf(results[6])[0];
+  const raw = rowsOf(results[5])[0];
+  const run = rowsOf(results[7])[0];
   if (!raw || !run) return { context: null, leased: [] };
   const n = mapRow(notifications, raw);
   const context: RunContext = {
@@ -135,7 +148,7 @@ export async function startRun(
     appConfig:
       typeof raw.app_config === 'string' ? (JSON.parse(raw.app_config) as NonNullable<StoredConfig>) : null,
   };
-  const leased = rowsOf(results[5]).map((d) => ({
+  const leased = rowsOf(results[6]).map((d) => ({
     deliveryId: Number(d.delivery_id),
     attempts: Number(d.delivery_attempts),
     recipient: toRecipientRow(d),
@@ -153,9 +166,13 @@ export interface DeliveryOutcome {
   permanent: boolean;
 }
 
-/** The run's status once nothing is pending: delivered, failed, or partially failed. */
+/**
+ * The run's status once nothing is pending: delivered (skipped recipients are no failure), failed,
+ * or partially failed.
+ */
 const FINAL_STATUS = sql`CASE
-    WHEN NOT EXISTS (SELECT 1 FROM notification_deliveries WHERE run_id = notification_runs.id AND status <> 'sent')
+    WHEN NOT EXISTS (SELECT 1 FROM notification_deliveries WHERE run_id = notification_runs.id
+        AND status NOT IN ('sent', 'skipped'))
       THEN 'delivered'
     WHEN NOT EXISTS (SELECT 1 FROM notification_deliveries WHERE run_id = notification_runs.id AND status = 'sent')
       THEN 'failed'

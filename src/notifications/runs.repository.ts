@@ -47,6 +47,8 @@ export interface DeliveryCounts {
   pending: number;
   sent: number;
   failed: number;
+  /** Not sent on purpose (a deactivated user), with the reason in the delivery's `lastError`. */
+  skipped: number;
 }
 
 export interface RunListItem {
@@ -85,11 +87,13 @@ export async function listRuns(
     // Hand-written: counts by status (FILTER) and the first deliveries of each run (a window)
     // have no drizzle builder. One pass over each run's deliveries (its (run_id, recipient_id)
     // index), counted by status.
-    sql`SELECT r.*, c.pending AS deliveries_pending, c.sent AS deliveries_sent, c.failed AS deliveries_failed
+    sql`SELECT r.*, c.pending AS deliveries_pending, c.sent AS deliveries_sent, c.failed AS deliveries_failed,
+        c.skipped AS deliveries_skipped
       FROM notification_runs r LEFT JOIN (SELECT d.run_id,
           count(*) FILTER (WHERE d.status = 'pending') AS pending,
           count(*) FILTER (WHERE d.status = 'sent') AS sent,
-          count(*) FILTER (WHERE d.status = 'failed') AS failed
+          count(*) FILTER (WHERE d.status = 'failed') AS failed,
+          count(*) FILTER (WHERE d.status = 'skipped') AS skipped
         FROM notification_deliveries d WHERE d.run_id IN ${page} GROUP BY d.run_id) c ON c.run_id = r.id
       WHERE r.id IN ${page} ORDER BY r.id DESC`,
     sql`SELECT * FROM (
@@ -115,6 +119,7 @@ export async function listRuns(
           count(raw, 'deliveries_pending'),
           count(raw, 'deliveries_sent'),
           count(raw, 'deliveries_failed'),
+          count(raw, 'deliveries_skipped'),
         ),
         deliveries: byRun.get(run.id) ?? [],
       };
@@ -161,10 +166,11 @@ export async function listDeliveries(
   };
 }
 
-/** A run's deliveries by status; every delivery is pending, sent or failed, so the total is their sum. */
-const countsOf = (pending: number, sent: number, failed: number): DeliveryCounts => ({
-  total: pending + sent + failed,
+/** A run's deliveries by status; every delivery is pending, sent, failed or skipped, so the total is their sum. */
+const countsOf = (pending: number, sent: number, failed: number, skipped: number): DeliveryCounts => ({
+  total: pending + sent + failed + skipped,
   pending,
   sent,
   failed,
+  skipped,
 });

@@ -19,7 +19,7 @@ function presentDelivery(d: repo.DeliveryRow): DeliveryView {
   };
 }
 
-const NO_DELIVERIES: repo.DeliveryCounts = { total: 0, pending: 0, sent: 0, failed: 0 };
+const NO_DELIVERIES: repo.DeliveryCounts = { total: 0, pending: 0, sent: 0, failed: 0, skipped: 0 };
 
 /** A run with the first RUN_DELIVERIES_PREVIEW of its deliveries (`deliveries` holds one more if there are). */
 function presentRun(item: repo.RunListItem): RunView {

@@ -49,11 +49,11 @@ export async function sharedWorkspaceScope(
  * restricts per viewer: the dashboard's data is loaded through `GET /api/v1/embed/dashboard/{publicId}`.
  */
 function presentShared(rec: ItemRecord): WorkspaceItem {
-  const item = presentItem(rec);
+  // No owner identity: `createdBy` is left out, as for a deleted creator (Cube types it an integer).
+  const { createdBy: _owner, ...item } = presentItem(rec);
   const published = item.publishedDashboard;
   return {
     ...item,
-    createdBy: null,
     updatedBy: null,
     userId: null,
     user: null,

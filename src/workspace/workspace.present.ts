@@ -20,7 +20,8 @@ function common(rec: ItemRecord) {
     folderPath: rec.folderPath,
     createdAt: rec.createdAt,
     updatedAt: rec.updatedAt,
-    createdBy: rec.createdBy,
+    // Cube's `createdBy` is an integer when present: left out once the creator is deleted.
+    ...(rec.createdBy === null ? {} : { createdBy: rec.createdBy }),
     updatedBy: rec.updatedBy,
     userId: rec.createdBy,
     user: rec.owner,

@@ -337,7 +337,11 @@ const common = {
   folderPath: folderPathSchema,
   createdAt: v.string(),
   updatedAt: v.string(),
-  createdBy: v.nullable(v.number()),
+  /**
+   * Left out once the creator is deleted (and on shared-workspace items): Cube types it an
+   * integer that is not required, so a client sees no author rather than a null it refuses.
+   */
+  createdBy: v.optional(v.number()),
   updatedBy: v.nullable(v.number()),
   userId: v.nullable(v.number()),
   user: ownerSchema,
@@ -371,7 +375,8 @@ export const folderSchema = v.object({
 
 export const reportSchema = v.object({
   ...common,
-  // Cube requires these non-null: a deleted creator reads as user 0 with empty fields.
+  // Cube requires these non-null: a deleted creator reads as user 0 with empty fields (the row
+  // keeps no id once its author goes, and 0 is no user's id).
   userId: v.number(),
   user: ownerObject,
   refreshedByUser: ownerObject,

@@ -37,13 +37,17 @@ function served(): Record<string, string[]> {
   return out;
 }
 
-/** Permission → the operationIds a page's table lists for it, and whether members hold it. */
+/** Permission → the Cube actions, the operationIds a page's table lists for it, and whether members hold it. */
 function tableOf(text: string) {
-  const rows: Record<string, { ids: string[]; members: string }> = {};
-  for (const [, name = '', members = '', routes = ''] of text.matchAll(
-    /^\| `(\w+)` \| [^|]+ \| (yes|no) \| ([^|]+) \|$/gm,
+  const rows: Record<string, { actions: string[]; ids: string[]; members: string }> = {};
+  for (const [, name = '', actions = '', members = '', routes = ''] of text.matchAll(
+    /^\| `(\w+)` \| ([^|]+) \| [^|]+ \| (yes|no) \| ([^|]+) \|$/gm,
   )) {
-    rows[name] = { members, ids: [...routes.matchAll(/`(\w+)`/g)].map((m) => m[1] as string).sort() };
+    rows[name] = {
+      actions: [...actions.matchAll(/`(\w+)`/g)].map((m) => m[1] as string),
+      members,
+      ids: [...routes.matchAll(/`(\w+)`/g)].map((m) => m[1] as string).sort(),
+    };
   }
   return rows;
 }
@@ -59,13 +63,16 @@ describe('the permissions, as documented', () => {
       for (const name of PERMISSION_NAMES) {
         expect(table[name]?.ids, `${page}: ${name}`).toEqual(declared[name]);
         expect(table[name]?.members, `${page}: ${name}`).toBe(MEMBER_GRANTS[name] ? 'yes' : 'no');
+        expect(table[name]?.actions, `${page}: ${name}`).toEqual(PERMISSIONS[name].grantedBy);
       }
     }
   });
 
   it('serve the table as createRole’s description, and each permission’s scope', () => {
     const createRole = operations.find((op) => op.operationId === 'createRole');
-    expect(createRole?.description).toContain('| `WorkspaceEdit` | deployment | yes |');
+    expect(createRole?.description).toContain(
+      '| `WorkspaceEdit` | `WorkbookEdit` + `FolderEdit` + `ReportEdit` | deployment | yes |',
+    );
     const table = tableOf(pages['../../src/accounts/roles.routes.md'] ?? '');
     for (const name of PERMISSION_NAMES) {
       const row = (pages['../../src/accounts/roles.routes.md'] ?? '')

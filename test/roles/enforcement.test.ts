@@ -1,9 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { holdAnswersToCube } from '../cube/cube-openapi';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { type Auth, api } from '../helpers/http';
 import { routedDb } from '../helpers/shards';
 import { seedDashboard } from '../notifications/fixtures';
-import { assign, deploymentPolicy, globalPolicy, newRole, newUser, userWithRole } from './fixtures';
+import { ACTIONS, assign, deploymentPolicy, globalPolicy, newRole, newUser, userWithRole } from './fixtures';
+
+// Every 2xx answer below is also held to Cube's published response schema for its operation.
+holdAnswersToCube();
 
 let acme: SeededAccount;
 let d0: number;
@@ -124,7 +128,9 @@ describe('a custom role replaces the member permissions with its own', () => {
   });
 
   it('a Deployment policy grants on the deployments it names only', async () => {
-    const editor = await userWithRole(acme, [deploymentPolicy([d0], 'WorkspaceEdit', 'NotificationsManage')]);
+    const editor = await userWithRole(acme, [
+      deploymentPolicy([d0], ...ACTIONS.WorkspaceEdit, ...ACTIONS.NotificationsManage),
+    ]);
     expect((await createFolder(editor.auth, d0)).status).toBe(200);
     expectError(await createFolder(editor.auth, d1), 403, 'FORBIDDEN');
     expect((await api('GET', notifications(d0), { auth: editor.auth })).status).toBe(200);
@@ -133,27 +139,62 @@ describe('a custom role replaces the member permissions with its own', () => {
     expectError(await api('GET', notifications(999999), { auth: editor.auth }), 403, 'FORBIDDEN');
   });
 
-  it('a Global policy grants on every deployment, and account permissions', async () => {
-    const manager = await userWithRole(acme, [globalPolicy('NotificationsManage', 'EmbeddingManage')]);
+  it('a Global policy grants on every deployment; embedding stays the admin role’s', async () => {
+    const manager = await userWithRole(acme, [globalPolicy(...ACTIONS.NotificationsManage)]);
     expect((await api('GET', notifications(d0), { auth: manager.auth })).status).toBe(200);
     expect((await api('GET', notifications(d1), { auth: manager.auth })).status).toBe(200);
-    expect((await api('GET', '/api/v1/groups', { auth: manager.auth })).status).toBe(200);
-    const dashboard = await seedDashboard(acme, 'Embeddable');
-    const access = await api(
-      'GET',
-      `/api/v1/deployments/${d0}/workbooks/${dashboard.workbookId}/embed-access`,
-      {
-        auth: manager.auth,
-      },
-    );
-    expect(access.status, JSON.stringify(access.body)).toBe(200);
     // It holds only what it grants: no workspace writes.
     expectError(await createFolder(manager.auth), 403, 'FORBIDDEN');
+    // Cube reserves embedding to admins: no action grants it, not even All.
+    const everything = await userWithRole(acme, [globalPolicy('All')]);
+    const dashboard = await seedDashboard(acme, 'Embeddable');
+    const embedAccess = `/api/v1/deployments/${d0}/workbooks/${dashboard.workbookId}/embed-access`;
+    for (const path of ['/api/v1/groups', embedAccess]) {
+      const res = await api('GET', path, { auth: everything.auth });
+      expectError(res, 403, 'FORBIDDEN');
+      expect(res.body.error).toContain('EmbeddingManage permission, which only the admin role holds');
+      expect((await api('GET', path, { auth: acme.admin })).status).toBe(200);
+    }
   });
 
-  it('DeploymentsManage, SchemaUpdate, SecretsManage and DataStoreManage govern the deployment routes', async () => {
+  it('a permission needs every Cube action of its row, from one policy or several', async () => {
+    const partial = await userWithRole(acme, [globalPolicy('WorkbookEdit', 'FolderEdit')]);
+    const refused = await createFolder(partial.auth);
+    expectError(refused, 403, 'FORBIDDEN');
+    expect(refused.body.error).toContain('WorkbookEdit + FolderEdit + ReportEdit');
+    // Alerts without AlertsDelete do not manage notifications.
+    const alerts = await userWithRole(acme, [globalPolicy('AlertsRead', 'AlertsCreate', 'AlertsUpdate')]);
+    expectError(await api('GET', notifications(d0), { auth: alerts.auth }), 403, 'FORBIDDEN');
+    // Policies add up per deployment; the Manage actions include the Edit ones.
+    const combined = await userWithRole(acme, [
+      globalPolicy('WorkbookManage'),
+      deploymentPolicy([d0], 'FolderManage', 'ReportEdit'),
+    ]);
+    expect((await createFolder(combined.auth, d0)).status).toBe(200);
+    expectError(await createFolder(combined.auth, d1), 403, 'FORBIDDEN');
+    const dashboard = await seedDashboard(acme, 'Publishable');
+    const published = await api(
+      'POST',
+      `/api/v1/deployments/${d0}/workbooks/${dashboard.workbookId}/publish`,
+      {
+        auth: combined.auth,
+        body: { title: 'By WorkbookManage' },
+      },
+    );
+    expect(published.status, JSON.stringify(published.body)).toBe(200);
+    // DeploymentsManage includes creating, changing and deleting deployments.
+    const deployer = await userWithRole(acme, [
+      deploymentPolicy([d1], 'DeploymentCreate', 'DeploymentUpdate'),
+    ]);
+    expectError(
+      await api('PUT', `/api/v1/deployments/${d1}`, { auth: deployer.auth, body: { name: 'No' } }),
+      403,
+    );
+  });
+
+  it('DeploymentsManage, SchemaUpdate, SecretsManage and DataAssetsManage govern the deployment routes', async () => {
     const scoped = await userWithRole(acme, [
-      deploymentPolicy([d0], 'DeploymentsManage', 'SecretsManage', 'DataStoreManage', 'SchemaUpdate'),
+      deploymentPolicy([d0], 'DeploymentsManage', 'SecretsManage', 'DataAssetsManage', 'SchemaUpdate'),
     ]);
     const renamed = await api('PUT', `/api/v1/deployments/${d0}`, {
       auth: scoped.auth,
@@ -217,24 +258,26 @@ describe('a custom role replaces the member permissions with its own', () => {
     expect(row).toEqual({ created_by: creator.id });
   });
 
-  it('`All` grants every permission its policy can: a Deployment policy no account permission', async () => {
+  it('`All` grants every permission a role can, on the policy’s deployments; users and keys stay the admin’s', async () => {
     const onD0 = await userWithRole(acme, [deploymentPolicy([d0], 'All')]);
     expect((await createFolder(onD0.auth, d0)).status).toBe(200);
     expect((await api('GET', notifications(d0), { auth: onD0.auth })).status).toBe(200);
     expectError(await createFolder(onD0.auth, d1), 403);
     expectError(await api('GET', '/api/v1/groups', { auth: onD0.auth }), 403);
     const everything = await userWithRole(acme, [globalPolicy('All')]);
-    expect((await api('GET', '/api/v1/groups', { auth: everything.auth })).status).toBe(200);
-    expect((await api('GET', '/api/v1/users', { auth: everything.auth })).status).toBe(200);
-    // Still not the admin role: API keys and roles stay the admin's.
+    expect((await createFolder(everything.auth, d1)).status).toBe(200);
+    expect((await api('GET', notifications(d1), { auth: everything.auth })).status).toBe(200);
+    // Still not the admin role: users, embedding, API keys and roles stay the admin's.
+    expectError(await api('GET', '/api/v1/groups', { auth: everything.auth }), 403);
+    expectError(await api('GET', '/api/v1/users', { auth: everything.auth }), 403);
     expectError(await api('GET', '/api/v1/api-keys', { auth: everything.auth }), 403);
     expectError(await api('GET', '/api/v1/roles', { auth: everything.auth }), 403);
   });
 
   it('a user holds the union of their roles', async () => {
     const user = await newUser(acme);
-    await assign(acme, await newRole(acme, [deploymentPolicy([d0], 'WorkspaceEdit')]), user.id);
-    await assign(acme, await newRole(acme, [deploymentPolicy([d1], 'WorkspaceEdit')]), user.id);
+    await assign(acme, await newRole(acme, [deploymentPolicy([d0], ...ACTIONS.WorkspaceEdit)]), user.id);
+    await assign(acme, await newRole(acme, [deploymentPolicy([d1], ...ACTIONS.WorkspaceEdit)]), user.id);
     expect((await createFolder(user.auth, d0)).status).toBe(200);
     expect((await createFolder(user.auth, d1)).status).toBe(200);
     expectError(await api('GET', notifications(d0), { auth: user.auth }), 403);
@@ -245,7 +288,7 @@ describe('a custom role replaces the member permissions with its own', () => {
     expectError(await api('GET', notifications(d0), { auth: user.auth }), 403);
     await api('PUT', `/api/v1/roles/${user.roleId}`, {
       auth: acme.admin,
-      body: { policies: [globalPolicy('NotificationsManage')] },
+      body: { policies: [globalPolicy(...ACTIONS.NotificationsManage)] },
     });
     expect((await api('GET', notifications(d0), { auth: user.auth })).status).toBe(200);
     expectError(await createFolder(user.auth), 403);
@@ -271,49 +314,34 @@ describe('a custom role replaces the member permissions with its own', () => {
 });
 
 describe('UsersManage', () => {
-  it('manages users who are not admins; admins, the admin role and other users’ tokens stay the admin’s', async () => {
-    const manager = await userWithRole(acme, [globalPolicy('UsersManage')]);
-    const auth = manager.auth;
-    expect((await api('GET', '/api/v1/users', { auth })).status).toBe(200);
-    expect((await api('GET', `/api/v1/users/${acme.adminUserId}`, { auth })).status).toBe(200);
-    const created = await api('POST', '/api/v1/users', { auth, body: { email: 'um@x.co', username: 'um' } });
-    expect(created.status).toBe(200);
-    expect(created.body.isAdmin).toBe(false);
-    const updated = await api('PUT', `/api/v1/users/${created.body.id}`, {
-      auth,
-      body: { title: 'Analyst' },
-    });
-    expect(updated.status).toBe(200);
-    expect(updated.body.title).toBe('Analyst');
-
-    expectError(
-      await api('POST', '/api/v1/users', { auth, body: { email: 'a@x.co', username: 'a', isAdmin: true } }),
-      403,
-    );
-    expectError(
-      await api('POST', '/api/v1/users', { auth, body: { email: 'b@x.co', username: 'b', role: 'admin' } }),
-      403,
-    );
-    expectError(await api('PUT', `/api/v1/users/${created.body.id}`, { auth, body: { isAdmin: true } }), 403);
-    expectError(await api('PUT', `/api/v1/users/${acme.adminUserId}`, { auth, body: { title: 'x' } }), 403);
-    expectError(await api('DELETE', `/api/v1/users/${acme.adminUserId}`, { auth }), 403);
-    expectError(await api('POST', `/api/v1/users/${created.body.id}/access-tokens`, { auth }), 403);
-    const bulk = await api('POST', '/api/v1/users/bulk', {
-      auth,
-      body: { action: 'DEACTIVATE', userIds: [acme.adminUserId, created.body.id] },
-    });
-    expect(bulk.status).toBe(200);
-    expect(bulk.body.succeeded).toEqual([created.body.id]);
-    expect(bulk.body.failed).toEqual([
-      { userId: acme.adminUserId, error: { status: 403, message: expect.any(String) } },
-    ]);
-    const admin = await routedDb
-      .prepare('SELECT role, deactivated_at FROM users WHERE id = ?')
-      .bind(acme.adminUserId)
+  it('is the admin role’s alone (as in Cube): a role granting every action manages no user', async () => {
+    const everything = await userWithRole(acme, [globalPolicy('All')]);
+    const auth = everything.auth;
+    const target = await newUser(acme);
+    const calls: [string, string, unknown?][] = [
+      ['GET', '/api/v1/users'],
+      ['POST', '/api/v1/users', { email: 'um@x.co', username: 'um' }],
+      ['GET', `/api/v1/users/${target.id}`],
+      ['PUT', `/api/v1/users/${target.id}`, { title: 'Analyst' }],
+      ['DELETE', `/api/v1/users/${target.id}`],
+      ['POST', '/api/v1/users/bulk', { action: 'DEACTIVATE', userIds: [target.id] }],
+      ['POST', `/api/v1/users/${target.id}/access-tokens`],
+    ];
+    for (const [method, path, body] of calls) {
+      const res = await api(method, path, { auth, body });
+      expectError(res, 403, 'FORBIDDEN');
+      expect(res.body.error, `${method} ${path}`).toMatch(/admin role/);
+    }
+    const stored = await routedDb
+      .prepare('SELECT title, deactivated_at FROM users WHERE id = ?')
+      .bind(target.id)
       .first();
-    expect(admin).toEqual({ role: 'admin', deactivated_at: null });
-    expect((await api('DELETE', `/api/v1/users/${created.body.id}`, { auth })).status).toBe(200);
-    expect((await api('GET', `/api/v1/users/${manager.id}/access-tokens`, { auth })).status).toBe(200);
+    expect(stored).toEqual({ title: null, deactivated_at: null });
+    // A user still reads themselves and manages their own tokens.
+    expect((await api('GET', `/api/v1/users/${everything.id}`, { auth })).status).toBe(200);
+    expect((await api('GET', `/api/v1/users/${everything.id}/access-tokens`, { auth })).status).toBe(200);
+    // The admin manages them.
+    expect((await api('GET', `/api/v1/users/${target.id}`, { auth: acme.admin })).status).toBe(200);
   });
 });
 
@@ -327,8 +355,12 @@ describe('where the check happens', () => {
   it('costs no extra round trip: a user with roles is authorized by the credential lookup', async () => {
     const plain = await newUser(acme);
     const withRoles = await newUser(acme);
-    await assign(acme, await newRole(acme, [globalPolicy('WorkspaceEdit')]), withRoles.id);
-    await assign(acme, await newRole(acme, [deploymentPolicy([d0], 'NotificationsManage')]), withRoles.id);
+    await assign(acme, await newRole(acme, [globalPolicy(...ACTIONS.WorkspaceEdit)]), withRoles.id);
+    await assign(
+      acme,
+      await newRole(acme, [deploymentPolicy([d0], ...ACTIONS.NotificationsManage)]),
+      withRoles.id,
+    );
     const trips = async (auth: Auth, path: string) => {
       const res = await api('GET', path, { auth });
       expect(res.status).toBe(200);

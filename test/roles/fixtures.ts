@@ -55,3 +55,14 @@ export const deploymentPolicy = (deploymentIds: (number | 'All')[], ...actions: 
   actions,
   resources: deploymentIds.map(String),
 });
+
+/** The Cube actions a role grants each permission with (src/core/permissions.ts), for policies in tests. */
+export const ACTIONS = {
+  WorkspaceEdit: ['WorkbookEdit', 'FolderEdit', 'ReportEdit'],
+  DashboardsPublish: ['WorkbookManage'],
+  NotificationsManage: ['AlertsRead', 'AlertsCreate', 'AlertsUpdate', 'AlertsDelete'],
+  DeploymentsManage: ['DeploymentsManage'],
+  SchemaUpdate: ['SchemaUpdate'],
+  SecretsManage: ['SecretsManage'],
+  DataStoreManage: ['DataAssetsManage'],
+} as const;

@@ -1,8 +1,13 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { CUBE_ACTIONS } from '../../src/core/permissions';
+import { cubeDocument, holdAnswersToCube } from '../cube/cube-openapi';
 import { expectError, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
-import { routedDb } from '../helpers/shards';
-import { assign, deploymentPolicy, globalPolicy, newRole, newUser, userWithRole } from './fixtures';
+import { dbOf, routedDb } from '../helpers/shards';
+import { ACTIONS, assign, deploymentPolicy, globalPolicy, newRole, newUser, userWithRole } from './fixtures';
+
+// Every 2xx answer below is also held to Cube's published response schema for its operation.
+holdAnswersToCube();
 
 let world: World;
 beforeAll(async () => {
@@ -38,10 +43,12 @@ describe('createRole — POST /api/v1/roles', () => {
         name: 'team-analytics',
         description: 'Edits the workspace of two deployments',
         policies: [
-          globalPolicy('DashboardsPublish'),
+          // WorkbookManage includes WorkbookEdit: with the Deployment policy's FolderEdit and
+          // ReportEdit, the workspace is editable on d0 and d1 only.
+          globalPolicy('WorkbookManage'),
           {
             resourceType: 'Deployment',
-            actions: ['WorkspaceEdit', 'NotificationsManage', 'WorkspaceEdit'],
+            actions: ['FolderEdit', 'ReportEdit', ...ACTIONS.NotificationsManage, 'FolderEdit'],
             resources: [String(d0), String(d1), String(d0)],
           },
         ],
@@ -52,10 +59,10 @@ describe('createRole — POST /api/v1/roles', () => {
       name: 'team-analytics',
       description: 'Edits the workspace of two deployments',
       policies: [
-        globalPolicy('DashboardsPublish'),
+        globalPolicy('WorkbookManage'),
         {
           resourceType: 'Deployment',
-          actions: ['WorkspaceEdit', 'NotificationsManage'],
+          actions: ['FolderEdit', 'ReportEdit', ...ACTIONS.NotificationsManage],
           resources: [String(d0), String(d1)],
         },
       ],
@@ -70,7 +77,7 @@ describe('createRole — POST /api/v1/roles', () => {
     });
   });
 
-  it('accepts an empty policy list and no description, and compiles `All` per resource type', async () => {
+  it('accepts an empty policy list and no description, and compiles `All` to every permission a role grants', async () => {
     const empty = await api('POST', '/api/v1/roles', {
       auth: world.acme.admin,
       body: { name: 'nothing yet', policies: [] },
@@ -92,16 +99,15 @@ describe('createRole — POST /api/v1/roles', () => {
     });
     const globalAll = await newRole(world.acme, [globalPolicy('All')]);
     const grants = JSON.parse((await storedRole(globalAll))?.grants ?? '');
+    // Managing users and embedding stays the admin role's: no Cube action grants it.
     expect(Object.keys(grants).sort()).toEqual(
       [
         'DashboardsPublish',
         'DataStoreManage',
         'DeploymentsManage',
-        'EmbeddingManage',
         'NotificationsManage',
         'SchemaUpdate',
         'SecretsManage',
-        'UsersManage',
         'WorkspaceEdit',
       ].sort(),
     );
@@ -138,8 +144,13 @@ describe('createRole — POST /api/v1/roles', () => {
     ['null policies', { name: 'x', policies: null }, 'policies'],
     ['an unknown field', { name: 'x', policies: [], extra: 1 }, 'extra'],
     [
-      'a Cube action edgeboard does not grant',
-      { name: 'x', policies: [globalPolicy('AIBIDevelop')] },
+      'an action outside Cube’s enum',
+      { name: 'x', policies: [globalPolicy('WorkbookEdit', 'WorkbooksEdit')] },
+      'policies.0.actions.1',
+    ],
+    [
+      'edgeboard’s former permission name',
+      { name: 'x', policies: [globalPolicy('WorkspaceEdit')] },
       'policies.0.actions.0',
     ],
     ['a policy without actions', { name: 'x', policies: [globalPolicy()] }, 'policies.0.actions'],
@@ -164,18 +175,18 @@ describe('createRole — POST /api/v1/roles', () => {
       'policies.0.resources',
     ],
     [
-      'UsersManage on a deployment',
-      { name: 'x', policies: [deploymentPolicy([1], 'UsersManage')] },
-      'policies.0.actions',
+      'UsersManage, which no action grants',
+      { name: 'x', policies: [globalPolicy('UsersManage')] },
+      'policies.0.actions.0',
     ],
     [
       'EmbeddingManage on a deployment',
       { name: 'x', policies: [deploymentPolicy([1], 'EmbeddingManage')] },
-      'policies.0.actions',
+      'policies.0.actions.0',
     ],
     [
       '51 policies',
-      { name: 'x', policies: Array.from({ length: 51 }, () => globalPolicy('WorkspaceEdit')) },
+      { name: 'x', policies: Array.from({ length: 51 }, () => globalPolicy('WorkbookEdit')) },
       'policies',
     ],
     ['101 resources', { name: 'x', policies: [deploymentPolicy(tooManyIds, 'All')] }, 'policies.0.resources'],
@@ -207,6 +218,88 @@ describe('createRole — POST /api/v1/roles', () => {
       .bind(other.accountId)
       .first<{ n: number }>();
     expect(count?.n).toBe(100);
+  });
+});
+
+describe('policy actions are Cube’s', () => {
+  it('are exactly the enum of Cube’s Policy schema', () => {
+    const policy = cubeDocument.components.schemas.Policy as {
+      properties: { actions: { items: { enum: string[] } } };
+    };
+    expect([...CUBE_ACTIONS]).toEqual(policy.properties.actions.items.enum);
+  });
+
+  it('takes every Cube action; those no permission needs are stored, answered and grant nothing', async () => {
+    const policies = [
+      globalPolicy('AIBIDevelop', 'DownloadData', 'WorkbookRead', 'AgentManage'),
+      // One of the three actions edgeboard's workspace edits need grants none of them.
+      deploymentPolicy(['All'], 'WorkbookEdit'),
+    ];
+    const res = await api('POST', '/api/v1/roles', {
+      auth: world.acme.admin,
+      body: { name: 'from Cube', policies },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.policies).toEqual(policies);
+    expect(JSON.parse((await storedRole(res.body.id))?.grants ?? '')).toEqual({});
+    const user = await newUser(world.acme);
+    await assign(world.acme, res.body.id, user.id);
+    const folder = await api('POST', `/api/v1/deployments/${world.acme.deployments[0]}/folders`, {
+      auth: user.auth,
+      body: { name: 'No' },
+    });
+    expectError(folder, 403, 'FORBIDDEN');
+    expect(folder.body.error).toContain('WorkbookEdit + FolderEdit + ReportEdit');
+  });
+
+  it('refuses edgeboard’s former permission names, naming the actions that grant them now', async () => {
+    const res = await api('POST', '/api/v1/roles', {
+      auth: world.acme.admin,
+      body: { name: 'old names', policies: [globalPolicy('NotificationsManage', 'UsersManage')] },
+    });
+    expectError(res, 400, 'VALIDATION_FAILED');
+    const messages = Object.fromEntries(
+      res.body.details.map((d: { path: string; message: string }) => [d.path, d.message]),
+    );
+    expect(messages['policies.0.actions.0']).toContain(
+      'AlertsRead + AlertsCreate + AlertsUpdate + AlertsDelete',
+    );
+    expect(messages['policies.0.actions.1']).toContain('admin role');
+  });
+
+  it('answers a role stored with edgeboard’s former names in Cube’s actions, granting what it did', async () => {
+    const d0 = world.acme.deployments[0];
+    const user = await userWithRole(world.acme, []);
+    // A role as written before roles spoke Cube's actions: permission names in its policies and grants.
+    await dbOf(world.acme.accountId)
+      .prepare('UPDATE roles SET policies = ?, grants = ? WHERE id = ?')
+      .bind(
+        JSON.stringify([
+          { resourceType: 'Global', actions: ['WorkspaceEdit', 'UsersManage'], resources: ['All'] },
+          { resourceType: 'Deployment', actions: ['EmbeddingManage'], resources: [String(d0)] },
+        ]),
+        JSON.stringify({ WorkspaceEdit: true, UsersManage: true, EmbeddingManage: true }),
+        user.roleId,
+      )
+      .run();
+    const res = await api('GET', `/api/v1/roles/${user.roleId}`, { auth: world.acme.admin });
+    expect(res.status).toBe(200);
+    expect(res.body.policies).toEqual([globalPolicy(...ACTIONS.WorkspaceEdit)]);
+    const listed = await api('GET', '/api/v1/roles?first=100', { auth: world.acme.admin });
+    expect(listed.body.items.find((r: { id: number }) => r.id === user.roleId).policies).toEqual(
+      res.body.policies,
+    );
+    // Its workspace grant holds; the admin role's permissions it lists do not.
+    const folder = await api('POST', `/api/v1/deployments/${d0}/folders`, {
+      auth: user.auth,
+      body: { name: 'Ok' },
+    });
+    expect(folder.status).toBe(200);
+    for (const path of ['/api/v1/users', '/api/v1/groups']) {
+      const refused = await api('GET', path, { auth: user.auth });
+      expectError(refused, 403, 'FORBIDDEN');
+      expect(refused.body.error).toContain('only the admin role');
+    }
   });
 });
 
@@ -252,10 +345,14 @@ describe('getRoles — GET /api/v1/roles', () => {
 
 describe('getRole — GET /api/v1/roles/{roleId}', () => {
   it('answers the role with its policies; another account’s role and an unknown id are 404', async () => {
-    const id = await newRole(world.acme, [globalPolicy('WorkspaceEdit')], 'Editors');
+    const id = await newRole(world.acme, [globalPolicy(...ACTIONS.WorkspaceEdit)], 'Editors');
     const res = await api('GET', `/api/v1/roles/${id}`, { auth: world.acme.admin });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id, name: 'Editors', policies: [globalPolicy('WorkspaceEdit')] });
+    expect(res.body).toMatchObject({
+      id,
+      name: 'Editors',
+      policies: [globalPolicy(...ACTIONS.WorkspaceEdit)],
+    });
     expectError(await api('GET', `/api/v1/roles/${id}`, { auth: world.other.admin }), 404, 'NOT_FOUND');
     expectError(await api('GET', '/api/v1/roles/999999', { auth: world.acme.admin }), 404, 'NOT_FOUND');
     expectError(await api('GET', '/api/v1/roles/abc', { auth: world.acme.admin }), 400, 'VALIDATION_FAILED');
@@ -264,7 +361,7 @@ describe('getRole — GET /api/v1/roles/{roleId}', () => {
 
 describe('updateRole — PUT /api/v1/roles/{roleId}', () => {
   it('changes only the fields sent; policies replace the old ones and recompile the grants', async () => {
-    const id = await newRole(world.acme, [globalPolicy('WorkspaceEdit')], 'Before');
+    const id = await newRole(world.acme, [globalPolicy(...ACTIONS.WorkspaceEdit)], 'Before');
     await api('PUT', `/api/v1/roles/${id}`, { auth: world.acme.admin, body: { description: 'kept' } });
     const renamed = await api('PUT', `/api/v1/roles/${id}`, {
       auth: world.acme.admin,
@@ -274,18 +371,18 @@ describe('updateRole — PUT /api/v1/roles/{roleId}', () => {
     expect(renamed.body).toMatchObject({
       name: 'After',
       description: 'kept',
-      policies: [globalPolicy('WorkspaceEdit')],
+      policies: [globalPolicy(...ACTIONS.WorkspaceEdit)],
     });
 
     const replaced = await api('PUT', `/api/v1/roles/${id}`, {
       auth: world.acme.admin,
-      body: { description: null, policies: [globalPolicy('NotificationsManage')] },
+      body: { description: null, policies: [globalPolicy(...ACTIONS.NotificationsManage)] },
     });
     expect(replaced.status).toBe(200);
     expect(replaced.body).toMatchObject({
       name: 'After',
       description: null,
-      policies: [globalPolicy('NotificationsManage')],
+      policies: [globalPolicy(...ACTIONS.NotificationsManage)],
     });
     const row = await storedRole(id);
     expect(row?.description).toBeNull();
@@ -343,7 +440,7 @@ describe('updateRole — PUT /api/v1/roles/{roleId}', () => {
 
 describe('deleteRole — DELETE /api/v1/roles/{roleId}', () => {
   it('deletes the role and every assignment of it; a second delete and another account’s are 404', async () => {
-    const holder = await userWithRole(world.acme, [globalPolicy('WorkspaceEdit')]);
+    const holder = await userWithRole(world.acme, [globalPolicy(...ACTIONS.WorkspaceEdit)]);
     expectError(
       await api('DELETE', `/api/v1/roles/${holder.roleId}`, { auth: world.other.admin }),
       404,

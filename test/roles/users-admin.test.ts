@@ -1,10 +1,14 @@
 import { beforeAll, describe, expect, it } from 'vitest';
+import { holdAnswersToCube } from '../cube/cube-openapi';
 import { mint } from '../embedding/fixtures';
 import { expectError, type SeededAccount, seedAccount, seedWorld, type World } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { routedDb } from '../helpers/shards';
 import { seedDashboard } from '../notifications/fixtures';
 import { assign, newRole, newUser } from './fixtures';
+
+// Every 2xx answer below is also held to Cube's published response schema for its operation.
+holdAnswersToCube();
 
 let world: World;
 let acme: SeededAccount;
@@ -250,7 +254,7 @@ describe('deactivation', () => {
 });
 
 describe('deleteUser — DELETE /api/v1/users/{id}', () => {
-  it('deletes the user with their tokens and roles; what they authored stays, createdBy null', async () => {
+  it('deletes the user with their tokens and roles; what they authored stays, answered as Cube’s schemas allow', async () => {
     const author = await newUser(acme);
     await assign(
       acme,
@@ -258,6 +262,17 @@ describe('deleteUser — DELETE /api/v1/users/{id}', () => {
       author.id,
     );
     const dashboard = await seedDashboard({ ...acme, admin: author.auth }, 'Authored');
+    const d0 = `/api/v1/deployments/${acme.deployments[0]}`;
+    const folder = await api('POST', `${d0}/folders`, {
+      auth: author.auth,
+      body: { name: 'Authored folder' },
+    });
+    const report = await api('POST', `${d0}/reports`, {
+      auth: author.auth,
+      body: { name: 'Authored report', workbookId: dashboard.workbookId },
+    });
+    expect([folder.status, report.status]).toEqual([200, 200]);
+    expect(report.body).toMatchObject({ createdBy: author.id, userId: author.id });
     const res = await api('DELETE', `/api/v1/users/${author.id}`, { auth: acme.admin });
     expect(res.status).toBe(200);
     expect(res.body).toEqual({ id: author.id, deleted: true });
@@ -269,7 +284,29 @@ describe('deleteUser — DELETE /api/v1/users/{id}', () => {
     const base = `/api/v1/deployments/${acme.deployments[0]}/workbooks/${dashboard.workbookId}`;
     const workbook = await api('GET', base, { auth: acme.admin });
     expect(workbook.status).toBe(200);
-    expect(workbook.body).toMatchObject({ createdBy: null, user: null });
+    // Cube types createdBy an integer, not required: left out; its userId and user may be null.
+    expect(workbook.body).toMatchObject({ userId: null, user: null, updatedBy: null });
+    expect(workbook.body).not.toHaveProperty('createdBy');
+    const folders = await api('GET', `${d0}/folders`, { auth: acme.admin });
+    const authored = folders.body.items.find((f: { id: number }) => f.id === folder.body.id);
+    expect(authored).toMatchObject({ user: null, updatedBy: null });
+    expect(authored).not.toHaveProperty('createdBy');
+    const ancestors = await api('GET', `${d0}/folders/${folder.body.id}/ancestors`, { auth: acme.admin });
+    expect(ancestors.status).toBe(200);
+    // A report's userId and owner are required: user 0, with empty fields.
+    const reportRead = await api('GET', `${d0}/reports/${report.body.id}`, { auth: acme.admin });
+    expect(reportRead.status).toBe(200);
+    expect(reportRead.body).toMatchObject({
+      userId: 0,
+      user: { id: 0, email: '' },
+      refreshedByUser: { id: 0 },
+      refreshedBy: null,
+    });
+    expect(reportRead.body).not.toHaveProperty('createdBy');
+    const listed = await api('GET', `${d0}/workspace`, { auth: acme.admin });
+    expect(listed.status).toBe(200);
+    for (const item of listed.body.items)
+      if (item.createdBy !== undefined) expect(item.createdBy).toEqual(expect.any(Number));
     const versions = await api('GET', `${base}/dashboard/versions`, { auth: acme.admin });
     expect(versions.body.items[0]).toMatchObject({ publishedBy: null });
     const draft = await api('GET', `${base}/dashboard`, { auth: acme.admin });
