@@ -1,5 +1,4 @@
 import { downloadsRestricted, embedTimeZone, withAccountTheme } from '../accounts/app-config.policy';
-import { createDb } from '../core/db';
 import { ApiError, notFound } from '../core/errors';
 import type { AccountScope, RequestScope } from '../core/scope';
 import { type ControlValues, type DashboardControls, resolveControls } from '../dashboards/controls';
