@@ -1,4 +1,5 @@
 import type { CommentGuard } from '../../schema/comments';
+import { dashboardCommentsOffered } from '../accounts/app-config.policy';
 import { ApiError, badRequest, notFound, tooManyRequests } from '../core/errors';
 import { type CursorValue, invalidCursor, type Page, type PageRequest, toPage } from '../core/pagination';
 import type { RequestScope } from '../core/scope';
@@ -54,10 +55,19 @@ async function sessionScope(
 /**
  * Every check of an embed load, the embedding domain's own: revocation, the session's
  * dashboard (publicDashboardId) and deployment, `allowEmbed`. A session that may not load the
- * dashboard may not read or write its comments either.
+ * dashboard may not read or write its comments either; nor may any session of an account whose
+ * app config turns comments off (read in the load's own statement, so it costs no round trip).
  */
-const checkAccess = (scope: RequestScope, claims: SessionClaims, publicId: string) =>
-  openEmbedDashboard(withSession(scope, claims), publicId);
+async function checkAccess(scope: RequestScope, claims: SessionClaims, publicId: string) {
+  const access = await openEmbedDashboard(withSession(scope, claims), publicId);
+  if (!dashboardCommentsOffered(access.row.appConfig)) {
+    throw new ApiError(
+      'FORBIDDEN',
+      "Dashboard comments are turned off in the account's app config (embedding.enableDashboardComments)",
+    );
+  }
+  return access;
+}
 
 function requireAuthor(scope: CommentScope): number {
   if (scope.embedUserId === null) {
