@@ -1,5 +1,6 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { exports } from 'cloudflare:workers';
+import { afterEach } from 'vitest';
 import type { Clock } from '../../src/core/clock';
 import type { ExportQueue, ReplicaView } from '../../src/core/env';
 import type { DeliveryPorts } from '../../src/notifications/delivery';
@@ -18,13 +19,17 @@ export interface TestPlatform {
 /**
  * The platform of the running test: a test sets a boundary on it (`platform.clock =
  * clockAt(…)`), and every request (`api`), cron tick and queue batch it sends afterwards runs on
- * it. test/setup.ts empties it after each test, so nothing carries over to the next one.
+ * it. It is emptied after each test (below), so nothing carries over to the next one.
  */
 export const platform: TestPlatform = {};
 
 export function resetPlatform(): void {
   for (const key of Object.keys(platform)) delete platform[key as keyof TestPlatform];
 }
+
+// Whatever boundary a test replaced (clock, delivery ports, …) is the real one again for the next:
+// registered in every test file that loads this module (each file has its own instance of it).
+afterEach(resetPlatform);
 
 /** A clock stopped at `at`. */
 export const clockAt = (at: string | number | Date): Clock => ({ now: () => new Date(at) });
