@@ -1,4 +1,10 @@
-import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import {
+  createExecutionContext,
+  env,
+  getQueueResult,
+  type QueueResult,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
 import { exports } from 'cloudflare:workers';
 import { afterEach } from 'vitest';
 import type { Clock } from '../../src/core/clock';
@@ -58,4 +64,29 @@ export async function fetchWorker(input: RequestInfo | URL, init?: RequestInit):
   const res = await worker.fetch(request, env, ctx);
   await waitOnExecutionContext(ctx);
   return res;
+}
+
+/**
+ * Delivers a batch (from `createMessageBatch`) to the Worker's queue handler on the test's
+ * platform, with `bindings`; answers the acks and the retries, each retry with the delay it asked
+ * for (getQueueResult leaves retry() options out, so they are recorded here).
+ */
+export async function deliverBatch(batch: MessageBatch, bindings: typeof env = env): Promise<QueueResult> {
+  const delays = new Map<string, number | undefined>();
+  for (const message of batch.messages) {
+    const retry = message.retry.bind(message);
+    Object.defineProperty(message, 'retry', {
+      value: (options?: QueueRetryOptions) => {
+        delays.set(message.id, options?.delaySeconds);
+        retry(options);
+      },
+    });
+  }
+  const ctx = createExecutionContext();
+  await worker.queue(batch, bindings, ctx);
+  const result = await getQueueResult(batch, ctx);
+  return {
+    ...result,
+    retryMessages: result.retryMessages.map((r) => ({ msgId: r.msgId, delaySeconds: delays.get(r.msgId) })),
+  };
 }
