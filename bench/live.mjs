@@ -18,10 +18,16 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import autocannon from 'autocannon';
-import pg from 'pg';
 import { demoModel, demoTables } from '../scripts/demo-data.mjs';
 import { startPostgres } from '../scripts/postgres.mjs';
-import { deployModel, loadEmbedded, loadPostgres } from './semantic.mjs';
+import { median, ms, pad, pct, timed } from './helpers/figures.mjs';
+import {
+  deployModel,
+  loadEmbedded,
+  loadPostgres,
+  onFreshConnection,
+  usePostgres,
+} from './helpers/stores.mjs';
 
 const STATUS = 'orders.status';
 const FILTER_WIDGET = 'f-status';
@@ -108,25 +114,6 @@ async function must(promise, what) {
   const res = await promise;
   if (res.status >= 300) throw new Error(`live bench, ${what}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
-}
-
-const sorted = (xs) => [...xs].sort((a, b) => a - b);
-const pct = (xs, p) => {
-  const s = sorted(xs);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
-};
-const median = (xs) => {
-  const s = sorted(xs);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
-};
-const ms = (x) => (x < 10 ? x.toFixed(2) : x < 100 ? x.toFixed(1) : x.toFixed(0));
-const pad = (s, n) => String(s).padEnd(n);
-
-async function timed(fn) {
-  const start = performance.now();
-  const value = await fn();
-  return { ms: performance.now() - start, value };
 }
 
 /**
@@ -454,19 +441,6 @@ async function sqlOf(ctx, token, query) {
   return { sql, params };
 }
 
-/** A statement on a connection of its own in a read-only transaction, as the PostgreSQL data source runs it. */
-async function onFreshConnection(server, { sql, params }) {
-  const client = new pg.Client(server);
-  client.on('error', () => {});
-  await client.connect();
-  try {
-    await client.query("BEGIN READ ONLY; SET LOCAL statement_timeout = 30000; SET LOCAL TIME ZONE 'UTC'");
-    return (await client.query(sql, params)).rows.length;
-  } finally {
-    await client.end();
-  }
-}
-
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
   '--headless',
@@ -686,22 +660,7 @@ export default async function live(ctx) {
   await loadPostgres(server, tables);
   const copied = Date.now() - started;
   const pgId = await create('Live PostgreSQL');
-  await must(
-    ctx.api('PUT', `/api/v1/deployments/${pgId}/env-vars`, {
-      auth: ctx.world.admin,
-      body: {
-        env_variables: [
-          { name: 'CUBEJS_DB_TYPE', value: 'postgres' },
-          { name: 'CUBEJS_DB_HOST', value: server.host },
-          { name: 'CUBEJS_DB_PORT', value: String(server.port) },
-          { name: 'CUBEJS_DB_NAME', value: server.database },
-          { name: 'CUBEJS_DB_USER', value: server.user },
-          { name: 'CUBEJS_DB_PASS', value: server.password },
-        ],
-      },
-    }),
-    'env vars',
-  );
+  await usePostgres(ctx, pgId, server);
   const postgres = await boardsOn(ctx, 'postgres', pgId, await deployModel(ctx, pgId, hourlyModel('shop.')));
   const agree = CHARTS.filter((_, i) => sameRows(embedded.rows[i], postgres.rows[i])).length;
 

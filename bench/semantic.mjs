@@ -12,13 +12,19 @@
 // - cached throughput: autocannon on a cached GET /load, against the floor of what a cached load
 //   costs (two D1 reads side by side, the serving build and the data source settings, then a
 //   Cache API hit).
-import { execFileSync } from 'node:child_process';
-import path from 'node:path';
 import pg from 'pg';
-import { csvChunks, demoModel, demoTables } from '../scripts/demo-data.mjs';
+import { demoModel, demoTables } from '../scripts/demo-data.mjs';
 import { startPostgres } from '../scripts/postgres.mjs';
+import { ms, pad, pct, timed } from './helpers/figures.mjs';
+import {
+  deployModel,
+  loadEmbedded,
+  loadPostgres,
+  onFreshConnection,
+  SCHEMA,
+  usePostgres,
+} from './helpers/stores.mjs';
 
-const SCHEMA = 'shop';
 const MAX_ROWS = 50_000; // the data service's MAX_RESULT_ROWS
 
 const QUERIES = [
@@ -52,120 +58,6 @@ async function must(promise, what) {
   if (res.status >= 300)
     throw new Error(`semantic bench, ${what}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
-}
-
-const sorted = (xs) => [...xs].sort((a, b) => a - b);
-const pct = (xs, p) => {
-  const s = sorted(xs);
-  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
-};
-const ms = (x) => (x < 10 ? x.toFixed(2) : x < 100 ? x.toFixed(1) : x.toFixed(0));
-const pad = (s, n) => String(s).padEnd(n);
-
-async function timed(fn) {
-  const start = performance.now();
-  const value = await fn();
-  return { ms: performance.now() - start, value };
-}
-
-/** Loads the tables into PostgreSQL with COPY (through psql), then indexes and analyzes them. */
-export async function loadPostgres(server, tables) {
-  const client = new pg.Client(server);
-  client.on('error', () => {});
-  await client.connect();
-  try {
-    await client.query(`CREATE SCHEMA ${SCHEMA}`);
-    await client.query(`
-      CREATE TABLE ${SCHEMA}.customers (id int PRIMARY KEY, name text, country text, city text,
-        segment text, signed_up_at timestamptz);
-      CREATE TABLE ${SCHEMA}.products (id int PRIMARY KEY, name text, category text, price numeric(10,2));
-      CREATE TABLE ${SCHEMA}.orders (id int PRIMARY KEY, customer_id int, status text, channel text,
-        created_at timestamptz);
-      CREATE TABLE ${SCHEMA}.order_items (id int PRIMARY KEY, order_id int, product_id int,
-        quantity int, unit_price numeric(10,2), discount numeric(4,2));`);
-    for (const table of tables) {
-      execFileSync(
-        path.join(server.bin, 'psql'),
-        [
-          '-h',
-          server.host,
-          '-p',
-          String(server.port),
-          '-U',
-          server.user,
-          '-d',
-          server.database,
-          '-v',
-          'ON_ERROR_STOP=1',
-          '-qc',
-          `COPY ${SCHEMA}.${table.name} (${table.columns.join(', ')}) FROM STDIN WITH (FORMAT csv, HEADER true)`,
-        ],
-        {
-          input: csvChunks(table, Number.POSITIVE_INFINITY)[0],
-          env: { ...process.env, PGPASSWORD: server.password },
-          stdio: ['pipe', 'ignore', 'inherit'],
-          maxBuffer: 1 << 20,
-        },
-      );
-    }
-    await client.query(`
-      CREATE INDEX ON ${SCHEMA}.orders (customer_id);
-      CREATE INDEX ON ${SCHEMA}.orders (created_at);
-      CREATE INDEX ON ${SCHEMA}.order_items (order_id);
-      CREATE INDEX ON ${SCHEMA}.order_items (product_id);
-      ANALYZE;`);
-  } finally {
-    await client.end();
-  }
-}
-
-/** Imports the tables into the deployment's embedded store, in CSV bodies under 1 MiB. */
-export async function loadEmbedded(ctx, deploymentId, tables) {
-  for (const table of tables) {
-    const chunks = csvChunks(table);
-    for (let i = 0; i < chunks.length; i++) {
-      const res = await fetch(
-        `${ctx.url}/api/v1/deployments/${deploymentId}/data/tables/${table.name}/import?mode=${i === 0 ? 'replace' : 'append'}`,
-        {
-          method: 'POST',
-          headers: { authorization: `Bearer ${ctx.world.admin.bearer}`, 'content-type': 'text/csv' },
-          body: chunks[i],
-        },
-      );
-      if (res.status !== 200) {
-        throw new Error(`bench, import ${table.name} ${i + 1}: ${res.status} ${await res.text()}`);
-      }
-      await res.arrayBuffer();
-    }
-  }
-}
-
-/** Deploys the model, waits for the builds consumer to build it, and answers a Cube API token. */
-export async function deployModel(ctx, deploymentId, yaml) {
-  const auth = ctx.world.admin;
-  await must(
-    ctx.api('PUT', `/build/api/v1/deployments/${deploymentId}/data-model/files`, {
-      auth,
-      body: { files: [{ path: 'model/cubes/shop.yml', content: yaml }] },
-    }),
-    'model files',
-  );
-  const deadline = Date.now() + 60_000;
-  for (;;) {
-    const status = await must(
-      ctx.api('GET', `/api/v1/deployments/${deploymentId}/build-status`, { auth }),
-      'build status',
-    );
-    if (status.status === 'built') break;
-    if (status.status === 'failed') throw new Error(`bench: build failed: ${status.errorText}`);
-    if (Date.now() > deadline) throw new Error(`bench: build still ${status.status} after 60 s`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-  const token = await must(
-    ctx.api('POST', `/api/v1/deployments/${deploymentId}/token`, { auth, body: { securityContext: {} } }),
-    'token',
-  );
-  return token.cubeApiToken;
 }
 
 async function cube(ctx, token, op, query) {
@@ -207,17 +99,7 @@ async function engines(ctx, server, embeddedId) {
       run: async (sql, params) => (await warm.query(sql, params)).rows.length,
       fresh: {
         label: 'PostgreSQL, fresh connection + BEGIN READ ONLY',
-        run: async (sql, params) => {
-          const c = new pg.Client(server);
-          c.on('error', () => {});
-          await c.connect();
-          try {
-            await c.query("BEGIN READ ONLY; SET LOCAL statement_timeout = 30000; SET LOCAL TIME ZONE 'UTC'");
-            return (await c.query(sql, params)).rows.length;
-          } finally {
-            await c.end();
-          }
-        },
+        run: (sql, params) => onFreshConnection(server, { sql, params }),
       },
     },
     embedded: {
@@ -332,22 +214,7 @@ export default async function semantic(ctx) {
   console.log('semantic bench: creating deployments…');
   const pgId = await create('Semantic PostgreSQL');
   const embeddedId = await create('Semantic embedded');
-  await must(
-    ctx.api('PUT', `/api/v1/deployments/${pgId}/env-vars`, {
-      auth: ctx.world.admin,
-      body: {
-        env_variables: [
-          { name: 'CUBEJS_DB_TYPE', value: 'postgres' },
-          { name: 'CUBEJS_DB_HOST', value: server.host },
-          { name: 'CUBEJS_DB_PORT', value: String(server.port) },
-          { name: 'CUBEJS_DB_NAME', value: server.database },
-          { name: 'CUBEJS_DB_USER', value: server.user },
-          { name: 'CUBEJS_DB_PASS', value: server.password },
-        ],
-      },
-    }),
-    'env vars',
-  );
+  await usePostgres(ctx, pgId, server);
   console.log('semantic bench: building the PostgreSQL deployment…');
   const pgToken = await deployModel(ctx, pgId, demoModel(`${SCHEMA}.`));
 

@@ -1,21 +1,18 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { holdAnswersToCube } from '../cube/cube-openapi';
-import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
+import { expectError, type SeededAccount } from '../helpers/harness';
 import { clockAt, platform } from '../helpers/platform';
 import {
   editComment,
-  embedUserId,
   listThreads,
   mentionable,
   mintOk,
   postComment,
   postOk,
-  publishDashboard,
   removeComment,
   resolveThread,
   rows,
-  sessionOf,
-  setEmbed,
+  seedCommenters,
   storedComments,
 } from './fixtures';
 
@@ -29,12 +26,7 @@ let bob: string;
 let aliceId: number;
 
 beforeAll(async () => {
-  acme = await seedAccount();
-  board = await publishDashboard(acme);
-  await setEmbed(acme, board.publicId, { allowEmbed: true });
-  alice = await sessionOf(acme, 'alice');
-  bob = await sessionOf(acme, 'bob');
-  aliceId = await embedUserId(acme, 'alice');
+  ({ account: acme, board, alice, bob, aliceId } = await seedCommenters());
 });
 
 describe('updateDashboardComment', () => {

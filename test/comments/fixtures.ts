@@ -1,6 +1,6 @@
 import { expect } from 'vitest';
-import { mintOk, rows } from '../embedding/fixtures';
-import type { SeededAccount } from '../helpers/harness';
+import { mintOk, publishDashboard, rows, setEmbed } from '../embedding/fixtures';
+import { type SeededAccount, seedAccount } from '../helpers/harness';
 import { type ApiResponse, type Auth, api } from '../helpers/http';
 
 export { mintOk, publishDashboard, rows, setEmbed } from '../embedding/fixtures';
@@ -79,4 +79,26 @@ export function storedMentions(commentId: number) {
     'SELECT user_id FROM dashboard_comment_mentions WHERE comment_id = ? ORDER BY user_id',
     commentId,
   );
+}
+
+/** A dashboard of the account, published and open to embedding: where embed users comment. */
+export async function embeddableBoard(account: SeededAccount): Promise<{ id: number; publicId: string }> {
+  const board = await publishDashboard(account);
+  await setEmbed(account, board.publicId, { allowEmbed: true });
+  return board;
+}
+
+/**
+ * What the comment tests start from: a new account, one embeddable dashboard, and sessions of
+ * two embed users of the default tenant, alice (with `alice`'s extra generate-session fields)
+ * and bob, with their stored ids.
+ */
+export async function seedCommenters({ alice: aliceExtra = {} }: { alice?: Record<string, unknown> } = {}) {
+  const account = await seedAccount();
+  const board = await embeddableBoard(account);
+  const alice = await sessionOf(account, 'alice', aliceExtra);
+  const bob = await sessionOf(account, 'bob');
+  const aliceId = await embedUserId(account, 'alice');
+  const bobId = await embedUserId(account, 'bob');
+  return { account, board, alice, bob, aliceId, bobId };
 }

@@ -4,6 +4,7 @@ import { expectError, type SeededAccount, seedAccount } from '../helpers/harness
 import { api } from '../helpers/http';
 import {
   editComment,
+  embeddableBoard,
   embedUserId,
   listThreads,
   mentionable,
@@ -33,10 +34,8 @@ let thread: any;
 beforeAll(async () => {
   acme = await seedAccount();
   other = await seedAccount();
-  board = await publishDashboard(acme);
-  otherBoard = await publishDashboard(other);
-  await setEmbed(acme, board.publicId, { allowEmbed: true });
-  await setEmbed(other, otherBoard.publicId, { allowEmbed: true });
+  board = await embeddableBoard(acme);
+  otherBoard = await embeddableBoard(other);
   alice = await sessionOf(acme, 'alice');
   // Same dashboard, same account, another embed tenant.
   carol = await sessionOf(acme, 'carol', { embedTenantName: 'customer-b' });
@@ -101,8 +100,7 @@ describe('accounts', () => {
 
 describe('what a session grants', () => {
   it('a session limited to another dashboard, or minted for another deployment, sees no comments here', async () => {
-    const elsewhere = await publishDashboard(acme);
-    await setEmbed(acme, elsewhere.publicId, { allowEmbed: true });
+    const elsewhere = await embeddableBoard(acme);
     const pinned = await mintOk(acme.key, {
       deploymentId: acme.deployments[0],
       externalId: 'alice',
@@ -145,8 +143,7 @@ describe('what a session grants', () => {
 
 describe('cascades', () => {
   it("keep a deleted user's comments without an author; deleting the tenant or the workbook deletes them", async () => {
-    const dashboard = await publishDashboard(acme);
-    await setEmbed(acme, dashboard.publicId, { allowEmbed: true });
+    const dashboard = await embeddableBoard(acme);
     const erin = await sessionOf(acme, 'erin', { embedTenantName: 'customer-c' });
     const frank = await sessionOf(acme, 'frank', { embedTenantName: 'customer-c' });
     const frankId = await embedUserId(acme, 'frank', 'customer-c');

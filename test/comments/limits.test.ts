@@ -1,17 +1,16 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { holdAnswersToCube } from '../cube/cube-openapi';
-import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
+import { expectError, type SeededAccount } from '../helpers/harness';
 import { clockAt, platform } from '../helpers/platform';
 import {
+  embeddableBoard,
   listThreads,
   postComment,
   postOk,
-  publishDashboard,
   removeComment,
   resolveThread,
   rows,
-  sessionOf,
-  setEmbed,
+  seedCommenters,
   storedComments,
 } from './fixtures';
 
@@ -22,23 +21,14 @@ let acme: SeededAccount;
 let alice: string;
 let bob: string;
 
-/** A fresh dashboard with embedding allowed. */
-async function freshBoard() {
-  const board = await publishDashboard(acme);
-  await setEmbed(acme, board.publicId, { allowEmbed: true });
-  return board;
-}
-
 beforeAll(async () => {
-  acme = await seedAccount();
-  alice = await sessionOf(acme, 'alice');
-  bob = await sessionOf(acme, 'bob');
+  ({ account: acme, alice, bob } = await seedCommenters());
 });
 
 describe('the rate of comments', () => {
   it('is 10 a minute per user and dashboard: the 11th is a 429 with Retry-After, the next minute works', async () => {
-    const board = await freshBoard();
-    const other = await freshBoard();
+    const board = await embeddableBoard(acme);
+    const other = await embeddableBoard(acme);
     const start = Date.now() + 1_000;
     platform.clock = clockAt(start);
     const root = await postOk(alice, board.publicId, { body: 'Thread' });
@@ -64,7 +54,7 @@ describe('the rate of comments', () => {
 
 describe('replies per thread', () => {
   it('stop at 100 (removed ones count): the 101st is a 409 and nothing is written', async () => {
-    const board = await freshBoard();
+    const board = await embeddableBoard(acme);
     let at = Date.now() + 1_000;
     platform.clock = clockAt(at);
     const root = await postOk(alice, board.publicId, { body: 'A long thread' });
@@ -106,7 +96,7 @@ describe('pagination of threads', () => {
   let ids: number[];
 
   beforeAll(async () => {
-    board = await freshBoard();
+    board = await embeddableBoard(acme);
     ids = [];
     let at = Date.now() + 1_000;
     for (let i = 0; i < 12; i += 1) {

@@ -4,15 +4,14 @@ import { expectError, type SeededAccount, seedAccount } from '../helpers/harness
 import { api } from '../helpers/http';
 import {
   editComment,
+  embeddableBoard,
   embedUserId,
   listThreads,
   mentionable,
   postComment,
   postOk,
-  publishDashboard,
   removeComment,
   sessionOf,
-  setEmbed,
   storedComments,
   storedMentions,
 } from './fixtures';
@@ -27,8 +26,7 @@ let ids: Record<string, number>;
 
 beforeAll(async () => {
   acme = await seedAccount();
-  board = await publishDashboard(acme);
-  await setEmbed(acme, board.publicId, { allowEmbed: true });
+  board = await embeddableBoard(acme);
   alice = await sessionOf(acme, 'alice', { email: 'alice@acme.com' });
   await sessionOf(acme, 'bob', { email: 'bob@acme.com', userProfile: { displayName: 'Bob Stone' } });
   await sessionOf(acme, 'carla', { email: 'carla@corp.example' });

@@ -7,15 +7,14 @@ import { recordStatements, stopRecording } from '../../src/core/db';
 import { seedAccount } from '../helpers/harness';
 import {
   editComment,
+  embeddableBoard,
   embedUserId,
   listThreads,
   mentionable,
   postOk,
-  publishDashboard,
   removeComment,
   resolveThread,
   sessionOf,
-  setEmbed,
 } from './fixtures';
 
 let tables: Set<string>;
@@ -63,8 +62,7 @@ describe('comment statements are index-served', () => {
 
   it('every statement of every comment route', async () => {
     const acme = await seedAccount();
-    const board = await publishDashboard(acme);
-    await setEmbed(acme, board.publicId, { allowEmbed: true });
+    const board = await embeddableBoard(acme);
     const alice = await sessionOf(acme, 'alice');
     const bob = await sessionOf(acme, 'bob');
     const bobId = await embedUserId(acme, 'bob');

@@ -1,17 +1,15 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { holdAnswersToCube } from '../cube/cube-openapi';
-import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
+import { expectError, type SeededAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import {
   commentsPath,
-  embedUserId,
+  embeddableBoard,
   listThreads,
   postComment,
   postOk,
-  publishDashboard,
   rows,
-  sessionOf,
-  setEmbed,
+  seedCommenters,
   storedComments,
 } from './fixtures';
 
@@ -29,15 +27,17 @@ let bobId: number;
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
 beforeAll(async () => {
-  acme = await seedAccount();
-  board = await publishDashboard(acme);
-  second = await publishDashboard(acme);
-  await setEmbed(acme, board.publicId, { allowEmbed: true });
-  await setEmbed(acme, second.publicId, { allowEmbed: true });
-  alice = await sessionOf(acme, 'alice', { userProfile: { displayName: 'Alice Smith' } });
-  bob = await sessionOf(acme, 'bob');
-  aliceId = await embedUserId(acme, 'alice');
-  bobId = await embedUserId(acme, 'bob');
+  ({
+    account: acme,
+    board,
+    alice,
+    bob,
+    aliceId,
+    bobId,
+  } = await seedCommenters({
+    alice: { userProfile: { displayName: 'Alice Smith' } },
+  }));
+  second = await embeddableBoard(acme);
 });
 
 describe('createDashboardComment', () => {
@@ -138,8 +138,7 @@ describe('listDashboardComments', () => {
   let later: any;
 
   beforeAll(async () => {
-    board3 = await publishDashboard(acme);
-    await setEmbed(acme, board3.publicId, { allowEmbed: true });
+    board3 = await embeddableBoard(acme);
     first = await postOk(alice, board3.publicId, { body: 'First thread' });
     later = await postOk(bob, board3.publicId, { body: 'Later thread' });
     // Replies to the first thread after the later thread started: the first keeps its place.
@@ -187,8 +186,7 @@ describe('listDashboardComments', () => {
   });
 
   it('is an empty page on a dashboard without comments', async () => {
-    const fresh = await publishDashboard(acme);
-    await setEmbed(acme, fresh.publicId, { allowEmbed: true });
+    const fresh = await embeddableBoard(acme);
     const res = await listThreads(bob, fresh.publicId);
     expect(res.body).toEqual({
       items: [],

@@ -1,5 +1,7 @@
 import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { FILTER_OPERATORS } from '../../schema/notifications';
+import { VALUELESS_OPERATORS } from '../../src/semantic/query/control-operators';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { seedDashboard } from '../notifications/fixtures';
@@ -29,33 +31,12 @@ const NOTIFICATION: Record<string, CubeType> = {
   notificationAiSummary: 'boolean',
 };
 const RECIPIENT_TYPES = ['USER', 'EMBED_USER', 'SLACK'];
-const OPERATORS = [
-  'equals',
-  'not_equals',
-  'greater_than',
-  'greater_than_or_equal',
-  'less_than',
-  'less_than_or_equal',
-  'contains',
-  'not_contains',
-  'starts_with',
-  'not_starts_with',
-  'ends_with',
-  'not_ends_with',
-  'is_null',
-  'is_not_null',
-  'is_empty',
-  'is_not_empty',
-  'between',
-  'custom',
-];
-const VALUELESS = new Set(['is_null', 'is_not_null', 'is_empty', 'is_not_empty']);
 
-/** One DashboardFilterInput per operator, with values of every type Cube allows. */
-const cubeFilters = OPERATORS.map((operator, i) => ({
+/** One DashboardFilterInput per operator (Cube's DashboardFilterOperator), with values of every type Cube allows. */
+const cubeFilters = FILTER_OPERATORS.map((operator, i) => ({
   member: `Orders.field${i}`,
   operator,
-  value: VALUELESS.has(operator)
+  value: VALUELESS_OPERATORS.has(operator)
     ? null
     : operator === 'between'
       ? ['2024-01-01', '2024-12-31']

@@ -40,33 +40,33 @@ const tenantAttributes = (tenant: string) =>
     tenant,
   );
 
+/** A tenant's groups and attributes defined in one creator-mode generate-session, and the user's. */
+const ALPHA_DEFINITIONS = {
+  groupDefinitions: [{ name: 'editors', description: 'Can edit' }, { name: 'viewers' }],
+  userAttributeDefinitions: [
+    {
+      name: 'plan',
+      type: 'string',
+      displayName: 'Plan',
+      defaultValue: 'free',
+      description: 'Billing plan',
+    },
+    { name: 'seats', type: 'number' },
+  ],
+  groups: ['editors'],
+  userAttributes: [
+    { name: 'plan', value: 'pro' },
+    { name: 'seats', value: 5 },
+  ],
+};
+
 describe('groupDefinitions and userAttributeDefinitions (creator mode)', () => {
   it('upserts definitions into the tenant scope, then applies groups and values against them', async () => {
     const accountWideBefore = await rows(
       'SELECT * FROM embed_groups WHERE account_id = ? AND tenant_id IS NULL',
       acme.accountId,
     );
-    const sid = await mintOk(
-      acme.key,
-      creator('tenant-alpha', {
-        groupDefinitions: [{ name: 'editors', description: 'Can edit' }, { name: 'viewers' }],
-        userAttributeDefinitions: [
-          {
-            name: 'plan',
-            type: 'string',
-            displayName: 'Plan',
-            defaultValue: 'free',
-            description: 'Billing plan',
-          },
-          { name: 'seats', type: 'number' },
-        ],
-        groups: ['editors'],
-        userAttributes: [
-          { name: 'plan', value: 'pro' },
-          { name: 'seats', value: 5 },
-        ],
-      }),
-    );
+    const sid = await mintOk(acme.key, creator('tenant-alpha', ALPHA_DEFINITIONS));
     expect(claimsOf(sid)).toMatchObject({ cm: true, ten: 'tenant-alpha' });
     expect(await tenantGroups('tenant-alpha')).toEqual([
       { name: 'editors', description: 'Can edit' },
@@ -98,24 +98,7 @@ describe('groupDefinitions and userAttributeDefinitions (creator mode)', () => {
   });
 
   it('is idempotent: repeating the request writes nothing and yields the same end state', async () => {
-    const request = creator('tenant-alpha', {
-      groupDefinitions: [{ name: 'editors', description: 'Can edit' }, { name: 'viewers' }],
-      userAttributeDefinitions: [
-        {
-          name: 'plan',
-          type: 'string',
-          displayName: 'Plan',
-          defaultValue: 'free',
-          description: 'Billing plan',
-        },
-        { name: 'seats', type: 'number' },
-      ],
-      groups: ['editors'],
-      userAttributes: [
-        { name: 'plan', value: 'pro' },
-        { name: 'seats', value: 5 },
-      ],
-    });
+    const request = creator('tenant-alpha', ALPHA_DEFINITIONS);
     const before = await embedState(acme.accountId);
     const res = await mint(acme.key, request);
     expect(res.status).toBe(200);

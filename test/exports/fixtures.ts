@@ -3,13 +3,12 @@ import {
   createMessageBatch,
   createScheduledController,
   env,
-  getQueueResult,
   waitOnExecutionContext,
 } from 'cloudflare:test';
 import { expect } from 'vitest';
 import type { ExportMessage } from '../../src/core/env';
 import { type ApiResponse, type Auth, api } from '../helpers/http';
-import { platform, worker } from '../helpers/platform';
+import { deliverBatch, platform, worker } from '../helpers/platform';
 import { routedDb } from '../helpers/shards';
 import { fetchBytes } from '../render/seed';
 
@@ -87,24 +86,7 @@ export async function consumeBodies(bodies: unknown[], options: Delivery = {}) {
       body,
     })),
   );
-  // getQueueResult drops retry() options; record them to check the delays.
-  const delays = new Map<string, number | undefined>();
-  for (const message of batch.messages) {
-    const retry = message.retry.bind(message);
-    Object.defineProperty(message, 'retry', {
-      value: (retryOptions?: QueueRetryOptions) => {
-        delays.set(message.id, retryOptions?.delaySeconds);
-        retry(retryOptions);
-      },
-    });
-  }
-  const ctx = createExecutionContext();
-  await worker.queue(batch, { ...env, ...options.env }, ctx);
-  const result = await getQueueResult(batch, ctx);
-  return {
-    ...result,
-    retryMessages: result.retryMessages.map((r) => ({ msgId: r.msgId, delaySeconds: delays.get(r.msgId) })),
-  };
+  return deliverBatch(batch, { ...env, ...options.env });
 }
 
 /** Delivers the messages of these export jobs (by row id). */

@@ -1,5 +1,12 @@
-import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
+import {
+  createExecutionContext,
+  env,
+  getQueueResult,
+  type QueueResult,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
 import { exports } from 'cloudflare:workers';
+import { afterEach } from 'vitest';
 import type { Clock } from '../../src/core/clock';
 import type { ExportQueue, ReplicaView } from '../../src/core/env';
 import type { DeliveryPorts } from '../../src/notifications/delivery';
@@ -18,13 +25,17 @@ export interface TestPlatform {
 /**
  * The platform of the running test: a test sets a boundary on it (`platform.clock =
  * clockAt(…)`), and every request (`api`), cron tick and queue batch it sends afterwards runs on
- * it. test/setup.ts empties it after each test, so nothing carries over to the next one.
+ * it. It is emptied after each test (below), so nothing carries over to the next one.
  */
 export const platform: TestPlatform = {};
 
 export function resetPlatform(): void {
   for (const key of Object.keys(platform)) delete platform[key as keyof TestPlatform];
 }
+
+// Whatever boundary a test replaced (clock, delivery ports, …) is the real one again for the next:
+// registered in every test file that loads this module (each file has its own instance of it).
+afterEach(resetPlatform);
 
 /** A clock stopped at `at`. */
 export const clockAt = (at: string | number | Date): Clock => ({ now: () => new Date(at) });
@@ -53,4 +64,29 @@ export async function fetchWorker(input: RequestInfo | URL, init?: RequestInit):
   const res = await worker.fetch(request, env, ctx);
   await waitOnExecutionContext(ctx);
   return res;
+}
+
+/**
+ * Delivers a batch (from `createMessageBatch`) to the Worker's queue handler on the test's
+ * platform, with `bindings`; answers the acks and the retries, each retry with the delay it asked
+ * for (getQueueResult leaves retry() options out, so they are recorded here).
+ */
+export async function deliverBatch(batch: MessageBatch, bindings: typeof env = env): Promise<QueueResult> {
+  const delays = new Map<string, number | undefined>();
+  for (const message of batch.messages) {
+    const retry = message.retry.bind(message);
+    Object.defineProperty(message, 'retry', {
+      value: (options?: QueueRetryOptions) => {
+        delays.set(message.id, options?.delaySeconds);
+        retry(options);
+      },
+    });
+  }
+  const ctx = createExecutionContext();
+  await worker.queue(batch, bindings, ctx);
+  const result = await getQueueResult(batch, ctx);
+  return {
+    ...result,
+    retryMessages: result.retryMessages.map((r) => ({ msgId: r.msgId, delaySeconds: delays.get(r.msgId) })),
+  };
 }

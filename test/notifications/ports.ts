@@ -3,12 +3,11 @@ import {
   createMessageBatch,
   createScheduledController,
   env,
-  getQueueResult,
   waitOnExecutionContext,
 } from 'cloudflare:test';
 import type { NotificationMessage } from '../../src/core/env';
 import type { DeliveryPorts, OutgoingEmail, RenderRequest } from '../../src/notifications/delivery';
-import { worker } from '../helpers/platform';
+import { deliverBatch, worker } from '../helpers/platform';
 
 /** Test doubles of the delivery ports that record what they were asked to do. */
 export function recordingPorts() {
@@ -79,22 +78,5 @@ export async function consume(runIds: number[], options: { attempts?: number; qu
       body: { kind: 'notification-run', runId },
     })),
   );
-  // getQueueResult drops retry() options; record them to check the backoff.
-  const delays = new Map<string, number | undefined>();
-  for (const message of batch.messages) {
-    const retry = message.retry.bind(message);
-    Object.defineProperty(message, 'retry', {
-      value: (options?: QueueRetryOptions) => {
-        delays.set(message.id, options?.delaySeconds);
-        retry(options);
-      },
-    });
-  }
-  const ctx = createExecutionContext();
-  await worker.queue(batch, env, ctx);
-  const result = await getQueueResult(batch, ctx);
-  return {
-    ...result,
-    retryMessages: result.retryMessages.map((r) => ({ msgId: r.msgId, delaySeconds: delays.get(r.msgId) })),
-  };
+  return deliverBatch(batch);
 }
