@@ -61,23 +61,9 @@ const tags = ['Deployments'];
 const route = routeGroup({ auth: 'user', scope: 'account', tags, docs });
 /** Reads and changes of one deployment: a key scoped to other deployments is a 403, an unknown id a 404. */
 const oneRoute = routeGroup({ auth: 'user', scope: 'account', tags, errors: [403, 404], docs });
-const manageRoute = routeGroup({
-  auth: 'user',
-  permission: 'DeploymentsManage',
-  scope: 'account',
-  tags,
-  errors: [403, 404],
-  docs,
-});
+const manageRoute = oneRoute.with({ permission: 'DeploymentsManage' });
 /** Creating a deployment: DeploymentsManage granted account-wide (there is no deployment yet). */
-const buildRoute = routeGroup({
-  auth: 'user',
-  permission: 'DeploymentsManage',
-  scope: 'account',
-  tags,
-  errors: [403],
-  docs,
-});
+const buildRoute = route.with({ permission: 'DeploymentsManage', errors: [403] });
 
 /** Deployments: reading needs any user of the account or a key within its scope; changing needs DeploymentsManage. Mounted at /api/v1. */
 export const deploymentsRoutes = routes(

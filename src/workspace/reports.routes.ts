@@ -5,13 +5,8 @@ import { disconnectReport, storePlacement } from './reports.service';
 import { presentReport } from './workspace.present';
 import { connectReportBody, itemParams, placementBody, reportSchema } from './workspace.schemas';
 
-const route = routeGroup({
-  auth: 'user',
-  scope: 'deployment',
-  tags: ['Workspace: reports'],
-  errors: [403, 404],
-  docs: markdown,
-});
+const tags = ['Workspace: reports'];
+const route = routeGroup({ auth: 'user', scope: 'deployment', tags, errors: [403, 404], docs: markdown });
 
 /** Reports. Mounted at /api/v1/deployments/:deploymentId/reports. */
 export const reportsRoutes = routes(
