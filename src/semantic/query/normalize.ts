@@ -4,6 +4,7 @@ import { type FoundMember, findMember } from './members';
 import {
   type CubeFilter,
   type CubeQuery,
+  DATE_FILTER_OPERATORS,
   DEFAULT_LIMIT,
   FILTER_OPERATORS,
   type FilterOperator,
@@ -16,14 +17,7 @@ import {
 import { QueryError } from './query-error';
 import { isValidTimeZone } from './time-zone';
 
-const DATE_OPERATORS = new Set<FilterOperator>([
-  'inDateRange',
-  'notInDateRange',
-  'beforeDate',
-  'beforeOrOnDate',
-  'afterDate',
-  'afterOrOnDate',
-]);
+const DATE_OPERATORS = new Set<FilterOperator>(DATE_FILTER_OPERATORS);
 const NUMERIC = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
 /**
