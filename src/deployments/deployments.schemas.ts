@@ -9,8 +9,8 @@ import {
 
 export { CLOUD_PROVIDERS, CREATION_METHODS, CREATION_STEPS, DEPLOY_MODES };
 
-import { MAX_PAGE_SIZE, pageQueryEntries } from '../core/pagination';
-import { boundedObject, nonEmptyString, obj } from '../core/validation';
+import { MAX_PAGE_SIZE, pageInfoSchema, pageQueryEntries } from '../core/pagination';
+import { boundedObject, integerString, nonEmptyString, obj } from '../core/validation';
 
 export type CloudProvider = (typeof CLOUD_PROVIDERS)[number];
 
@@ -143,14 +143,7 @@ export const deploymentSchema = v.object({
 export const MAX_LIST_OFFSET = 1000;
 
 const intString = (min: number, max: number, description: string) =>
-  v.pipe(
-    v.string(),
-    v.regex(/^\d+$/, 'Expected an integer'),
-    v.transform(Number),
-    v.minValue(min),
-    v.maxValue(max),
-    v.description(description),
-  );
+  v.pipe(integerString(min, max), v.description(description));
 
 const creationStepFilter = v.pipe(
   v.union([v.picklist(CREATION_STEPS), v.array(v.picklist(CREATION_STEPS))]),
@@ -190,12 +183,7 @@ export const deploymentsListSchema = v.object({
         'a larger set reports that number: page with `pageInfo` to the end.',
     ),
   ),
-  pageInfo: v.object({
-    hasNextPage: v.boolean(),
-    hasPreviousPage: v.boolean(),
-    startCursor: v.nullable(v.string()),
-    endCursor: v.nullable(v.string()),
-  }),
+  pageInfo: pageInfoSchema,
 });
 
 // ---- Cube's deployment settings ----
@@ -326,13 +314,6 @@ export const deploymentDeletedSchema = v.object({
 });
 
 // ---- Runtime operations edgeboard answers from what it has ----
-
-const pageInfoSchema = v.object({
-  hasNextPage: v.boolean(),
-  hasPreviousPage: v.boolean(),
-  startCursor: v.nullable(v.string()),
-  endCursor: v.nullable(v.string()),
-});
 
 export const LOG_SOURCES = ['production', 'dev'] as const;
 export const LOG_CONTAINERS = ['INIT', 'MAIN', 'cubejs-server', 'vector', 'api-proxy'] as const;

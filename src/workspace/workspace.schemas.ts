@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { WORKSPACE_ITEM_TYPES } from '../../schema/workspace';
 import { type JsonLimits, jsonBounds, jsonBoundsDoc } from '../core/json';
 import { type Page, pageQueryEntries, pageSchema } from '../core/pagination';
-import { boundedObject, idNumber, idString, nonEmptyString, obj } from '../core/validation';
+import { boundedObject, idNumber, idString, integerString, nonEmptyString, obj } from '../core/validation';
 import {
   MAX_PERIOD_COMPARISONS,
   PIVOT_ITEMS_LIMITS,
@@ -301,15 +301,7 @@ export const reportsQuery = obj({
   sortDirection: v.optional(v.picklist(['ASC', 'DESC'])),
   // Cube's legacy page-number pagination: `limit` is `first`; only the first page is served.
   limit: pageQueryEntries.first,
-  page: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d+$/, 'Expected an integer'),
-      v.transform(Number),
-      v.minValue(1),
-      v.maxValue(1, 'Only page 1: use `after` (pageInfo.endCursor) for the next pages'),
-    ),
-  ),
+  page: v.optional(integerString(1, 1, 'Only page 1: use `after` (pageInfo.endCursor) for the next pages')),
 });
 
 export const slugParams = v.object({
