@@ -1,4 +1,5 @@
-import { type DataScope, type LoadResult, loadQueries } from '../data-api/data.service';
+import { type LoadResult, loadQueries } from '../data-api/data.service';
+import type { DataScope } from '../data-api/data-scope';
 import { GRANULARITIES } from '../semantic/model/model.types';
 import type { ControlFilter } from '../semantic/query/controls';
 import type { CubeQuery } from '../semantic/query/query.types';
