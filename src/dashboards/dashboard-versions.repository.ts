@@ -5,8 +5,9 @@ import { workbooks } from '../../schema/workspace';
 import type { Db } from '../core/env';
 import type { DeploymentScope } from '../core/scope';
 import { deploymentOwned } from '../core/tenancy';
+import type { DashboardConfig } from './dashboard-config.schemas';
 import { reportSnapshotsJson } from './dashboards.queries';
-import type { DashboardConfig, ReportSnapshot } from './dashboards.schemas';
+import type { ReportSnapshot } from './dashboards.schemas';
 
 /** The versions of a workbook's published dashboard: a page of summaries, or one version with its body. */
 

@@ -2,8 +2,9 @@ import * as v from 'valibot';
 import { WORKSPACE_ITEM_TYPES } from '../../schema/workspace';
 import { type Page, pageQueryEntries, pageSchema } from '../core/pagination';
 import { boundedObject, idNumber, idString, nonEmptyString, obj } from '../core/validation';
+import { dashboardConfigSchema } from '../dashboards/dashboard-config.schemas';
 import { WORKBOOK_JSON_LIMITS } from '../dashboards/dashboards.limits';
-import { dashboardConfigSchema, publishedDashboardSchema } from '../dashboards/dashboards.schemas';
+import { publishedDashboardSchema } from '../dashboards/dashboards.schemas';
 import { ORDER_FIELDS } from './workspace-list.repository';
 
 export const NAME_MAX = 255;
