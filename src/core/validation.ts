@@ -125,6 +125,9 @@ export const integerString = (min: number, max: number, tooLarge?: string) =>
 /** A positive integer id in a JSON body. */
 export const idNumber = v.pipe(v.number(), v.integer('Expected an integer'), v.minValue(1), v.safeInteger());
 
+/** A short free text Cube accepts (a locale, a branch name), bounded; empty allowed. */
+export const shortText = (max: number) => v.pipe(v.string(), v.maxLength(max));
+
 export const nonEmptyString = (max: number) =>
   v.pipe(v.string(), v.trim(), v.minLength(1, 'Must not be empty'), v.maxLength(max));
 

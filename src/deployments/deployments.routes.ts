@@ -5,23 +5,15 @@ import { idParams } from '../core/validation';
 import { apiDocs, routeGroup, routes } from '../http/route';
 import markdown from './deployments.routes.md';
 import {
-  advanceCreationStepBody,
   buildStatusQuery,
   buildStatusSchema,
   createDeploymentBody,
   deploymentCreatedSchema,
-  deploymentDeletedSchema,
   deploymentSchema,
-  deploymentSettingsSchema,
   deploymentsListSchema,
   listDeploymentsQuery,
-  logsQuery,
-  logsSchema,
-  podsSchema,
   regionsQuery,
   regionsSchema,
-  updateDeploymentBody,
-  versionsSchema,
 } from './deployments.schemas';
 import {
   createDeployment,
@@ -31,6 +23,16 @@ import {
   presentDeployment,
 } from './deployments.service';
 import { listRegions } from './regions';
+import {
+  advanceCreationStepBody,
+  deploymentDeletedSchema,
+  deploymentSettingsSchema,
+  logsQuery,
+  logsSchema,
+  podsSchema,
+  updateDeploymentBody,
+  versionsSchema,
+} from './settings.schemas';
 import {
   deleteDeployment,
   emptyRuntimeList,
