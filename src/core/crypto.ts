@@ -12,6 +12,41 @@ export async function sha256Hex(value: string): Promise<string> {
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
 }
 
+/** An HMAC-SHA-256 key that signs and verifies JWS, and the `kid` that names it in their header. */
+export interface SigningKey {
+  kid: string;
+  key: CryptoKey;
+}
+
+// Importing a key and hashing its id cost a little each; an isolate serves many requests.
+const signingKeys = new Map<string, Promise<SigningKey>>();
+
+/**
+ * The HMAC key made of `material()`, named by the first 16 hex digits of the SHA-256 of
+ * `kidSeed` (a domain-separated secret, so the kid names the key without revealing it). Each
+ * kind of token gives its own seed: the seed also keys the isolate's cache.
+ */
+export function hmacSigningKey(
+  kidSeed: string,
+  material: () => string | Promise<string>,
+): Promise<SigningKey> {
+  let cached = signingKeys.get(kidSeed);
+  if (!cached) {
+    cached = (async () => ({
+      kid: (await sha256Hex(kidSeed)).slice(0, 16),
+      key: await crypto.subtle.importKey(
+        'raw',
+        encoder.encode(await material()),
+        { name: 'HMAC', hash: 'SHA-256' },
+        false,
+        ['sign', 'verify'],
+      ),
+    }))();
+    signingKeys.set(kidSeed, cached);
+  }
+  return cached;
+}
+
 /**
  * Constant-time equality of two secrets of any length: both sides are hashed first, since
  * `timingSafeEqual` needs equal lengths and must not leak the length of the expected one.
