@@ -1,4 +1,4 @@
-import { requireAccountWide, requireDeploymentScope, userPrincipal } from '../auth/auth.middleware';
+import { requireDeploymentScope, userPrincipal } from '../auth/auth.middleware';
 import { pageQuery } from '../core/pagination';
 import type { AccountScope } from '../core/scope';
 import { idParams } from '../core/validation';
@@ -93,10 +93,8 @@ export const deploymentsRoutes = routes(
   }),
   manageRoute.delete('/deployments/:id', 'deleteDeployment', deploymentDeletedSchema, {
     input: { params: idParams },
-    handler: async (_c, { params }, scope) => {
-      requireAccountWide(scope.principal);
-      return deleteDeployment(scope, params.id);
-    },
+    accountWide: true,
+    handler: async (_c, { params }, scope) => deleteDeployment(scope, params.id),
   }),
   oneRoute.get('/deployments/:id/settings', 'getDeploymentSettings', deploymentSettingsSchema, {
     input: { params: idParams },
@@ -137,9 +135,7 @@ export const deploymentsRoutes = routes(
 export const buildDeploymentsRoutes = routes(
   buildRoute.post('/deployments', 'createDeployment', deploymentCreatedSchema, {
     input: { body: createDeploymentBody },
-    handler: async (c, { body }, scope) => {
-      requireAccountWide(scope.principal);
-      return createDeployment(scope, userPrincipal(c).userId, body);
-    },
+    accountWide: true,
+    handler: async (c, { body }, scope) => createDeployment(scope, userPrincipal(c).userId, body),
   }),
 );

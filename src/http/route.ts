@@ -1,12 +1,13 @@
 import type { Context, Hono, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type * as v from 'valibot';
-import { authenticate, authenticateOperator, authorize } from '../auth/auth.middleware';
+import { authenticate, authenticateOperator, authorize, requireAccountWide } from '../auth/auth.middleware';
 import { resolveScope, type ScopeKind, type ScopeOf } from '../auth/scope';
 import { routeToShard } from '../auth/shard-routing';
 import type { AppEnv } from '../core/env';
 import { type AuthKind, doc } from '../core/openapi';
 import { createRouter } from '../core/router';
+import type { AccountScope } from '../core/scope';
 import { validate } from '../core/validation';
 import { apiDocs } from './api-docs';
 import type {
@@ -57,7 +58,7 @@ const AUTH: Record<AuthName, { doc: AuthKind; middleware?: MiddlewareHandler<App
  * without one is an error when the module loads, so no operation goes undocumented.
  */
 export function routeGroup<K extends ScopeKind = 'request'>(defaults: GroupDefaults<K>): RouteGroup<K> {
-  const { errors: shared = [], auth, tags, scope = 'request', permission } = defaults;
+  const { errors: shared = [], auth, tags, scope = 'request', permission, accountWide } = defaults;
   const docs = typeof defaults.docs === 'string' ? apiDocs(defaults.docs) : defaults.docs;
   const at = <M extends Method>(method: M): RouteBuilder<M, ScopeOf<K>> =>
     ((
@@ -75,6 +76,7 @@ export function routeGroup<K extends ScopeKind = 'request'>(defaults: GroupDefau
       return {
         ...doc,
         permission,
+        accountWide,
         ...own,
         errors: [...shared, ...(own.errors ?? [])],
         auth,
@@ -149,6 +151,9 @@ function middlewaresOf(route: AnyRoute): MiddlewareHandler[] {
   // the account's shard in the directory.
   if (docKind !== 'operator' && docKind !== 'none') chain.push(routeToShard as MiddlewareHandler);
   if (auth.middleware) chain.push(auth.middleware as MiddlewareHandler);
+  if (route.accountWide && route.scope === 'request') {
+    throw new Error(`route ${route.path}: an account-wide action needs the account's scope`);
+  }
   if (route.permission) {
     if (!auth.middleware) throw new Error(`route ${route.path}: a permission needs an authenticated route`);
     chain.push(
@@ -176,6 +181,7 @@ function handlerOf(route: AnyRoute): MiddlewareHandler {
       body: route.input?.body ? valid('json') : undefined,
     };
     const scope = resolveScope(route.scope ?? 'request', c as Context<AppEnv>, input.params);
+    if (route.accountWide) requireAccountWide((scope as AccountScope).principal);
     const result = await route.handler(c as Context<AppEnv>, input, scope);
     if (result instanceof Response) return result;
     return c.json(result as object, status);

@@ -102,6 +102,11 @@ export interface RouteDefinition<
   /** The path parameter naming a user: a user acting on themselves needs no `permission`. */
   selfParam?: string;
   /**
+   * An account-wide action (API keys, the account's settings): an API key scoped to deployments
+   * gets 403 KEY_SCOPE, checked with the scope, before the handler runs.
+   */
+  accountWide?: boolean;
+  /**
    * Runs after auth and validation with the route's scope; returns the JSON body the schema of
    * `responses` declares.
    */
@@ -140,6 +145,8 @@ export interface GroupDefaults<K extends ScopeKind = 'request'> {
   errors?: number[];
   /** What every route of the group needs beyond the credential (a route may name its own). */
   permission?: Requirement;
+  /** Every route of the group is an account-wide action (see the route's `accountWide`). */
+  accountWide?: boolean;
 }
 
 /** A route answering 200 with one JSON schema passes that schema after its operationId; `responses` is implied. */
