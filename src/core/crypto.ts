@@ -1,3 +1,4 @@
+import { errors, jwtVerify } from 'jose';
 import { base64, base64url } from './text';
 
 const encoder = new TextEncoder();
@@ -45,6 +46,29 @@ export function hmacSigningKey(
     signingKeys.set(kidSeed, cached);
   }
   return cached;
+}
+
+/**
+ * The payload of an HS256 compact JWS signed by one of `keys` (the one its header's `kid` names)
+ * and valid at `now`, with `requiredClaims` present. Throws jose's errors: `JWTExpired` past
+ * its expiry, `JWKSNoMatchingKey` for a kid of no key given.
+ */
+export async function verifyHs256(
+  token: string,
+  keys: readonly SigningKey[],
+  now: Date,
+  requiredClaims: string[],
+): Promise<unknown> {
+  const { payload } = await jwtVerify(
+    token,
+    (header) => {
+      const match = keys.find((k) => k.kid === header.kid);
+      if (!match) throw new errors.JWKSNoMatchingKey();
+      return match.key;
+    },
+    { algorithms: ['HS256'], currentDate: now, requiredClaims },
+  );
+  return payload;
 }
 
 /**

@@ -1,6 +1,6 @@
-import { errors, jwtVerify, SignJWT } from 'jose';
+import { SignJWT } from 'jose';
 import * as v from 'valibot';
-import { hmacSigningKey, sha256Hex } from '../core/crypto';
+import { hmacSigningKey, sha256Hex, verifyHs256 } from '../core/crypto';
 import { ApiError } from '../core/errors';
 
 /**
@@ -80,15 +80,7 @@ export async function verifyApiToken(secrets: Secrets, token: string, now: Date)
   );
   let payload: unknown;
   try {
-    ({ payload } = await jwtVerify(
-      token,
-      (header) => {
-        const match = candidates.find((k) => k.kid === header.kid);
-        if (!match) throw new errors.JWKSNoMatchingKey();
-        return match.key;
-      },
-      { algorithms: ['HS256'], currentDate: now, requiredClaims: ['exp', 'iat'] },
-    ));
+    payload = await verifyHs256(token, candidates, now, ['exp', 'iat']);
   } catch {
     throw invalidToken();
   }

@@ -1,6 +1,6 @@
-import { errors, jwtVerify, SignJWT } from 'jose';
+import { errors, SignJWT } from 'jose';
 import * as v from 'valibot';
-import { hmacSigningKey } from '../core/crypto';
+import { hmacSigningKey, verifyHs256 } from '../core/crypto';
 import { ApiError } from '../core/errors';
 import type { ControlFilter } from '../semantic/query/controls';
 import { asControlFilters, lockedFiltersInput } from './embed-sessions.schemas';
@@ -158,15 +158,7 @@ export async function verifySession(
   );
   let payload: unknown;
   try {
-    ({ payload } = await jwtVerify(
-      token,
-      (header) => {
-        const match = keys.find((k) => k.kid === header.kid);
-        if (!match) throw new errors.JWKSNoMatchingKey();
-        return match.key;
-      },
-      { algorithms: ['HS256'], currentDate: now, requiredClaims: ['jti', 'sub', 'exp', 'iat'] },
-    ));
+    payload = await verifyHs256(token, keys, now, ['jti', 'sub', 'exp', 'iat']);
   } catch (error) {
     if (error instanceof errors.JWTExpired) {
       throw new ApiError('SESSION_EXPIRED', 'Embed session expired: mint a new one');
