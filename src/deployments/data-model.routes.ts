@@ -72,13 +72,8 @@ const docs = apiDocs(markdown, {
   MAX_PATH_LENGTH,
   MAX_OPEN_UPLOADS,
 });
-const readRoute = routeGroup({
-  auth: 'user',
-  scope: 'account',
-  tags: ['Data Model'],
-  errors: [403, 404],
-  docs,
-});
+const tags = ['Data Model'];
+const readRoute = routeGroup({ auth: 'user', scope: 'account', tags, errors: [403, 404], docs });
 const writeRoute = readRoute.with({ permission: 'SchemaUpdate' });
 const uploadReadRoute = readRoute.with({ tags: ['Data Model Uploads'] });
 const uploadRoute = uploadReadRoute.with({ permission: 'SchemaUpdate' });
