@@ -34,13 +34,16 @@ const overAncestors = (folderId: number, select: SQL): SQL =>
         WHERE w.folder_id IS NOT NULL AND up.n < ${WALK_LIMIT})
       ${select})`;
 
+/** What both walks up answer for the root: no folder above it. */
+const NONE = sql`0`;
+
 /** Number of folders from the root down to `folderId` inclusive (0 for the root). */
 export const folderDepth = (folderId: number | null): SQL =>
-  folderId === null ? sql`0` : overAncestors(folderId, sql`SELECT max(n) FROM up`);
+  folderId === null ? NONE : overAncestors(folderId, sql`SELECT max(n) FROM up`);
 
 /** Whether `itemId` is `folderId` or one of its ancestors (a move would make a cycle). */
 export const isAncestorOrSelf = (itemId: number, folderId: number | null): SQL =>
-  folderId === null ? sql`0` : overAncestors(folderId, sql`SELECT count(*) > 0 FROM up WHERE id = ${itemId}`);
+  folderId === null ? NONE : overAncestors(folderId, sql`SELECT count(*) > 0 FROM up WHERE id = ${itemId}`);
 
 /** Levels of folders in the subtree of `itemId` (itself included); 0 when it is not a folder. */
 export const subtreeHeight = (itemId: number): SQL =>
