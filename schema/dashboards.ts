@@ -20,9 +20,9 @@ export const publishedDashboards = sqliteTable(
       .references(() => workspaceItems.id, { onDelete: 'cascade' }),
     /** 128 random bits, base64url: unguessable, URL-safe. */
     publicId: text().notNull(),
-    /** Customer-signed embedding allowed (E8). Survives republishing. */
+    /** Customer-signed embedding allowed (the embed-access switch). Survives republishing. */
     allowEmbed: integer({ mode: 'boolean' }).notNull().default(false),
-    /** Shared with every embed user of the account (E8's allEmbedUsers). */
+    /** Shared with every embed user of the account (embed access's allEmbedUsers). */
     allEmbedUsers: integer({ mode: 'boolean' }).notNull().default(false),
     title: text(),
     description: text(),

@@ -3,7 +3,7 @@ import { check, index, integer, primaryKey, sqliteTable, text, uniqueIndex } fro
 import { accounts } from './accounts';
 
 /**
- * An embed tenant of an account (E9 `embedTenantName`). `default` and any other name are
+ * An embed tenant of an account (generate-session's `embedTenantName`). `default` and any other name are
  * created the first time a session (or an admin creating a group) names them.
  */
 export const embedTenants = sqliteTable(
@@ -72,7 +72,7 @@ export const embedAttributes = sqliteTable(
 );
 
 /**
- * External users (E9 `externalId`), one per (tenant, externalId). Their rows are what
+ * External users (generate-session's `externalId`), one per (tenant, externalId). Their rows are what
  * `externalUserLimit` counts; everything a session needs beyond its token lives here and in
  * the two tables below, so minting for a returning user whose state is unchanged writes nothing.
  */

@@ -15,7 +15,7 @@ export type WorkspaceItemType = (typeof WORKSPACE_ITEM_TYPES)[number];
 
 /**
  * Every folder, workbook and report of a deployment. One table with one id sequence, so ids
- * are unique across the three types (E2 moves any item by id) and the workspace list (E7)
+ * are unique across the three types (a move names any item by id) and the workspace list
  * pages over one set of indexes.
  */
 export const workspaceItems = sqliteTable(
@@ -27,21 +27,21 @@ export const workspaceItems = sqliteTable(
       .references(() => deployments.id, { onDelete: 'cascade' }),
     type: text({ enum: WORKSPACE_ITEM_TYPES }).notNull(),
     name: text().notNull(),
-    /** lower(name): the case-insensitive sort key and search haystack of E7. */
+    /** lower(name): the case-insensitive sort key and search haystack of the workspace list. */
     nameKey: text().notNull(),
     /**
      * The 1- and 2-character grams of `nameKey` as FTS tokens (`g` + hex of the UTF-8 bytes): the
-     * haystack of 1–2 character E7 searches, which a trigram index cannot answer. Written with the
+     * haystack of 1–2 character workspace searches, which a trigram index cannot answer. Written with the
      * name; indexed by `workspace_items_grams` (FTS5, kept in sync by triggers).
      */
     nameGrams: text().notNull().default(''),
     /**
      * The containing folder; null is the root. "No action" (checked at the end of the
-     * statement) rather than cascade: a folder is only deleted once it is empty (E6), and a
+     * statement) rather than cascade: a folder is only deleted once it is empty (deleteFolder), and a
      * deployment's cascade removes parents and children in the same statement.
      */
     folderId: integer().references((): AnySQLiteColumn => workspaceItems.id),
-    /** A folder's position among its siblings (E5); 0 for workbooks and reports. */
+    /** A folder's position among its siblings (set on create and update); 0 for workbooks and reports. */
     position: integer().notNull().default(0),
     createdBy: integer().references(() => users.id, { onDelete: 'set null' }),
     updatedBy: integer().references(() => users.id, { onDelete: 'set null' }),
@@ -49,19 +49,19 @@ export const workspaceItems = sqliteTable(
     updatedAt: text().notNull(),
   },
   (t) => [
-    // E7 within one folder (or the root): equality on (deployment, folder, type), then the
+    // The workspace list within one folder (or the root): equality on (deployment, folder, type), then the
     // requested order with id as tie-breaker. One index per sort field, each walked either way.
     index('workspace_items_folder_updated_idx').on(t.deploymentId, t.folderId, t.type, t.updatedAt, t.id),
     index('workspace_items_folder_created_idx').on(t.deploymentId, t.folderId, t.type, t.createdAt, t.id),
     index('workspace_items_folder_name_idx').on(t.deploymentId, t.folderId, t.type, t.nameKey, t.id),
     // Items the caller never viewed sort by id alone (viewer_last_viewed_at).
     index('workspace_items_folder_id_idx').on(t.deploymentId, t.folderId, t.type, t.id),
-    // E7 `search` spans every folder: the same orders without the folder column.
+    // The workspace list's `search` spans every folder: the same orders without the folder column.
     index('workspace_items_all_updated_idx').on(t.deploymentId, t.type, t.updatedAt, t.id),
     index('workspace_items_all_created_idx').on(t.deploymentId, t.type, t.createdAt, t.id),
     index('workspace_items_all_name_idx').on(t.deploymentId, t.type, t.nameKey, t.id),
     index('workspace_items_all_id_idx').on(t.deploymentId, t.type, t.id),
-    // Children of a folder (sub-folder checks, E6, and the foreign key's own lookups).
+    // Children of a folder (sub-folder checks, deleting a folder, and the foreign key's own lookups).
     index('workspace_items_parent_idx').on(t.folderId, t.type),
     // Foreign keys' own lookups (a user's deletion sets these to null).
     index('workspace_items_created_by_idx').on(t.createdBy),
@@ -82,7 +82,7 @@ export const workbooks = sqliteTable(
     slug: text().notNull(),
     meta: text({ mode: 'json' }).$type<Record<string, unknown>>().notNull(),
     calculatedFields: text({ mode: 'json' }).$type<Record<string, unknown>>().notNull(),
-    /** The draft DashboardConfig (E1); null: no draft. */
+    /** The draft DashboardConfig (updateWorkbookDashboard); null: no draft. */
     dashboardDraft: text({ mode: 'json' }).$type<Record<string, unknown> | null>(),
   },
   (t) => [uniqueIndex('workbooks_slug_uq').on(t.deploymentId, t.slug)],
@@ -147,7 +147,7 @@ export const workspaceFavorites = sqliteTable(
   (t) => [primaryKey({ columns: [t.userId, t.itemId] }), index('workspace_favorites_item_idx').on(t.itemId)],
 );
 
-/** A user's last GET of an item: E7's `viewer_last_viewed_at`. */
+/** A user's last GET of an item: the workspace list's `viewer_last_viewed_at`. */
 export const workspaceViews = sqliteTable(
   'workspace_views',
   {
@@ -164,7 +164,7 @@ export const workspaceViews = sqliteTable(
   },
   (t) => [
     primaryKey({ columns: [t.userId, t.itemId] }),
-    // E7 by viewer_last_viewed_at walks the caller's views of the deployment in order.
+    // The workspace list by viewer_last_viewed_at walks the caller's views of the deployment in order.
     index('workspace_views_order_idx').on(t.userId, t.deploymentId, t.viewedAt, t.itemId),
     index('workspace_views_item_idx').on(t.itemId),
     index('workspace_views_deployment_idx').on(t.deploymentId),

@@ -273,8 +273,8 @@ describe('no full scan of a tenant table on the hot paths', () => {
     expect(summary(found)).toEqual([]);
   });
 
-  it('E7 workspace list, first page', async () => {
-    const found = await offencesOf('E7 first page', () =>
+  it('workspace list, first page', async () => {
+    const found = await offencesOf('workspace list first page', () =>
       ok(
         api('GET', `/api/v1/deployments/${deploymentId}/workspace?first=50&orderByField=updated_at`, {
           auth: acme.member,
@@ -284,8 +284,8 @@ describe('no full scan of a tenant table on the hot paths', () => {
     expect(summary(found)).toEqual([]);
   });
 
-  it('E7 workspace search', async () => {
-    const found = await offencesOf('E7 search', () =>
+  it('workspace search', async () => {
+    const found = await offencesOf('workspace search', () =>
       ok(api('GET', `/api/v1/deployments/${deploymentId}/workspace?search=revenue`, { auth: acme.member })),
     );
     expect(summary(found)).toEqual([]);

@@ -1,5 +1,3 @@
-import { requireAccountWide } from '../auth/auth.middleware';
-import type { AccountScope } from '../core/scope';
 import { routeGroup, routes } from '../http/route';
 import markdown from './tenant-settings.routes.md';
 import {
@@ -21,12 +19,7 @@ const tags = ['Tenant settings and app config'];
 const read = routeGroup({ auth: 'user', scope: 'account', tags, docs: markdown });
 
 /** Changing: an admin, or an API key that is not scoped to deployments (an account-wide setting). */
-const write = routeGroup({ auth: 'admin', scope: 'account', tags, errors: [403], docs: markdown });
-
-const accountWide = (scope: AccountScope) => {
-  requireAccountWide(scope.principal);
-  return scope;
-};
+const write = read.with({ auth: 'admin', accountWide: true, errors: [403] });
 
 /** The account's tenant settings and app config (Cube's Tenant Settings and App Theme). Mounted at /api/v1. */
 export const tenantSettingsRoutes = routes(
@@ -35,13 +28,13 @@ export const tenantSettingsRoutes = routes(
   }),
   write.put('/tenant/settings', 'updateTenantSettings', tenantSettingsSchema, {
     input: { body: tenantSettingsBody },
-    handler: async (_c, { body }, scope) => updateTenantSettings(accountWide(scope), body),
+    handler: async (_c, { body }, scope) => updateTenantSettings(scope, body),
   }),
   read.get('/app-config', 'getAppConfig', appConfigSchema, {
     handler: async (_c, _input, scope) => getAppConfig(scope),
   }),
   write.patch('/app-config', 'updateAppConfig', appConfigSchema, {
     input: { body: appConfigPatchBody },
-    handler: async (_c, { body }, scope) => updateAppConfig(accountWide(scope), body),
+    handler: async (_c, { body }, scope) => updateAppConfig(scope, body),
   }),
 );

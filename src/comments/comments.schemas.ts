@@ -1,6 +1,6 @@
 import * as v from 'valibot';
 import { pageQueryEntries } from '../core/pagination';
-import { idNumber, idString, obj } from '../core/validation';
+import { idNumber, idString, integerString, obj } from '../core/validation';
 import { publicIdParams, sessionQuery } from '../embedding/embed-sessions.schemas';
 
 // ---- Limits ----
@@ -47,15 +47,7 @@ export const listThreadsQuery = obj({
   ...sessionQuery.entries,
   includeResolved: v.optional(booleanString),
   resolvedOnly: v.optional(booleanString),
-  first: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d+$/, 'Expected an integer'),
-      v.transform(Number),
-      v.minValue(1),
-      v.maxValue(MAX_THREADS_PAGE),
-    ),
-  ),
+  first: v.optional(integerString(1, MAX_THREADS_PAGE)),
   after: pageQueryEntries.after,
 });
 

@@ -1,3 +1,4 @@
+import { errors, jwtVerify } from 'jose';
 import { base64, base64url } from './text';
 
 const encoder = new TextEncoder();
@@ -10,6 +11,64 @@ export function randomId(bytes = 16): string {
 export async function sha256Hex(value: string): Promise<string> {
   const digest = await crypto.subtle.digest('SHA-256', encoder.encode(value));
   return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
+}
+
+/** An HMAC-SHA-256 key that signs and verifies JWS, and the `kid` that names it in their header. */
+export interface SigningKey {
+  kid: string;
+  key: CryptoKey;
+}
+
+// Importing a key and hashing its id cost a little each; an isolate serves many requests.
+const signingKeys = new Map<string, Promise<SigningKey>>();
+
+/**
+ * The HMAC key made of `material()`, named by the first 16 hex digits of the SHA-256 of
+ * `kidSeed` (a domain-separated secret, so the kid names the key without revealing it). Each
+ * kind of token gives its own seed: the seed also keys the isolate's cache.
+ */
+export function hmacSigningKey(
+  kidSeed: string,
+  material: () => string | Promise<string>,
+): Promise<SigningKey> {
+  let cached = signingKeys.get(kidSeed);
+  if (!cached) {
+    cached = (async () => ({
+      kid: (await sha256Hex(kidSeed)).slice(0, 16),
+      key: await crypto.subtle.importKey(
+        'raw',
+        encoder.encode(await material()),
+        { name: 'HMAC', hash: 'SHA-256' },
+        false,
+        ['sign', 'verify'],
+      ),
+    }))();
+    signingKeys.set(kidSeed, cached);
+  }
+  return cached;
+}
+
+/**
+ * The payload of an HS256 compact JWS signed by one of `keys` (the one its header's `kid` names)
+ * and valid at `now`, with `requiredClaims` present. Throws jose's errors: `JWTExpired` past
+ * its expiry, `JWKSNoMatchingKey` for a kid of no key given.
+ */
+export async function verifyHs256(
+  token: string,
+  keys: readonly SigningKey[],
+  now: Date,
+  requiredClaims: string[],
+): Promise<unknown> {
+  const { payload } = await jwtVerify(
+    token,
+    (header) => {
+      const match = keys.find((k) => k.kid === header.kid);
+      if (!match) throw new errors.JWKSNoMatchingKey();
+      return match.key;
+    },
+    { algorithms: ['HS256'], currentDate: now, requiredClaims },
+  );
+  return payload;
 }
 
 /**

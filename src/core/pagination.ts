@@ -1,22 +1,14 @@
 import * as v from 'valibot';
 import { ApiError } from './errors';
 import { base64url, fromBase64url } from './text';
-import { obj } from './validation';
+import { integerString, obj } from './validation';
 
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
 
 /** `first` and `after` of every list. Spread it into a list's query schema. */
 export const pageQueryEntries = {
-  first: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d+$/, 'Expected an integer'),
-      v.transform(Number),
-      v.minValue(1),
-      v.maxValue(MAX_PAGE_SIZE),
-    ),
-  ),
+  first: v.optional(integerString(1, MAX_PAGE_SIZE)),
   after: v.optional(v.pipe(v.string(), v.maxLength(2048))),
 };
 
@@ -122,17 +114,17 @@ export function idPage<R extends { id: number }>(rows: R[], request: PageRequest
   );
 }
 
+/** Where a page stands in its list: `pageInfo` of every list's answer. */
+export const pageInfoSchema = v.object({
+  hasNextPage: v.boolean(),
+  hasPreviousPage: v.boolean(),
+  startCursor: v.nullable(v.string()),
+  endCursor: v.nullable(v.string()),
+});
+
 /** The response schema of a list of `item`. */
 export function pageSchema<S extends v.GenericSchema>(item: S) {
-  return v.object({
-    items: v.array(item),
-    pageInfo: v.object({
-      hasNextPage: v.boolean(),
-      hasPreviousPage: v.boolean(),
-      startCursor: v.nullable(v.string()),
-      endCursor: v.nullable(v.string()),
-    }),
-  });
+  return v.object({ items: v.array(item), pageInfo: pageInfoSchema });
 }
 
 /** For lists ordered by id alone: the id the page starts after, or null for the first page. */

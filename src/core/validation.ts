@@ -112,8 +112,21 @@ export const idString = v.pipe(
 
 export const idParams = v.object({ id: idString });
 
+/** A whole number from `min` to `max` in a query string; `tooLarge` says what is wrong past `max`. */
+export const integerString = (min: number, max: number, tooLarge?: string) =>
+  v.pipe(
+    v.string(),
+    v.regex(/^\d+$/, 'Expected an integer'),
+    v.transform(Number),
+    v.minValue(min),
+    v.maxValue(max, tooLarge),
+  );
+
 /** A positive integer id in a JSON body. */
 export const idNumber = v.pipe(v.number(), v.integer('Expected an integer'), v.minValue(1), v.safeInteger());
+
+/** A short free text Cube accepts (a locale, a branch name), bounded; empty allowed. */
+export const shortText = (max: number) => v.pipe(v.string(), v.maxLength(max));
 
 export const nonEmptyString = (max: number) =>
   v.pipe(v.string(), v.trim(), v.minLength(1, 'Must not be empty'), v.maxLength(max));

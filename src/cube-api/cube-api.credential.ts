@@ -6,7 +6,7 @@ import { ApiError } from '../core/errors';
 import type { RequestScope } from '../core/scope';
 import { looksLikeApiToken, verifyApiToken } from '../data-api/api-token';
 import { findDeploymentBySlug } from '../data-api/data.repository';
-import { type DataScope, dataScope } from '../data-api/data.service';
+import { type DataScope, dataScope } from '../data-api/data-scope';
 import { embedIdentity } from '../embedding/embed-identity.service';
 import type { ControlFilter } from '../semantic/query/controls';
 import type { Identity } from '../semantic/query/policies';

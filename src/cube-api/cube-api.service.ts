@@ -1,14 +1,8 @@
 import * as v from 'valibot';
 import { ApiError } from '../core/errors';
 import { toDetails } from '../core/validation';
-import {
-  type DataScope,
-  dryRunQuery,
-  type LoadResult,
-  loadQuery,
-  metaFor,
-  sqlQuery,
-} from '../data-api/data.service';
+import { dryRunQuery, type LoadResult, loadQuery, metaFor, sqlQuery } from '../data-api/data.service';
+import type { DataScope } from '../data-api/data-scope';
 import type { CubeQuery, NormalizedQuery } from '../semantic/query/query.types';
 import { cubeQueriesSchema } from './cube-api.schemas';
 

@@ -1,11 +1,13 @@
 import { and, desc, eq, lt } from 'drizzle-orm';
+import type { SQLiteColumn } from 'drizzle-orm/sqlite-core';
 import { dashboardVersions, publishedDashboards } from '../../schema/dashboards';
 import { workbooks } from '../../schema/workspace';
 import type { Db } from '../core/env';
 import type { DeploymentScope } from '../core/scope';
 import { deploymentOwned } from '../core/tenancy';
+import type { DashboardConfig } from './dashboard-config.schemas';
 import { reportSnapshotsJson } from './dashboards.queries';
-import type { DashboardConfig, ReportSnapshot } from './dashboards.schemas';
+import type { ReportSnapshot } from './dashboards.schemas';
 
 /** The versions of a workbook's published dashboard: a page of summaries, or one version with its body. */
 
@@ -43,6 +45,20 @@ const summaryColumns = {
   createdBy: dashboardVersions.createdBy,
   createdAt: dashboardVersions.createdAt,
 };
+
+/**
+ * The summary columns read through `versions` (a subquery of `summaryColumns`), with what its
+ * published dashboard adds: what `toVersionSummary` maps.
+ */
+const joinedSummary = <V extends Record<keyof typeof summaryColumns, SQLiteColumn>>(versions: V) => ({
+  id: versions.id,
+  publishedDashboardId: versions.publishedDashboardId,
+  versionNumber: versions.versionNumber,
+  createdBy: versions.createdBy,
+  createdAt: versions.createdAt,
+  publicId: publishedDashboards.publicId,
+  currentVersionId: publishedDashboards.currentVersionId,
+});
 
 /** The workbook of the caller's deployment, which drives a read of its versions (no row: not found). */
 const theWorkbook = (scope: DeploymentScope, workbookId: number) =>
@@ -105,13 +121,7 @@ export async function listVersions(
     .as('dv');
   const rows = await db
     .select({
-      id: versions.id,
-      publishedDashboardId: versions.publishedDashboardId,
-      versionNumber: versions.versionNumber,
-      createdBy: versions.createdBy,
-      createdAt: versions.createdAt,
-      publicId: publishedDashboards.publicId,
-      currentVersionId: publishedDashboards.currentVersionId,
+      ...joinedSummary(versions),
     })
     .from(workbooks)
     .leftJoin(publishedDashboards, eq(publishedDashboards.workbookId, workbooks.itemId))
@@ -136,13 +146,7 @@ export async function findVersion(
     .as('dv');
   const [row] = await db
     .select({
-      id: versions.id,
-      publishedDashboardId: versions.publishedDashboardId,
-      versionNumber: versions.versionNumber,
-      createdBy: versions.createdBy,
-      createdAt: versions.createdAt,
-      publicId: publishedDashboards.publicId,
-      currentVersionId: publishedDashboards.currentVersionId,
+      ...joinedSummary(versions),
       config: versions.config,
       // The frozen reports as one JSON array, built in SQL (shared with the published dashboard's read).
       reportSnapshots: reportSnapshotsJson('dv').mapWith(String),

@@ -7,8 +7,9 @@ import { mapRow, runBatch } from '../core/db';
 import type { Db } from '../core/env';
 import type { DeploymentScope } from '../core/scope';
 import { deploymentOwned } from '../core/tenancy';
+import type { DashboardConfig } from './dashboard-config.schemas';
 import { publishedJson } from './dashboards.queries';
-import type { DashboardConfig, PublishedDashboard, PublishInput } from './dashboards.schemas';
+import type { PublishedDashboard, PublishInput } from './dashboards.schemas';
 
 type Raw = Record<string, unknown>;
 

@@ -23,22 +23,10 @@ import { embedAccessSchema, updateEmbedAccessBody } from './embed-access.schemas
 import { getEmbedAccess, updateEmbedAccess } from './embed-access.service';
 
 const docs = apiDocs(markdown, { MAX_TENANT_SHARES });
-const route = routeGroup({
-  auth: 'user',
-  scope: 'deployment',
-  tags: ['Dashboards'],
-  errors: [403, 404],
-  docs,
-});
+const tags = ['Dashboards'];
+const route = routeGroup({ auth: 'user', scope: 'deployment', tags, errors: [403, 404], docs });
 /** A dashboard's embed access (what embed tenants may open): embedding is managed with EmbeddingManage. */
-const embeddingRoute = routeGroup({
-  auth: 'user',
-  permission: 'EmbeddingManage',
-  scope: 'deployment',
-  tags: ['Dashboards'],
-  errors: [403, 404],
-  docs,
-});
+const embeddingRoute = route.with({ permission: 'EmbeddingManage' });
 
 /** A workbook's dashboard: its draft, publishing, its versions and its embed access. Mounted at /api/v1/deployments/:deploymentId/workbooks, beside the workbook routes. */
 export const dashboardsRoutes = routes(

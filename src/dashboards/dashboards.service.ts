@@ -3,9 +3,10 @@ import { invalidCursor, pageRequest, toPage } from '../core/pagination';
 import type { DeploymentScope } from '../core/scope';
 import { newPublicId } from '../core/shard-marks';
 import { withStorageQuota } from '../core/storage-quota';
+import type { DashboardConfig } from './dashboard-config.schemas';
 import * as versionsRepo from './dashboard-versions.repository';
 import * as repo from './dashboards.repository';
-import type { DashboardConfig, PublishedDashboard, PublishInput } from './dashboards.schemas';
+import type { PublishedDashboard, PublishInput } from './dashboards.schemas';
 
 export async function getDashboard(scope: DeploymentScope, workbookId: number) {
   const state = await repo.findDashboardState(scope, workbookId);

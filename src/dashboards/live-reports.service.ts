@@ -1,4 +1,6 @@
-import { type DataScope, type LoadResult, loadQueries } from '../data-api/data.service';
+import { type LoadResult, loadQueries } from '../data-api/data.service';
+import type { DataScope } from '../data-api/data-scope';
+import type { RenderSnapshot } from '../render/render.types';
 import { GRANULARITIES } from '../semantic/model/model.types';
 import type { ControlFilter } from '../semantic/query/controls';
 import type { CubeQuery } from '../semantic/query/query.types';
@@ -18,16 +20,12 @@ export const MAX_LIVE_REPORTS = 50;
 /** Period comparisons one report computes at most (each is a query of its own). */
 const MAX_COMPARISONS = 4;
 
-/** A report as a dashboard holds it: a published snapshot, or a draft's report as it is now. */
-export interface DashboardReport {
-  reportId: number;
-  id?: number;
-  name?: string;
-  title?: string | null;
-  /** Chart settings (JSON); with static `data` rows when the report has no query. */
-  spec?: string | null;
-  /** A Cube query (JSON): the report's data, run for each viewer. */
-  jsonQuery?: string | null;
+/**
+ * A report as a dashboard holds it: a published snapshot, or a draft's report as it is now.
+ * `spec` holds static `data` rows when the report has no `jsonQuery`, run for each viewer.
+ */
+export interface DashboardReport
+  extends Pick<RenderSnapshot, 'reportId' | 'id' | 'name' | 'title' | 'spec' | 'jsonQuery'> {
   fillMissingRows?: ReportFields['fillMissingRows'];
   periodComparisons?: unknown;
 }

@@ -81,6 +81,14 @@ export async function findRenderSource(
     appConfig: null,
     identity: accountUserIdentity(null),
   };
+  // What both reads answer of the row: the deployment is the caller's, and what was found in it.
+  const found = (row: { workbookId: number | null; appConfig: StoredConfig; attributes: unknown }) => ({
+    ...none,
+    deploymentOk: true,
+    identity: accountUserIdentity(row.attributes),
+    workbookFound: row.workbookId !== null,
+    appConfig: row.appConfig,
+  });
   if (version === 'draft') {
     const [row] = await workbookRead(scope, workbookId, {
       draft: workbooks.dashboardDraft,
@@ -88,23 +96,12 @@ export async function findRenderSource(
     });
     if (!row) return none;
     return {
-      ...none,
-      deploymentOk: true,
-      identity: accountUserIdentity(row.attributes),
-      workbookFound: row.workbookId !== null,
-      appConfig: row.appConfig,
+      ...found(row),
       draft: (row.draft ?? null) as RenderConfig | null,
       reports: json<RenderSnapshot[]>(row.reports) ?? [],
     };
   }
   const [row] = await workbookRead(scope, workbookId, { published: publishedJson().mapWith(String) });
   if (!row) return none;
-  return {
-    ...none,
-    deploymentOk: true,
-    identity: accountUserIdentity(row.attributes),
-    workbookFound: row.workbookId !== null,
-    appConfig: row.appConfig,
-    published: json<PublishedDashboard>(row.published),
-  };
+  return { ...found(row), published: json<PublishedDashboard>(row.published) };
 }

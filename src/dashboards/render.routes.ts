@@ -4,13 +4,8 @@ import markdown from './render.routes.md';
 import { renderQuery } from './render.schemas';
 import { renderWorkbookDashboard } from './render.service';
 
-const route = routeGroup({
-  auth: 'user',
-  scope: 'deployment',
-  tags: ['Dashboards'],
-  errors: [403, 404],
-  docs: markdown,
-});
+const tags = ['Dashboards'];
+const route = routeGroup({ auth: 'user', scope: 'deployment', tags, errors: [403, 404], docs: markdown });
 
 /** Mounted at /api/v1/deployments/:deploymentId/workbooks, beside the workbook and dashboard routes. */
 export const renderRoutes = routes(

@@ -1,6 +1,6 @@
-import { errors, jwtVerify, SignJWT } from 'jose';
+import { SignJWT } from 'jose';
 import * as v from 'valibot';
-import { sha256Hex } from '../core/crypto';
+import { hmacSigningKey, sha256Hex, verifyHs256 } from '../core/crypto';
 import { ApiError } from '../core/errors';
 
 /**
@@ -27,28 +27,10 @@ interface Secrets {
 }
 
 const TOKEN_USE = 'cube-api';
-const keys = new Map<string, Promise<{ kid: string; key: CryptoKey }>>();
 
-function keyOf(secret: string) {
-  let cached = keys.get(secret);
-  if (!cached) {
-    cached = (async () => {
-      const material = await sha256Hex(`edgeboard-cube-api-token:${secret}`);
-      return {
-        kid: (await sha256Hex(`edgeboard-cube-api-kid:${secret}`)).slice(0, 16),
-        key: await crypto.subtle.importKey(
-          'raw',
-          new TextEncoder().encode(material),
-          { name: 'HMAC', hash: 'SHA-256' },
-          false,
-          ['sign', 'verify'],
-        ),
-      };
-    })();
-    keys.set(secret, cached);
-  }
-  return cached;
-}
+/** The token key is derived from the secret, never the secret itself (which also signs sessions). */
+const keyOf = (secret: string) =>
+  hmacSigningKey(`edgeboard-cube-api-kid:${secret}`, () => sha256Hex(`edgeboard-cube-api-token:${secret}`));
 
 export async function signApiToken(secrets: Secrets, claims: ApiTokenClaims, now: Date): Promise<string> {
   const { kid, key } = await keyOf(secrets.SESSION_SIGNING_KEY);
@@ -98,15 +80,7 @@ export async function verifyApiToken(secrets: Secrets, token: string, now: Date)
   );
   let payload: unknown;
   try {
-    ({ payload } = await jwtVerify(
-      token,
-      (header) => {
-        const match = candidates.find((k) => k.kid === header.kid);
-        if (!match) throw new errors.JWKSNoMatchingKey();
-        return match.key;
-      },
-      { algorithms: ['HS256'], currentDate: now, requiredClaims: ['exp', 'iat'] },
-    ));
+    payload = await verifyHs256(token, candidates, now, ['exp', 'iat']);
   } catch {
     throw invalidToken();
   }

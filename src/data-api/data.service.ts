@@ -1,9 +1,4 @@
-import { sha256Hex } from '../core/crypto';
 import { ApiError, type ErrorCode } from '../core/errors';
-import type { DeploymentScope } from '../core/scope';
-import { readDataSourceConfig } from '../deployments/env-vars.service';
-import { postgres } from '../semantic/dialects/postgres';
-import { sqlite } from '../semantic/dialects/sqlite';
 import { metaOf } from '../semantic/model/meta';
 import type { CompiledModel } from '../semantic/model/model.types';
 import {
@@ -15,128 +10,25 @@ import {
 import { findMember } from '../semantic/query/members';
 import { normalizeQuery } from '../semantic/query/normalize';
 import { compileQuery } from '../semantic/query/plan';
-import { AccessDenied, type Identity, memberVisible, policyFilters } from '../semantic/query/policies';
+import { memberVisible } from '../semantic/query/policies';
 import type { CubeQuery, NormalizedQuery } from '../semantic/query/query.types';
-import { QueryError } from '../semantic/query/query-error';
 import { annotationOf, shapeRows } from '../semantic/query/results';
-import { DataSourceError, openDataSource } from '../sources/open-data-source';
-import * as repo from './data.repository';
+import type { DataScope, DeploymentDataScope } from './data-scope';
+import {
+  asApiError,
+  dialectOf,
+  NOBODY,
+  planIn,
+  prepare,
+  type SourceContext,
+  servingModel,
+  sourceContext,
+} from './query-context';
 import { cached, cachedJson, cacheKeyOf, DEFAULT_REFRESH_SECONDS, keyOf } from './result-cache';
-
-/**
- * The part of a deployment's scope the data API reads: where (database, bindings), when, and
- * which deployment of which account. A `DeploymentScope` is one; so is the scope of a caller
- * with no principal once its token names the deployment (a Cube API token, an embed session).
- * `waitUntil` is optional: a cron job or queue batch may run its cache writes inline.
- */
-export type DeploymentDataScope = Pick<DeploymentScope, 'db' | 'env' | 'now' | 'accountId' | 'deploymentId'> &
-  Partial<Pick<DeploymentScope, 'waitUntil'>>;
-
-/** Who asks, about which deployment: what every data API call needs. */
-export interface DataScope extends DeploymentDataScope {
-  /** The caller's groups, attributes and security context: what the model's access policies read. */
-  identity: Identity;
-  /**
-   * Filters every query of this caller gets, like a row-level policy (an embed session's locked
-   * filters): a query that reads a locked member's cube but cannot be narrowed by it is refused.
-   */
-  locked?: readonly ControlFilter[];
-  /**
-   * The deployment's serving build and data source version when the caller read them already (in
-   * its own statement): a load cached together is then found without reading them again.
-   */
-  serving?: ServingState | null;
-}
-
-/**
- * A deployment's scope with the caller's identity (and what else the caller knows): the data
- * scope other domains call the data API with.
- */
-export function dataScope(
-  scope: DeploymentDataScope,
-  identity: Identity,
-  own: Pick<DataScope, 'locked' | 'serving'> = {},
-): DataScope {
-  return {
-    db: scope.db,
-    env: scope.env,
-    now: scope.now,
-    accountId: scope.accountId,
-    deploymentId: scope.deploymentId,
-    ...(scope.waitUntil && { waitUntil: scope.waitUntil }),
-    identity,
-    ...(own.locked?.length && { locked: own.locked }),
-    ...(own.serving !== undefined && { serving: own.serving }),
-  };
-}
-
-/** What decides a deployment's answers besides the data: its serving build, its data source settings as stored. */
-export interface ServingState {
-  buildId: number;
-  sourceVersion: string;
-}
 
 /** How long one query may run on the data source, and how many rows it may answer. */
 export const QUERY_TIMEOUT_MS = 30_000;
 export const MAX_RESULT_ROWS = 50_000;
-
-// Builds never change once built: an isolate compiles nothing and reads each model once.
-const models = new Map<number, CompiledModel>();
-const MAX_CACHED_MODELS = 50;
-
-async function servingModel(scope: DataScope): Promise<{ buildId: number; model: CompiledModel }> {
-  // A caller that read the serving build in its own (account-checked) statement needs no lookup.
-  const build = scope.serving ?? (await repo.findServingBuild(scope));
-  if (!build) {
-    // Only on the way to an error: is it the deployment that is missing, or its build?
-    if (!(await repo.deploymentExists(scope))) {
-      throw new ApiError('NOT_FOUND', 'Deployment not found');
-    }
-    throw new ApiError('CONFLICT', 'This deployment has no built data model yet: check its build status');
-  }
-  let model = models.get(build.buildId);
-  if (!model) {
-    model = (await repo.readCompiledModel(scope.db, build.buildId)) as CompiledModel;
-    if (models.size >= MAX_CACHED_MODELS) models.delete(models.keys().next().value as number);
-    models.set(build.buildId, model);
-  }
-  return { buildId: build.buildId, model };
-}
-
-/** A query the caller may run, with its row-level filters: 400 for a bad query, 403 for a hidden member. */
-function prepare(model: CompiledModel, query: CubeQuery, scope: DataScope) {
-  try {
-    const locked = scope.locked?.length
-      ? applyControls(model, query, { filters: [], timeGrains: [], required: scope.locked }, scope.now).query
-      : query;
-    const normalized = normalizeQuery(model, locked, { now: scope.now });
-    const extraFilters = policyFilters(model, normalized, scope.identity);
-    return { normalized, extraFilters };
-  } catch (err) {
-    throw asApiError(err);
-  }
-}
-
-/** A source's failure by what it means for the caller. */
-const SOURCE_ERROR_CODES = {
-  TIMEOUT: 'QUERY_TIMEOUT',
-  QUERY: 'QUERY_FAILED',
-  TOO_MANY_ROWS: 'QUERY_FAILED',
-  CONNECTION: 'DATA_SOURCE_ERROR',
-  // The deployment's settings, not the query: fixed through its env vars.
-  CONFIG: 'CONFLICT',
-  FORBIDDEN_HOST: 'CONFLICT',
-} as const satisfies Record<DataSourceError['code'], ErrorCode>;
-
-/** The semantic layer's and sources' failures as the API answers them (Cube's `{error}` is our envelope's `error`). */
-function asApiError(err: unknown): Error {
-  if (err instanceof QueryError) return new ApiError('BAD_REQUEST', err.message);
-  if (err instanceof AccessDenied) return new ApiError('FORBIDDEN', err.message);
-  if (err instanceof DataSourceError) {
-    return new ApiError(SOURCE_ERROR_CODES[err.code], err.message);
-  }
-  return err instanceof Error ? err : new Error(String(err));
-}
 
 /** The shortest refresh interval of the cubes a query reads (Cube's `refresh_key.every`). */
 function refreshSeconds(model: CompiledModel, query: NormalizedQuery): number {
@@ -160,45 +52,6 @@ export interface LoadResult {
   dbType: 'postgres' | 'sqlite';
   /** Whether the rows came from the result cache. */
   cacheHit: boolean;
-}
-
-/** The serving model, the data source and what keys its cache: read once for all the queries of a request. */
-interface SourceContext {
-  buildId: number;
-  model: CompiledModel;
-  source: ReturnType<typeof openDataSource>;
-  sourceFingerprint: Promise<string>;
-}
-
-/**
- * The serving model and the data source settings, read side by side. A data source that is
- * misconfigured or names a forbidden host is the deployment's state: 409.
- */
-async function sourceContext(scope: DataScope): Promise<SourceContext> {
-  const [{ buildId, model }, config] = await Promise.all([
-    servingModel(scope),
-    readDataSourceConfig(scope, scope.deploymentId).catch((err) => {
-      throw asApiError(err);
-    }),
-  ]);
-  try {
-    const source = openDataSource(scope.env, scope.deploymentId, config);
-    return { buildId, model, source, sourceFingerprint: sha256Hex(JSON.stringify(config)) };
-  } catch (err) {
-    throw asApiError(err);
-  }
-}
-
-const dialectOf = (ctx: SourceContext) => (ctx.source.dialect === 'postgres' ? postgres : sqlite);
-
-/** A query checked for the scope's caller, its policies applied, compiled in the source's dialect. */
-function planIn(ctx: SourceContext, scope: DataScope, query: CubeQuery) {
-  const { normalized, extraFilters } = prepare(ctx.model, query, scope);
-  try {
-    return { normalized, compiled: compileQuery(ctx.model, normalized, dialectOf(ctx), { extraFilters }) };
-  } catch (err) {
-    throw asApiError(err);
-  }
 }
 
 /** Runs a planned query through the result cache (identical concurrent queries share one run). */
@@ -367,8 +220,6 @@ export async function queryReach(
   const { model } = await servingModel(scope);
   return queries.map((query) => controlReach(model, query, members, scope.now));
 }
-
-const NOBODY = { groups: [], userAttributes: {}, securityContext: {} };
 
 /**
  * Why controls on these members cannot apply under the deployment's serving model, or null: a

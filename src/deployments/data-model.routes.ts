@@ -72,36 +72,11 @@ const docs = apiDocs(markdown, {
   MAX_PATH_LENGTH,
   MAX_OPEN_UPLOADS,
 });
-const readRoute = routeGroup({
-  scope: 'account',
-  auth: 'user',
-  tags: ['Data Model'],
-  errors: [403, 404],
-  docs,
-});
-const writeRoute = routeGroup({
-  scope: 'account',
-  auth: 'user',
-  permission: 'SchemaUpdate',
-  tags: ['Data Model'],
-  errors: [403, 404],
-  docs,
-});
-const uploadReadRoute = routeGroup({
-  scope: 'account',
-  auth: 'user',
-  tags: ['Data Model Uploads'],
-  errors: [403, 404],
-  docs,
-});
-const uploadRoute = routeGroup({
-  scope: 'account',
-  auth: 'user',
-  permission: 'SchemaUpdate',
-  tags: ['Data Model Uploads'],
-  errors: [403, 404],
-  docs,
-});
+const tags = ['Data Model'];
+const readRoute = routeGroup({ auth: 'user', scope: 'account', tags, errors: [403, 404], docs });
+const writeRoute = readRoute.with({ permission: 'SchemaUpdate' });
+const uploadReadRoute = readRoute.with({ tags: ['Data Model Uploads'] });
+const uploadRoute = uploadReadRoute.with({ permission: 'SchemaUpdate' });
 
 const FILES = '/deployments/:id/data-model/files';
 const UPLOAD = '/deployments/:id/data-model/upload';

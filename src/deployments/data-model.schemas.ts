@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { pageQueryEntries } from '../core/pagination';
+import { pageInfoSchema, pageQueryEntries } from '../core/pagination';
 import { obj, objectOf } from '../core/validation';
 
 /** A project holds at most this many files. */
@@ -131,13 +131,6 @@ export const sourceFileSchema = v.object({
   size: v.number(),
   updatedAt: v.string(),
   content: v.optional(v.string()),
-});
-
-const pageInfoSchema = v.object({
-  hasNextPage: v.boolean(),
-  hasPreviousPage: v.boolean(),
-  startCursor: v.nullable(v.string()),
-  endCursor: v.nullable(v.string()),
 });
 
 export const sourceTreeSchema = v.object({

@@ -19,14 +19,7 @@ const docs = apiDocs(markdown, {
 });
 const tags = ['Embedded data'];
 const readRoute = routeGroup({ auth: 'user', scope: 'account', tags, errors: [403, 404], docs });
-const writeRoute = routeGroup({
-  auth: 'user',
-  permission: 'DataStoreManage',
-  scope: 'account',
-  tags,
-  errors: [403, 404],
-  docs,
-});
+const writeRoute = readRoute.with({ permission: 'DataStoreManage' });
 
 const CSV = /^text\/csv\s*(;|$)/i;
 

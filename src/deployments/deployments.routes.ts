@@ -1,27 +1,19 @@
-import { requireAccountWide, requireDeploymentScope, userPrincipal } from '../auth/auth.middleware';
+import { requireDeploymentScope, userPrincipal } from '../auth/auth.middleware';
 import { pageQuery } from '../core/pagination';
 import type { AccountScope } from '../core/scope';
 import { idParams } from '../core/validation';
 import { apiDocs, routeGroup, routes } from '../http/route';
 import markdown from './deployments.routes.md';
 import {
-  advanceCreationStepBody,
   buildStatusQuery,
   buildStatusSchema,
   createDeploymentBody,
   deploymentCreatedSchema,
-  deploymentDeletedSchema,
   deploymentSchema,
-  deploymentSettingsSchema,
   deploymentsListSchema,
   listDeploymentsQuery,
-  logsQuery,
-  logsSchema,
-  podsSchema,
   regionsQuery,
   regionsSchema,
-  updateDeploymentBody,
-  versionsSchema,
 } from './deployments.schemas';
 import {
   createDeployment,
@@ -31,6 +23,16 @@ import {
   presentDeployment,
 } from './deployments.service';
 import { listRegions } from './regions';
+import {
+  advanceCreationStepBody,
+  deploymentDeletedSchema,
+  deploymentSettingsSchema,
+  logsQuery,
+  logsSchema,
+  podsSchema,
+  updateDeploymentBody,
+  versionsSchema,
+} from './settings.schemas';
 import {
   deleteDeployment,
   emptyRuntimeList,
@@ -61,23 +63,9 @@ const tags = ['Deployments'];
 const route = routeGroup({ auth: 'user', scope: 'account', tags, docs });
 /** Reads and changes of one deployment: a key scoped to other deployments is a 403, an unknown id a 404. */
 const oneRoute = routeGroup({ auth: 'user', scope: 'account', tags, errors: [403, 404], docs });
-const manageRoute = routeGroup({
-  auth: 'user',
-  permission: 'DeploymentsManage',
-  scope: 'account',
-  tags,
-  errors: [403, 404],
-  docs,
-});
+const manageRoute = oneRoute.with({ permission: 'DeploymentsManage' });
 /** Creating a deployment: DeploymentsManage granted account-wide (there is no deployment yet). */
-const buildRoute = routeGroup({
-  auth: 'user',
-  permission: 'DeploymentsManage',
-  scope: 'account',
-  tags,
-  errors: [403],
-  docs,
-});
+const buildRoute = route.with({ permission: 'DeploymentsManage', errors: [403] });
 
 /** Deployments: reading needs any user of the account or a key within its scope; changing needs DeploymentsManage. Mounted at /api/v1. */
 export const deploymentsRoutes = routes(
@@ -105,10 +93,8 @@ export const deploymentsRoutes = routes(
   }),
   manageRoute.delete('/deployments/:id', 'deleteDeployment', deploymentDeletedSchema, {
     input: { params: idParams },
-    handler: async (_c, { params }, scope) => {
-      requireAccountWide(scope.principal);
-      return deleteDeployment(scope, params.id);
-    },
+    accountWide: true,
+    handler: async (_c, { params }, scope) => deleteDeployment(scope, params.id),
   }),
   oneRoute.get('/deployments/:id/settings', 'getDeploymentSettings', deploymentSettingsSchema, {
     input: { params: idParams },
@@ -149,9 +135,7 @@ export const deploymentsRoutes = routes(
 export const buildDeploymentsRoutes = routes(
   buildRoute.post('/deployments', 'createDeployment', deploymentCreatedSchema, {
     input: { body: createDeploymentBody },
-    handler: async (c, { body }, scope) => {
-      requireAccountWide(scope.principal);
-      return createDeployment(scope, userPrincipal(c).userId, body);
-    },
+    accountWide: true,
+    handler: async (c, { body }, scope) => createDeployment(scope, userPrincipal(c).userId, body),
   }),
 );

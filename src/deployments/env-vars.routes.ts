@@ -19,14 +19,7 @@ const docs = apiDocs(markdown, {
 const tags = ['Env Variables'];
 /** As for reading a deployment: any user of the account, or a key scoped to it. */
 const readRoute = routeGroup({ auth: 'user', scope: 'account', tags, errors: [403, 404], docs });
-const writeRoute = routeGroup({
-  auth: 'user',
-  permission: 'SecretsManage',
-  scope: 'account',
-  tags,
-  errors: [403, 404],
-  docs,
-});
+const writeRoute = readRoute.with({ permission: 'SecretsManage' });
 
 /** Cube's env-vars operations of a deployment. Mounted at /api/v1. */
 export const envVarsRoutes = routes(

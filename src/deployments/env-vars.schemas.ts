@@ -1,5 +1,5 @@
 import * as v from 'valibot';
-import { pageQueryEntries } from '../core/pagination';
+import { pageInfoSchema, pageQueryEntries } from '../core/pagination';
 import { obj } from '../core/validation';
 
 /** Bounds of a deployment's env vars. */
@@ -53,13 +53,6 @@ export const setEnvVariablesBody = obj({
 });
 
 export const envVariablesQuery = obj(pageQueryEntries);
-
-const pageInfoSchema = v.object({
-  hasNextPage: v.boolean(),
-  hasPreviousPage: v.boolean(),
-  startCursor: v.nullable(v.string()),
-  endCursor: v.nullable(v.string()),
-});
 
 /** Cube's `EnvVariablesListResponse`. */
 export const envVariablesListSchema = v.object({

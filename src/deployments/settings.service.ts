@@ -2,14 +2,14 @@ import { ApiError, badRequest, notFound } from '../core/errors';
 import { jsonLimitError } from '../core/json';
 import type { AccountScope } from '../core/scope';
 import * as repo from './deployments.repository';
+import { REGIONS } from './deployments.schemas';
+import { BRANCH, checkRegion, getDeployment, presentCube } from './deployments.service';
 import {
   type DeploymentSettings,
-  REGIONS,
   RELEASE_CHANNELS,
   TEMPLATE_VARIABLES_LIMITS,
   type UpdateDeploymentInput,
-} from './deployments.schemas';
-import { BRANCH, checkRegion, getDeployment, presentCube } from './deployments.service';
+} from './settings.schemas';
 
 /**
  * Cube's side of a deployment that edgeboard has no runtime for: settings (stored, answered,

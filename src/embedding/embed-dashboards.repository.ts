@@ -7,7 +7,7 @@ import type { AccountScope } from '../core/scope';
 import { publishedJson } from '../dashboards/dashboards.queries';
 import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
 import { servingStateColumns } from '../data-api/data.repository';
-import type { ServingState } from '../data-api/data.service';
+import type { ServingState } from '../data-api/data-scope';
 import { tenantRevocationKey } from './embed-sessions.repository';
 import { ATTRIBUTES_PER_CATALOGUE } from './embedding.schemas';
 

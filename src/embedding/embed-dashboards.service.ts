@@ -6,7 +6,8 @@ import { parseJsonObject, reportRefs, widgetsOf } from '../dashboards/dashboard-
 import type { PublishedDashboard } from '../dashboards/dashboards.schemas';
 import { type DashboardReport, liveDashboard } from '../dashboards/live-reports.service';
 import { restrictSnapshots, type ViewerAttributes } from '../dashboards/row-security';
-import { type DataScope, loadQueries, queryReach } from '../data-api/data.service';
+import { loadQueries, queryReach } from '../data-api/data.service';
+import type { DataScope } from '../data-api/data-scope';
 import type { CubeQuery } from '../semantic/query/query.types';
 import * as repo from './embed-dashboards.repository';
 import {

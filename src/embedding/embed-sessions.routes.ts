@@ -74,22 +74,21 @@ const embedDashboardSchema = v.object({
 const embedLoadQuery = v.object({ ...sessionQuery.entries, ...controlParams });
 
 const docs = apiDocs(markdown, { MINT_LIMITS_TEXT, EMBED_TOKEN_MINUTES: EMBED_TOKEN_TTL_SECONDS / 60 });
+const tags = ['Signed embedding'];
 const route = routeGroup({
   auth: 'user',
   permission: 'EmbeddingManage',
   scope: 'account',
-  tags: ['Signed embedding'],
+  tags,
   errors: [403, 404],
   docs,
 });
-const mintRoute = routeGroup({
+const noneRoute = routeGroup({ auth: 'none', tags, docs });
+const sessionRoute = noneRoute.with({ auth: 'session', errors: [403, 404] });
+const mintRoute = noneRoute.with({
   auth: { kind: 'apiKey', middleware: apiKeyHeader },
-  tags: ['Signed embedding'],
   errors: [403, 404, 409, 429],
-  docs,
 });
-const noneRoute = routeGroup({ auth: 'none', tags: ['Signed embedding'], docs });
-const sessionRoute = routeGroup({ auth: 'session', tags: ['Signed embedding'], errors: [403, 404], docs });
 
 /**
  * Minting, revoking and loading embed sessions, and a dashboard's embedding switches; mounted at

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { ATTRIBUTE_TYPES } from '../../schema/embedding';
 import { jsonBounds } from '../core/json';
-import { boundedObject, idNumber, obj, type WithoutNulls, withoutNulls } from '../core/validation';
+import { boundedObject, idNumber, obj, shortText, type WithoutNulls, withoutNulls } from '../core/validation';
 import { CONTROL_OPERATORS, type ControlFilter } from '../semantic/query/controls';
 import {
   type AttributeValue,
@@ -13,7 +13,6 @@ import {
   MAX_SESSION_ID_LENGTH,
   MINT_LIMITS,
   nullish,
-  shortText,
   tenantName,
   userProfileBody,
 } from './embedding.schemas';

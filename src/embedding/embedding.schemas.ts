@@ -116,9 +116,6 @@ export const nullish = <S extends v.GenericSchema>(schema: S) => v.optional(v.nu
 /** A defaultValue of a user-attribute definition. */
 export const defaultValue = v.pipe(v.string(), v.maxLength(MINT_LIMITS.defaultValue));
 
-/** A short free text Cube accepts (a locale, a branch name), bounded. */
-export const shortText = (max: number) => v.pipe(v.string(), v.maxLength(max));
-
 /** Cube's userProfile: displayName and picture, null clearing the stored one. */
 export const userProfileBody = obj({
   displayName: v.optional(v.nullable(v.pipe(v.string(), v.trim(), v.maxLength(255)))),

@@ -1,6 +1,6 @@
-import { errors, jwtVerify, SignJWT } from 'jose';
+import { errors, SignJWT } from 'jose';
 import * as v from 'valibot';
-import { sha256Hex } from '../core/crypto';
+import { hmacSigningKey, verifyHs256 } from '../core/crypto';
 import { ApiError } from '../core/errors';
 import type { ControlFilter } from '../semantic/query/controls';
 import { asControlFilters, lockedFiltersInput } from './embed-sessions.schemas';
@@ -82,32 +82,8 @@ export interface SigningSecrets {
   SESSION_SIGNING_KEY_PREVIOUS?: string;
 }
 
-interface SigningKey {
-  kid: string;
-  key: CryptoKey;
-}
-
-// Importing a key and hashing its id cost a little each; an isolate serves many requests.
-const keyCache = new Map<string, Promise<SigningKey>>();
-
-function signingKey(secret: string): Promise<SigningKey> {
-  let cached = keyCache.get(secret);
-  if (!cached) {
-    cached = (async () => ({
-      // The kid names the key without revealing it: a hash of a domain-separated secret.
-      kid: (await sha256Hex(`edgeboard-session-kid:${secret}`)).slice(0, 16),
-      key: await crypto.subtle.importKey(
-        'raw',
-        new TextEncoder().encode(secret),
-        { name: 'HMAC', hash: 'SHA-256' },
-        false,
-        ['sign', 'verify'],
-      ),
-    }))();
-    keyCache.set(secret, cached);
-  }
-  return cached;
-}
+/** Sessions are signed with the secret as it is (what every session minted so far was signed with). */
+const signingKey = (secret: string) => hmacSigningKey(`edgeboard-session-kid:${secret}`, () => secret);
 
 function currentSecret(secrets: SigningSecrets): string {
   // A missing secret is a deployment error, never something a client can cause.
@@ -190,15 +166,7 @@ export async function verifySession(
   );
   let payload: unknown;
   try {
-    ({ payload } = await jwtVerify(
-      token,
-      (header) => {
-        const match = keys.find((k) => k.kid === header.kid);
-        if (!match) throw new errors.JWKSNoMatchingKey();
-        return match.key;
-      },
-      { algorithms: ['HS256'], currentDate: now, requiredClaims: ['jti', 'sub', 'exp', 'iat'] },
-    ));
+    payload = await verifyHs256(token, keys, now, ['jti', 'sub', 'exp', 'iat']);
   } catch (error) {
     if (error instanceof errors.JWTExpired) {
       throw new ApiError('SESSION_EXPIRED', 'Embed session expired: mint a new one');

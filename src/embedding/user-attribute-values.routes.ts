@@ -15,13 +15,9 @@ import { getUserAttributeValues, upsertUserAttributeValue } from './user-attribu
  * who may do what (reads: an admin or the user themself; writes: an admin). Mounted at
  * /api/v1/user-attribute-values.
  */
-const route = routeGroup({
-  auth: 'user',
-  scope: 'account',
-  tags: ['User attribute values'],
-  errors: [403, 404],
-  docs: apiDocs(markdown, { MAX_USER_VALUE_BYTES }),
-});
+const docs = apiDocs(markdown, { MAX_USER_VALUE_BYTES });
+const tags = ['User attribute values'];
+const route = routeGroup({ auth: 'user', scope: 'account', tags, errors: [403, 404], docs });
 
 export const userAttributeValuesRoutes = routes(
   route.post('/', 'upsertUserAttributeValue', userAttributeValueSchema, {

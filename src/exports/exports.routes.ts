@@ -11,17 +11,13 @@ import {
 } from './exports.schemas';
 import { downloadExport, exportStatus, startExport } from './exports.service';
 
-const route = routeGroup({
-  auth: 'user',
-  scope: 'deployment',
-  tags: ['Dashboard Exports'],
-  errors: [403, 404],
-  docs: apiDocs(markdown, {
-    LIFETIME_MINUTES: EXPORT_LIFETIME_SECONDS / 60,
-    MAX_IN_FLIGHT: MAX_EXPORTS_IN_FLIGHT,
-    MAX_ATTEMPTS: MAX_EXPORT_ATTEMPTS,
-  }),
+const docs = apiDocs(markdown, {
+  LIFETIME_MINUTES: EXPORT_LIFETIME_SECONDS / 60,
+  MAX_IN_FLIGHT: MAX_EXPORTS_IN_FLIGHT,
+  MAX_ATTEMPTS: MAX_EXPORT_ATTEMPTS,
 });
+const tags = ['Dashboard Exports'];
+const route = routeGroup({ auth: 'user', scope: 'deployment', tags, errors: [403, 404], docs });
 
 /** `filename*` (RFC 6266) carries the stem as given; `filename` an ASCII stand-in for old clients. */
 function attachment(stem: string, extension: string): string {

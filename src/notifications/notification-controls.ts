@@ -1,7 +1,10 @@
 import type { NotificationFilter, TimeGrain } from '../../schema/notifications';
 import type { DashboardControls } from '../dashboards/controls';
 import { widgetLabel, widgetsOf } from '../dashboards/dashboard-widgets';
-import { VALUELESS_OPERATORS as VALUELESS } from '../semantic/query/control-operators';
+import {
+  CASE_INSENSITIVE_OPERATORS as CASE_INSENSITIVE,
+  VALUELESS_OPERATORS as VALUELESS,
+} from '../semantic/query/control-operators';
 import type { ControlFilter, ControlOperator } from '../semantic/query/controls';
 
 /**
@@ -11,15 +14,6 @@ import type { ControlFilter, ControlOperator } from '../semantic/query/controls'
 
 type Scalar = string | number | boolean | null;
 
-/** Operators the data API matches case-insensitively (Cube's `contains` family). */
-const CASE_INSENSITIVE = new Set<string>([
-  'contains',
-  'not_contains',
-  'starts_with',
-  'not_starts_with',
-  'ends_with',
-  'not_ends_with',
-]);
 /** Operators the data API matches case-sensitively. */
 const CASE_SENSITIVE = new Set<string>(['equals', 'not_equals']);
 

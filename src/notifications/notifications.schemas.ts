@@ -9,7 +9,7 @@ import {
 } from '../../schema/notifications';
 import { pageQueryEntries } from '../core/pagination';
 import { canonicalTimeZone } from '../core/time-zone';
-import { boundedObject, idNumber, idString, nonEmptyString, obj } from '../core/validation';
+import { boundedObject, idNumber, idString, integerString, nonEmptyString, obj } from '../core/validation';
 import { tenantName } from '../embedding/embedding.schemas';
 import { VALUELESS_OPERATORS as VALUELESS } from '../semantic/query/control-operators';
 import {
@@ -133,15 +133,7 @@ export const listNotificationsQuery = obj({
 });
 
 export const scheduleQuery = obj({
-  count: v.optional(
-    v.pipe(
-      v.string(),
-      v.regex(/^\d+$/, 'Expected an integer'),
-      v.transform(Number),
-      v.minValue(1),
-      v.maxValue(50),
-    ),
-  ),
+  count: v.optional(integerString(1, 50)),
 });
 
 const filterSchema = v.object({

@@ -6,13 +6,8 @@ import { deleteFolder, folderAncestors } from './folders.service';
 import { itemRoutes } from './item-routes';
 import { folderSchema, itemParams } from './workspace.schemas';
 
-const route = routeGroup({
-  auth: 'user',
-  scope: 'deployment',
-  tags: ['Workspace: folders'],
-  errors: [403, 404],
-  docs: markdown,
-});
+const tags = ['Workspace: folders'];
+const route = routeGroup({ auth: 'user', scope: 'deployment', tags, errors: [403, 404], docs: markdown });
 
 /** Folders: the routes of every kind, a delete of their own and Cube's ancestors. Mounted at /api/v1/deployments/:deploymentId/folders. */
 export const foldersRoutes = routes(

@@ -5,6 +5,7 @@ import { deletedSchema } from '../core/validation';
 import type { HandlerResult, RouteGroup } from '../http/route';
 import * as folders from './folders.service';
 import { withCompiledQuery } from './report-query.service';
+import * as reportSchemas from './reports.schemas';
 import * as reports from './reports.service';
 import * as workbooks from './workbooks.service';
 import { presentFolder, presentItem, presentReport } from './workspace.present';
@@ -28,12 +29,16 @@ const SCHEMAS = {
     query: schemas.workbooksQuery,
     create: schemas.createWorkbookBody,
   },
-  REPORT: { item: schemas.reportSchema, query: schemas.reportsQuery, create: schemas.createReportBody },
+  REPORT: {
+    item: reportSchemas.reportSchema,
+    query: reportSchemas.reportsQuery,
+    create: reportSchemas.createReportBody,
+  },
 } as const;
 const UPDATE_BODIES = {
   FOLDER: schemas.updateFolderBody,
   WORKBOOK: schemas.updateWorkbookBody,
-  REPORT: schemas.updateReportBody,
+  REPORT: reportSchemas.updateReportBody,
 } as const;
 
 type SchemasOf<K extends Kind> = (typeof SCHEMAS)[K];
@@ -141,9 +146,12 @@ type Keyed = 'WORKBOOK' | 'REPORT';
 /** The kinds with a key of their own and Cube's upsert by it: PUT /by-slug/:slug and PUT /by-public-id/:publicId. */
 const UPSERTS = {
   WORKBOOK: { key: 'slug', path: '/by-slug/:slug', params: schemas.slugParams },
-  REPORT: { key: 'publicId', path: '/by-public-id/:publicId', params: schemas.publicIdParams },
+  REPORT: { key: 'publicId', path: '/by-public-id/:publicId', params: reportSchemas.publicIdParams },
 } as const;
-const UPSERT_BODIES = { WORKBOOK: schemas.upsertWorkbookBody, REPORT: schemas.createReportBody } as const;
+const UPSERT_BODIES = {
+  WORKBOOK: schemas.upsertWorkbookBody,
+  REPORT: reportSchemas.createReportBody,
+} as const;
 
 type Upsert<K extends Keyed> = InDeployment<[key: string, body: Body<(typeof UPSERT_BODIES)[K]>], ItemRecord>;
 const UPSERT_SERVICES = {

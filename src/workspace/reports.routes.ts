@@ -1,17 +1,13 @@
 import { routeGroup, routes } from '../http/route';
 import { keyedItemRoutes } from './item-routes';
 import markdown from './reports.routes.md';
+import { connectReportBody, placementBody, reportSchema } from './reports.schemas';
 import { disconnectReport, storePlacement } from './reports.service';
 import { presentReport } from './workspace.present';
-import { connectReportBody, itemParams, placementBody, reportSchema } from './workspace.schemas';
+import { itemParams } from './workspace.schemas';
 
-const route = routeGroup({
-  auth: 'user',
-  scope: 'deployment',
-  tags: ['Workspace: reports'],
-  errors: [403, 404],
-  docs: markdown,
-});
+const tags = ['Workspace: reports'];
+const route = routeGroup({ auth: 'user', scope: 'deployment', tags, errors: [403, 404], docs: markdown });
 
 /** Reports. Mounted at /api/v1/deployments/:deploymentId/reports. */
 export const reportsRoutes = routes(

@@ -12,7 +12,7 @@ import {
   type placementBody,
   placementEntries,
   type updateReportBody,
-} from './workspace.schemas';
+} from './reports.schemas';
 import type { WriteCheck } from './workspace.writes';
 
 /** Reports: create, update, Cube's upsert by public id and the spreadsheet add-in's placement. */

@@ -5,13 +5,8 @@ import { duplicateWorkbook } from './workbooks.service';
 import { presentItem } from './workspace.present';
 import { duplicateWorkbookBody, itemParams, workspaceItemSchema } from './workspace.schemas';
 
-const route = routeGroup({
-  auth: 'user',
-  scope: 'deployment',
-  tags: ['Workspace: workbooks'],
-  errors: [403, 404],
-  docs: markdown,
-});
+const tags = ['Workspace: workbooks'];
+const route = routeGroup({ auth: 'user', scope: 'deployment', tags, errors: [403, 404], docs: markdown });
 
 /** Workbooks, their favourites and duplicates. Mounted at /api/v1/deployments/:deploymentId/workbooks. */
 export const workbooksRoutes = routes(

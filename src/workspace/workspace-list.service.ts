@@ -4,16 +4,10 @@ import { badRequest, notFound } from '../core/errors';
 import { type CursorValue, invalidCursor, pageRequest, toPage } from '../core/pagination';
 import type { DeploymentScope } from '../core/scope';
 import { folderNotFound } from './item-writes';
+import type { REPORT_SORT_FIELDS, reportsQuery } from './reports.schemas';
 import { presentFolder, presentItem, presentReport } from './workspace.present';
 import type { ItemRecord } from './workspace.rows';
-import {
-  cubeList,
-  type foldersQuery,
-  type listQuery,
-  type REPORT_SORT_FIELDS,
-  type reportsQuery,
-  type workbooksQuery,
-} from './workspace.schemas';
+import { cubeList, type foldersQuery, type listQuery, type workbooksQuery } from './workspace.schemas';
 import {
   type ListCursor,
   type ListParams,

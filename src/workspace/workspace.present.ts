@@ -1,6 +1,7 @@
 import type { WorkspaceItemType } from '../../schema/workspace';
+import type { Report } from './reports.schemas';
 import type { ItemRecord, ReportFields } from './workspace.rows';
-import type { Folder, Report, WorkspaceItem } from './workspace.schemas';
+import type { Folder, WorkspaceItem } from './workspace.schemas';
 
 /** Workspace items as answered: one stored record, three shapes (Cube's item, folder and report). */
 

@@ -22,27 +22,28 @@ export const isFolderOf = (folderId: number | null, deploymentId: number): SQL =
     ? sql`1`
     : sql`EXISTS (SELECT 1 FROM workspace_items WHERE id = ${folderId} AND deployment_id = ${deploymentId} AND type = 'FOLDER')`;
 
+/**
+ * `select` over the folders from `folderId` up to the root, as `up(id, n)` (n counts from 1 at
+ * `folderId`). A recursive CTE, which drizzle's builders cannot express.
+ */
+const overAncestors = (folderId: number, select: SQL): SQL =>
+  sql`(WITH RECURSIVE up(id, n) AS (
+        SELECT ${folderId}, 1
+        UNION ALL
+        SELECT w.folder_id, up.n + 1 FROM workspace_items w JOIN up ON w.id = up.id
+        WHERE w.folder_id IS NOT NULL AND up.n < ${WALK_LIMIT})
+      ${select})`;
+
+/** What both walks up answer for the root: no folder above it. */
+const NONE = sql`0`;
+
 /** Number of folders from the root down to `folderId` inclusive (0 for the root). */
 export const folderDepth = (folderId: number | null): SQL =>
-  folderId === null
-    ? sql`0`
-    : sql`(WITH RECURSIVE up(id, n) AS (
-          SELECT ${folderId}, 1
-          UNION ALL
-          SELECT w.folder_id, up.n + 1 FROM workspace_items w JOIN up ON w.id = up.id
-          WHERE w.folder_id IS NOT NULL AND up.n < ${WALK_LIMIT})
-        SELECT max(n) FROM up)`;
+  folderId === null ? NONE : overAncestors(folderId, sql`SELECT max(n) FROM up`);
 
 /** Whether `itemId` is `folderId` or one of its ancestors (a move would make a cycle). */
 export const isAncestorOrSelf = (itemId: number, folderId: number | null): SQL =>
-  folderId === null
-    ? sql`0`
-    : sql`(WITH RECURSIVE up(id, n) AS (
-          SELECT ${folderId}, 1
-          UNION ALL
-          SELECT w.folder_id, up.n + 1 FROM workspace_items w JOIN up ON w.id = up.id
-          WHERE w.folder_id IS NOT NULL AND up.n < ${WALK_LIMIT})
-        SELECT count(*) > 0 FROM up WHERE id = ${itemId})`;
+  folderId === null ? NONE : overAncestors(folderId, sql`SELECT count(*) > 0 FROM up WHERE id = ${itemId}`);
 
 /** Levels of folders in the subtree of `itemId` (itself included); 0 when it is not a folder. */
 export const subtreeHeight = (itemId: number): SQL =>

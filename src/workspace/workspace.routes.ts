@@ -17,13 +17,9 @@ import { moveItem } from './workspace.service';
 import { bulkDelete, bulkMove } from './workspace-bulk.service';
 import { listWorkspace } from './workspace-list.service';
 
-const route = routeGroup({
-  auth: 'user',
-  scope: 'deployment',
-  tags: ['Workspace'],
-  errors: [403, 404],
-  docs: apiDocs(markdown, { MAX_BULK_ITEMS }),
-});
+const docs = apiDocs(markdown, { MAX_BULK_ITEMS });
+const tags = ['Workspace'];
+const route = routeGroup({ auth: 'user', scope: 'deployment', tags, errors: [403, 404], docs });
 
 /** The workspace list, the move and the bulk move and delete. Mounted at /api/v1/deployments/:deploymentId/workspace. */
 export const workspaceRoutes = routes(

@@ -8,9 +8,9 @@ import { holdAnswersToCube } from './cube-openapi';
 holdAnswersToCube();
 
 /**
- * What applies to every operation of Cube's document (the checklist's X1–X12), as far as it is
- * decided outside the domains: one bearer scheme for tokens and keys, the `first` ceiling, the
- * document's security scheme and operation ids, and webhook URLs refused when written.
+ * What applies to every operation of Cube's document, as far as it is decided outside the
+ * domains: one bearer scheme for tokens and keys, the `first` ceiling, the document's security
+ * scheme and operation ids, and webhook URLs refused when written.
  */
 
 let world: World;
@@ -18,7 +18,7 @@ beforeAll(async () => {
   world = await seedWorld();
 });
 
-describe('X1: one bearer scheme for access tokens and API keys', () => {
+describe('one bearer scheme for access tokens and API keys', () => {
   it('takes a key as `Bearer` wherever an admin token goes, within its scope', async () => {
     const bearerKey = { bearer: world.acme.key.apiKey };
     for (const path of ['/api/v1/deployments', '/api/v1/regions', '/api/v1/users', '/api/v1/api-keys']) {
@@ -45,7 +45,7 @@ describe('X1: one bearer scheme for access tokens and API keys', () => {
   });
 });
 
-describe('X3: `first` above 100', () => {
+describe('`first` above 100', () => {
   // The contract's range (1–100) stays: a larger page is a 400 naming `first`, not a silent clamp.
   it('is a 400 naming first; 100 is served', async () => {
     const res = await api('GET', '/api/v1/deployments?first=101', { auth: world.acme.admin });
@@ -55,7 +55,7 @@ describe('X3: `first` above 100', () => {
   });
 });
 
-describe("X12: Cube's operation ids", () => {
+describe("Cube's operation ids", () => {
   it('names the deployments group as Cube does', async () => {
     const doc = (await api('GET', '/api/v1/openapi.json')).body;
     const id = (path: string, method: string) => doc.paths[path]?.[method]?.operationId;

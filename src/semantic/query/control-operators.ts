@@ -2,6 +2,16 @@
  * A dashboard control's operators (the ones a FILTER widget, a notification's `filters` and a
  * session's locked filters use), as opposed to the REST API's camel-case ones.
  */
+/** The operators that match text within a value (Cube's `contains` family). */
+const TEXT_MATCH_OPERATORS = [
+  'contains',
+  'not_contains',
+  'starts_with',
+  'not_starts_with',
+  'ends_with',
+  'not_ends_with',
+] as const;
+
 export const CONTROL_OPERATORS = [
   'equals',
   'not_equals',
@@ -9,12 +19,7 @@ export const CONTROL_OPERATORS = [
   'greater_than_or_equal',
   'less_than',
   'less_than_or_equal',
-  'contains',
-  'not_contains',
-  'starts_with',
-  'not_starts_with',
-  'ends_with',
-  'not_ends_with',
+  ...TEXT_MATCH_OPERATORS,
   'is_null',
   'is_not_null',
   'is_empty',
@@ -30,3 +35,6 @@ export const VALUELESS_OPERATORS: ReadonlySet<string> = new Set<ControlOperator>
   'is_empty',
   'is_not_empty',
 ]);
+
+/** Operators the data API matches case-insensitively (the `contains` family). */
+export const CASE_INSENSITIVE_OPERATORS: ReadonlySet<string> = new Set<ControlOperator>(TEXT_MATCH_OPERATORS);

@@ -5,6 +5,7 @@ import { type FoundMember, findMember } from './members';
 import {
   type CubeFilter,
   type CubeQuery,
+  DATE_FILTER_OPERATORS,
   DEFAULT_LIMIT,
   FILTER_OPERATORS,
   type FilterOperator,
@@ -16,14 +17,7 @@ import {
 } from './query.types';
 import { QueryError } from './query-error';
 
-const DATE_OPERATORS = new Set<FilterOperator>([
-  'inDateRange',
-  'notInDateRange',
-  'beforeDate',
-  'beforeOrOnDate',
-  'afterDate',
-  'afterOrOnDate',
-]);
+const DATE_OPERATORS = new Set<FilterOperator>(DATE_FILTER_OPERATORS);
 const NUMERIC = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
 /**

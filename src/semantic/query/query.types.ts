@@ -32,6 +32,16 @@ export type CubeFilter =
   | { and: CubeFilter[] }
   | { or: CubeFilter[] };
 
+/** The filter operators whose values are dates. */
+export const DATE_FILTER_OPERATORS = [
+  'inDateRange',
+  'notInDateRange',
+  'beforeDate',
+  'beforeOrOnDate',
+  'afterDate',
+  'afterOrOnDate',
+] as const;
+
 export const FILTER_OPERATORS = [
   'equals',
   'notEquals',
@@ -47,12 +57,7 @@ export const FILTER_OPERATORS = [
   'lte',
   'set',
   'notSet',
-  'inDateRange',
-  'notInDateRange',
-  'beforeDate',
-  'beforeOrOnDate',
-  'afterDate',
-  'afterOrOnDate',
+  ...DATE_FILTER_OPERATORS,
 ] as const;
 export type FilterOperator = (typeof FILTER_OPERATORS)[number];
 
