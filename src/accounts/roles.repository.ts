@@ -1,7 +1,7 @@
 import { and, desc, eq, lt, ne, sql } from 'drizzle-orm';
 import { users } from '../../schema/accounts';
 import { type RolePolicy, roles, userRoles } from '../../schema/roles';
-import { mapRow, runBatch } from '../core/db';
+import { mapRow, runBatch, type Statement } from '../core/db';
 import type { Grants } from '../core/permissions';
 import type { AccountScope } from '../core/scope';
 import { cubePolicies, ROLE_LIMITS, type Role } from './roles.schemas';
@@ -138,18 +138,23 @@ export async function insertAssignment(
   return rows.length > 0;
 }
 
+/** The reads of a batch that finds whether the user and the role are the account's (a row each when they are). */
+const accountHolds = ({ db, accountId }: AccountScope, userId: number, roleId: number): Statement[] => [
+  db
+    .select({ id: users.id })
+    .from(users)
+    .where(and(eq(users.accountId, accountId), eq(users.id, userId))),
+  db
+    .select({ id: roles.id })
+    .from(roles)
+    .where(and(eq(roles.accountId, accountId), eq(roles.id, roleId))),
+];
+
 /** Whether the user and the role are the account's, and whether the user holds the role (one round trip). */
 export async function assignmentState(scope: AccountScope, roleId: number, userId: number) {
   const { db } = scope;
   const [user, role, held] = await runBatch(db, [
-    db
-      .select({ id: users.id })
-      .from(users)
-      .where(and(eq(users.accountId, scope.accountId), eq(users.id, userId))),
-    db
-      .select({ id: roles.id })
-      .from(roles)
-      .where(and(eq(roles.accountId, scope.accountId), eq(roles.id, roleId))),
+    ...accountHolds(scope, userId, roleId),
     db
       .select({ userId: userRoles.userId })
       .from(userRoles)
@@ -169,14 +174,7 @@ export async function assignmentState(scope: AccountScope, roleId: number, userI
 export async function deleteAssignment(scope: AccountScope, roleId: number, userId: number) {
   const { db } = scope;
   const [user, role] = await runBatch(db, [
-    db
-      .select({ id: users.id })
-      .from(users)
-      .where(and(eq(users.accountId, scope.accountId), eq(users.id, userId))),
-    db
-      .select({ id: roles.id })
-      .from(roles)
-      .where(and(eq(roles.accountId, scope.accountId), eq(roles.id, roleId))),
+    ...accountHolds(scope, userId, roleId),
     db.delete(userRoles).where(
       and(
         eq(userRoles.userId, userId),

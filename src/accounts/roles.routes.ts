@@ -1,6 +1,4 @@
-import { requireAccountWide } from '../auth/auth.middleware';
 import { pageQuery, pageSchema } from '../core/pagination';
-import type { AccountScope } from '../core/scope';
 import { deletedSchema } from '../core/validation';
 import { apiDocs, routeGroup, routes } from '../http/route';
 import markdown from './roles.routes.md';
@@ -23,15 +21,11 @@ import {
   updateRole,
 } from './roles.service';
 
-/** Roles are account-wide: a key scoped to deployments gets 403 KEY_SCOPE. */
-const accountWide = (scope: AccountScope) => {
-  requireAccountWide(scope.principal);
-  return scope;
-};
-
 const route = routeGroup({
   auth: 'admin',
   scope: 'account',
+  // Every route is account-wide: a key scoped to deployments gets 403 KEY_SCOPE.
+  accountWide: true,
   tags: ['Roles'],
   errors: [403],
   docs: apiDocs(markdown, {
@@ -47,36 +41,36 @@ const route = routeGroup({
 export const rolesRoutes = routes(
   route.get('/', 'getRoles', pageSchema(roleSchema), {
     input: { query: pageQuery },
-    handler: async (_c, { query }, scope) => listRoles(accountWide(scope), query),
+    handler: async (_c, { query }, scope) => listRoles(scope, query),
   }),
   route.post('/', 'createRole', roleSchema, {
     input: { body: createRoleBody },
     errors: [409],
-    handler: async (_c, { body }, scope) => createRole(accountWide(scope), body),
+    handler: async (_c, { body }, scope) => createRole(scope, body),
   }),
   route.get('/:roleId', 'getRole', roleSchema, {
     input: { params: roleParams },
     errors: [404],
-    handler: async (_c, { params }, scope) => getRole(accountWide(scope), params.roleId),
+    handler: async (_c, { params }, scope) => getRole(scope, params.roleId),
   }),
   route.put('/:roleId', 'updateRole', roleSchema, {
     input: { params: roleParams, body: updateRoleBody },
     errors: [404, 409],
-    handler: async (_c, { params, body }, scope) => updateRole(accountWide(scope), params.roleId, body ?? {}),
+    handler: async (_c, { params, body }, scope) => updateRole(scope, params.roleId, body ?? {}),
   }),
   route.delete('/:roleId', 'deleteRole', deletedSchema, {
     input: { params: roleParams },
     errors: [404],
-    handler: async (_c, { params }, scope) => deleteRole(accountWide(scope), params.roleId),
+    handler: async (_c, { params }, scope) => deleteRole(scope, params.roleId),
   }),
   route.put('/:roleId/users/:userId', 'assignRoleToUser', roleAssignmentSchema, {
     input: { params: roleUserParams },
     errors: [404, 409],
-    handler: async (_c, { params }, scope) => assignRole(accountWide(scope), params.roleId, params.userId),
+    handler: async (_c, { params }, scope) => assignRole(scope, params.roleId, params.userId),
   }),
   route.delete('/:roleId/users/:userId', 'removeRoleFromUser', roleAssignmentSchema, {
     input: { params: roleUserParams },
     errors: [404],
-    handler: async (_c, { params }, scope) => removeRole(accountWide(scope), params.roleId, params.userId),
+    handler: async (_c, { params }, scope) => removeRole(scope, params.roleId, params.userId),
   }),
 );

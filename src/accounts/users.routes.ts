@@ -1,7 +1,6 @@
 import * as v from 'valibot';
-import { requireAccountWide, userPrincipal } from '../auth/auth.middleware';
+import { userPrincipal } from '../auth/auth.middleware';
 import { pageQuery, pageSchema } from '../core/pagination';
-import type { AccountScope } from '../core/scope';
 import { deletedSchema, idParams, idString } from '../core/validation';
 import { apiDocs, routeGroup, routes } from '../http/route';
 import { accessTokenCreatedSchema, accessTokenSchema, createUserBody, userSchema } from './accounts.schemas';
@@ -26,12 +25,6 @@ import { bulkUserAction, deleteUser, updateMySettings, updateUser } from './user
 
 const tokenParams = v.object({ id: idString, tokenId: idString });
 
-/** Users are account-wide: a key scoped to deployments gets 403 KEY_SCOPE. */
-const accountWide = (scope: AccountScope) => {
-  requireAccountWide(scope.principal);
-  return scope;
-};
-
 /**
  * Users and their access tokens. UsersManage (admins hold it, and unscoped API keys) manages
  * users; a user may read themselves, change their own settings and manage their own tokens (so
@@ -41,73 +34,64 @@ const accountWide = (scope: AccountScope) => {
 const route = routeGroup({
   auth: 'user',
   scope: 'account',
+  // Every route is account-wide: a key scoped to deployments gets 403 KEY_SCOPE.
+  accountWide: true,
   tags: ['Users and access tokens'],
   errors: [403],
   docs: apiDocs(markdown, { MAX_BULK_USERS, MAX_NOTIFICATION_KINDS }),
 });
+const manageRoute = route.with({ permission: 'UsersManage' });
+/** A user's access tokens: the user themselves (`selfParam`) or an admin. */
+const tokenRoute = route.with({ permission: 'admin', errors: [403, 404] });
 
 export const usersRoutes = routes(
-  route.post('/', 'createUser', userSchema, {
-    permission: 'UsersManage',
+  manageRoute.post('/', 'createUser', userSchema, {
     input: { body: createUserBody },
     errors: [409],
-    handler: async (_c, { body }, scope) => createUser(accountWide(scope), body),
+    handler: async (_c, { body }, scope) => createUser(scope, body),
   }),
-  route.get('/', 'listUsers', pageSchema(userSchema), {
-    permission: 'UsersManage',
+  manageRoute.get('/', 'listUsers', pageSchema(userSchema), {
     input: { query: pageQuery },
-    handler: async (_c, { query }, scope) => listUsers(accountWide(scope), query),
+    handler: async (_c, { query }, scope) => listUsers(scope, query),
   }),
-  route.post('/bulk', 'bulkUserAction', bulkUserActionResultSchema, {
-    permission: 'UsersManage',
+  manageRoute.post('/bulk', 'bulkUserAction', bulkUserActionResultSchema, {
     input: { body: bulkUserActionBody },
-    handler: async (_c, { body }, scope) => bulkUserAction(accountWide(scope), body),
+    handler: async (_c, { body }, scope) => bulkUserAction(scope, body),
   }),
   route.patch('/me/settings', 'updateMySettings', userSchema, {
     input: { body: mySettingsBody },
     errors: [404],
-    handler: async (c, { body }, scope) =>
-      updateMySettings(accountWide(scope), userPrincipal(c).userId, body ?? {}),
+    handler: async (c, { body }, scope) => updateMySettings(scope, userPrincipal(c).userId, body ?? {}),
   }),
-  route.get('/:id', 'getUser', userSchema, {
-    permission: 'UsersManage',
+  manageRoute.get('/:id', 'getUser', userSchema, {
     selfParam: 'id',
     input: { params: idParams },
     errors: [404],
-    handler: async (_c, { params }, scope) => getUser(accountWide(scope), params.id),
+    handler: async (_c, { params }, scope) => getUser(scope, params.id),
   }),
-  route.put('/:id', 'updateUser', userSchema, {
-    permission: 'UsersManage',
+  manageRoute.put('/:id', 'updateUser', userSchema, {
     input: { params: idParams, body: updateUserBody },
     errors: [404, 409],
-    handler: async (_c, { params, body }, scope) => updateUser(accountWide(scope), params.id, body ?? {}),
+    handler: async (_c, { params, body }, scope) => updateUser(scope, params.id, body ?? {}),
   }),
-  route.delete('/:id', 'deleteUser', deletedSchema, {
-    permission: 'UsersManage',
+  manageRoute.delete('/:id', 'deleteUser', deletedSchema, {
     input: { params: idParams },
     errors: [404, 409],
-    handler: async (_c, { params }, scope) => deleteUser(accountWide(scope), params.id),
+    handler: async (_c, { params }, scope) => deleteUser(scope, params.id),
   }),
-  route.post('/:id/access-tokens', 'createAccessToken', accessTokenCreatedSchema, {
-    permission: 'admin',
+  tokenRoute.post('/:id/access-tokens', 'createAccessToken', accessTokenCreatedSchema, {
     selfParam: 'id',
     input: { params: idParams },
-    errors: [404],
-    handler: async (_c, { params }, scope) => createAccessToken(accountWide(scope), params.id),
+    handler: async (_c, { params }, scope) => createAccessToken(scope, params.id),
   }),
-  route.get('/:id/access-tokens', 'listAccessTokens', pageSchema(accessTokenSchema), {
-    permission: 'admin',
+  tokenRoute.get('/:id/access-tokens', 'listAccessTokens', pageSchema(accessTokenSchema), {
     selfParam: 'id',
     input: { params: idParams, query: pageQuery },
-    errors: [404],
-    handler: async (_c, { params, query }, scope) => listAccessTokens(accountWide(scope), params.id, query),
+    handler: async (_c, { params, query }, scope) => listAccessTokens(scope, params.id, query),
   }),
-  route.delete('/:id/access-tokens/:tokenId', 'deleteAccessToken', deletedSchema, {
-    permission: 'admin',
+  tokenRoute.delete('/:id/access-tokens/:tokenId', 'deleteAccessToken', deletedSchema, {
     selfParam: 'id',
     input: { params: tokenParams },
-    errors: [404],
-    handler: async (_c, { params }, scope) =>
-      revokeAccessToken(accountWide(scope), params.id, params.tokenId),
+    handler: async (_c, { params }, scope) => revokeAccessToken(scope, params.id, params.tokenId),
   }),
 );

@@ -52,9 +52,13 @@ export function deploymentIdOf(scope: AccountScope, params: { id: number }): num
   return params.id;
 }
 
+/** The deployment of the path, one the caller may read (a key scoped to others: 403). */
+const pathDeployment = (scope: AccountScope, params: { id: number }) =>
+  getDeployment(scope, deploymentIdOf(scope, params));
+
 /** edgeboard runs no pods and keeps no runtime logs: both lists are empty for a deployment the caller may read. */
 const noRuntime = async (_c: unknown, { params }: { params: { id: number } }, scope: AccountScope) => {
-  await getDeployment(scope, deploymentIdOf(scope, params));
+  await pathDeployment(scope, params);
   return emptyRuntimeList();
 };
 
@@ -82,8 +86,7 @@ export const deploymentsRoutes = routes(
   }),
   oneRoute.get('/deployments/:id', 'getDeployment', deploymentSchema, {
     input: { params: idParams },
-    handler: async (_c, { params }, scope) =>
-      presentDeployment(await getDeployment(scope, deploymentIdOf(scope, params))),
+    handler: async (_c, { params }, scope) => presentDeployment(await pathDeployment(scope, params)),
   }),
   manageRoute.put('/deployments/:id', 'updateDeployment', deploymentSettingsSchema, {
     input: { params: idParams, body: updateDeploymentBody },
@@ -98,8 +101,7 @@ export const deploymentsRoutes = routes(
   }),
   oneRoute.get('/deployments/:id/settings', 'getDeploymentSettings', deploymentSettingsSchema, {
     input: { params: idParams },
-    handler: async (_c, { params }, scope) =>
-      presentSettings(await getDeployment(scope, deploymentIdOf(scope, params))),
+    handler: async (_c, { params }, scope) => presentSettings(await pathDeployment(scope, params)),
   }),
   manageRoute.post('/deployments/:id/creation-step/advance', 'advanceCreationStep', deploymentCreatedSchema, {
     input: { params: idParams, body: advanceCreationStepBody },
@@ -118,8 +120,7 @@ export const deploymentsRoutes = routes(
   }),
   oneRoute.get('/deployments/:id/versions', 'listDeploymentVersions', versionsSchema, {
     input: { params: idParams, query: pageQuery },
-    handler: async (_c, { params }, scope) =>
-      listVersions(await getDeployment(scope, deploymentIdOf(scope, params))),
+    handler: async (_c, { params }, scope) => listVersions(await pathDeployment(scope, params)),
   }),
   oneRoute.get('/deployments/:id/pods', 'pods', podsSchema, {
     input: { params: idParams, query: pageQuery },

@@ -107,32 +107,19 @@ export function viewerControls(
 ): ViewerControls {
   const labels = labelsOf(config);
   const widgets: ViewerControl[] = [];
-  for (const f of controls.filters) {
-    if (f.widgetId === undefined) continue;
-    widgets.push({
-      widgetId: f.widgetId,
-      kind: 'filter',
-      member: f.member,
-      label: labels.get(f.widgetId) ?? f.member,
-      values: f.values,
-      grain: null,
-      locked: f.locked === true,
-      targets: targets[f.widgetId] ?? [],
-    });
-  }
-  for (const g of controls.timeGrains) {
-    if (g.widgetId === undefined) continue;
-    widgets.push({
-      widgetId: g.widgetId,
-      kind: 'timeGrain',
-      member: g.member,
-      label: labels.get(g.widgetId) ?? g.member,
-      values: [],
-      grain: g.grain,
-      locked: false,
-      targets: targets[g.widgetId] ?? [],
-    });
-  }
+  /** A control shown by a widget as a form control: a value no widget shows has none. */
+  const add = (
+    { widgetId, member }: { widgetId?: string; member: string },
+    kind: ViewerControl['kind'],
+    shown: Pick<ViewerControl, 'values' | 'grain' | 'locked'>,
+  ) => {
+    if (widgetId === undefined) return;
+    const label = labels.get(widgetId) ?? member;
+    widgets.push({ widgetId, kind, member, label, ...shown, targets: targets[widgetId] ?? [] });
+  };
+  for (const f of controls.filters)
+    add(f, 'filter', { values: f.values, grain: null, locked: f.locked === true });
+  for (const g of controls.timeGrains) add(g, 'timeGrain', { values: [], grain: g.grain, locked: false });
   return {
     widgets,
     filters: controls.filters.map((f) => ({

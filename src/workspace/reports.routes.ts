@@ -1,3 +1,4 @@
+import type { DeploymentScope } from '../core/scope';
 import { routeGroup, routes } from '../http/route';
 import { keyedItemRoutes } from './item-routes';
 import markdown from './reports.routes.md';
@@ -8,6 +9,14 @@ import { itemParams } from './workspace.schemas';
 
 const tags = ['Workspace: reports'];
 const route = routeGroup({ auth: 'user', scope: 'deployment', tags, errors: [403, 404], docs: markdown });
+const editRoute = route.with({ permission: 'WorkspaceEdit' });
+
+/** Connecting a report to a workbook and refreshing it both store the add-in's placement sent. */
+const placementStored = async (
+  _c: unknown,
+  { params, body }: { params: { id: number }; body: Parameters<typeof storePlacement>[2] },
+  scope: DeploymentScope,
+) => presentReport(await storePlacement(scope, params.id, body));
 
 /** Reports. Mounted at /api/v1/deployments/:deploymentId/reports. */
 export const reportsRoutes = routes(
@@ -19,24 +28,19 @@ export const reportsRoutes = routes(
     update: 'updateReport',
     delete: 'deleteReport',
   }),
-  route.put('/:id/connect-workbook', 'connectReportToWorkbook', reportSchema, {
-    permission: 'WorkspaceEdit',
+  editRoute.put('/:id/connect-workbook', 'connectReportToWorkbook', reportSchema, {
     input: { params: itemParams, body: connectReportBody },
     errors: [429],
-    handler: async (_c, { params, body }, scope) =>
-      presentReport(await storePlacement(scope, params.id, body)),
+    handler: placementStored,
   }),
-  route.delete('/:id/connect-workbook', 'disconnectReportFromWorkbook', reportSchema, {
-    permission: 'WorkspaceEdit',
+  editRoute.delete('/:id/connect-workbook', 'disconnectReportFromWorkbook', reportSchema, {
     input: { params: itemParams, body: placementBody },
     handler: async (_c, { params, body }, scope) =>
       presentReport(await disconnectReport(scope, params.id, body)),
   }),
-  route.put('/:id/refresh', 'refreshReport', reportSchema, {
-    permission: 'WorkspaceEdit',
+  editRoute.put('/:id/refresh', 'refreshReport', reportSchema, {
     input: { params: itemParams, body: placementBody },
     errors: [429],
-    handler: async (_c, { params, body }, scope) =>
-      presentReport(await storePlacement(scope, params.id, body)),
+    handler: placementStored,
   }),
 );

@@ -49,6 +49,10 @@ function reportValues(body: ReportInput | undefined): {
   return { name: input.name, folderId: input.folderId, values: values as repo.ReportValues };
 }
 
+/** The 409 of a public id another report holds (of this deployment, another one or another account). */
+const publicIdUsed = (message: string) =>
+  new ApiError('CONFLICT', message, [{ path: 'publicId', message: 'Already used' }]);
+
 function reportErrors(check: WriteCheck) {
   requireDeployment(check);
   if (!check.found) throw notFound('Report');
@@ -64,9 +68,7 @@ function reportErrors(check: WriteCheck) {
     ]);
   }
   if (check.publicIdTaken) {
-    throw new ApiError('CONFLICT', 'Another report has this publicId', [
-      { path: 'publicId', message: 'Already used' },
-    ]);
+    throw publicIdUsed('Another report has this publicId');
   }
 }
 
@@ -81,9 +83,7 @@ async function claimPublicId(scope: DeploymentScope, publicId: string): Promise<
   if (
     !(await claimName(scope.control, 'report-public-id', publicId, scope.accountId, scope.now.toISOString()))
   ) {
-    throw new ApiError('CONFLICT', 'Another report has this publicId', [
-      { path: 'publicId', message: 'Already used' },
-    ]);
+    throw publicIdUsed('Another report has this publicId');
   }
 }
 
@@ -127,9 +127,7 @@ export async function upsertReportByPublicId(
   const holder = await repo.reportByPublicId(scope, publicId);
   if (!holder.deploymentFound) throw notFound('Deployment');
   if (holder.otherDeployment) {
-    throw new ApiError('CONFLICT', 'This publicId belongs to a report of another deployment', [
-      { path: 'publicId', message: 'Already used' },
-    ]);
+    throw publicIdUsed('This publicId belongs to a report of another deployment');
   }
   const { source: _source, ...rest } = body ?? {};
   if (body?.publicId != null && body.publicId !== publicId) {
