@@ -132,3 +132,19 @@ export function afterId(request: PageRequest): number | null {
   const id = request.after?.[0];
   return typeof id === 'number' ? id : null;
 }
+
+/**
+ * What a repository reads of a page of a list ordered by id alone: the id the page starts after
+ * (before, for a list newest first; null for the first page) and how many rows it answers (it
+ * reads one more, to know whether there is a next page).
+ */
+export interface IdCursor {
+  afterId: number | null;
+  limit: number;
+}
+
+/** The id cursor of a page request, for a list ordered by id alone. */
+export const idCursor = (request: PageRequest): IdCursor => ({
+  afterId: afterId(request),
+  limit: request.limit,
+});

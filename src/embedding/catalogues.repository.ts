@@ -22,6 +22,7 @@ import {
 } from '../../schema/embedding';
 import { runBatch } from '../core/db';
 import type { Db } from '../core/env';
+import type { IdCursor } from '../core/pagination';
 import type { AccountScope } from '../core/scope';
 import type { EmbedAttribute, EmbedGroup } from './catalogues.schemas';
 import { tenantIdIn } from './embed-sessions.repository';
@@ -196,8 +197,7 @@ export type CatalogueItem<K extends CatalogueKind> = K extends 'groups' ? EmbedG
 export async function listItems<K extends CatalogueKind>(
   scope: CatalogueScope,
   kind: K,
-  afterId: number | null,
-  limit: number,
+  { afterId, limit }: IdCursor,
 ): Promise<{ tenantFound: boolean; rows: CatalogueItem<K>[] }> {
   const { db } = scope;
   const table = kind === 'groups' ? embedGroups : embedAttributes;
@@ -283,8 +283,7 @@ export interface AttributeFilter {
 export async function listAttributes(
   scope: CatalogueScope,
   filter: AttributeFilter,
-  afterId: number | null,
-  limit: number,
+  { afterId, limit }: IdCursor,
 ): Promise<{ tenantFound: boolean; rows: EmbedAttribute[]; count: number }> {
   const { db } = scope;
   const matches = and(

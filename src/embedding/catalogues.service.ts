@@ -1,6 +1,6 @@
 import { requireAccountWide } from '../auth/auth.middleware';
 import { ApiError, conflict, notFound } from '../core/errors';
-import { afterId, idPage, type PageRequest } from '../core/pagination';
+import { idCursor, idPage, type PageRequest } from '../core/pagination';
 import type { AccountScope } from '../core/scope';
 import type { CatalogueItem, CatalogueKind, CatalogueScope } from './catalogues.repository';
 import * as repo from './catalogues.repository';
@@ -75,7 +75,7 @@ export async function listItems<K extends CatalogueKind>(
   kind: K,
   request: PageRequest,
 ) {
-  const { tenantFound, rows } = await repo.listItems(scope, kind, afterId(request), request.limit);
+  const { tenantFound, rows } = await repo.listItems(scope, kind, idCursor(request));
   if (!tenantFound) throw tenantNotFound();
   return idPage(rows, request, cursorOf(kind));
 }
@@ -108,12 +108,7 @@ export async function listAttributes(
   filter: repo.AttributeFilter,
   request: PageRequest,
 ) {
-  const { tenantFound, rows, count } = await repo.listAttributes(
-    scope,
-    filter,
-    afterId(request),
-    request.limit,
-  );
+  const { tenantFound, rows, count } = await repo.listAttributes(scope, filter, idCursor(request));
   if (!tenantFound) throw tenantNotFound();
   const page = idPage(rows, request, cursorOf('attributes'));
   return { ...page, data: page.items, count };
@@ -124,7 +119,7 @@ export async function listTenantsMatching(
   search: string | undefined,
   request: PageRequest,
 ) {
-  const rows = await tenants.listTenantsMatching(scope, search, afterId(request), request.limit);
+  const rows = await tenants.listTenantsMatching(scope, search, idCursor(request));
   return idPage(rows, request, 'embed-tenants');
 }
 
@@ -135,12 +130,7 @@ export async function deleteTenant(scope: AccountScope, name: string) {
 }
 
 export async function listGroupMembers(scope: CatalogueScope, groupId: number, request: PageRequest) {
-  const { groupFound, rows } = await tenants.listGroupMembers(
-    scope,
-    groupId,
-    afterId(request),
-    request.limit,
-  );
+  const { groupFound, rows } = await tenants.listGroupMembers(scope, groupId, idCursor(request));
   if (!groupFound) throw notFound('Group');
   return idPage(rows, request, 'embed-group-members');
 }
@@ -151,13 +141,7 @@ export async function listTenantUsers(
   search: string | undefined,
   request: PageRequest,
 ) {
-  const { tenantFound, rows } = await tenants.listTenantUsers(
-    scope,
-    tenant,
-    search,
-    afterId(request),
-    request.limit,
-  );
+  const { tenantFound, rows } = await tenants.listTenantUsers(scope, tenant, search, idCursor(request));
   if (!tenantFound) throw tenantNotFound();
   return idPage(rows, request, 'embed-tenant-users');
 }

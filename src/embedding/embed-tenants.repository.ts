@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, exists, gt, inArray, lt, or, sql } from 'drizzle-orm';
 import { embedGroups, embedMemberships, embedTenants, embedUsers } from '../../schema/embedding';
 import { mapRow, runBatch } from '../core/db';
+import type { IdCursor } from '../core/pagination';
 import type { AccountScope } from '../core/scope';
 import {
   type CatalogueScope,
@@ -21,8 +22,7 @@ import { toEmbedUser } from './embedding.rows';
 export async function listTenantsMatching(
   { db, accountId }: AccountScope,
   search: string | undefined,
-  afterId: number | null,
-  limit: number,
+  { afterId, limit }: IdCursor,
 ) {
   const rows = await db
     .select({
@@ -95,8 +95,7 @@ const groupIn = (scope: CatalogueScope, groupId: number) =>
 export async function listGroupMembers(
   scope: CatalogueScope,
   groupId: number,
-  beforeId: number | null,
-  limit: number,
+  { afterId: beforeId, limit }: IdCursor,
 ) {
   const [group, members] = await runBatch(scope.db, [
     groupIn(scope, groupId),
@@ -125,8 +124,7 @@ export async function listTenantUsers(
   scope: AccountScope,
   tenant: string,
   search: string | undefined,
-  afterId: number | null,
-  limit: number,
+  { afterId, limit }: IdCursor,
 ) {
   const [found, users] = await runBatch(scope.db, [
     tenantIdOf(scope, tenant),

@@ -4,6 +4,7 @@ import { deployments } from '../../schema/deployments';
 import { notifications } from '../../schema/notifications';
 import { mapRow, runBatch } from '../core/db';
 import type { Db } from '../core/env';
+import type { IdCursor } from '../core/pagination';
 import type { DeploymentScope } from '../core/scope';
 
 export type NotificationRow = typeof notifications.$inferSelect & { dashboardPublicId: string };
@@ -116,8 +117,7 @@ export interface ListFilter {
 export async function listNotifications(
   scope: DeploymentScope,
   filter: ListFilter,
-  afterId: number | null,
-  limit: number,
+  { afterId, limit }: IdCursor,
 ): Promise<{ deploymentFound: boolean; rows: NotificationRow[] }> {
   const conditions = [inScope(scope)];
   if (filter.dashboardId !== undefined) conditions.push(eq(notifications.dashboardId, filter.dashboardId));

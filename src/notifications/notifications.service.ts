@@ -2,7 +2,7 @@ import type * as v from 'valibot';
 import type { NotificationFilter } from '../../schema/notifications';
 import { ApiError, type ErrorDetail, notFound } from '../core/errors';
 import type { Page, PageRequest } from '../core/pagination';
-import { afterId, toPage } from '../core/pagination';
+import { idCursor, toPage } from '../core/pagination';
 import type { DeploymentScope } from '../core/scope';
 import { canonicalTimeZone } from '../core/time-zone';
 import { withoutNulls } from '../core/validation';
@@ -237,12 +237,7 @@ export async function listNotifications(
   filter: repo.ListFilter,
   request: PageRequest,
 ): Promise<Page<NotificationView>> {
-  const { deploymentFound, rows } = await repo.listNotifications(
-    scope,
-    filter,
-    afterId(request),
-    request.limit,
-  );
+  const { deploymentFound, rows } = await repo.listNotifications(scope, filter, idCursor(request));
   if (!deploymentFound) throw notFound('Deployment');
   return toPage(rows, request, 'notifications', (n) => [n.id], presentNotification);
 }

@@ -3,6 +3,7 @@ import { accounts, users as usersTable } from '../../schema/accounts';
 import { embedUsers as embedUsersTable } from '../../schema/embedding';
 import { notificationRecipients, type RecipientType } from '../../schema/notifications';
 import { failedCheck, mapRow, runBatch } from '../core/db';
+import type { IdCursor } from '../core/pagination';
 import type { DeploymentScope } from '../core/scope';
 import { externalUserQuotaGuard } from '../embedding/embed-sessions.repository';
 import { ownNotification, type Raw, rowsOf } from './notifications.repository';
@@ -231,8 +232,7 @@ export async function writeRecipients(
 export async function listRecipients(
   scope: DeploymentScope,
   notificationId: number,
-  afterId: number | null,
-  limit: number,
+  { afterId, limit }: IdCursor,
 ): Promise<{ notificationFound: boolean; rows: RecipientRow[] }> {
   const [found, page] = await runBatch(scope.db, [
     ownNotification(scope, notificationId),

@@ -6,7 +6,7 @@ import {
   QUOTA_RETRY_AFTER_SECONDS,
   tooManyRequests,
 } from '../core/errors';
-import { afterId, type PageRequest, toPage } from '../core/pagination';
+import { idCursor, type PageRequest, toPage } from '../core/pagination';
 import type { DeploymentScope } from '../core/scope';
 import { DEFAULT_TENANT } from '../embedding/embedding.schemas';
 import { MAX_RECIPIENTS_PER_NOTIFICATION } from './notifications.limits';
@@ -273,12 +273,7 @@ function quotaExceeded(limit: number) {
 }
 
 export async function listRecipients(scope: DeploymentScope, notificationId: number, request: PageRequest) {
-  const { notificationFound, rows } = await repo.listRecipients(
-    scope,
-    notificationId,
-    afterId(request),
-    request.limit,
-  );
+  const { notificationFound, rows } = await repo.listRecipients(scope, notificationId, idCursor(request));
   if (!notificationFound) throw notFound('Notification');
   return toPage(rows, request, 'recipients', (r) => [r.id], presentRecipient);
 }

@@ -1,6 +1,7 @@
 import { and, asc, desc, eq, gt, inArray, lt, sql } from 'drizzle-orm';
 import { notificationDeliveries, notificationRuns } from '../../schema/notifications';
 import { mapRow, runBatch } from '../core/db';
+import type { IdCursor } from '../core/pagination';
 import type { DeploymentScope } from '../core/scope';
 import { ownNotification, type Raw, rowsOf } from './notifications.repository';
 
@@ -67,8 +68,7 @@ export interface RunListItem {
 export async function listRuns(
   scope: DeploymentScope,
   notificationId: number,
-  beforeId: number | null,
-  limit: number,
+  { afterId: beforeId, limit }: IdCursor,
   preview: number,
 ): Promise<{ notificationFound: boolean; runs: RunListItem[] }> {
   const page = scope.db
@@ -135,8 +135,7 @@ export async function listDeliveries(
   scope: DeploymentScope,
   notificationId: number,
   runId: number,
-  afterRecipientId: number | null,
-  limit: number,
+  { afterId: afterRecipientId, limit }: IdCursor,
 ): Promise<{ runFound: boolean; rows: DeliveryRow[] }> {
   const [found, page] = await runBatch(scope.db, [
     scope.db

@@ -1,6 +1,6 @@
 import { conflict, notFound } from '../core/errors';
 import type { PageRequest } from '../core/pagination';
-import { afterId, toPage } from '../core/pagination';
+import { idCursor, toPage } from '../core/pagination';
 import type { DeploymentScope } from '../core/scope';
 import { RUN_DELIVERIES_PREVIEW } from './notifications.limits';
 import type { DeliveryView, RunView } from './notifications.schemas';
@@ -67,8 +67,7 @@ export async function listRuns(scope: DeploymentScope, notificationId: number, r
   const { notificationFound, runs } = await repo.listRuns(
     scope,
     notificationId,
-    afterId(request),
-    request.limit,
+    idCursor(request),
     RUN_DELIVERIES_PREVIEW,
   );
   if (!notificationFound) throw notFound('Notification');
@@ -82,13 +81,7 @@ export async function listDeliveries(
   runId: number,
   request: PageRequest,
 ) {
-  const { runFound, rows } = await repo.listDeliveries(
-    scope,
-    notificationId,
-    runId,
-    afterId(request),
-    request.limit,
-  );
+  const { runFound, rows } = await repo.listDeliveries(scope, notificationId, runId, idCursor(request));
   if (!runFound) throw notFound('Run');
   return toPage(rows, request, 'deliveries', (d) => [d.recipientId], presentDelivery);
 }
