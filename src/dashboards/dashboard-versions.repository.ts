@@ -4,9 +4,8 @@ import { dashboardVersions, publishedDashboards } from '../../schema/dashboards'
 import { workbooks } from '../../schema/workspace';
 import type { Db } from '../core/env';
 import type { DeploymentScope } from '../core/scope';
-import { deploymentOwned } from '../core/tenancy';
 import type { DashboardConfig } from './dashboard-config.schemas';
-import { reportSnapshotsJson } from './dashboards.queries';
+import { ownWorkbook, reportSnapshotsJson } from './dashboards.queries';
 import type { ReportSnapshot } from './dashboards.schemas';
 
 /** The versions of a workbook's published dashboard: a page of summaries, or one version with its body. */
@@ -59,14 +58,6 @@ const joinedSummary = <V extends Record<keyof typeof summaryColumns, SQLiteColum
   publicId: publishedDashboards.publicId,
   currentVersionId: publishedDashboards.currentVersionId,
 });
-
-/** The workbook of the caller's deployment, which drives a read of its versions (no row: not found). */
-const theWorkbook = (scope: DeploymentScope, workbookId: number) =>
-  and(
-    eq(workbooks.itemId, workbookId),
-    eq(workbooks.deploymentId, scope.deploymentId),
-    deploymentOwned(scope.deploymentId, scope.accountId),
-  );
 
 /** A version (subquery `dv`) left-joined to its workbook's published dashboard: null columns when none joined. */
 interface VersionJoin {
@@ -126,7 +117,7 @@ export async function listVersions(
     .from(workbooks)
     .leftJoin(publishedDashboards, eq(publishedDashboards.workbookId, workbooks.itemId))
     .leftJoin(versions, eq(versions.publishedDashboardId, publishedDashboards.id))
-    .where(theWorkbook(scope, workbookId))
+    .where(ownWorkbook(scope, workbookId))
     .orderBy(desc(versions.versionNumber));
   if (rows.length === 0) return null;
   return rows.flatMap((row) => toVersionSummary(row) ?? []);
@@ -154,7 +145,7 @@ export async function findVersion(
     .from(workbooks)
     .leftJoin(publishedDashboards, eq(publishedDashboards.workbookId, workbooks.itemId))
     .leftJoin(versions, eq(versions.publishedDashboardId, publishedDashboards.id))
-    .where(theWorkbook(scope, workbookId));
+    .where(ownWorkbook(scope, workbookId));
   if (!row) return { workbookFound: false, version: null };
   const summary = toVersionSummary(row);
   if (!summary) return { workbookFound: true, version: null };

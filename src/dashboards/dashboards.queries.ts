@@ -1,4 +1,7 @@
-import { type SQL, sql } from 'drizzle-orm';
+import { and, eq, type SQL, sql } from 'drizzle-orm';
+import { workbooks } from '../../schema/workspace';
+import type { DeploymentScope } from '../core/scope';
+import { deploymentOwned } from '../core/tenancy';
 
 /**
  * SQL fragments answering a published dashboard as JSON: read by the dashboards repository and
@@ -40,3 +43,11 @@ export const publishedJson = (pd = 'pd', dv = 'dv'): SQL =>
     'fromSharedWorkspace', json('false'), 'useBoardDashboards', json('false'),
     'createdBy', ${sql.raw(pd)}.created_by, 'createdAt', ${sql.raw(pd)}.created_at,
     'updatedAt', ${sql.raw(pd)}.updated_at) END`;
+
+/** The workbook `workbookId` of the caller's deployment (a row of `workbooks` read or joined). */
+export const ownWorkbook = (scope: DeploymentScope, workbookId: number): SQL | undefined =>
+  and(
+    eq(workbooks.itemId, workbookId),
+    eq(workbooks.deploymentId, scope.deploymentId),
+    deploymentOwned(scope.deploymentId, scope.accountId),
+  );

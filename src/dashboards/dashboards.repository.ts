@@ -8,7 +8,7 @@ import type { Db } from '../core/env';
 import type { DeploymentScope } from '../core/scope';
 import { deploymentOwned } from '../core/tenancy';
 import type { DashboardConfig } from './dashboard-config.schemas';
-import { publishedJson } from './dashboards.queries';
+import { ownWorkbook, publishedJson } from './dashboards.queries';
 import type { PublishedDashboard, PublishInput } from './dashboards.schemas';
 
 type Raw = Record<string, unknown>;
@@ -81,13 +81,7 @@ function stateRead(scope: DeploymentScope, workbookId: number) {
     .from(workbooks)
     .leftJoin(publishedDashboards, eq(publishedDashboards.workbookId, workbooks.itemId))
     .leftJoin(dashboardVersions, eq(dashboardVersions.id, publishedDashboards.currentVersionId))
-    .where(
-      and(
-        eq(workbooks.itemId, workbookId),
-        eq(workbooks.deploymentId, scope.deploymentId),
-        deploymentOwned(scope.deploymentId, scope.accountId),
-      ),
-    );
+    .where(ownWorkbook(scope, workbookId));
 }
 
 const toState = (row: { dashboardDraft: unknown; dashboardPublished: unknown }): DashboardState => ({

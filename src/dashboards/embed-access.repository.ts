@@ -7,6 +7,7 @@ import { mapRow, runBatch, type Statement } from '../core/db';
 import type { DeploymentScope } from '../core/scope';
 import { deploymentOwned } from '../core/tenancy';
 import { MAX_TENANT_SHARES } from './dashboards.limits';
+import { ownWorkbook } from './dashboards.queries';
 
 /** The embed flags of a workbook's published dashboard; `published` false when it has none. */
 export interface EmbedFlags {
@@ -41,13 +42,7 @@ const flagsRead = (scope: DeploymentScope, workbookId: number) =>
     })
     .from(workbooks)
     .leftJoin(publishedDashboards, eq(publishedDashboards.workbookId, workbooks.itemId))
-    .where(
-      and(
-        eq(workbooks.itemId, workbookId),
-        eq(workbooks.deploymentId, scope.deploymentId),
-        deploymentOwned(scope.deploymentId, scope.accountId),
-      ),
-    );
+    .where(ownWorkbook(scope, workbookId));
 
 /** The tenants a workbook of the caller's deployment is shared with, by name (at most MAX_TENANT_SHARES exist). */
 const tenantsRead = (scope: DeploymentScope, workbookId: number) =>
