@@ -1,4 +1,7 @@
-import { routeGroup, routes } from '../http/route';
+import type * as v from 'valibot';
+import type { DataScope } from '../data-api/data-scope';
+import { type HandlerResult, routeGroup, routes } from '../http/route';
+import type { CubeQuery } from '../semantic/query/query.types';
 import { cubeApiCredential, dataScopeOf } from './cube-api.credential';
 import markdown from './cube-api.routes.md';
 import {
@@ -22,6 +25,27 @@ const route = routeGroup({
 });
 
 /**
+ * An endpoint taking a query and nothing else, by GET (the query as its `query` parameter) and by
+ * POST (the query in the body), answering the same.
+ */
+const queryRoutes = <S extends v.GenericSchema>(
+  path: string,
+  [getId, postId]: readonly [string, string],
+  answer: S,
+  run: (scope: DataScope, query: CubeQuery | CubeQuery[]) => Promise<HandlerResult<{ 200: S }>>,
+) =>
+  [
+    route.get(path, getId, answer, {
+      input: { query: sqlQueryString },
+      handler: async (c, { query }, scope) => run(await dataScopeOf(c, scope), parseQueryParam(query.query)),
+    }),
+    route.post(path, postId, answer, {
+      input: { body: loadBody },
+      handler: async (c, { body }, scope) => run(await dataScopeOf(c, scope), body.query),
+    }),
+  ] as const;
+
+/**
  * Cube's REST API over a deployment's semantic layer; mounted at /cubejs-api/v1, answering on
  * the API's own host (the token names the deployment) and on each deployment URL's host.
  */
@@ -35,22 +59,8 @@ export const cubeApiRoutes = routes(
     input: { body: loadBody },
     handler: async (c, { body }, scope) => load(await dataScopeOf(c, scope), body.query, body.queryType),
   }),
-  route.get('/sql', 'cubeSql', sqlResponseSchema, {
-    input: { query: sqlQueryString },
-    handler: async (c, { query }, scope) => sql(await dataScopeOf(c, scope), parseQueryParam(query.query)),
-  }),
-  route.post('/sql', 'cubeSqlPost', sqlResponseSchema, {
-    input: { body: loadBody },
-    handler: async (c, { body }, scope) => sql(await dataScopeOf(c, scope), body.query),
-  }),
-  route.get('/dry-run', 'cubeDryRun', dryRunResponseSchema, {
-    input: { query: sqlQueryString },
-    handler: async (c, { query }, scope) => dryRun(await dataScopeOf(c, scope), parseQueryParam(query.query)),
-  }),
-  route.post('/dry-run', 'cubeDryRunPost', dryRunResponseSchema, {
-    input: { body: loadBody },
-    handler: async (c, { body }, scope) => dryRun(await dataScopeOf(c, scope), body.query),
-  }),
+  ...queryRoutes('/sql', ['cubeSql', 'cubeSqlPost'], sqlResponseSchema, sql),
+  ...queryRoutes('/dry-run', ['cubeDryRun', 'cubeDryRunPost'], dryRunResponseSchema, dryRun),
   route.get('/meta', 'cubeMeta', metaResponseSchema, {
     handler: async (c, _input, scope) => meta(await dataScopeOf(c, scope)),
   }),

@@ -29,7 +29,9 @@ function newPublicId(): string {
     .join('');
 }
 
-type ReportInput = NonNullable<v.InferOutput<typeof updateReportBody>> & { source?: string | null };
+type CreateReportBody = v.InferOutput<typeof createReportBody>;
+type UpdateReportBody = v.InferOutput<typeof updateReportBody>;
+type ReportInput = NonNullable<UpdateReportBody> & { source?: string | null };
 
 /** A report body as stored values: nulls dropped (not sent), add-in fields gathered. */
 function reportValues(body: ReportInput | undefined): {
@@ -87,7 +89,7 @@ async function claimPublicId(scope: DeploymentScope, publicId: string): Promise<
   }
 }
 
-export async function createReport(scope: DeploymentScope, body: v.InferOutput<typeof createReportBody>) {
+export async function createReport(scope: DeploymentScope, body: CreateReportBody) {
   const { name, folderId, values } = reportValues(body);
   const publicId = values.publicId ?? newPublicId();
   await claimPublicId(scope, publicId);
@@ -102,11 +104,7 @@ export async function createReport(scope: DeploymentScope, body: v.InferOutput<t
   return written(result);
 }
 
-export async function updateReport(
-  scope: DeploymentScope,
-  id: number,
-  body: v.InferOutput<typeof updateReportBody>,
-) {
+export async function updateReport(scope: DeploymentScope, id: number, body: UpdateReportBody) {
   const { name, folderId, values } = reportValues(body);
   if (values.publicId !== undefined) await claimPublicId(scope, values.publicId);
   const result = await withStorageQuota(repo.updateReport(scope, id, { name, folderId }, values));
@@ -122,7 +120,7 @@ export async function updateReport(
 export async function upsertReportByPublicId(
   scope: DeploymentScope,
   publicId: string,
-  body: v.InferOutput<typeof createReportBody>,
+  body: CreateReportBody,
 ) {
   const holder = await repo.reportByPublicId(scope, publicId);
   if (!holder.deploymentFound) throw notFound('Deployment');
