@@ -106,6 +106,12 @@ export class NotFoundError extends ApiError {
 
 export const notFound = (what = 'Resource'): NotFoundError => new NotFoundError(what);
 
+/** `value` when there is one (a row found), else the 404 of `what`. */
+export function orNotFound<T>(value: T | null | undefined, what: string): T {
+  if (value === null || value === undefined) throw notFound(what);
+  return value;
+}
+
 /** Whether `err` is the 404 `notFound(what)` builds (not another resource's 404). */
 export const isNotFound = (err: unknown, what: string): boolean =>
   err instanceof NotFoundError && err.resource === what;

@@ -1,4 +1,4 @@
-import { badRequest, notFound } from '../core/errors';
+import { badRequest, notFound, orNotFound } from '../core/errors';
 import { invalidCursor, pageRequest, toPage } from '../core/pagination';
 import type { DeploymentScope } from '../core/scope';
 import { newPublicId } from '../core/shard-marks';
@@ -9,9 +9,7 @@ import * as repo from './dashboards.repository';
 import type { PublishedDashboard, PublishInput } from './dashboards.schemas';
 
 export async function getDashboard(scope: DeploymentScope, workbookId: number) {
-  const state = await repo.findDashboardState(scope, workbookId);
-  if (!state) throw notFound('Workbook');
-  return state;
+  return orNotFound(await repo.findDashboardState(scope, workbookId), 'Workbook');
 }
 
 /**

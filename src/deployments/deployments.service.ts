@@ -1,7 +1,7 @@
 import type * as v from 'valibot';
 import { claimName } from '../control/claims.repository';
 import type { BuildMessage, Db } from '../core/env';
-import { ApiError, badRequest, notFound } from '../core/errors';
+import { ApiError, badRequest, orNotFound } from '../core/errors';
 import { afterId, pageRequest, toPage } from '../core/pagination';
 import type { AccountScope, RequestScope } from '../core/scope';
 import { slugify } from '../core/text';
@@ -143,9 +143,7 @@ export function presentDeployment(
 
 /** The account's deployment `id` with its latest build; another account's is a 404. */
 export async function getDeployment(scope: AccountScope, id: number) {
-  const deployment = await repo.findDeployment(scope, id);
-  if (!deployment) throw notFound('Deployment');
-  return deployment;
+  return orNotFound(await repo.findDeployment(scope, id), 'Deployment');
 }
 
 /** The deployments of the account, only those of `deploymentIds` when a scoped key asks. */

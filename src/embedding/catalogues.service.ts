@@ -1,5 +1,5 @@
 import { requireAccountWide } from '../auth/auth.middleware';
-import { ApiError, conflict, notFound } from '../core/errors';
+import { ApiError, conflict, notFound, orNotFound } from '../core/errors';
 import { idCursor, idPage, type PageRequest } from '../core/pagination';
 import type { AccountScope } from '../core/scope';
 import type { CatalogueItem, CatalogueKind, CatalogueScope } from './catalogues.repository';
@@ -87,9 +87,7 @@ export async function deleteItem(scope: CatalogueScope, kind: CatalogueKind, id:
 }
 
 export async function getGroup(scope: CatalogueScope, id: number) {
-  const group = await repo.findGroup(scope, id);
-  if (!group) throw notFound('Group');
-  return group;
+  return orNotFound(await repo.findGroup(scope, id), 'Group');
 }
 
 export async function updateAttribute(
