@@ -1,4 +1,5 @@
 import type { CommentGuard } from '../../schema/comments';
+import { refuseWritesWhileMoving } from '../core/account-moving';
 import { ApiError, badRequest, notFound, tooManyRequests } from '../core/errors';
 import { type CursorValue, invalidCursor, type Page, type PageRequest, toPage } from '../core/pagination';
 import type { RequestScope } from '../core/scope';
@@ -54,6 +55,12 @@ async function sessionScope(
  */
 const checkAccess = (scope: RequestScope, claims: SessionClaims, publicId: string) =>
   openEmbedDashboard(withSession(scope, claims), publicId);
+
+/** `checkAccess` for a write: also refused while the operator moves the account (read in the same statement). */
+async function checkWriteAccess(scope: RequestScope, claims: SessionClaims, publicId: string): Promise<void> {
+  const access = await checkAccess(scope, claims, publicId);
+  refuseWritesWhileMoving({ frozen: access.row.frozen }, 'POST');
+}
 
 function requireAuthor(scope: CommentScope): number {
   if (scope.embedUserId === null) {
@@ -212,7 +219,7 @@ export async function createComment(
   const { claims, comments } = await sessionScope(scope, credential, publicId);
   const mentions = mentionsOf(input.body);
   const [, refused] = await Promise.all([
-    checkAccess(scope, claims, publicId),
+    checkWriteAccess(scope, claims, publicId),
     unmentionable(comments, mentions),
   ]);
   const authorId = requireAuthor(comments);
@@ -239,7 +246,7 @@ export async function updateComment(
   const { claims, comments } = await sessionScope(scope, credential, publicId);
   const mentions = mentionsOf(body);
   const [, refused] = await Promise.all([
-    checkAccess(scope, claims, publicId),
+    checkWriteAccess(scope, claims, publicId),
     unmentionable(comments, mentions),
   ]);
   const authorId = requireAuthor(comments);
@@ -258,7 +265,7 @@ export async function removeComment(
   commentId: number,
 ): Promise<{ id: number; deleted: true }> {
   const { claims, comments } = await sessionScope(scope, credential, publicId);
-  await checkAccess(scope, claims, publicId);
+  await checkWriteAccess(scope, claims, publicId);
   const authorId = requireAuthor(comments);
   writtenOrThrow(await repo.removeComment(comments, commentId, authorId));
   return { id: commentId, deleted: true };
@@ -273,7 +280,7 @@ export async function setResolved(
   resolved: boolean,
 ): Promise<ThreadView> {
   const { claims, comments } = await sessionScope(scope, credential, publicId);
-  await checkAccess(scope, claims, publicId);
+  await checkWriteAccess(scope, claims, publicId);
   const authorId = requireAuthor(comments);
   const thread = writtenOrThrow(await repo.setResolved(comments, commentId, { authorId, resolved }));
   return presentThread(comments, thread.root, thread.replies);
