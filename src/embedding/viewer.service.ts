@@ -1,3 +1,4 @@
+import { followForward } from '../auth/forwards';
 import { createDb } from '../core/db';
 import { ApiError } from '../core/errors';
 import type { RequestScope } from '../core/scope';
@@ -182,7 +183,9 @@ export async function viewerPage(
   const validId = PUBLIC_ID.test(publicId);
   const replica = createDb(scope.d1.withSession('first-unconstrained'));
   if (validId && !sessionId) {
-    const { allowedEmbedOrigins } = await findEmbedOrigins(replica, publicId);
+    const { found, allowedEmbedOrigins } = await findEmbedOrigins(replica, publicId);
+    // The page of a dashboard whose account moved to another shard answers there.
+    if (!found) await followForward(scope.db, { kind: 'public-id', key: publicId });
     return { kind: 'shell', allowedOrigins: allowedEmbedOrigins };
   }
   const [origins, dashboard] = await Promise.allSettled([
@@ -192,6 +195,7 @@ export async function viewerPage(
     viewerDashboard(scope, publicId, sessionId ?? ''),
   ]);
   if (origins.status === 'rejected') throw origins.reason;
+  if (validId && !origins.value.found) await followForward(scope.db, { kind: 'public-id', key: publicId });
   const allowedOrigins = origins.value.allowedEmbedOrigins;
   if (dashboard.status === 'fulfilled') return { kind: 'dashboard', ...dashboard.value, allowedOrigins };
   const notice = noticeOf(dashboard.reason);

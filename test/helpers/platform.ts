@@ -1,7 +1,7 @@
 import { createExecutionContext, env, waitOnExecutionContext } from 'cloudflare:test';
 import { exports } from 'cloudflare:workers';
 import type { Clock } from '../../src/core/clock';
-import type { ExportQueue, ReplicaView } from '../../src/core/env';
+import type { ExportQueue, MoveQueue, ReplicaView } from '../../src/core/env';
 import type { DeliveryPorts } from '../../src/notifications/delivery';
 import { platformOf } from '../../src/platform';
 import { createWorker } from '../../src/worker';
@@ -11,6 +11,7 @@ export interface TestPlatform {
   clock?: Clock;
   deliveryPorts?: Partial<DeliveryPorts>;
   exportsQueue?: ExportQueue;
+  movesQueue?: MoveQueue;
   sessionRateLimiter?: RateLimit;
   replicaView?: ReplicaView;
 }
@@ -36,6 +37,7 @@ export const worker = createWorker((bindings) => {
     clock: platform.clock ?? deployed.clock,
     deliveryPorts: { ...deployed.deliveryPorts, ...platform.deliveryPorts },
     exportsQueue: platform.exportsQueue ?? deployed.exportsQueue,
+    movesQueue: platform.movesQueue ?? deployed.movesQueue,
     sessionRateLimiter: platform.sessionRateLimiter ?? deployed.sessionRateLimiter,
     replicaView: platform.replicaView,
   };
