@@ -1,8 +1,16 @@
-import { createExecutionContext, createMessageBatch, env, getQueueResult } from 'cloudflare:test';
+import {
+  createExecutionContext,
+  createMessageBatch,
+  createScheduledController,
+  env,
+  getQueueResult,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
 import { expect } from 'vitest';
 import { MOVE_PLAN, shapeOf } from '../../src/accounts/move-plan';
 import type { MoveMessage } from '../../src/core/env';
 import { shardDatabase } from '../../src/core/shards';
+import { MOVES_CRON } from '../../src/worker';
 import { OPERATOR } from '../helpers/harness';
 import { type ApiResponse, api } from '../helpers/http';
 import { platform, worker } from '../helpers/platform';
@@ -108,4 +116,12 @@ export async function directory(accountId: number) {
     'SELECT shard, accounts FROM shard_loads ORDER BY shard',
   ).all<{ shard: number; accounts: number }>();
   return { shard: row?.shard, loads: Object.fromEntries(results.map((r) => [r.shard, r.accounts])) };
+}
+
+/** A tick of the trigger that enqueues stalled moves again, at `at`. */
+export async function resumeTick(at: Date): Promise<void> {
+  const controller = createScheduledController({ scheduledTime: at, cron: MOVES_CRON });
+  const ctx = createExecutionContext();
+  await worker.scheduled(controller, env, ctx);
+  await waitOnExecutionContext(ctx);
 }

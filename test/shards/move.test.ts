@@ -10,7 +10,7 @@ import { api } from '../helpers/http';
 import { platform } from '../helpers/platform';
 import { checkShards } from '../helpers/shards';
 import { seedDashboard } from '../notifications/fixtures';
-import { consume, recordingPorts } from '../notifications/ports';
+import { consume, recordingPorts, tick } from '../notifications/ports';
 import { assign, globalPolicy, newRole } from '../roles/fixtures';
 import { folder, workbook } from '../workspace/helpers';
 import {
@@ -22,6 +22,7 @@ import {
   moveOf,
   movesSent,
   recordMoves,
+  resumeTick,
   rowCounts,
   startMove,
 } from './move-fixtures';
@@ -230,6 +231,11 @@ describe('moving an account', () => {
     }
     expect((await api('GET', `/api/v1/deployments/${d}/workspace`, { auth: a.member })).status).toBe(200);
     expect((await load(board.publicId, viewer)).status).toBe(200);
+    // The cron claims no run of a frozen account: its notification stays due.
+    const due = new Date(Date.now() + 3 * 86_400_000).toISOString();
+    await tick(due);
+    expect(rec.queued).toEqual([]);
+    expect((await dumpAccount(0, a.accountId)).notification_runs).toEqual(before.notification_runs);
 
     // Copy until verification starts, delivering one copying step twice: nothing is doubled.
     await driveMove(a.accountId, (m) => m.state === 'copying');
@@ -296,6 +302,26 @@ describe('moving an account', () => {
     const session = await mintOk(a.key, { deploymentId: d, externalId: 'after' });
     expect((await load(board.publicId, session)).status).toBe(200);
     expect(await checkShards()).toEqual([]);
+    // The notification left due is claimed where the account lives now.
+    await tick(due);
+    expect(rec.queued.map(shardOfId)).toEqual([2]);
+  });
+});
+
+describe('a move whose step was lost', () => {
+  it('is enqueued again by the five-minute trigger, and finishes', async () => {
+    const a = account(0);
+    expect((await startMove(a.accountId, 1)).status).toBe(202);
+    const lost = movesSent.splice(0);
+    expect(lost).toHaveLength(1);
+    // Not yet stalled: nothing is sent again.
+    await resumeTick(new Date());
+    expect(movesSent).toEqual([]);
+    await resumeTick(new Date(Date.now() + 6 * 60_000));
+    expect(movesSent).toEqual(lost);
+    expect(await driveMove(a.accountId)).toMatchObject({ state: 'done', fromShard: 0, toShard: 1 });
+    expect((await directory(a.accountId)).shard).toBe(1);
+    expect((await api('GET', '/api/v1/deployments', { auth: a.key })).status).toBe(200);
   });
 });
 
@@ -322,7 +348,10 @@ describe('a move that fails verification', () => {
       body: { name: 'writable again' },
     });
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    // The failed move is finished: another may start.
+    // The failed move is finished: another may start, and this one goes through.
+    const again = await dumpAccount(1, a.accountId);
     expect((await startMove(a.accountId, 3)).status).toBe(202);
+    expect(await driveMove(a.accountId)).toMatchObject({ state: 'done', error: null });
+    expect(await dumpAccount(3, a.accountId)).toEqual(again);
   });
 });
