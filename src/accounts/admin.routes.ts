@@ -42,7 +42,7 @@ export const accountsAdminRoutes = routes(
   }),
   route.patch('/:id', 'updateAccount', accountSchema, {
     input: { params: idParams, body: updateAccountBody },
-    errors: [404],
+    errors: [404, 503],
     handler: async (c, { params, body }, scope) => {
       useShard(c, await accountShard(scope, params.id));
       return changeAccount(requestScope(c), params.id, body ?? {});

@@ -83,11 +83,15 @@ export const routeToShard = createMiddleware<AppEnv>(async (c, next) => {
   useShard(c, shardOfRequest(c));
   // The body as sent, for a run on another shard (a clone costs nothing unless it is read).
   const original = c.req.raw.body === null ? c.req.raw : c.req.raw.clone();
+  const tripsBefore = c.get('queries').roundTrips;
   await next();
+  // A miss is a lookup that found nothing: a refusal made before any read (a forged or expired
+  // token, a malformed id) looks no forward up.
+  const missed = MISSED.has(c.res.status) && c.get('queries').roundTrips > tripsBefore;
   const shard =
     c.error instanceof ShardForward
       ? c.error.shard
-      : MISSED.has(c.res.status)
+      : missed
         ? await forwardedShard(c.get('scope').db, await hintsOf(c))
         : null;
   if (shard === null || shard === c.get('scope').shard || !isShard(c.env, shard)) return;

@@ -5,7 +5,7 @@ import { shardOfPublicId } from '../../src/core/shard-marks';
 import { shardDatabase, shardOfId } from '../../src/core/shards';
 import { postOk, sessionOf } from '../comments/fixtures';
 import { load, mintOk, publishDashboard, setEmbed } from '../embedding/fixtures';
-import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
+import { expectError, OPERATOR, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { platform } from '../helpers/platform';
 import { checkShards } from '../helpers/shards';
@@ -224,12 +224,14 @@ describe('moving an account', () => {
         auth: { session: viewer },
         body: { body: 'during the move' },
       }),
+      await api('PATCH', `/admin/v1/accounts/${a.accountId}`, { auth: OPERATOR, body: { name: 'Renamed' } }),
     ];
     for (const res of refused) {
       expectError(res, 503, 'ACCOUNT_MOVING');
       expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
     }
     expect((await api('GET', `/api/v1/deployments/${d}/workspace`, { auth: a.member })).status).toBe(200);
+    expect((await api('GET', `/admin/v1/accounts/${a.accountId}`, { auth: OPERATOR })).status).toBe(200);
     expect((await load(board.publicId, viewer)).status).toBe(200);
     // The cron claims no run of a frozen account: its notification stays due.
     const due = new Date(Date.now() + 3 * 86_400_000).toISOString();
