@@ -2,38 +2,54 @@ import { sql } from 'drizzle-orm';
 import { index, integer, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 /** A customer of edgeboard: the unit of isolation, billing plan and embedding limits. */
-export const accounts = sqliteTable('accounts', {
-  id: integer().primaryKey({ autoIncrement: true }),
-  name: text().notNull(),
-  plan: text({ enum: ['free', 'starter', 'premium', 'enterprise'] })
-    .notNull()
-    .default('premium'),
-  useCreatorMode: integer({ mode: 'boolean' }).notNull().default(false),
-  externalUserLimit: integer().notNull().default(10000),
-  embedSessionTtlSeconds: integer().notNull().default(86400),
-  /** Account-wide default of the embedded dashboard chat; a session's settings override it. */
-  showDashboardChat: integer({ mode: 'boolean' }).notNull().default(true),
-  /** JSON array of origins allowed to frame the embed viewer; null: any origin. */
-  allowedEmbedOrigins: text({ mode: 'json' }).$type<string[] | null>(),
-  /** Incoming-webhook URL notifications post to for channel recipients. */
-  chatWebhookUrl: text(),
-  createdAt: text().notNull(),
-  updatedAt: text().notNull(),
-  /**
-   * External users (embed_users rows) of the account, kept by triggers on embed_users inside
-   * the statement that inserts or deletes them: the quota guard reads this instead of counting.
-   */
-  externalUserCount: integer().notNull().default(0),
-  /**
-   * Bytes of workspace content the account stores (workbooks, reports, dashboard drafts, published
-   * versions and snapshot contents), kept by triggers in the same statement as each write.
-   */
-  storedBytes: integer().notNull().default(0),
-  /** Bytes the account may store (workspace, dashboards, snapshots); set from the plan at provisioning. */
-  storedBytesLimit: integer().notNull().default(1_073_741_824),
-  /** Generate-session requests per API key per minute; set from the plan at provisioning. */
-  sessionRateLimit: integer().notNull().default(1200),
-});
+export const accounts = sqliteTable(
+  'accounts',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    name: text().notNull(),
+    plan: text({ enum: ['free', 'starter', 'premium', 'enterprise'] })
+      .notNull()
+      .default('premium'),
+    useCreatorMode: integer({ mode: 'boolean' }).notNull().default(false),
+    externalUserLimit: integer().notNull().default(10000),
+    embedSessionTtlSeconds: integer().notNull().default(86400),
+    /** Account-wide default of the embedded dashboard chat; a session's settings override it. */
+    showDashboardChat: integer({ mode: 'boolean' }).notNull().default(true),
+    /** JSON array of origins allowed to frame the embed viewer; null: any origin. */
+    allowedEmbedOrigins: text({ mode: 'json' }).$type<string[] | null>(),
+    /** Incoming-webhook URL notifications post to for channel recipients. */
+    chatWebhookUrl: text(),
+    createdAt: text().notNull(),
+    updatedAt: text().notNull(),
+    /**
+     * External users (embed_users rows) of the account, kept by triggers on embed_users inside
+     * the statement that inserts or deletes them: the quota guard reads this instead of counting.
+     */
+    externalUserCount: integer().notNull().default(0),
+    /**
+     * Bytes of workspace content the account stores (workbooks, reports, dashboard drafts, published
+     * versions and snapshot contents), kept by triggers in the same statement as each write.
+     */
+    storedBytes: integer().notNull().default(0),
+    /** Bytes the account may store (workspace, dashboards, snapshots); set from the plan at provisioning. */
+    storedBytesLimit: integer().notNull().default(1_073_741_824),
+    /** Generate-session requests per API key per minute; set from the plan at provisioning. */
+    sessionRateLimit: integer().notNull().default(1200),
+    /**
+     * Set while an operator moves the account to another shard (docs/sharding.md, "Moving an
+     * account"): its writes are refused (503 ACCOUNT_MOVING) and background work skips it. Read
+     * with every credential, so the check costs no round trip.
+     */
+    frozenAt: text(),
+    /**
+     * On the shard the account left: the shard it lives on now. Set when a move switches, while the
+     * rows left behind are being deleted; a request that still reaches them is sent on.
+     */
+    movedTo: integer(),
+  },
+  // Background work skips the accounts being moved: found without reading the others.
+  (t) => [index('accounts_frozen_idx').on(t.id).where(sql`frozen_at IS NOT NULL`)],
+);
 
 export const users = sqliteTable(
   'users',

@@ -1,4 +1,5 @@
-import { index, integer, primaryKey, sqliteTable, text } from 'drizzle-orm/sqlite-core';
+import { sql } from 'drizzle-orm';
+import { index, integer, primaryKey, sqliteTable, text, uniqueIndex } from 'drizzle-orm/sqlite-core';
 
 // The control database (binding CONTROL_DB, migrations in schema/control-migrations): what must
 // be found or unique across every shard. Requests with a credential never read it: the
@@ -75,3 +76,56 @@ export const claimedNames = sqliteTable(
   },
   (t) => [primaryKey({ columns: [t.kind, t.name] })],
 );
+
+export const MOVE_STATES = [
+  'freezing',
+  'copying',
+  'verifying',
+  'switching',
+  'cleaning',
+  'done',
+  'failed',
+] as const;
+export type MoveState = (typeof MOVE_STATES)[number];
+
+/**
+ * The operator's moves of an account to another shard (docs/sharding.md, "Moving an account"),
+ * each a state machine driven in bounded steps by queue messages. `step` and `cursor` say where
+ * the current state stands (the table being copied, checked or deleted, and where in it);
+ * `version` counts the steps taken: a message names the version it drives, so a redelivered or
+ * doubled one finds the move moved on and does nothing. `counts` holds each table's rows as
+ * copied, checked and deleted. At most one move of an account is unfinished at a time (the
+ * partial unique index): a failed move is finished once the rows it copied are removed again.
+ */
+export const accountMoves = sqliteTable(
+  'account_moves',
+  {
+    id: integer().primaryKey({ autoIncrement: true }),
+    accountId: integer().notNull(),
+    fromShard: integer().notNull(),
+    toShard: integer().notNull(),
+    state: text({ enum: MOVE_STATES }).notNull(),
+    step: integer().notNull().default(0),
+    cursor: text(),
+    version: integer().notNull().default(0),
+    counts: text({ mode: 'json' }).$type<Record<string, MoveTableCounts>>().notNull(),
+    /** How many times the move found the account's background work still in flight. */
+    waits: integer().notNull().default(0),
+    error: text(),
+    createdAt: text().notNull(),
+    updatedAt: text().notNull(),
+    finishedAt: text(),
+  },
+  (t) => [
+    index('account_moves_account_idx').on(t.accountId, t.id),
+    uniqueIndex('account_moves_running_idx').on(t.accountId).where(sql`${t.finishedAt} IS NULL`),
+  ],
+);
+
+/** A table's rows of one move: found on the source, copied to the target, checked, deleted. */
+export interface MoveTableCounts {
+  copied: number;
+  source?: number;
+  target?: number;
+  deleted?: number;
+}

@@ -77,21 +77,26 @@ if (!givenVars().has('ADMIN_TOKEN') && adminToken) {
 }
 console.log(`[edgeboard] API on http://localhost:${port} — try: curl http://localhost:${port}/healthz`);
 
-// Fire the cron on each minute boundary, with that minute as scheduledTime.
+// Fire the crons on each minute boundary, with that minute as scheduledTime: the per-minute one,
+// and every five minutes the one that resumes stalled account moves (wrangler.toml's triggers).
 let timer;
+async function fire(cron, time) {
+  try {
+    const res = await fetch(
+      `http://127.0.0.1:${port}/cdn-cgi/handler/scheduled?cron=${encodeURIComponent(cron)}&time=${time}`,
+    );
+    await res.arrayBuffer();
+    if (!res.ok) console.error(`[edgeboard] cron tick answered ${res.status}`);
+  } catch (err) {
+    console.error(`[edgeboard] cron tick failed: ${err.message}`);
+  }
+}
 function scheduleTick() {
   const now = Date.now();
   const next = Math.floor(now / 60_000) * 60_000 + 60_000;
   timer = setTimeout(async () => {
-    try {
-      const res = await fetch(
-        `http://127.0.0.1:${port}/cdn-cgi/handler/scheduled?cron=*+*+*+*+*&time=${next}`,
-      );
-      await res.arrayBuffer();
-      if (!res.ok) console.error(`[edgeboard] cron tick answered ${res.status}`);
-    } catch (err) {
-      console.error(`[edgeboard] cron tick failed: ${err.message}`);
-    }
+    await fire('* * * * *', next);
+    if (new Date(next).getUTCMinutes() % 5 === 0) await fire('*/5 * * * *', next);
     scheduleTick();
   }, next - now);
 }

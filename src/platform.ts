@@ -1,5 +1,5 @@
 import { type Clock, systemClock } from './core/clock';
-import type { Bindings, ExportQueue, ReplicaView } from './core/env';
+import type { Bindings, ExportQueue, MoveQueue, ReplicaView } from './core/env';
 import { type DeliveryPorts, deliveryPorts } from './notifications/delivery';
 
 /**
@@ -15,6 +15,8 @@ export interface Platform {
   deliveryPorts: DeliveryPorts;
   /** Where dashboard export jobs are enqueued (the EXPORTS_QUEUE binding in production). */
   exportsQueue: ExportQueue;
+  /** Where the steps of the operator's account moves are enqueued (the BUILDS_QUEUE binding in production). */
+  movesQueue: MoveQueue;
   /** Guards sessions minted per API key (the SESSION_RATE_LIMITER binding in production). */
   sessionRateLimiter: RateLimit;
   /** What a replica answers for a read it made; absent (production): what it read. */
@@ -29,5 +31,6 @@ export const platformOf: PlatformOf = (env) => ({
   clock: systemClock,
   deliveryPorts: deliveryPorts(env),
   exportsQueue: env.EXPORTS_QUEUE,
+  movesQueue: env.BUILDS_QUEUE,
   sessionRateLimiter: env.SESSION_RATE_LIMITER,
 });

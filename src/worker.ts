@@ -1,6 +1,7 @@
+import { consumeMoves, resumeStalledMoves } from './accounts/move-steps.service';
 import { createApp } from './app';
 import { sweepShard } from './control/sweep.service';
-import type { Bindings, BuildMessage } from './core/env';
+import type { Bindings, BuildMessage, MoveMessage } from './core/env';
 import { backgroundScope, type RequestScope, type ScopePorts } from './core/scope';
 import { openShard, shardNames, shardOfId } from './core/shards';
 import { sweepExpiredUploads } from './deployments/data-model.service';
@@ -24,6 +25,7 @@ const portsOf = (platform: Platform): ScopePorts => ({
   sessionRateLimiter: platform.sessionRateLimiter,
   notificationsQueue: platform.deliveryPorts.queue,
   exportsQueue: platform.exportsQueue,
+  movesQueue: platform.movesQueue,
   replicaView: platform.replicaView,
 });
 
@@ -71,6 +73,29 @@ function batchesByShard<T>(batch: MessageBatch<T>): Map<number, MessageBatch<T>>
   );
 }
 
+/** The Cron Trigger (wrangler.toml) that resumes stalled account moves, apart from the per-minute one. */
+export const MOVES_CRON = '*/5 * * * *';
+
+/** A message of an account move (src/accounts/move-steps.service.ts), on the builds queue. */
+const isMoveMessage = (message: Message<unknown>): message is Message<MoveMessage> =>
+  (message.body as { kind?: unknown } | null)?.kind === 'account-move';
+
+/** The batch without its move messages. */
+const withoutMoves = (batch: MessageBatch<unknown>): MessageBatch<unknown> => {
+  const messages = batch.messages.filter((m) => !isMoveMessage(m));
+  return {
+    queue: batch.queue,
+    metadata: batch.metadata,
+    messages,
+    ackAll: () => {
+      for (const m of messages) m.ack();
+    },
+    retryAll: (options?: QueueRetryOptions) => {
+      for (const m of messages) m.retry(options);
+    },
+  };
+};
+
 /**
  * The Worker's handlers on a platform: `src/index.ts` exports it on the deployed one; tests and
  * embedders create their own with `platformOf` answering their clock, ports or limiter.
@@ -88,6 +113,11 @@ export function createWorker(platformOf: PlatformOf = deployedPlatform) {
       const platform = platformOf(env);
       const now = new Date(controller.scheduledTime);
       // Each job of each shard runs even when another fails; the tick fails if any did.
+      // The control database's own trigger: account moves whose step stalled are enqueued again.
+      if (controller.cron === MOVES_CRON) {
+        await resumeStalledMoves(jobScope(env, platform, 0, { now }));
+        return;
+      }
       const jobs = await Promise.allSettled(
         shardNames(env).flatMap((_, shard) => {
           const scope = jobScope(env, platform, shard, { now, waitUntil: (p) => ctx.waitUntil(p) });
@@ -106,9 +136,14 @@ export function createWorker(platformOf: PlatformOf = deployedPlatform) {
     },
 
     /** Each message is consumed on the shard its id names (ids are per-shard ranges). */
-    async queue(batch, env, ctx) {
+    async queue(whole, env, ctx) {
       const platform = platformOf(env);
       const waitUntil = (p: Promise<unknown>) => ctx.waitUntil(p);
+      // The steps of account moves ride on the builds queue; they read the control database.
+      const moves = whole.messages.filter(isMoveMessage);
+      if (moves.length > 0) await consumeMoves(jobScope(env, platform, 0, { waitUntil }), moves);
+      const batch = moves.length > 0 ? withoutMoves(whole) : whole;
+      if (batch.messages.length === 0) return;
       const consume = async (shardBatch: MessageBatch<unknown>, shard: number) => {
         const scope = jobScope(env, platform, shard, { waitUntil });
         if (batch.queue.startsWith('edgeboard-builds')) {

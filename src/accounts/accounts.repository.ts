@@ -1,4 +1,4 @@
-import { and, asc, eq, getTableColumns, gt, sql } from 'drizzle-orm';
+import { and, asc, eq, getTableColumns, gt, isNull, sql } from 'drizzle-orm';
 import { accessTokens, accounts, apiKeys, users } from '../../schema/accounts';
 import { mapRow, runBatch } from '../core/db';
 import type { AccountScope, RequestScope } from '../core/scope';
@@ -144,7 +144,8 @@ export async function updateAccount(
   const [row] = await scope.db
     .update(accounts)
     .set({ ...input, updatedAt: scope.now.toISOString() })
-    .where(eq(accounts.id, id))
+    // Not while the operator moves it: the change would land on rows already copied.
+    .where(and(eq(accounts.id, id), isNull(accounts.frozenAt)))
     .returning();
   return row ? toAccount(row) : null;
 }

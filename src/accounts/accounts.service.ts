@@ -1,5 +1,6 @@
 import { PLAN_DEFAULTS } from '../../schema/accounts';
 import { ACCESS_TOKEN_PREFIX, API_KEY_PREFIX, issueSecret } from '../auth/credentials';
+import { accountMoving } from '../core/account-moving';
 import { ApiError, badRequest, conflict, notFound } from '../core/errors';
 import { afterId, idPage, pageRequest } from '../core/pagination';
 import type { AccountScope, RequestScope } from '../core/scope';
@@ -96,8 +97,10 @@ export async function getAccount(scope: RequestScope, id: number) {
 /** Changes any account's settings (the operator's call). */
 export async function changeAccount(scope: RequestScope, id: number, input: UpdateAccountInput) {
   const account = await repo.updateAccount(scope, id, input);
-  if (!account) throw notFound('Account');
-  return account;
+  if (account) return account;
+  // Nothing changed: no such account, or one being moved to another shard (a read only then).
+  if (await repo.findAccount(scope, id)) throw accountMoving();
+  throw notFound('Account');
 }
 
 export async function listUsers(scope: AccountScope, query: PageInput) {

@@ -41,7 +41,7 @@ export const accountsAdminRoutes = routes(
   }),
   route.patch('/:id', 'updateAccount', operatorAccountSchema, {
     input: { params: idParams, body: updateAccountBody },
-    errors: [404],
+    errors: [404, 503],
     handler: async (c, { params, body }, scope) => {
       const shard = await accountShard(scope, params.id);
       useShard(c, shard);

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { UserRole } from '../../schema/accounts';
+import { refuseWritesWhileMoving } from '../core/account-moving';
 import { digestsEqual, secretsEqual, sha256Hex } from '../core/crypto';
 import type { AppEnv } from '../core/env';
 import { ApiError } from '../core/errors';
@@ -88,6 +89,7 @@ async function resolve(c: Context<AppEnv>, schemes: Scheme[]): Promise<AccountPr
 export const authenticate = (schemes: Scheme[], options: { role?: 'admin' } = {}) =>
   createMiddleware<AppEnv>(async (c, next) => {
     const principal = await resolve(c, schemes);
+    refuseWritesWhileMoving(principal.account, c.req.method);
     if (options.role === 'admin') requireAdmin(principal);
     c.set('principal', principal);
     await next();

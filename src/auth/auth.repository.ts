@@ -2,7 +2,7 @@ import type { Grants } from '../core/permissions';
 import type { AccountContext } from '../core/principal';
 
 const ACCOUNT_COLUMNS = `a.id AS account_id, a.plan, a.use_creator_mode, a.external_user_limit,
-  a.embed_session_ttl_seconds, a.show_dashboard_chat`;
+  a.embed_session_ttl_seconds, a.show_dashboard_chat, a.frozen_at`;
 
 /** The account columns every credential lookup reads (`ACCOUNT_COLUMNS`). */
 export interface AccountRow {
@@ -12,6 +12,7 @@ export interface AccountRow {
   external_user_limit: number;
   embed_session_ttl_seconds: number;
   show_dashboard_chat: number;
+  frozen_at: string | null;
 }
 
 export function toAccount(row: AccountRow): AccountContext {
@@ -22,6 +23,7 @@ export function toAccount(row: AccountRow): AccountContext {
     externalUserLimit: row.external_user_limit,
     embedSessionTtlSeconds: row.embed_session_ttl_seconds,
     showDashboardChat: row.show_dashboard_chat === 1,
+    frozen: row.frozen_at !== null,
   };
 }
 

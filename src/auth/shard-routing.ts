@@ -4,6 +4,7 @@ import type { AppEnv } from '../core/env';
 import { shardOfPublicId } from '../core/shard-marks';
 import { isShard, openShard } from '../core/shards';
 import { shardOfSecret } from './credentials';
+import { forwardedShard, hintsOf, replayRequest, ShardForward } from './forwards';
 
 /**
  * Points the request at shard `shard`: the scope's `db`/`d1` (and the `db`/`d1` variables routes
@@ -64,8 +65,42 @@ export function shardOfRequest(c: Context<AppEnv>): number {
   return publicId ? shardOfPublicId(publicId) : 0;
 }
 
-/** Before a route's authentication: the request goes to the shard its credential names. */
+/** Statuses of a hint that found nothing on its shard: where a moved account's forward is looked up. */
+const MISSED = new Set([401, 404]);
+
+/**
+ * Before a route's authentication: the request goes to the shard its credential names. When the
+ * account has been moved away from that shard (a lookup threw `ShardForward`, or the hint found
+ * nothing and the shard keeps a forward for it), the request runs once more on the shard the
+ * account lives on now; a run again is never sent on further.
+ */
 export const routeToShard = createMiddleware<AppEnv>(async (c, next) => {
+  const replay = c.get('replay');
+  if (replay) {
+    useShard(c, replay.shard);
+    return next();
+  }
   useShard(c, shardOfRequest(c));
+  // The body as sent, for a run on another shard (a clone costs nothing unless it is read).
+  const original = c.req.raw.body === null ? c.req.raw : c.req.raw.clone();
+  const tripsBefore = c.get('queries').roundTrips;
   await next();
+  // A miss is a lookup that found nothing: a refusal made before any read (a forged or expired
+  // token, a malformed id) looks no forward up.
+  const missed = MISSED.has(c.res.status) && c.get('queries').roundTrips > tripsBefore;
+  const shard =
+    c.error instanceof ShardForward
+      ? c.error.shard
+      : missed
+        ? await forwardedShard(c.get('scope').db, await hintsOf(c))
+        : null;
+  if (shard === null || shard === c.get('scope').shard || !isShard(c.env, shard)) return;
+  c.res = await c.get('dispatch')(
+    replayRequest(original, {
+      shard,
+      requestId: c.get('requestId'),
+      queries: c.get('queries'),
+      controlQueries: c.get('controlQueries'),
+    }),
+  );
 });

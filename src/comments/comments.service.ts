@@ -1,5 +1,6 @@
 import type { CommentGuard } from '../../schema/comments';
 import { dashboardCommentsOffered } from '../accounts/app-config.policy';
+import { refuseWritesWhileMoving } from '../core/account-moving';
 import { ApiError, badRequest, notFound, tooManyRequests } from '../core/errors';
 import { type CursorValue, invalidCursor, type Page, type PageRequest, toPage } from '../core/pagination';
 import type { RequestScope } from '../core/scope';
@@ -67,6 +68,12 @@ async function checkAccess(scope: RequestScope, claims: SessionClaims, publicId:
     );
   }
   return access;
+}
+
+/** `checkAccess` for a write: also refused while the operator moves the account (read in the same statement). */
+async function checkWriteAccess(scope: RequestScope, claims: SessionClaims, publicId: string): Promise<void> {
+  const access = await checkAccess(scope, claims, publicId);
+  refuseWritesWhileMoving({ frozen: access.row.frozen }, 'POST');
 }
 
 function requireAuthor(scope: CommentScope): number {
@@ -226,7 +233,7 @@ export async function createComment(
   const { claims, comments } = await sessionScope(scope, credential, publicId);
   const mentions = mentionsOf(input.body);
   const [, refused] = await Promise.all([
-    checkAccess(scope, claims, publicId),
+    checkWriteAccess(scope, claims, publicId),
     unmentionable(comments, mentions),
   ]);
   const authorId = requireAuthor(comments);
@@ -253,7 +260,7 @@ export async function updateComment(
   const { claims, comments } = await sessionScope(scope, credential, publicId);
   const mentions = mentionsOf(body);
   const [, refused] = await Promise.all([
-    checkAccess(scope, claims, publicId),
+    checkWriteAccess(scope, claims, publicId),
     unmentionable(comments, mentions),
   ]);
   const authorId = requireAuthor(comments);
@@ -272,7 +279,7 @@ export async function removeComment(
   commentId: number,
 ): Promise<{ id: number; deleted: true }> {
   const { claims, comments } = await sessionScope(scope, credential, publicId);
-  await checkAccess(scope, claims, publicId);
+  await checkWriteAccess(scope, claims, publicId);
   const authorId = requireAuthor(comments);
   writtenOrThrow(await repo.removeComment(comments, commentId, authorId));
   return { id: commentId, deleted: true };
@@ -287,7 +294,7 @@ export async function setResolved(
   resolved: boolean,
 ): Promise<ThreadView> {
   const { claims, comments } = await sessionScope(scope, credential, publicId);
-  await checkAccess(scope, claims, publicId);
+  await checkWriteAccess(scope, claims, publicId);
   const authorId = requireAuthor(comments);
   const thread = writtenOrThrow(await repo.setResolved(comments, commentId, { authorId, resolved }));
   return presentThread(comments, thread.root, thread.replies);

@@ -5,6 +5,17 @@ import type { RequestScope } from './scope';
 
 /** Messages of the builds queue. Ids only: the consumer reads the rest from D1. */
 export type BuildMessage = { kind: 'build'; buildId: number };
+/**
+ * A step of an operator's move of an account to another shard (src/accounts/move-steps.service.ts):
+ * the move and the version of it the step drives. Sent on the builds queue.
+ */
+export type MoveMessage = { kind: 'account-move'; moveId: number; version: number };
+
+/** The producer call the steps of account moves go through (the builds queue; tests pass a recorder). */
+export interface MoveQueue {
+  send(body: MoveMessage, options?: QueueSendOptions): Promise<unknown>;
+}
+
 /** Messages of the notifications queue (and its dead-letter queue): one run each. */
 export type NotificationMessage = { kind: 'notification-run'; runId: number };
 
@@ -56,13 +67,24 @@ export interface Secrets {
 export interface Bindings
   extends Omit<WranglerBindings, 'BUILDS_QUEUE' | 'NOTIFICATIONS_QUEUE' | 'EXPORTS_QUEUE'>,
     Secrets {
-  BUILDS_QUEUE: Queue<BuildMessage>;
+  BUILDS_QUEUE: Queue<BuildMessage | MoveMessage>;
   NOTIFICATIONS_QUEUE: Queue<NotificationMessage>;
   EXPORTS_QUEUE: Queue<ExportMessage>;
 }
 
 /** Drizzle over the request's counted D1 binding; `$client` is that binding, for runBatch. */
 export type Db = DrizzleD1Database<Record<string, never>> & { $client: D1Database };
+
+/**
+ * A request run again on the shard a moved account lives on (src/auth/forwards.ts): where, and
+ * what it carries over from its first run (its id, and the counters its metrics headers sum).
+ */
+export interface Replay {
+  shard: number;
+  requestId: string;
+  queries: QueryCounter;
+  controlQueries: QueryCounter;
+}
 
 export interface Variables {
   requestId: string;
@@ -76,6 +98,10 @@ export interface Variables {
   principal: Principal;
   /** The request's scope (src/core/scope.ts), set once by the app's first middleware. */
   scope: RequestScope;
+  /** Runs a request through the whole app (a request sent on to the shard a moved account lives on). */
+  dispatch: (request: Request) => Promise<Response>;
+  /** Set when this request is one sent on to the shard a moved account lives on (src/auth/forwards.ts). */
+  replay: Replay | undefined;
 }
 
 export type AppEnv = { Bindings: Bindings; Variables: Variables };

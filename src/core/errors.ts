@@ -31,6 +31,8 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   QUOTA_EXCEEDED: 429,
   INTERNAL: 500,
+  /** The account is being moved to another shard by the operator: its writes wait until the move ends. */
+  ACCOUNT_MOVING: 503,
   /** The deployment's data source could not be reached, or refused the connection. */
   DATA_SOURCE_ERROR: 502,
   /** A query ran longer than its time limit on the data source. */

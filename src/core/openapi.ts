@@ -42,6 +42,7 @@ const ERROR_TEXT: Record<number, string> = {
   422: 'The job failed for good (a dashboard export whose render failed): start another',
   429: 'Rate or quota limit reached',
   502: 'The deployment’s data source could not be reached',
+  503: 'The account is being moved to another database by the operator: writes resume when the move ends (ACCOUNT_MOVING, with Retry-After)',
   504: 'The query ran longer than its time limit on the data source',
 };
 

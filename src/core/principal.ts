@@ -9,6 +9,8 @@ export interface AccountContext {
   externalUserLimit: number;
   embedSessionTtlSeconds: number;
   showDashboardChat: boolean;
+  /** The operator is moving the account to another shard: its writes are refused until the move ends. */
+  frozen: boolean;
 }
 
 export interface UserPrincipal {

@@ -1,6 +1,6 @@
 import type { Clock } from './clock';
 import { CONTROL_DATABASE, countedD1, createDb, shardOf } from './db';
-import type { Bindings, Db, ExportQueue, NotificationQueue, ReplicaView } from './env';
+import type { Bindings, Db, ExportQueue, MoveQueue, NotificationQueue, ReplicaView } from './env';
 import type { AccountContext, AccountPrincipal } from './principal';
 
 /**
@@ -16,6 +16,8 @@ export interface ScopePorts {
   notificationsQueue: NotificationQueue;
   /** Where dashboard export jobs are enqueued. */
   exportsQueue: ExportQueue;
+  /** Where the steps of account moves are enqueued. */
+  movesQueue: MoveQueue;
   /** What a D1 read replica answers for a read it made; absent (production): what it read. */
   replicaView?: ReplicaView;
 }

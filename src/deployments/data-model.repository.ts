@@ -4,10 +4,12 @@ import {
   builds,
   DATA_MODEL_GUARDS,
   type DataModelGuard,
+  deployments,
   modelUploadFiles,
   modelUploads,
   projectFiles,
 } from '../../schema/deployments';
+import { FROZEN_ACCOUNTS } from '../core/account-moving';
 import { failedCheck, runBatch, type Statement } from '../core/db';
 import type { Db } from '../core/env';
 import type { RequestScope } from '../core/scope';
@@ -341,7 +343,19 @@ export async function deleteExpiredUploads(scope: RequestScope, limit: number): 
   const expired = db
     .select({ id: modelUploads.id })
     .from(modelUploads)
-    .where(lte(modelUploads.expiresAt, scope.now.toISOString()))
+    .where(
+      and(
+        lte(modelUploads.expiresAt, scope.now.toISOString()),
+        // An account being moved keeps its rows until the move ends.
+        notInArray(
+          modelUploads.deploymentId,
+          db
+            .select({ id: deployments.id })
+            .from(deployments)
+            .where(inArray(deployments.accountId, FROZEN_ACCOUNTS)),
+        ),
+      ),
+    )
     .orderBy(asc(modelUploads.expiresAt))
     .limit(limit);
   const rows = await db

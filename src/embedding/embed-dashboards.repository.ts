@@ -29,6 +29,8 @@ export const catalogueNames = (
 export interface EmbedDashboardRow {
   /** The account's toggle, the default of a session's showDashboardChat. */
   showDashboardChat: boolean;
+  /** The operator is moving the account to another shard: a session's writes wait. */
+  frozen: boolean;
   revoked: boolean;
   /**
    * The attribute names of the account's and the session tenant's catalogues (≤ 200 each):
@@ -55,7 +57,7 @@ export async function findEmbedDashboard(
   publicId: string,
 ): Promise<EmbedDashboardRow | null> {
   const rows = await db.all<EmbedDashboardRawRow>(sql`
-    SELECT a.show_dashboard_chat, s.app_config, ${publishedJson()} AS published,
+    SELECT a.show_dashboard_chat, s.app_config, a.frozen_at IS NOT NULL AS frozen, ${publishedJson()} AS published,
       EXISTS (SELECT 1 FROM embed_session_revocations r
         WHERE r.session_id IN (${claims.sessionId}, ${tenantRevocationKey(claims.tenant.id)})) AS revoked,
       ${catalogueNames(sql`a.id`, sql`${claims.tenant.id}`)} AS catalogue,
@@ -74,6 +76,7 @@ interface EmbedDashboardRawRow {
   show_dashboard_chat: number;
   /** The stored app config as JSON text; null: the account has no settings row. */
   app_config: string | null;
+  frozen: number;
   revoked: number;
   /** JSON array of attribute names. */
   catalogue: string | null;
@@ -85,6 +88,7 @@ interface EmbedDashboardRawRow {
 
 const toEmbedDashboardRow = (row: EmbedDashboardRawRow): EmbedDashboardRow => ({
   showDashboardChat: row.show_dashboard_chat === 1,
+  frozen: row.frozen === 1,
   revoked: row.revoked === 1,
   catalogueAttributes: row.catalogue ? (JSON.parse(row.catalogue) as string[]) : [],
   dashboard: row.published === null ? null : JSON.parse(row.published),

@@ -1,4 +1,4 @@
-import { and, eq, inArray, lte, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
+import { and, eq, inArray, lte, notInArray, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
 import { users } from '../../schema/accounts';
 import {
   embedSessionRevocations,
@@ -7,6 +7,7 @@ import {
   WRITE_GUARDS,
   type WriteGuard,
 } from '../../schema/embedding';
+import { FROZEN_ACCOUNTS } from '../core/account-moving';
 import { failedCheck } from '../core/db';
 import type { Db } from '../core/env';
 import type { AccountScope, RequestScope } from '../core/scope';
@@ -272,6 +273,11 @@ export async function insertRevocation(
 export async function purgeExpiredRevocations(scope: RequestScope): Promise<number> {
   const result = await scope.db
     .delete(embedSessionRevocations)
-    .where(lte(embedSessionRevocations.expiresAt, scope.now.toISOString()));
+    .where(
+      and(
+        lte(embedSessionRevocations.expiresAt, scope.now.toISOString()),
+        notInArray(embedSessionRevocations.accountId, FROZEN_ACCOUNTS),
+      ),
+    );
   return result.meta.changes;
 }

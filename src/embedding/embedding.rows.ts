@@ -148,6 +148,7 @@ export interface KeyAccountRow {
   session_rate_limit: number;
   embed_session_ttl_seconds: number;
   show_dashboard_chat: number;
+  frozen_at: string | null;
   deployment_found: number;
   tenant_id: number | null;
 }

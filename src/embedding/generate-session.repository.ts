@@ -86,7 +86,7 @@ export async function readMintState(db: Db, q: MintQuery): Promise<MintRead> {
     // The key, its account and what the mint checks of them, in one row: a join with EXISTS and subqueries.
     sql`SELECT k.id AS key_id, k.key_hash, k.deployment_ids, a.id AS account_id, a.plan, a.use_creator_mode,
         a.external_user_limit, a.external_user_count, a.session_rate_limit, a.embed_session_ttl_seconds,
-        a.show_dashboard_chat,
+        a.show_dashboard_chat, a.frozen_at,
         EXISTS (SELECT 1 FROM deployments d WHERE d.id = ${q.deploymentId} AND d.account_id = a.id) AS deployment_found,
         (SELECT id FROM embed_tenants t WHERE t.account_id = a.id AND t.name = ${q.tenantName}) AS tenant_id
       FROM api_keys k JOIN accounts a ON a.id = k.account_id WHERE k.key_hash = ${q.keyHash}`,

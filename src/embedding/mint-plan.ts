@@ -1,5 +1,6 @@
 import type { AttributeType } from '../../schema/embedding';
 import { requireDeploymentScope, requirePlan } from '../auth/auth.middleware';
+import { refuseWritesWhileMoving } from '../core/account-moving';
 import { digestsEqual } from '../core/crypto';
 import { ApiError, type ErrorDetail, notFound } from '../core/errors';
 import type { AccountContext, ApiKeyPrincipal } from '../core/principal';
@@ -100,6 +101,8 @@ export function authorize(read: MintRead, keyHash: string, input: GenerateSessio
     throw new ApiError('UNAUTHORIZED', 'Unknown or revoked API key');
   }
   const account = head.account;
+  // A mint writes (embed users, the session): refused while the operator moves the account.
+  refuseWritesWhileMoving(account, 'POST');
   const principal: ApiKeyPrincipal = {
     kind: 'apiKey',
     account,

@@ -1,6 +1,7 @@
 import type { Context } from 'hono';
 import type { ThemeFont } from '../accounts/app-config.policy';
 import { parseAuthorization } from '../auth/auth.middleware';
+import { ShardForward } from '../auth/forwards';
 import { randomId } from '../core/crypto';
 import type { AppEnv } from '../core/env';
 import { ApiError } from '../core/errors';
@@ -86,6 +87,8 @@ export const viewerRoutes = routes(
           body = noticeDocument(page.notice, options);
         }
       } catch (error) {
+        // The dashboard's account moved to another shard: the page is answered there.
+        if (error instanceof ShardForward) throw error;
         // Like the app's error handler, but a page; the session id is never part of the log line.
         console.error(
           JSON.stringify({

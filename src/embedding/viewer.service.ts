@@ -1,4 +1,5 @@
 import type { ThemeFont } from '../accounts/app-config.policy';
+import { followForward } from '../auth/forwards';
 import { createDb } from '../core/db';
 import { ApiError } from '../core/errors';
 import type { RequestScope } from '../core/scope';
@@ -207,7 +208,9 @@ export async function viewerPage(
   const validId = PUBLIC_ID.test(publicId);
   const replica = createDb(scope.d1.withSession('first-unconstrained'));
   if (validId && !sessionId) {
-    const { allowedEmbedOrigins, fonts, commentsOffered } = await findEmbedOrigins(replica, publicId);
+    const { found, allowedEmbedOrigins, fonts, commentsOffered } = await findEmbedOrigins(replica, publicId);
+    // The page of a dashboard whose account moved to another shard answers there.
+    if (!found) await followForward(scope.db, { kind: 'public-id', key: publicId });
     return { kind: 'shell', allowedOrigins: allowedEmbedOrigins, fonts, commentsOffered };
   }
   const [origins, dashboard] = await Promise.allSettled([
@@ -217,6 +220,7 @@ export async function viewerPage(
     viewerDashboard(scope, publicId, sessionId ?? ''),
   ]);
   if (origins.status === 'rejected') throw origins.reason;
+  if (validId && !origins.value.found) await followForward(scope.db, { kind: 'public-id', key: publicId });
   const frame = {
     allowedOrigins: origins.value.allowedEmbedOrigins,
     fonts: origins.value.fonts,

@@ -1,7 +1,8 @@
-import { and, asc, eq, gt, inArray, lte, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, inArray, lte, notInArray, sql } from 'drizzle-orm';
 import { users } from '../../schema/accounts';
 import { publishedDashboards } from '../../schema/dashboards';
 import { dashboardExports } from '../../schema/exports';
+import { FROZEN_ACCOUNTS } from '../core/account-moving';
 import { mapRow, runBatch } from '../core/db';
 import type { Db } from '../core/env';
 import type { DeploymentScope, RequestScope } from '../core/scope';
@@ -225,7 +226,12 @@ export async function expiredExports(db: Db, now: Date, limit: number) {
   return db
     .select({ id: dashboardExports.id, fileKey: dashboardExports.fileKey })
     .from(dashboardExports)
-    .where(lte(dashboardExports.expiresAt, now.toISOString()))
+    .where(
+      and(
+        lte(dashboardExports.expiresAt, now.toISOString()),
+        notInArray(dashboardExports.accountId, FROZEN_ACCOUNTS),
+      ),
+    )
     .orderBy(asc(dashboardExports.expiresAt))
     .limit(limit);
 }

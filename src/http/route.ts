@@ -112,6 +112,13 @@ function bodyErrors(route: AnyRoute): number[] {
   return route.input?.body ? [413, 415] : [413];
 }
 
+/** Credentials of an account: while the operator moves it, every request but a GET may answer 503. */
+const ACCOUNT_CREDENTIALS = new Set<AuthKind>(['bearerOrApiKey', 'apiKey', 'session', 'sessionHeader']);
+
+function movingErrors(route: AnyRoute, kind: AuthKind): number[] {
+  return route.method !== 'get' && ACCOUNT_CREDENTIALS.has(kind) ? [503] : [];
+}
+
 /**
  * The path parameter holding the deployment a route acts on: the mount's `deploymentId` for a
  * deployment-scoped route, `id` for `/deployments/:id…`; null when the route has none (a
@@ -151,7 +158,7 @@ function middlewaresOf(route: AnyRoute): MiddlewareHandler[] {
       operationId: route.operationId,
       auth: docKind,
       responses: route.responses as Record<number, v.GenericSchema | RawResponse>,
-      errors: [...(route.errors ?? []), ...bodyErrors(route)],
+      errors: [...(route.errors ?? []), ...bodyErrors(route), ...movingErrors(route, docKind)],
     }),
   ];
   // Every credential but the operator's names its account's shard; the operator's routes find

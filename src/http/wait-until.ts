@@ -14,3 +14,12 @@ export function waitUntilOf(c: Context): (p: Promise<unknown>) => void {
     }
   };
 }
+
+/** The request's execution context, if it has one (an `app.request` may not). */
+export function executionContextOf(c: Context): ExecutionContext | undefined {
+  try {
+    return c.executionCtx as unknown as ExecutionContext;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,5 +1,6 @@
 import { and, asc, eq, inArray, lt, lte, sql } from 'drizzle-orm';
 import { notificationRuns, notifications, type RunStatus } from '../../schema/notifications';
+import { FROZEN_ACCOUNTS } from '../core/account-moving';
 import { mapRow, runBatch } from '../core/db';
 import type { Db } from '../core/env';
 import { rowsOf } from './notifications.repository';
@@ -66,7 +67,8 @@ export interface Claim {
  * notification still holds that slot as its next run, and `ON CONFLICT DO NOTHING` on the
  * (notification, slot) unique index makes a doubled tick insert nothing; RETURNING hands back
  * only the runs this call created. The next run then moves on, compare-and-set on the slot.
- * A notification whose deliveries are off gets its run recorded as suppressed.
+ * A notification whose deliveries are off gets its run recorded as suppressed. An account the
+ * operator is moving claims nothing and keeps its slot: it is claimed where the account lands.
  */
 export async function claimSlots(
   db: Db,
@@ -85,11 +87,12 @@ export async function claimSlots(
         ${now}
       FROM json_each(${json}) j JOIN notifications n
         ON n.id = j.value ->> 'id' AND n.next_run_at = j.value ->> 'slot' AND n.is_enabled = 1
-      WHERE true ON CONFLICT DO NOTHING
+      WHERE n.account_id NOT IN ${FROZEN_ACCOUNTS} ON CONFLICT DO NOTHING
       RETURNING *`,
     sql`UPDATE notifications SET next_run_at = j.value ->> 'next'
       FROM json_each(${json}) j
-      WHERE notifications.id = j.value ->> 'id' AND notifications.next_run_at = j.value ->> 'slot'`,
+      WHERE notifications.id = j.value ->> 'id' AND notifications.next_run_at = j.value ->> 'slot'
+        AND notifications.account_id NOT IN ${FROZEN_ACCOUNTS}`,
   ]);
   return rowsOf(inserted)
     .map((raw) => mapRow(notificationRuns, raw))

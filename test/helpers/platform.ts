@@ -8,7 +8,7 @@ import {
 import { exports } from 'cloudflare:workers';
 import { afterEach } from 'vitest';
 import type { Clock } from '../../src/core/clock';
-import type { ExportQueue, ReplicaView } from '../../src/core/env';
+import type { ExportQueue, MoveQueue, ReplicaView } from '../../src/core/env';
 import type { DeliveryPorts } from '../../src/notifications/delivery';
 import { platformOf } from '../../src/platform';
 import { createWorker } from '../../src/worker';
@@ -18,6 +18,7 @@ export interface TestPlatform {
   clock?: Clock;
   deliveryPorts?: Partial<DeliveryPorts>;
   exportsQueue?: ExportQueue;
+  movesQueue?: MoveQueue;
   sessionRateLimiter?: RateLimit;
   replicaView?: ReplicaView;
 }
@@ -47,6 +48,7 @@ export const worker = createWorker((bindings) => {
     clock: platform.clock ?? deployed.clock,
     deliveryPorts: { ...deployed.deliveryPorts, ...platform.deliveryPorts },
     exportsQueue: platform.exportsQueue ?? deployed.exportsQueue,
+    movesQueue: platform.movesQueue ?? deployed.movesQueue,
     sessionRateLimiter: platform.sessionRateLimiter ?? deployed.sessionRateLimiter,
     replicaView: platform.replicaView,
   };
