@@ -109,7 +109,7 @@ async function seedEverything(a: SeededAccount): Promise<void> {
   );
   const revoked = await mintOk(a.key, { deploymentId: d, externalId: 'leaver' });
   await ok(api('POST', '/api/v1/embed/session/revoke', { auth: a.key, body: { sessionId: revoked } }));
-  const role = await newRole(a, [globalPolicy('WorkspaceEdit')]);
+  const role = await newRole(a, [globalPolicy('WorkbookEdit', 'FolderEdit', 'ReportEdit')]);
   await assign(a, role, a.memberUserId);
   // A notification with a recipient and a delivered run.
   const base = `/api/v1/deployments/${d}/notifications`;
