@@ -40,7 +40,7 @@ import { exportsRoutes } from './exports/exports.routes';
 import { executionContextOf, waitUntilOf } from './http/wait-until';
 import { NOTIFICATIONS_DECISIONS } from './notifications/notifications.decisions';
 import { notificationsRoutes } from './notifications/notifications.routes';
-import { platformOf as deployedPlatform, type PlatformOf } from './platform';
+import { platformOf as deployedPlatform, type PlatformOf, portsOf } from './platform';
 import { RENDER_DECISIONS } from './render/render.decisions';
 import { foldersRoutes } from './workspace/folders.routes';
 import { reportsRoutes } from './workspace/reports.routes';
@@ -89,14 +89,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
       control: createDb(countedD1(c.env.CONTROL_DB, controlQueries, CONTROL_DATABASE)),
       env: c.env,
       now: platform.clock.now(),
-      ports: {
-        clock: platform.clock,
-        sessionRateLimiter: platform.sessionRateLimiter,
-        notificationsQueue: platform.deliveryPorts.queue,
-        exportsQueue: platform.exportsQueue,
-        movesQueue: platform.movesQueue,
-        replicaView: platform.replicaView,
-      },
+      ports: portsOf(platform),
       waitUntil: waitUntilOf(c),
     });
     await next();

@@ -1,5 +1,6 @@
 import { type Clock, systemClock } from './core/clock';
 import type { Bindings, ExportQueue, MoveQueue, ReplicaView } from './core/env';
+import type { ScopePorts } from './core/scope';
 import { type DeliveryPorts, deliveryPorts } from './notifications/delivery';
 
 /**
@@ -33,4 +34,14 @@ export const platformOf: PlatformOf = (env) => ({
   exportsQueue: env.EXPORTS_QUEUE,
   movesQueue: env.BUILDS_QUEUE,
   sessionRateLimiter: env.SESSION_RATE_LIMITER,
+});
+
+/** The platform's boundaries as a scope carries them. */
+export const portsOf = (platform: Platform): ScopePorts => ({
+  clock: platform.clock,
+  sessionRateLimiter: platform.sessionRateLimiter,
+  notificationsQueue: platform.deliveryPorts.queue,
+  exportsQueue: platform.exportsQueue,
+  movesQueue: platform.movesQueue,
+  replicaView: platform.replicaView,
 });

@@ -2,7 +2,7 @@ import { consumeMoves, resumeStalledMoves } from './accounts/move-steps.service'
 import { createApp } from './app';
 import { sweepShard } from './control/sweep.service';
 import type { Bindings, BuildMessage, MoveMessage } from './core/env';
-import { backgroundScope, type RequestScope, type ScopePorts } from './core/scope';
+import { backgroundScope, type RequestScope } from './core/scope';
 import { openShard, shardNames, shardOfId } from './core/shards';
 import { sweepExpiredUploads } from './deployments/data-model.service';
 import { consumeBuilds } from './deployments/deployments.consumer';
@@ -17,17 +17,7 @@ import {
   NOTIFICATIONS_QUEUE_NAME,
 } from './notifications/notifications.consumer';
 import { notificationsTick } from './notifications/notifications.cron';
-import { platformOf as deployedPlatform, type Platform, type PlatformOf } from './platform';
-
-/** The platform's boundaries as a scope carries them. */
-const portsOf = (platform: Platform): ScopePorts => ({
-  clock: platform.clock,
-  sessionRateLimiter: platform.sessionRateLimiter,
-  notificationsQueue: platform.deliveryPorts.queue,
-  exportsQueue: platform.exportsQueue,
-  movesQueue: platform.movesQueue,
-  replicaView: platform.replicaView,
-});
+import { platformOf as deployedPlatform, type Platform, type PlatformOf, portsOf } from './platform';
 
 /** A tick's or batch's scope on shard `shard`, over its own counted D1; `now` defaults to the platform's clock. */
 function jobScope(
@@ -55,34 +45,11 @@ function batchesByShard<T>(batch: MessageBatch<T>): Map<number, MessageBatch<T>>
     const shard = shardOfMessage(message.body);
     groups.set(shard, [...(groups.get(shard) ?? []), message]);
   }
-  return new Map(
-    [...groups].map(([shard, messages]) => [
-      shard,
-      {
-        queue: batch.queue,
-        metadata: batch.metadata,
-        messages,
-        ackAll: () => {
-          for (const m of messages) m.ack();
-        },
-        retryAll: (options?: QueueRetryOptions) => {
-          for (const m of messages) m.retry(options);
-        },
-      },
-    ]),
-  );
+  return new Map([...groups].map(([shard, messages]) => [shard, partOf(batch, messages)]));
 }
 
-/** The Cron Trigger (wrangler.toml) that resumes stalled account moves, apart from the per-minute one. */
-export const MOVES_CRON = '*/5 * * * *';
-
-/** A message of an account move (src/accounts/move-steps.service.ts), on the builds queue. */
-const isMoveMessage = (message: Message<unknown>): message is Message<MoveMessage> =>
-  (message.body as { kind?: unknown } | null)?.kind === 'account-move';
-
-/** The batch without its move messages. */
-const withoutMoves = (batch: MessageBatch<unknown>): MessageBatch<unknown> => {
-  const messages = batch.messages.filter((m) => !isMoveMessage(m));
+/** A batch of some of `batch`'s messages: the same messages, so their ack/retry reach the queue. */
+function partOf<T>(batch: MessageBatch<T>, messages: readonly Message<T>[]): MessageBatch<T> {
   return {
     queue: batch.queue,
     metadata: batch.metadata,
@@ -94,7 +61,21 @@ const withoutMoves = (batch: MessageBatch<unknown>): MessageBatch<unknown> => {
       for (const m of messages) m.retry(options);
     },
   };
-};
+}
+
+/** The Cron Trigger (wrangler.toml) that resumes stalled account moves, apart from the per-minute one. */
+export const MOVES_CRON = '*/5 * * * *';
+
+/** A message of an account move (src/accounts/move-steps.service.ts), on the builds queue. */
+const isMoveMessage = (message: Message<unknown>): message is Message<MoveMessage> =>
+  (message.body as { kind?: unknown } | null)?.kind === 'account-move';
+
+/** The batch without its move messages. */
+const withoutMoves = (batch: MessageBatch<unknown>): MessageBatch<unknown> =>
+  partOf(
+    batch,
+    batch.messages.filter((m) => !isMoveMessage(m)),
+  );
 
 /**
  * The Worker's handlers on a platform: `src/index.ts` exports it on the deployed one; tests and

@@ -12,7 +12,8 @@ import { changeAccount, getAccount, provisionAccount } from './accounts.service'
 import markdown from './admin.routes.md';
 import { accountShard, placeAccount } from './placement.service';
 
-const route = routeGroup({
+/** The operator's routes: the ADMIN_TOKEN secret, no account scope (they find the account themselves). */
+export const operatorRoute = routeGroup({
   auth: 'operator',
   scope: 'request',
   tags: ['Provisioning (operator)'],
@@ -21,7 +22,7 @@ const route = routeGroup({
 
 /** The operator's provisioning API, authenticated with the ADMIN_TOKEN secret. Mounted at /admin/v1/accounts. */
 export const accountsAdminRoutes = routes(
-  route.post('/', 'createAccount', {
+  operatorRoute.post('/', 'createAccount', {
     input: { body: createAccountBody },
     responses: { 201: provisionedAccountSchema },
     // The account is written on the least-loaded shard, then listed in the directory.
@@ -30,7 +31,7 @@ export const accountsAdminRoutes = routes(
       return provisionAccount(requestScope(c), body);
     },
   }),
-  route.get('/:id', 'getAccount', operatorAccountSchema, {
+  operatorRoute.get('/:id', 'getAccount', operatorAccountSchema, {
     input: { params: idParams },
     errors: [404],
     handler: async (c, { params }, scope) => {
@@ -39,7 +40,7 @@ export const accountsAdminRoutes = routes(
       return { ...(await getAccount(requestScope(c), params.id)), shard };
     },
   }),
-  route.patch('/:id', 'updateAccount', operatorAccountSchema, {
+  operatorRoute.patch('/:id', 'updateAccount', operatorAccountSchema, {
     input: { params: idParams, body: updateAccountBody },
     errors: [404, 503],
     handler: async (c, { params, body }, scope) => {

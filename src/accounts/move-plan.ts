@@ -102,109 +102,99 @@ export type MoveStep = RowsStep | RestoreStep;
 /** More than any account may store: the target's quota trigger never stops the copy of a counter. */
 const UNLIMITED = '9007199254740991';
 
+/** A rows step: `table`'s rows selected by `owner`, with its options. */
+const rows = (
+  table: SQLiteTable,
+  owner: string,
+  options: Omit<RowsStep, 'kind' | 'table' | 'owner'> = {},
+): RowsStep => ({
+  kind: 'rows',
+  table,
+  owner,
+  ...options,
+});
+
+/** A restore step: puts back the columns of `initially` (what they held while they waited). */
+const restore = (table: SQLiteTable, owner: string, initially: Record<string, string>): RestoreStep => ({
+  kind: 'restore',
+  table,
+  owner,
+  columns: Object.keys(initially),
+  initially,
+});
+
 /** The steps of a move, in copying order (deleting goes the other way). */
 export const MOVE_PLAN: readonly MoveStep[] = [
-  {
-    kind: 'rows',
-    table: accounts,
-    owner: 'id = ?1',
-    // The triggers of workbooks, reports, versions, snapshots and embed users count into these
-    // while the rows arrive; the source's values are restored once they all have.
+  // The triggers of workbooks, reports, versions, snapshots and embed users count into these
+  // while the rows arrive; the source's values are restored once they all have.
+  rows(accounts, 'id = ?1', {
     initially: { stored_bytes: '0', external_user_count: '0', stored_bytes_limit: UNLIMITED },
-  },
-  { kind: 'rows', table: accountSettings, owner: OWNED.account },
-  { kind: 'rows', table: users, owner: OWNED.account },
-  { kind: 'rows', table: roles, owner: OWNED.account },
-  { kind: 'rows', table: userRoles, owner: OWNED.user },
-  { kind: 'rows', table: accessTokens, owner: OWNED.account },
-  { kind: 'rows', table: apiKeys, owner: OWNED.account },
-  { kind: 'rows', table: embedTenants, owner: OWNED.account },
-  { kind: 'rows', table: embedAttributes, owner: OWNED.account },
-  { kind: 'rows', table: embedGroups, owner: OWNED.account },
-  { kind: 'rows', table: embedUsers, owner: OWNED.account },
-  { kind: 'rows', table: embedMemberships, owner: OWNED.embedUser },
-  { kind: 'rows', table: embedAttributeValues, owner: OWNED.embedUser },
-  { kind: 'rows', table: userAttributeValues, owner: OWNED.user },
-  { kind: 'rows', table: embedSessionRevocations, owner: OWNED.account },
-  { kind: 'rows', table: deployments, owner: OWNED.account },
-  { kind: 'rows', table: deploymentEnvVars, owner: OWNED.deployment },
-  { kind: 'rows', table: projectFiles, owner: OWNED.deployment },
-  { kind: 'rows', table: modelUploads, owner: OWNED.deployment },
-  {
-    kind: 'rows',
-    table: modelUploadFiles,
-    owner: `upload_id IN (SELECT u.id FROM model_uploads u JOIN deployments d ON d.id = u.deployment_id
+  }),
+  rows(accountSettings, OWNED.account),
+  rows(users, OWNED.account),
+  rows(roles, OWNED.account),
+  rows(userRoles, OWNED.user),
+  rows(accessTokens, OWNED.account),
+  rows(apiKeys, OWNED.account),
+  rows(embedTenants, OWNED.account),
+  rows(embedAttributes, OWNED.account),
+  rows(embedGroups, OWNED.account),
+  rows(embedUsers, OWNED.account),
+  rows(embedMemberships, OWNED.embedUser),
+  rows(embedAttributeValues, OWNED.embedUser),
+  rows(userAttributeValues, OWNED.user),
+  rows(embedSessionRevocations, OWNED.account),
+  rows(deployments, OWNED.account),
+  rows(deploymentEnvVars, OWNED.deployment),
+  rows(projectFiles, OWNED.deployment),
+  rows(modelUploads, OWNED.deployment),
+  rows(
+    modelUploadFiles,
+    `upload_id IN (SELECT u.id FROM model_uploads u JOIN deployments d ON d.id = u.deployment_id
       WHERE d.account_id = ?1)`,
-  },
-  { kind: 'rows', table: builds, owner: OWNED.deployment },
+  ),
+  rows(builds, OWNED.deployment),
   // A folder may have a higher id than an item moved into it: items arrive outside any folder,
   // then go back into their folders once every item is there.
-  { kind: 'rows', table: workspaceItems, owner: OWNED.deployment, initially: { folder_id: 'NULL' } },
-  {
-    kind: 'restore',
-    table: workspaceItems,
-    owner: `${OWNED.deployment} AND folder_id IS NOT NULL`,
-    columns: ['folder_id'],
-    initially: { folder_id: 'NULL' },
-  },
-  { kind: 'rows', table: workbooks, owner: OWNED.item },
-  { kind: 'rows', table: reports, owner: OWNED.item },
-  { kind: 'rows', table: snapshotContents, owner: OWNED.deployment },
-  { kind: 'rows', table: publishedDashboards, owner: OWNED.deployment },
-  {
-    kind: 'rows',
-    table: dashboardVersions,
-    owner:
-      'published_dashboard_id IN (SELECT id FROM published_dashboards WHERE deployment_id IN (SELECT id FROM deployments WHERE account_id = ?1))',
-  },
-  {
-    kind: 'rows',
-    table: reportSnapshots,
-    owner: `dashboard_version_id IN (SELECT v.id FROM dashboard_versions v JOIN published_dashboards p
+  rows(workspaceItems, OWNED.deployment, { initially: { folder_id: 'NULL' } }),
+  restore(workspaceItems, `${OWNED.deployment} AND folder_id IS NOT NULL`, { folder_id: 'NULL' }),
+  rows(workbooks, OWNED.item),
+  rows(reports, OWNED.item),
+  rows(snapshotContents, OWNED.deployment),
+  rows(publishedDashboards, OWNED.deployment),
+  rows(
+    dashboardVersions,
+    'published_dashboard_id IN (SELECT id FROM published_dashboards WHERE deployment_id IN (SELECT id FROM deployments WHERE account_id = ?1))',
+  ),
+  rows(
+    reportSnapshots,
+    `dashboard_version_id IN (SELECT v.id FROM dashboard_versions v JOIN published_dashboards p
       ON p.id = v.published_dashboard_id JOIN deployments d ON d.id = p.deployment_id WHERE d.account_id = ?1)`,
-  },
-  { kind: 'rows', table: embedTenantShares, owner: OWNED.deployment },
+  ),
+  rows(embedTenantShares, OWNED.deployment),
   // Sharing triggers of published dashboards and tenant shares made these rows on the target;
   // the source's rows (and their counters) are the truth.
-  { kind: 'rows', table: sharedWorkspaceItems, owner: OWNED.deployment, overwrite: true },
-  { kind: 'rows', table: workspaceFavorites, owner: OWNED.user },
-  { kind: 'rows', table: workspaceViews, owner: OWNED.user },
-  { kind: 'rows', table: notifications, owner: OWNED.account },
-  { kind: 'rows', table: notificationRecipients, owner: OWNED.notification },
-  { kind: 'rows', table: notificationRuns, owner: OWNED.notification },
-  {
-    kind: 'rows',
-    table: notificationDeliveries,
-    owner: `run_id IN (SELECT r.id FROM notification_runs r JOIN notifications n ON n.id = r.notification_id
+  rows(sharedWorkspaceItems, OWNED.deployment, { overwrite: true }),
+  rows(workspaceFavorites, OWNED.user),
+  rows(workspaceViews, OWNED.user),
+  rows(notifications, OWNED.account),
+  rows(notificationRecipients, OWNED.notification),
+  rows(notificationRuns, OWNED.notification),
+  rows(
+    notificationDeliveries,
+    `run_id IN (SELECT r.id FROM notification_runs r JOIN notifications n ON n.id = r.notification_id
       WHERE n.account_id = ?1)`,
-  },
-  {
-    kind: 'rows',
-    table: dashboardComments,
-    owner: 'tenant_id IN (SELECT id FROM embed_tenants WHERE account_id = ?1)',
-  },
-  {
-    kind: 'rows',
-    table: dashboardCommentMentions,
-    owner: `comment_id IN (SELECT c.id FROM dashboard_comments c JOIN embed_tenants t ON t.id = c.tenant_id
+  ),
+  rows(dashboardComments, 'tenant_id IN (SELECT id FROM embed_tenants WHERE account_id = ?1)'),
+  rows(
+    dashboardCommentMentions,
+    `comment_id IN (SELECT c.id FROM dashboard_comments c JOIN embed_tenants t ON t.id = c.tenant_id
       WHERE t.account_id = ?1)`,
-  },
-  { kind: 'rows', table: dashboardExports, owner: OWNED.account },
-  {
-    kind: 'restore',
-    table: accounts,
-    owner: 'id = ?1',
-    columns: ['stored_bytes', 'external_user_count'],
-    initially: { stored_bytes: '0', external_user_count: '0' },
-  },
+  ),
+  rows(dashboardExports, OWNED.account),
+  restore(accounts, 'id = ?1', { stored_bytes: '0', external_user_count: '0' }),
   // Apart from the counters: lowering the limit first could trip the quota trigger.
-  {
-    kind: 'restore',
-    table: accounts,
-    owner: 'id = ?1',
-    columns: ['stored_bytes_limit'],
-    initially: { stored_bytes_limit: UNLIMITED },
-  },
+  restore(accounts, 'id = ?1', { stored_bytes_limit: UNLIMITED }),
 ];
 
 /**

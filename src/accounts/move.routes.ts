@@ -1,15 +1,11 @@
 import { idParams } from '../core/validation';
-import { routeGroup, routes } from '../http/route';
+import { routes } from '../http/route';
+import { operatorRoute } from './admin.routes';
 import markdown from './move.routes.md';
 import { moveAccountBody, moveSchema } from './move.schemas';
 import { getMove, startMove } from './move.service';
 
-const route = routeGroup({
-  auth: 'operator',
-  scope: 'request',
-  tags: ['Provisioning (operator)'],
-  docs: markdown,
-});
+const route = operatorRoute.with({ docs: markdown });
 
 /** The operator's moves of accounts between shards (docs/sharding.md). Mounted at /admin/v1/accounts. */
 export const accountMovesRoutes = routes(
