@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { deployModel, loadShopIntoPostgres, shopModel, usePostgres } from '../data-api/fixtures';
+import { deployModel, loadShopIntoPostgres, pgRows, shopModel, usePostgres } from '../data-api/fixtures';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
 import { type Auth, api } from '../helpers/http';
 
@@ -212,3 +212,15 @@ export async function liveBoardWithViewers() {
   });
   return { account, board, manager, repIe };
 }
+
+/** The table chart's lines in a PDF's text: its header, then each product and its quantity. */
+export const productLines = (rows: Record<string, unknown>[]) =>
+  ['Product', 'Quantity', ...rows.flatMap((r) => [String(r.product), String(Number(r.quantity))])].join('\n');
+
+/** Each product's quantity over the board's orders that match `where`, read from PostgreSQL itself. */
+export const productsOf = (board: LiveBoard, where: string) =>
+  pgRows(
+    `SELECT li.product, sum(li.quantity) AS quantity
+      FROM ${board.schema}.line_items li JOIN ${board.schema}.orders o ON o.id = li.order_id
+      WHERE ${where} GROUP BY li.product ORDER BY li.product`,
+  );

@@ -4,7 +4,7 @@
 
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { holdAnswersToCube } from '../cube/cube-openapi';
-import { type LiveBoard, liveBoard } from '../dashboards/live-fixtures';
+import { type LiveBoard, liveBoard, productLines, productsOf } from '../dashboards/live-fixtures';
 import { deployModel, pgRows, shopModel } from '../data-api/fixtures';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { pdfText } from '../helpers/pdf-text';
@@ -55,16 +55,7 @@ async function exported(body: Record<string, unknown>) {
   return file;
 }
 
-/** The table chart's lines in a PDF's text: its header, then each product and its quantity. */
-const productLines = (rows: Record<string, unknown>[]) =>
-  ['Product', 'Quantity', ...rows.flatMap((r) => [String(r.product), String(Number(r.quantity))])].join('\n');
-
-const productsSql = (where: string) =>
-  pgRows(
-    `SELECT li.product, sum(li.quantity) AS quantity
-      FROM ${board.schema}.line_items li JOIN ${board.schema}.orders o ON o.id = li.order_id
-      WHERE ${where} GROUP BY li.product ORDER BY li.product`,
-  );
+const productsSql = (where: string) => productsOf(board, where);
 
 describe('an export of a live dashboard', () => {
   it('applies its filters and time grain: the PDF says so, and its numbers are the filtered ones', async () => {

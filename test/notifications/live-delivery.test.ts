@@ -4,7 +4,7 @@
 import { env } from 'cloudflare:test';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { dashboardRenderer, type RenderRequest } from '../../src/notifications/delivery';
-import { type LiveBoard, liveBoard } from '../dashboards/live-fixtures';
+import { type LiveBoard, liveBoard, productLines, productsOf } from '../dashboards/live-fixtures';
 import { pgRows } from '../data-api/fixtures';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
@@ -87,16 +87,7 @@ const emailTo = (to: string) => {
   return email as NonNullable<typeof email>;
 };
 
-/** The table chart's lines in a PDF's text: its header, then each product and its quantity. */
-const productLines = (rows: Record<string, unknown>[]) =>
-  ['Product', 'Quantity', ...rows.flatMap((r) => [String(r.product), String(Number(r.quantity))])].join('\n');
-
-const productsSql = (where: string) =>
-  pgRows(
-    `SELECT li.product, sum(li.quantity) AS quantity
-      FROM ${board.schema}.line_items li JOIN ${board.schema}.orders o ON o.id = li.order_id
-      WHERE ${where} GROUP BY li.product ORDER BY li.product`,
-  );
+const productsSql = (where: string) => productsOf(board, where);
 
 describe('a notification with filters and a time grain', () => {
   const controls = {
