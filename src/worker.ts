@@ -70,13 +70,6 @@ export const MOVES_CRON = '*/5 * * * *';
 const isMoveMessage = (message: Message<unknown>): message is Message<MoveMessage> =>
   (message.body as { kind?: unknown } | null)?.kind === 'account-move';
 
-/** The batch without its move messages. */
-const withoutMoves = (batch: MessageBatch<unknown>): MessageBatch<unknown> =>
-  partOf(
-    batch,
-    batch.messages.filter((m) => !isMoveMessage(m)),
-  );
-
 /**
  * The Worker's handlers on a platform: `src/index.ts` exports it on the deployed one; tests and
  * embedders create their own with `platformOf` answering their clock, ports or limiter.
@@ -93,12 +86,12 @@ export function createWorker(platformOf: PlatformOf = deployedPlatform) {
     async scheduled(controller, env, ctx) {
       const platform = platformOf(env);
       const now = new Date(controller.scheduledTime);
-      // Each job of each shard runs even when another fails; the tick fails if any did.
       // The control database's own trigger: account moves whose step stalled are enqueued again.
       if (controller.cron === MOVES_CRON) {
         await resumeStalledMoves(jobScope(env, platform, 0, { now }));
         return;
       }
+      // Each job of each shard runs even when another fails; the tick fails if any did.
       const jobs = await Promise.allSettled(
         shardNames(env).flatMap((_, shard) => {
           const scope = jobScope(env, platform, shard, { now, waitUntil: (p) => ctx.waitUntil(p) });
@@ -123,8 +116,9 @@ export function createWorker(platformOf: PlatformOf = deployedPlatform) {
       // The steps of account moves ride on the builds queue; they read the control database.
       const moves = whole.messages.filter(isMoveMessage);
       if (moves.length > 0) await consumeMoves(jobScope(env, platform, 0, { waitUntil }), moves);
-      const batch = moves.length > 0 ? withoutMoves(whole) : whole;
-      if (batch.messages.length === 0) return;
+      const rest = whole.messages.filter((m) => !isMoveMessage(m));
+      if (rest.length === 0) return;
+      const batch = partOf(whole, rest);
       const consume = async (shardBatch: MessageBatch<unknown>, shard: number) => {
         const scope = jobScope(env, platform, shard, { waitUntil });
         if (batch.queue.startsWith('edgeboard-builds')) {
