@@ -14,7 +14,7 @@ import { controlValuesOf, filterProblem } from '../notifications/notification-co
  * Why these controls cannot be applied as written, or null: a filter edgeboard cannot honour
  * (`custom`, a `caseSensitive` its operator does not have) or a member the deployment's serving
  * model lacks. A file that says "Country is FR" must show FR's rows, so such a filter is refused
- * rather than left out. Reads the serving model only for a list that has members to check.
+ * rather than left out. Reads the serving model once, and only when there are members to check.
  */
 export async function controlsProblem(
   scope: WorkbookRenderScope,
@@ -25,15 +25,15 @@ export async function controlsProblem(
     const problem = filterProblem(filter);
     if (problem) return { path: `filters.${index}`, message: problem };
   }
-  // Filters, then time grains: a refusal names the list it is in (the message names the member).
-  for (const [path, members] of [
-    ['filters', { filters: filters.map((f) => f.member), timeGrains: [] }],
-    ['timeGrains', { filters: [], timeGrains: timeGrains.map((g) => g.member) }],
-  ] as const) {
-    const problem = await controlMembersProblem(scope, members);
-    if (problem) return { path, message: problem };
-  }
-  return null;
+  // Both lists in one check, so the serving model is looked up once; only on the way to a
+  // refusal is the filters' list checked alone, to name the list the member is in.
+  const members = { filters: filters.map((f) => f.member), timeGrains: timeGrains.map((g) => g.member) };
+  const problem = await controlMembersProblem(scope, members);
+  if (problem === null) return null;
+  const inFilters = await controlMembersProblem(scope, { filters: members.filters, timeGrains: [] });
+  return inFilters === null
+    ? { path: 'timeGrains', message: problem }
+    : { path: 'filters', message: inFilters };
 }
 
 /** The controls' values a render takes for an export's filters and time grains. */

@@ -36,7 +36,6 @@ export type StartOutcome =
       restricted: boolean;
       /** The account's app config restricts data downloads (`restrictDataDownload`). */
       accountRestricted: boolean;
-      inFlight: number;
     };
 
 const IN_FLIGHT = ['queued', 'running'] as const;
@@ -71,9 +70,9 @@ export async function insertExport(
       WHERE ${named} AND pd.restrict_data_download = 0 AND NOT ${accountRestricted}
         AND ${inFlight} < ${MAX_EXPORTS_IN_FLIGHT}
       RETURNING id`,
-    // The same dashboard and count, read after the insert: which guard refused, if one did.
-    sql`SELECT pd.restrict_data_download AS restricted, ${accountRestricted} AS account_restricted,
-        ${inFlight} AS in_flight
+    // The same dashboard, read after the insert: which guard refused, if one did (a dashboard
+    // found and restricted by neither: the bound of jobs in flight).
+    sql`SELECT pd.restrict_data_download AS restricted, ${accountRestricted} AS account_restricted
       FROM published_dashboards pd JOIN deployments d ON d.id = pd.deployment_id
       WHERE ${named}`,
   ]);
@@ -85,7 +84,6 @@ export async function insertExport(
     dashboardFound: row !== undefined,
     restricted: Boolean(row?.restricted),
     accountRestricted: Boolean(row?.account_restricted),
-    inFlight: Number(row?.in_flight ?? 0),
   };
 }
 

@@ -111,6 +111,28 @@ describe('an export of a live dashboard', () => {
     expect(Buffer.from(file.bytes).equals(Buffer.from(unfiltered.bytes))).toBe(false);
   });
 
+  it('checks filters and time grains together against one read of the serving model', async () => {
+    const res = await startExport(acme.admin, board.deploymentId, {
+      dashboardPublicId: board.publicId,
+      format: 'pdf',
+      filters: [{ member: 'orders.status', operator: 'equals', value: 'completed' }],
+      timeGrains: [{ member: 'orders.created_at', grain: 'week' }],
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // The credential, the serving build (once for both lists), then the guarded insert's batch.
+    expect(res.headers.get('x-d1-round-trips')).toBe('3');
+    const bad = await startExport(acme.admin, board.deploymentId, {
+      dashboardPublicId: board.publicId,
+      format: 'pdf',
+      filters: [{ member: 'orders.status', operator: 'equals', value: 'completed' }],
+      timeGrains: [{ member: 'orders.nope', grain: 'day' }],
+    });
+    expectError(bad, 400, 'BAD_REQUEST');
+    expect(bad.body.details).toEqual([
+      { path: 'timeGrains', message: expect.stringContaining('orders.nope') },
+    ]);
+  });
+
   it('refuses controls on members the model lacks, naming the list, before anything is queued', async () => {
     const member = await startExport(acme.admin, board.deploymentId, {
       dashboardPublicId: board.publicId,
