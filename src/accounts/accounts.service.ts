@@ -1,7 +1,7 @@
 import { PLAN_DEFAULTS } from '../../schema/accounts';
 import { ACCESS_TOKEN_PREFIX, API_KEY_PREFIX, issueSecret } from '../auth/credentials';
 import { accountMoving } from '../core/account-moving';
-import { ApiError, badRequest, conflict, notFound } from '../core/errors';
+import { ApiError, badRequest, conflict, notFound, orNotFound } from '../core/errors';
 import { afterId, idPage, pageRequest } from '../core/pagination';
 import type { AccountScope, RequestScope } from '../core/scope';
 import { slugify } from '../core/text';
@@ -89,9 +89,7 @@ type PageInput = { first?: number; after?: string };
 
 /** Any account, by id (the operator's call). */
 export async function getAccount(scope: RequestScope, id: number) {
-  const account = await repo.findAccount(scope, id);
-  if (!account) throw notFound('Account');
-  return account;
+  return orNotFound(await repo.findAccount(scope, id), 'Account');
 }
 
 /** Changes any account's settings (the operator's call). */
@@ -110,9 +108,7 @@ export async function listUsers(scope: AccountScope, query: PageInput) {
 }
 
 export async function getUser(scope: AccountScope, id: number) {
-  const user = await repo.findUser(scope, id);
-  if (!user) throw notFound('User');
-  return user;
+  return orNotFound(await repo.findUser(scope, id), 'User');
 }
 
 /** A user's tokens; a user of another account is a 404 even when they have no tokens. */

@@ -4,7 +4,7 @@ import {
   insertPendingAccount,
   isPendingAccount,
 } from '../control/pending-accounts.repository';
-import { notFound } from '../core/errors';
+import { orNotFound } from '../core/errors';
 import type { RequestScope } from '../core/scope';
 import { shardCount } from '../core/shards';
 import { deleteAccount } from './accounts.repository';
@@ -58,7 +58,5 @@ export async function registerAccount(
 
 /** The shard account `id` lives in, from the directory; an account it does not list is a 404. */
 export async function accountShard(scope: RequestScope, id: number): Promise<number> {
-  const shard = await findAccountShard(scope.control, id);
-  if (shard === null) throw notFound('Account');
-  return shard;
+  return orNotFound(await findAccountShard(scope.control, id), 'Account');
 }

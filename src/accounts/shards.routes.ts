@@ -1,6 +1,6 @@
 import type { Context } from 'hono';
 import { describeShards } from '../control/shards.service';
-import { PENDING_GRACE_MS, sweepShard } from '../control/sweep.service';
+import { PENDING_GRACE_MS, type ShardSweep, sweepShard } from '../control/sweep.service';
 import type { AppEnv } from '../core/env';
 import type { RequestScope } from '../core/scope';
 import { openShard, shardNames } from '../core/shards';
@@ -34,11 +34,7 @@ export const shardsAdminRoutes = routes(
       const passes = await Promise.allSettled(everyShard(c, scope).map((s) => sweepShard(s)));
       const failed = passes.find((p) => p.status === 'rejected');
       if (failed) throw failed.reason;
-      return {
-        shards: passes.map(
-          (p) => (p as PromiseFulfilledResult<Awaited<ReturnType<typeof sweepShard>>>).value,
-        ),
-      };
+      return { shards: passes.map((p) => (p as PromiseFulfilledResult<ShardSweep>).value) };
     },
   }),
 );

@@ -88,20 +88,13 @@ export async function readShardHoldings(
 }
 
 /**
- * Removes from the scope's shard the accounts whose API key is one of `keyHashes` (everything
- * of them, by cascade): what provisionings that never reached the directory wrote. Their
- * secrets were never answered to anyone, so nothing else was written for them.
+ * Removes from the scope's shard the accounts `ids` (everything of them, by cascade): what
+ * provisionings that never reached the directory wrote, as `readShardHoldings` found them by
+ * their API key (account ids are never reused, so the id it read is still that account's).
+ * Their secrets were never answered to anyone, so nothing else was written for them.
  */
-export async function deleteProvisionedAccounts(scope: RequestScope, keyHashes: string[]): Promise<void> {
-  const { db } = scope;
-  await db
-    .delete(accounts)
-    .where(
-      inArray(
-        accounts.id,
-        db.select({ id: apiKeys.accountId }).from(apiKeys).where(inArray(apiKeys.keyHash, keyHashes)),
-      ),
-    );
+export async function deleteProvisionedAccounts(scope: RequestScope, ids: number[]): Promise<void> {
+  await scope.db.delete(accounts).where(inArray(accounts.id, ids));
 }
 
 /** The control database's side of a pass on the scope's shard. */

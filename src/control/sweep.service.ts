@@ -54,7 +54,7 @@ export async function sweepShard(scope: RequestScope): Promise<ShardSweep> {
       : { provisioned: new Map<string, number>(), present: new Set<number>() };
   const undone = [...holdings.provisioned.values()].sort((a, b) => a - b);
   // The shard's rows first: a pass cut short here finds the records pending and tries again.
-  if (undone.length > 0) await deleteProvisionedAccounts(scope, [...holdings.provisioned.keys()]);
+  if (undone.length > 0) await deleteProvisionedAccounts(scope, undone);
   const missing = work.listed.filter((id) => !holdings.present.has(id));
   const complete = work.listed.length < DIRECTORY_PAGE;
   const afterId = complete ? 0 : (work.listed.at(-1) as number);

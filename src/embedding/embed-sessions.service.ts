@@ -61,7 +61,7 @@ export async function readWithPayload<T>(
     const replica = createDb(loadSession(scope, cached));
     return { cached, replica, result: await read(replica) };
   }
-  const replica = createDb(scope.d1.withSession('first-unconstrained'));
+  const replica = createDb(loadSession(scope, null));
   const [cached, result] = await Promise.all([
     getSession(scope.env.SESSIONS, claims.sessionId),
     read(replica),
