@@ -26,7 +26,7 @@ export async function placeAccount(scope: RequestScope): Promise<number> {
  * cut short after the shard's write is found and undone by the sweep (src/control/sweep.service.ts).
  */
 export async function beginProvisioning(scope: RequestScope, keyHash: string): Promise<void> {
-  await insertPendingAccount(scope.control, keyHash, scope.shard, scope.now.toISOString());
+  await insertPendingAccount(scope.control, keyHash, scope.shard, scope.now);
 }
 
 /**
@@ -42,7 +42,7 @@ export async function registerAccount(
   keyHash: string,
 ): Promise<void> {
   try {
-    await insertDirectoryEntry(scope.control, accountId, scope.shard, scope.now.toISOString(), keyHash);
+    await insertDirectoryEntry(scope.control, accountId, scope.shard, scope.now, keyHash);
   } catch (error) {
     // A batch that committed and still reported an error has ended the pending record: keep it.
     if (!(await isPendingAccount(scope.control, keyHash).catch(() => true))) return;

@@ -14,10 +14,13 @@ export async function claimName(
   kind: ClaimKind,
   name: string,
   accountId: number,
-  now: string,
+  now: Date,
 ): Promise<boolean> {
   const [, holder] = await runBatch<{ account_id: number }>(control, [
-    control.insert(claimedNames).values({ kind, name, accountId, createdAt: now }).onConflictDoNothing(),
+    control
+      .insert(claimedNames)
+      .values({ kind, name, accountId, createdAt: now.toISOString() })
+      .onConflictDoNothing(),
     control
       .select({ accountId: claimedNames.accountId })
       .from(claimedNames)

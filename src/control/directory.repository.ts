@@ -28,11 +28,11 @@ export async function insertDirectoryEntry(
   control: Db,
   id: number,
   shard: number,
-  now: string,
+  now: Date,
   keyHash: string,
 ): Promise<void> {
   await runBatch(control, [
-    control.insert(directoryAccounts).values({ id, shard, createdAt: now }),
+    control.insert(directoryAccounts).values({ id, shard, createdAt: now.toISOString() }),
     control.delete(pendingAccounts).where(eq(pendingAccounts.keyHash, keyHash)),
     control
       .insert(shardLoads)

@@ -13,10 +13,13 @@ export async function insertPendingAccount(
   control: Db,
   keyHash: string,
   shard: number,
-  now: string,
+  now: Date,
 ): Promise<void> {
   // The hash of a fresh random key: a second insert can only be this provisioning's own retry.
-  await control.insert(pendingAccounts).values({ keyHash, shard, createdAt: now }).onConflictDoNothing();
+  await control
+    .insert(pendingAccounts)
+    .values({ keyHash, shard, createdAt: now.toISOString() })
+    .onConflictDoNothing();
 }
 
 /** Whether the provisioning of `keyHash` is still pending (its directory entry not written). */

@@ -83,7 +83,7 @@ const DEFAULT_REPORT_NAME = 'Untitled report';
  */
 async function claimPublicId(scope: DeploymentScope, publicId: string): Promise<void> {
   if (
-    !(await claimName(scope.control, 'report-public-id', publicId, scope.accountId, scope.now.toISOString()))
+    !(await claimName(scope.control, 'report-public-id', publicId, scope.accountId, scope.now))
   ) {
     throw publicIdUsed('Another report has this publicId');
   }
