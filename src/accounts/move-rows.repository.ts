@@ -1,3 +1,4 @@
+import { sha256Hex } from '../core/crypto';
 import { type MoveStep, shapeOf, type TableShape } from './move-plan';
 
 // The statements of a move are written by hand: they are the same few statements over every
@@ -202,7 +203,5 @@ export function rowsText(rows: Row[]): string {
 }
 
 /** SHA-256 of `previous` and `text`, hex: a checksum chained over a table's pages. */
-export async function chainDigest(previous: string, text: string): Promise<string> {
-  const digest = await crypto.subtle.digest('SHA-256', encoder.encode(`${previous}\n${text}`));
-  return [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, '0')).join('');
-}
+export const chainDigest = (previous: string, text: string): Promise<string> =>
+  sha256Hex(`${previous}\n${text}`);

@@ -53,16 +53,21 @@ export async function startMove(scope: RequestScope, accountId: number, toShard:
   if (!move) throw conflict('A move of this account is already running');
   const fail = (error: string) =>
     advanceMove(scope.control, move.id, move.version, { state: 'failed', error, finishedAt: now }, now);
-  if (!(await freezeSource(scope, move))) {
-    await fail('The account was frozen already on its shard');
-    throw conflict('The account is frozen on its shard: another move left it so');
-  }
+  // A freeze that throws is inside the try too: left unfinished, the move would be resumed by the
+  // cron tick and copy an account whose writes were never refused.
+  let frozen = false;
   try {
-    await scope.ports.movesQueue.send({ kind: 'account-move', moveId: move.id, version: move.version });
+    frozen = await freezeSource(scope, move);
+    if (frozen)
+      await scope.ports.movesQueue.send({ kind: 'account-move', moveId: move.id, version: move.version });
   } catch (error) {
     await unfreezeSource(scope, move);
-    await fail('The first step could not be enqueued');
+    await fail(frozen ? 'The first step could not be enqueued' : 'The account could not be frozen');
     throw error;
+  }
+  if (!frozen) {
+    await fail('The account was frozen already on its shard');
+    throw conflict('The account is frozen on its shard: another move left it so');
   }
   return presentMove(move);
 }

@@ -357,3 +357,30 @@ describe('a move that fails verification', () => {
     expect(await dumpAccount(3, a.accountId)).toEqual(again);
   });
 });
+
+describe('a move that cannot start', () => {
+  it('answers 409 and leaves the account as it was when its shard has it frozen already', async () => {
+    const a = account(2);
+    const shard = shardDatabase(env, 2);
+    await shard
+      .prepare("UPDATE accounts SET frozen_at = '2026-01-01T00:00:00.000Z' WHERE id = ?")
+      .bind(a.accountId)
+      .run();
+    try {
+      expectError(await startMove(a.accountId, 3), 409, 'CONFLICT');
+      expect((await moveOf(a.accountId)).body).toMatchObject({
+        state: 'failed',
+        error: 'The account was frozen already on its shard',
+        finishedAt: expect.any(String),
+      });
+      expect(movesSent).toEqual([]);
+      const frozen = await shard
+        .prepare('SELECT frozen_at FROM accounts WHERE id = ?')
+        .bind(a.accountId)
+        .first();
+      expect(frozen).toEqual({ frozen_at: '2026-01-01T00:00:00.000Z' });
+    } finally {
+      await shard.prepare('UPDATE accounts SET frozen_at = NULL WHERE id = ?').bind(a.accountId).run();
+    }
+  });
+});
