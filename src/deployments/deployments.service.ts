@@ -33,8 +33,7 @@ function slugSuffix(): string {
 async function claimSlug(scope: AccountScope, base: string): Promise<string> {
   for (let attempt = 0; attempt < 3; attempt++) {
     const slug = `${base}-${slugSuffix()}`;
-    if (await claimName(scope.control, 'deployment-slug', slug, scope.accountId, scope.now))
-      return slug;
+    if (await claimName(scope.control, 'deployment-slug', slug, scope.accountId, scope.now)) return slug;
   }
   throw new ApiError('CONFLICT', 'Could not find a free slug for this deployment name; try again');
 }

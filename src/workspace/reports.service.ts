@@ -82,9 +82,7 @@ const DEFAULT_REPORT_NAME = 'Untitled report';
  * tells this account's reports apart). Another account's is a 409, like a taken one.
  */
 async function claimPublicId(scope: DeploymentScope, publicId: string): Promise<void> {
-  if (
-    !(await claimName(scope.control, 'report-public-id', publicId, scope.accountId, scope.now))
-  ) {
+  if (!(await claimName(scope.control, 'report-public-id', publicId, scope.accountId, scope.now))) {
     throw publicIdUsed('Another report has this publicId');
   }
 }
