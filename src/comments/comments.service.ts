@@ -1,6 +1,6 @@
 import type { CommentGuard } from '../../schema/comments';
 import { dashboardCommentsOffered } from '../accounts/app-config.policy';
-import { refuseWritesWhileMoving } from '../core/account-moving';
+import { refuseWriteWhileMoving } from '../core/account-moving';
 import { ApiError, badRequest, notFound, tooManyRequests } from '../core/errors';
 import { type CursorValue, invalidCursor, type Page, type PageRequest, toPage } from '../core/pagination';
 import type { RequestScope } from '../core/scope';
@@ -73,7 +73,7 @@ async function checkAccess(scope: RequestScope, claims: SessionClaims, publicId:
 /** `checkAccess` for a write: also refused while the operator moves the account (read in the same statement). */
 async function checkWriteAccess(scope: RequestScope, claims: SessionClaims, publicId: string): Promise<void> {
   const access = await checkAccess(scope, claims, publicId);
-  refuseWritesWhileMoving({ frozen: access.row.frozen }, 'POST');
+  refuseWriteWhileMoving(access.row);
 }
 
 function requireAuthor(scope: CommentScope): number {

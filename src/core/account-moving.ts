@@ -19,9 +19,14 @@ export const accountMoving = (): ApiError =>
 /** Methods that only read: they go on while the account moves. */
 const READS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
+/** Refuses a write to a frozen account. */
+export function refuseWriteWhileMoving(account: { frozen: boolean }): void {
+  if (account.frozen) throw accountMoving();
+}
+
 /** Refuses a request that may write (any method but GET, HEAD, OPTIONS) to a frozen account. */
 export function refuseWritesWhileMoving(account: { frozen: boolean }, method: string): void {
-  if (account.frozen && !READS.has(method.toUpperCase())) throw accountMoving();
+  if (!READS.has(method.toUpperCase())) refuseWriteWhileMoving(account);
 }
 
 /**

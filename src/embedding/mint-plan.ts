@@ -1,6 +1,6 @@
 import type { AttributeType } from '../../schema/embedding';
 import { requireDeploymentScope, requirePlan } from '../auth/auth.middleware';
-import { refuseWritesWhileMoving } from '../core/account-moving';
+import { refuseWriteWhileMoving } from '../core/account-moving';
 import { digestsEqual } from '../core/crypto';
 import { ApiError, type ErrorDetail, notFound } from '../core/errors';
 import type { AccountContext, ApiKeyPrincipal } from '../core/principal';
@@ -102,7 +102,7 @@ export function authorize(read: MintRead, keyHash: string, input: GenerateSessio
   }
   const account = head.account;
   // A mint writes (embed users, the session): refused while the operator moves the account.
-  refuseWritesWhileMoving(account, 'POST');
+  refuseWriteWhileMoving(account);
   const principal: ApiKeyPrincipal = {
     kind: 'apiKey',
     account,
