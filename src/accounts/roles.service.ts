@@ -98,10 +98,9 @@ export async function updateRole(scope: AccountScope, id: number, input: UpdateR
       : { policies: input.policies.map(normalized), grants: compileGrants(input.policies) }),
   });
   if (role) return role;
-  if (input.name !== undefined && (await repo.roleNameTaken(scope, input.name, id))) {
-    if (await repo.findRole(scope, id)) throw nameTaken();
-  }
-  throw notFound('Role');
+  if (input.name === undefined) throw notFound('Role');
+  const state = await repo.renameState(scope, id, input.name);
+  throw state.roleFound && state.nameTaken ? nameTaken() : notFound('Role');
 }
 
 /** Deletes a role and every assignment of it: its holders fall back on their other roles. */
