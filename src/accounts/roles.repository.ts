@@ -43,19 +43,35 @@ export async function insertRole(scope: AccountScope, role: RoleWrite): Promise<
   return row ? toRole(mapRow(roles, row)) : null;
 }
 
-/** Whether the account has a role named `name` other than `exceptId`. */
-export async function roleNameTaken(scope: AccountScope, name: string, exceptId?: number): Promise<boolean> {
-  const [row] = await scope.db
+/** The read of whether the account has a role named `name` other than `exceptId`. */
+const roleNamed = ({ db, accountId }: AccountScope, name: string, exceptId?: number) =>
+  db
     .select({ id: roles.id })
     .from(roles)
     .where(
       and(
-        eq(roles.accountId, scope.accountId),
+        eq(roles.accountId, accountId),
         eq(roles.name, name),
         exceptId === undefined ? undefined : ne(roles.id, exceptId),
       ),
     );
+
+/** Whether the account has a role named `name` other than `exceptId`. */
+export async function roleNameTaken(scope: AccountScope, name: string, exceptId?: number): Promise<boolean> {
+  const [row] = await roleNamed(scope, name, exceptId);
   return row !== undefined;
+}
+
+/** Why a rename did nothing: whether role `id` is the account's and another of its roles has `name` (one round trip). */
+export async function renameState(scope: AccountScope, id: number, name: string) {
+  const [role, named] = await runBatch(scope.db, [
+    scope.db
+      .select({ id: roles.id })
+      .from(roles)
+      .where(and(eq(roles.accountId, scope.accountId), eq(roles.id, id))),
+    roleNamed(scope, name, id),
+  ]);
+  return { roleFound: (role?.results.length ?? 0) > 0, nameTaken: (named?.results.length ?? 0) > 0 };
 }
 
 /** The account's roles, newest first, before `beforeId` (a page's cursor). */

@@ -1,7 +1,15 @@
 import type { RolePolicy } from '../../schema/roles';
 import { conflict, notFound } from '../core/errors';
 import { pageRequest, toPage } from '../core/pagination';
-import { type CubeAction, type Grants, grantedBy, heldActions, PERMISSION_NAMES } from '../core/permissions';
+import {
+  type CubeAction,
+  type Grant,
+  type Grants,
+  grantedBy,
+  heldActions,
+  PERMISSION_NAMES,
+  uniteGrants,
+} from '../core/permissions';
 import type { AccountScope } from '../core/scope';
 import * as repo from './roles.repository';
 import { type CreateRoleInput, type PolicyInput, ROLE_LIMITS, type UpdateRoleInput } from './roles.schemas';
@@ -12,8 +20,6 @@ const normalized = (policy: PolicyInput): RolePolicy => ({
   actions: [...new Set(policy.actions)],
   resources: [...new Set(policy.resources)],
 });
-
-type Grant = true | number[];
 
 /** Where both grants hold: everywhere and ids is the ids; two lists, the ids in both. */
 function intersect(a: Grant, b: Grant): Grant {
@@ -34,9 +40,7 @@ export function compileGrants(policies: readonly PolicyInput[]): Grants {
     const everywhere = policy.resourceType === 'Global' || policy.resources.includes('All');
     const ids = policy.resources.filter((r) => r !== 'All').map(Number);
     for (const action of heldActions(policy.actions)) {
-      const held = actions.get(action);
-      if (held === true) continue;
-      actions.set(action, everywhere ? true : [...new Set([...(held ?? []), ...ids])].sort((a, b) => a - b));
+      actions.set(action, uniteGrants(actions.get(action), everywhere ? true : ids));
     }
   }
   const grants: Grants = {};
@@ -98,10 +102,9 @@ export async function updateRole(scope: AccountScope, id: number, input: UpdateR
       : { policies: input.policies.map(normalized), grants: compileGrants(input.policies) }),
   });
   if (role) return role;
-  if (input.name !== undefined && (await repo.roleNameTaken(scope, input.name, id))) {
-    if (await repo.findRole(scope, id)) throw nameTaken();
-  }
-  throw notFound('Role');
+  if (input.name === undefined) throw notFound('Role');
+  const state = await repo.renameState(scope, id, input.name);
+  throw state.roleFound && state.nameTaken ? nameTaken() : notFound('Role');
 }
 
 /** Deletes a role and every assignment of it: its holders fall back on their other roles. */

@@ -90,22 +90,30 @@ export async function updateUser(
   return row ? toUserWithRoles(row) : null;
 }
 
-/** A user's role and state, to tell why a guarded write did nothing; null when not the account's. */
-export async function findUserState(scope: AccountScope, id: number) {
-  const [row] = await scope.db
-    .select({ id: users.id, role: users.role, deactivatedAt: users.deactivatedAt })
-    .from(users)
-    .where(and(eq(users.accountId, scope.accountId), eq(users.id, id)));
-  return row ?? null;
-}
-
-/** Whether `id` is a deployment of the account. */
-export async function deploymentExists(scope: AccountScope, id: number): Promise<boolean> {
-  const [row] = await scope.db
-    .select({ id: deployments.id })
-    .from(deployments)
-    .where(and(eq(deployments.accountId, scope.accountId), eq(deployments.id, id)));
-  return row !== undefined;
+/**
+ * Why a guarded write of user `id` did nothing, in one round trip: the user's role
+ * (null when not the account's) and whether `deploymentId`, when given, is a deployment of the account.
+ */
+export async function refusalState(scope: AccountScope, id: number, deploymentId?: number) {
+  const { db, accountId } = scope;
+  const [user, deployment] = await runBatch<{ role: string }>(db, [
+    db
+      .select({ role: users.role })
+      .from(users)
+      .where(and(eq(users.accountId, accountId), eq(users.id, id))),
+    ...(deploymentId === undefined
+      ? []
+      : [
+          db
+            .select({ id: deployments.id })
+            .from(deployments)
+            .where(and(eq(deployments.accountId, accountId), eq(deployments.id, deploymentId))),
+        ]),
+  ]);
+  return {
+    user: user?.results[0] ?? null,
+    deploymentFound: deploymentId === undefined || (deployment?.results.length ?? 0) > 0,
+  };
 }
 
 /**

@@ -34,12 +34,9 @@ const SELF_DELETE = 'You cannot delete yourself';
  * (404), else the change would have taken the last active admin away (409).
  */
 async function refusal(scope: AccountScope, id: number, defaultDeploymentId?: number): Promise<ApiError> {
-  const [state, deploymentFound] = await Promise.all([
-    repo.findUserState(scope, id),
-    defaultDeploymentId === undefined ? true : repo.deploymentExists(scope, defaultDeploymentId),
-  ]);
-  if (!state) return notFound('User');
-  if (!actsAsAdmin(scope.principal) && state.role === 'admin') return adminOnly();
+  const { user, deploymentFound } = await repo.refusalState(scope, id, defaultDeploymentId);
+  if (!user) return notFound('User');
+  if (!actsAsAdmin(scope.principal) && user.role === 'admin') return adminOnly();
   if (!deploymentFound) return notFound('Deployment');
   return lastAdmin();
 }

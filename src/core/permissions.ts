@@ -176,10 +176,19 @@ export const adminOnly = (permission: Permission) => grantedBy(permission).lengt
  * What a user holds beyond the built-in admin: per permission, `true` (every deployment, or the
  * account for an account permission) or the ids of the deployments it holds it on.
  */
-export type Grants = Partial<Record<Permission, true | number[]>>;
+export type Grants = Partial<Record<Permission, Grant>>;
 
 /** What a non-admin user holds while no custom role is assigned: what members could always do. */
 export const MEMBER_GRANTS: Grants = { WorkspaceEdit: true, DashboardsPublish: true };
+
+/** Where a grant holds: everywhere (true), or on these deployment ids. */
+export type Grant = true | number[];
+
+/** Where either grant holds: everywhere if either does, else both lists' ids, sorted, without repeats. */
+export function uniteGrants(held: Grant | undefined, more: Grant): Grant {
+  if (held === true || more === true) return true;
+  return [...new Set([...(held ?? []), ...more])].sort((a, b) => a - b);
+}
 
 /** The union of several roles' grants (a user holds the union of their roles). */
 export function mergeGrants(list: readonly Grants[]): Grants {
@@ -187,10 +196,7 @@ export function mergeGrants(list: readonly Grants[]): Grants {
   for (const grants of list) {
     for (const name of PERMISSION_NAMES) {
       const grant = grants[name];
-      const held = merged[name];
-      if (grant === undefined || held === true) continue;
-      if (grant === true) merged[name] = true;
-      else merged[name] = [...new Set([...(held ?? []), ...grant])].sort((a, b) => a - b);
+      if (grant !== undefined) merged[name] = uniteGrants(merged[name], grant);
     }
   }
   return merged;

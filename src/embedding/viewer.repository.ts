@@ -6,6 +6,22 @@ import { accountSettings } from '../../schema/settings';
 import { accountThemeFonts, dashboardCommentsOffered, type ThemeFont } from '../accounts/app-config.policy';
 import type { Db } from '../core/env';
 
+/** What an account's viewer pages carry, as `findEmbedOrigins` reads it. */
+export interface EmbedFrame {
+  found: boolean;
+  allowedEmbedOrigins: string[] | null;
+  fonts: ThemeFont[];
+  commentsOffered: boolean;
+}
+
+/** No published dashboard has the publicId (or it cannot name one): any origin, no font, no comments. */
+export const NO_EMBED_FRAME: EmbedFrame = {
+  found: false,
+  allowedEmbedOrigins: null,
+  fonts: [],
+  commentsOffered: false,
+};
+
 /**
  * The origins the account that published `publicId` lets frame its dashboards, the web fonts of
  * its theme (the page's `@font-face` rules and font-src) and whether its app config lets the
@@ -13,15 +29,7 @@ import type { Db } from '../core/env';
  * session carries its owner's frame-ancestors. `found: false`: no published dashboard has this
  * publicId.
  */
-export async function findEmbedOrigins(
-  db: Db,
-  publicId: string,
-): Promise<{
-  found: boolean;
-  allowedEmbedOrigins: string[] | null;
-  fonts: ThemeFont[];
-  commentsOffered: boolean;
-}> {
+export async function findEmbedOrigins(db: Db, publicId: string): Promise<EmbedFrame> {
   const [row] = await db
     .select({ allowedEmbedOrigins: accounts.allowedEmbedOrigins, appConfig: accountSettings.appConfig })
     .from(publishedDashboards)
@@ -29,7 +37,7 @@ export async function findEmbedOrigins(
     .innerJoin(accounts, eq(accounts.id, deployments.accountId))
     .leftJoin(accountSettings, eq(accountSettings.accountId, accounts.id))
     .where(eq(publishedDashboards.publicId, publicId));
-  if (!row) return { found: false, allowedEmbedOrigins: null, fonts: [], commentsOffered: false };
+  if (!row) return NO_EMBED_FRAME;
   const origins: unknown = row.allowedEmbedOrigins;
   return {
     found: true,

@@ -12,7 +12,7 @@ import { MAX_SESSION_ID_LENGTH } from './embedding.schemas';
 import { isStoredEmbedUser, verifySession } from './session-token';
 import type { ViewerControl, ViewerControls } from './viewer.boot';
 import { NOTICE_OF_CODE, type NoticeKind } from './viewer.page';
-import { findEmbedOrigins } from './viewer.repository';
+import { type EmbedFrame, findEmbedOrigins, NO_EMBED_FRAME } from './viewer.repository';
 
 /** publicIds are URL-safe random strings; anything else cannot name a dashboard. */
 const PUBLIC_ID = /^[A-Za-z0-9_-]{1,64}$/;
@@ -207,25 +207,23 @@ export async function viewerPage(
 ): Promise<ViewerResult> {
   const validId = PUBLIC_ID.test(publicId);
   const replica = createDb(scope.d1.withSession('first-unconstrained'));
-  if (validId && !sessionId) {
-    const { found, allowedEmbedOrigins, fonts, commentsOffered } = await findEmbedOrigins(replica, publicId);
-    // The page of a dashboard whose account moved to another shard answers there.
-    if (!found) await followForward(scope.db, { kind: 'public-id', key: publicId });
-    return { kind: 'shell', allowedOrigins: allowedEmbedOrigins, fonts, commentsOffered };
-  }
+  /** The frame of the page; the page of a dashboard whose account moved to another shard answers there. */
+  const frameOf = async (read: EmbedFrame): Promise<PageFrame> => {
+    if (validId && !read.found) await followForward(scope.db, { kind: 'public-id', key: publicId });
+    return {
+      allowedOrigins: read.allowedEmbedOrigins,
+      fonts: read.fonts,
+      commentsOffered: read.commentsOffered,
+    };
+  };
+  if (validId && !sessionId)
+    return { kind: 'shell', ...(await frameOf(await findEmbedOrigins(replica, publicId))) };
   const [origins, dashboard] = await Promise.allSettled([
-    validId
-      ? findEmbedOrigins(replica, publicId)
-      : Promise.resolve({ found: false, allowedEmbedOrigins: null, fonts: [], commentsOffered: false }),
+    validId ? findEmbedOrigins(replica, publicId) : Promise.resolve(NO_EMBED_FRAME),
     viewerDashboard(scope, publicId, sessionId ?? ''),
   ]);
   if (origins.status === 'rejected') throw origins.reason;
-  if (validId && !origins.value.found) await followForward(scope.db, { kind: 'public-id', key: publicId });
-  const frame = {
-    allowedOrigins: origins.value.allowedEmbedOrigins,
-    fonts: origins.value.fonts,
-    commentsOffered: origins.value.commentsOffered,
-  };
+  const frame = await frameOf(origins.value);
   if (dashboard.status === 'fulfilled') return { kind: 'dashboard', ...dashboard.value, ...frame };
   const notice = noticeOf(dashboard.reason);
   if (!notice) throw dashboard.reason;
