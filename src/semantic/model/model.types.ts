@@ -1,3 +1,5 @@
+import type { PreAggregation } from './pre-aggregations.types';
+
 /**
  * The compiled data model: what a build produces from a deployment's YAML files (Cube's data
  * model format) and what the query compiler plans against. Plain data (JSON-serialisable), so a
@@ -111,6 +113,8 @@ export interface Cube {
   /** Seconds between refreshes of cached results (`refresh_key.every`); absent: the default. */
   refreshEvery?: number;
   accessPolicies: AccessPolicy[];
+  /** Cube's `pre_aggregations`, in definition order; absent in builds compiled before them. */
+  preAggregations?: PreAggregation[];
   position: SourcePosition;
 }
 
