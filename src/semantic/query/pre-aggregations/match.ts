@@ -1,7 +1,7 @@
 import { sqlite } from '../../dialects/sqlite';
 import type { CompiledModel, Measure } from '../../model/model.types';
 import { granularityNests, preAggregationTableName } from '../../model/pre-aggregations';
-import type { PreAggregation } from '../../model/pre-aggregations.types';
+import type { PartitionSpec, PreAggregation } from '../../model/pre-aggregations.types';
 import { filterMembers } from '../filters';
 import { type JoinTree, multipliedCubes } from '../join-tree';
 import { cubeMemberOf } from '../members';
@@ -9,7 +9,7 @@ import { compileQuery } from '../plan';
 import type { NormalizedFilter, NormalizedQuery, QueryMember } from '../query.types';
 import { rollupAsQuery } from './build';
 import { ADDITIVE_MEASURES, type SourceDialect } from './layout';
-import { bucketStart } from './partitions';
+import { bucketStart, partitionsOf } from './partitions';
 
 /** A query a rollup can answer, and how. */
 export interface PreAggregationMatch {
@@ -208,4 +208,26 @@ function aligned(
   const start = Date.parse(range[0]);
   const after = Date.parse(range[1]) + 1;
   return bucketStart(start, granularity, zone) === start && bucketStart(after, granularity, zone) === after;
+}
+
+/**
+ * The partitions (in the match's zone) a matched query reads: those its date ranges on the
+ * rollup's time dimension reach; the one table of an unpartitioned rollup. A server answers from
+ * the rollup only when every one of them is built (else from the source). Throws a
+ * `PreAggregationError` when the range needs more partitions than a rollup may have.
+ */
+export function partitionsNeeded(match: PreAggregationMatch, query: NormalizedQuery): PartitionSpec[] {
+  const pre = match.preAggregation;
+  if (!pre.partitionGranularity) return partitionsOf(pre, ['', ''], match.timezone);
+  const ranges = query.timeDimensions.flatMap((member) =>
+    member.target === pre.timeDimension && member.dateRange ? [member.dateRange] : [],
+  );
+  const [first, ...others] = ranges;
+  if (!first) return [];
+  const names = others.map(
+    (range) => new Set(partitionsOf(pre, range, match.timezone).map((spec) => spec.tableName)),
+  );
+  return partitionsOf(pre, first, match.timezone).filter((spec) =>
+    names.every((set) => set.has(spec.tableName)),
+  );
 }

@@ -7,8 +7,8 @@ import type { CompiledSql, NormalizedFilter, NormalizedQuery, QueryMember } from
 import { QueryError } from '../query-error';
 import { SqlParams } from '../sql-params';
 import { ADDITIVE_MEASURES, type LayoutMeasure, type RollupLayout, rollupLayoutOf } from './layout';
-import type { PreAggregationMatch } from './match';
-import { localText, partitionsOf } from './partitions';
+import { type PreAggregationMatch, partitionsNeeded } from './match';
+import { localText } from './partitions';
 
 /** One stored partition table: Cube's name for it and the store's table that holds it. */
 export interface RollupTable {
@@ -194,20 +194,15 @@ function neededTables(
   query: NormalizedQuery,
   tables: readonly RollupTable[],
 ): RollupTable[] {
-  const pre = match.preAggregation;
-  const ranges: Set<string>[] = [];
-  if (pre.partitionGranularity && pre.timeDimension) {
-    for (const member of query.timeDimensions) {
-      if (member.target !== pre.timeDimension || !member.dateRange) continue;
-      try {
-        const specs = partitionsOf(pre, member.dateRange, match.timezone);
-        ranges.push(new Set(specs.map((spec) => spec.tableName)));
-      } catch {
-        // A range wider than a rollup may have partitions reads every partition there is.
-      }
-    }
+  if (!match.preAggregation.partitionGranularity) return [...tables];
+  let names: Set<string>;
+  try {
+    names = new Set(partitionsNeeded(match, query).map((spec) => spec.tableName));
+  } catch {
+    // A range wider than a rollup may have partitions reads every partition there is.
+    return [...tables];
   }
-  return tables.filter((table) => ranges.every((names) => names.has(table.tableName)));
+  return tables.filter((table) => names.has(table.tableName));
 }
 
 /** SQLite in a Durable Object allows at most 5 terms in one compound SELECT. */
