@@ -98,6 +98,8 @@ const AXIS_SIZE = 10;
 const LABEL_GAP = 5;
 const TURNED_PITCH = 14;
 const SIN45 = Math.SQRT1_2;
+/** How much wider than Helvetica's metrics a browser's sans-serif may draw a label. */
+const FONT_SLACK = 1.2;
 
 /**
  * How the category axis is labelled: `level` labels side by side when the widest fits its slot;
@@ -125,14 +127,15 @@ function categoryAxis(chart: ChartSpec, slot: number, narrow: boolean, height: n
     const length = Math.min(widest, cap);
     return { turned: false, every: Math.max(1, Math.ceil((length + LABEL_GAP) / slot)), length, height: 18 };
   }
-  // At most a third of the chart's height goes to the labels; past that they are cut.
+  // At most a third of the chart's height goes to the labels; past that they are cut. The
+  // viewer's font may run up to a fifth wider than the metrics measured here: room for it.
   const room = Math.max(24, height / 3);
-  const length = Math.min(widest, narrow ? 80 : 110, (room - 12) / SIN45);
+  const length = Math.min(widest, narrow ? 80 : 110, (room - 14) / (SIN45 * FONT_SLACK));
   return {
     turned: true,
     every: Math.max(1, Math.ceil(TURNED_PITCH / slot)),
     length,
-    height: Math.ceil(length * SIN45 + 12),
+    height: Math.ceil(length * SIN45 * FONT_SLACK + 14),
   };
 }
 
@@ -155,7 +158,7 @@ function categoryLabels(
       const x = plot.x + plot.slot * (i + 0.5) + AXIS_SIZE * 0.35;
       const y = plot.bottom + 8;
       // The first labels must not run out of the box on the left.
-      const maxWidth = Math.min(axis.length, (x - box.x) / SIN45);
+      const maxWidth = Math.min(axis.length, (x - box.x) / (SIN45 * FONT_SLACK));
       push(nodes, text(x, y, c, AXIS_SIZE, color, { anchor: 'end', rotate: -45, maxWidth }));
     }
     return;

@@ -100,7 +100,7 @@ const texts = (nodes: SceneNode[]) =>
 function drawn(width: number, id: string) {
   const layout = computeLayout(input, { width, contents: widgetContents(input) });
   const widget = layout.widgets.find((w) => w.id === id);
-  if (!widget || widget.content.kind !== 'chart') throw new Error(`no chart ${id}`);
+  if (widget?.content.kind !== 'chart') throw new Error(`no chart ${id}`);
   const { body } = widgetBoxes(widget, layout.theme);
   const box = { x: 0, y: 0, w: Math.round(body.w), h: Math.round(body.h) };
   return { box, nodes: chartNodes(widget.content.chart, box, layout.theme, { title: widget.title }) };
