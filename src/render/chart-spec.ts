@@ -183,7 +183,7 @@ export function parseChartSpec(
       (c) =>
         formatFor(formats, c, labels.get(c)) ??
         modelCurrency(c) ??
-        (measures.has(c) || modelFormats.has(c) ? MEASURE_FORMAT : undefined),
+        (measures.has(c) ? MEASURE_FORMAT : undefined),
     );
     // Numbers line up on the right, as in a spreadsheet; text on the left.
     const numeric = columns.map((c) => {
