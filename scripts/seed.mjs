@@ -84,9 +84,11 @@ async function loadDemoShop(bearer, deploymentId) {
       mode = 'append';
     }
   }
-  await call('PUT', `/build/api/v1/deployments/${deploymentId}/data-model/files`, bearer, {
-    files: [{ path: 'model/cubes/shop.yml', content: demoModel() }],
-  });
+  const files = `/build/api/v1/deployments/${deploymentId}/data-model/files`;
+  await call('PUT', files, bearer, { files: [{ path: 'model/cubes/shop.yml', content: demoModel() }] });
+  // A new deployment starts with an example cube (model/cubes/example.yml) so its first build has
+  // a model; the demo deployment serves the shop's model alone, so /meta lists only its cubes.
+  await call('DELETE', files, bearer, { files: [{ path: 'model/cubes/example.yml' }] });
   // The builds queue runs the build within a few seconds under npm start.
   const deadline = Date.now() + 60_000;
   for (;;) {

@@ -14,7 +14,16 @@ const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const wranglerJs = path.join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js');
 const args = process.argv.slice(2);
 // No telemetry, and no fetch of request.cf data from the internet (local runs need no network).
-const env = { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' };
+// No dev registry (WRANGLER_REGISTRY_PATH empty): it lets several `wrangler dev` processes of one
+// machine reach each other's workers, queues and storage by name, which this single Worker does
+// not need, and which would wire two checkouts' `edgeboard` workers to each other's queues. Its
+// first update also printed the bindings table a second time.
+const env = {
+  ...process.env,
+  WRANGLER_SEND_METRICS: 'false',
+  CLOUDFLARE_CF_FETCH_ENABLED: 'false',
+  WRANGLER_REGISTRY_PATH: '',
+};
 
 /** The value of a `--flag value` / `--flag=value` argument, if given. */
 function argValue(flag) {
@@ -68,6 +77,15 @@ const migrate = spawnSync(
   { cwd: root, env, stdio: 'inherit' },
 );
 if (migrate.status !== 0) process.exit(migrate.status ?? 1);
+
+// The binding types, regenerated when wrangler.toml changed (scripts/worker-types.mjs), so they
+// are never stale; wrangler dev's own check of them is off (see that script).
+const types = spawnSync(process.execPath, [path.join(root, 'scripts', 'worker-types.mjs')], {
+  cwd: root,
+  env,
+  stdio: 'inherit',
+});
+if (types.status !== 0) process.exit(types.status ?? 1);
 
 const devArgs = ['dev', '--test-scheduled', ...(argValue('--port') ? [] : ['--port', String(port)]), ...args];
 const dev = spawn(process.execPath, [wranglerJs, ...devArgs], { cwd: root, env, stdio: 'inherit' });

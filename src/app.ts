@@ -17,6 +17,7 @@ import { CONTROL_DATABASE, countedD1, createDb, newD1Metrics, type QueryCounter 
 import { CORE_DECISIONS } from './core/decisions';
 import { docsRoutes } from './core/docs';
 import { ApiError, errorBody, retryAfterOf, toApiError } from './core/errors';
+import { homeRoutes } from './core/home';
 import { documentation } from './core/openapi';
 import { createRouter } from './core/router';
 import { openShard } from './core/shards';
@@ -188,11 +189,20 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
         ...EXPORTS_DECISIONS,
         ...PRE_AGGREGATIONS_DECISIONS,
       ]) as never,
-      exclude: ['/api/v1/openapi.json', '/docs', '/docs/init.js', '/docs/assets/:file', '/healthz'],
+      exclude: [
+        '/api/v1/openapi.json',
+        '/docs',
+        '/docs/init.js',
+        '/docs/assets/:file',
+        '/healthz',
+        '/',
+        '/favicon.ico',
+      ],
       defaultValidationErrorResponse: false,
     }),
   );
   app.route('/docs', docsRoutes);
+  app.route('/', homeRoutes);
 
   return api;
 }

@@ -82,6 +82,11 @@ const server = createServer(async (req, res) => {
     if (pathname === '/') {
       return send(res, 200, 'text/html; charset=utf-8', readFileSync(path.join(here, 'index.html')));
     }
+    if (pathname === '/favicon.ico') {
+      // edgeboard's own icon: the page shows its dashboard.
+      res.writeHead(302, { location: `${baseUrl}/favicon.ico`, 'cache-control': 'public, max-age=86400' });
+      return res.end();
+    }
     if (pathname === '/config.json') {
       return send(res, 200, 'application/json', JSON.stringify({ baseUrl, publicId }));
     }

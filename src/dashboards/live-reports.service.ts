@@ -88,6 +88,13 @@ export function liveSpec(
   for (const group of [a.measures, a.dimensions, a.timeDimensions]) {
     for (const [key, value] of Object.entries(group)) labels[key] = value.shortTitle || value.title;
   }
+  // The model's formats (`format: currency`), so the chart writes a member the way the model says.
+  const formats: Record<string, string> = {};
+  for (const group of [a.measures, a.dimensions]) {
+    for (const [key, value] of Object.entries(group)) {
+      if (typeof value.format === 'string') formats[key] = value.format;
+    }
+  }
   for (const c of comparisons) {
     const title = labels[c.measure] ?? c.measure;
     labels[`${c.measure}.previousValue`] = `${title} (previous)`;
@@ -104,7 +111,7 @@ export function liveSpec(
     return shown;
   });
   const base = { ...settings, ...(x ? { x } : {}), y, labels: { ...labels, ...(settings.labels as Obj) } };
-  return JSON.stringify({ ...base, grains, data });
+  return JSON.stringify({ ...base, grains, formats: { ...formats, ...(settings.formats as Obj) }, data });
 }
 
 /**

@@ -68,6 +68,26 @@ const MEASURE_FORMAT: ColumnFormat = {
   thousandsSeparator: true,
 };
 
+/** Currency symbols a spec's `unit` may be, and the currency each stands for. */
+const CURRENCY_UNITS: Record<string, string> = { $: 'USD', '€': 'EUR', '£': 'GBP', '¥': 'JPY' };
+
+/** A currency's format: its symbol, thousands separated, its fixed decimals (2; 0 for JPY, …). */
+const currencyFormat = (currency: string): ColumnFormat => ({
+  ...MEASURE_FORMAT,
+  type: 'currency',
+  currency,
+});
+
+/** The spec's `formats`: `{<field key>: format name}`, the data model's formats of its members. */
+function modelFormatsOf(value: unknown): Map<string, string> {
+  const formats = new Map<string, string>();
+  if (!isRow(value)) return formats;
+  for (const [key, name] of Object.entries(value).slice(0, 200)) {
+    if (typeof name === 'string' && name.length <= 40) formats.set(key, name);
+  }
+  return formats;
+}
+
 const GRAIN_NAMES = new Set(['second', 'minute', 'hour', 'day', 'week', 'month', 'quarter', 'year']);
 
 /** The spec's `grains`: `{<time field key>: granularity}` (what a live report's time buckets are). */
@@ -105,7 +125,8 @@ export function bucketLabel(value: string, grain: string): string {
 /**
  * A report snapshot's `spec`, as the renderer reads it: JSON
  * `{"type": "bar"|"line"|"area"|"pie"|"donut"|"kpi"|"table", "data": [{...}, ...], "x"?: field,
- * "y"?: field | [fields], "unit"?: string, "labels"?: {field: name}, "grains"?: {field: granularity}}`;
+ * "y"?: field | [fields], "unit"?: string, "labels"?: {field: name}, "grains"?: {field: granularity},
+ * "formats"?: {field: the data model's format, e.g. "currency"}}`;
  * `typeOverride` (a widget's
  * `config.chartType`) replaces the spec's type; `formats` (the report's column formats) write its
  * numbers. Returns null where there is nothing to draw (not JSON, an unknown type, no rows, no
@@ -146,13 +167,29 @@ export function parseChartSpec(
       (k): k is string => typeof k === 'string',
     ),
   );
+  // A field without a column format of its own is written as the model's `format: currency` or a
+  // currency `unit` says: one rendering everywhere it is shown (KPI, tooltip, table cell), with
+  // its currency's fixed decimals. Column formats (the report's preferences) come first.
+  const modelFormats = modelFormatsOf(parsed.formats);
+  const unitCurrency =
+    unit !== null && Object.hasOwn(CURRENCY_UNITS, unit) ? CURRENCY_UNITS[unit] : undefined;
+  const modelCurrency = (key: string) =>
+    modelFormats.get(key) === 'currency' ? currencyFormat(unitCurrency ?? 'USD') : null;
 
   if (type === 'table') {
     const columns = keys.slice(0, 12);
     if (columns.length === 0) return null;
     const columnFormats = columns.map(
-      (c) => formatFor(formats, c, labels.get(c)) ?? (measures.has(c) ? MEASURE_FORMAT : undefined),
+      (c) =>
+        formatFor(formats, c, labels.get(c)) ??
+        modelCurrency(c) ??
+        (measures.has(c) ? MEASURE_FORMAT : undefined),
     );
+    // Numbers line up on the right, as in a spreadsheet; text on the left.
+    const numeric = columns.map((c) => {
+      const values = rows.map((r) => r[c]).filter((v) => v !== null && v !== undefined && v !== '');
+      return values.length > 0 && values.every((v) => toNumber(v) !== null);
+    });
     const cell = (value: unknown, i: number) => {
       const format = columnFormats[i];
       const n = format ? toNumber(value) : null;
@@ -164,6 +201,7 @@ export function parseChartSpec(
       series: [],
       columns: columns.map(label),
       rows: rows.map((r) => columns.map((c, i) => cell(r[c], i))),
+      numeric,
       unit,
     };
   }
@@ -188,7 +226,10 @@ export function parseChartSpec(
     key: k,
     name: label(k),
     values: rows.map((r) => capped(toNumber(r[k]))),
-    format: formatFor(formats, k, labels.get(k)),
+    format:
+      formatFor(formats, k, labels.get(k)) ??
+      modelCurrency(k) ??
+      (unitCurrency ? currencyFormat(unitCurrency) : null),
   }));
   if (!series.some((s) => s.values.some((v) => v !== null))) return null;
   // Without a category field a KPI is captioned by its series; other charts number their points.

@@ -93,6 +93,107 @@ function legendRowsNeeded(names: string[], width: number, maxRows: number): numb
   return rows;
 }
 
+const AXIS_SIZE = 10;
+/** Space between two level labels, and the pitch below which turned labels would overlap. */
+const LABEL_GAP = 5;
+const TURNED_PITCH = 14;
+const SIN45 = Math.SQRT1_2;
+/** How much wider than Helvetica's metrics a browser's sans-serif may draw a label. */
+const FONT_SLACK = 1.2;
+
+/**
+ * How the category axis is labelled: `level` labels side by side when the widest fits its slot;
+ * else a bar chart's labels are turned 45° (each category keeps its label, cut only to the
+ * height the axis may take), while a line or area chart, whose points run in order, labels every
+ * `every`-th point level. Turned labels are thinned only when even they would overlap.
+ */
+interface CategoryAxis {
+  turned: boolean;
+  every: number;
+  /** Longest label (along its baseline). */
+  length: number;
+  /** Height the labels take below the plot. */
+  height: number;
+}
+
+function categoryAxis(chart: ChartSpec, slot: number, narrow: boolean, height: number): CategoryAxis {
+  const widths = chart.categories.map((c) => measure(drawableText(c), AXIS_SIZE));
+  const widest = Math.max(0, ...widths);
+  const cap = narrow ? 56 : 90;
+  if (widest + LABEL_GAP <= slot) return { turned: false, every: 1, length: widest, height: 18 };
+  // A slot wider than a short label leaves every label readable level, cut to the slot.
+  if (slot - LABEL_GAP >= cap) return { turned: false, every: 1, length: slot - LABEL_GAP, height: 18 };
+  if (chart.type !== 'bar') {
+    const length = Math.min(widest, cap);
+    return { turned: false, every: Math.max(1, Math.ceil((length + LABEL_GAP) / slot)), length, height: 18 };
+  }
+  // At most a third of the chart's height goes to the labels; past that they are cut. The
+  // viewer's font may run up to a fifth wider than the metrics measured here: room for it.
+  const room = Math.max(24, height / 3);
+  const length = Math.min(widest, narrow ? 80 : 110, (room - 14) / (SIN45 * FONT_SLACK));
+  return {
+    turned: true,
+    every: Math.max(1, Math.ceil(TURNED_PITCH / slot)),
+    length,
+    height: Math.ceil(length * SIN45 * FONT_SLACK + 14),
+  };
+}
+
+/**
+ * The category labels under the plot. Level labels are centred under their point but kept inside
+ * the chart's box (the last month of a line is not cut at the edge): one pushed in that would
+ * touch its neighbour makes the neighbour give way. Turned labels end at their point.
+ */
+function categoryLabels(
+  nodes: SceneNode[],
+  chart: ChartSpec,
+  axis: CategoryAxis,
+  plot: { x: number; w: number; bottom: number; slot: number },
+  box: Rect,
+  color: Rgba,
+) {
+  const shown = chart.categories.map((c, i) => ({ c, i })).filter(({ i }) => i % axis.every === 0);
+  if (axis.turned) {
+    for (const { c, i } of shown) {
+      const x = plot.x + plot.slot * (i + 0.5) + AXIS_SIZE * 0.35;
+      const y = plot.bottom + 8;
+      // The first labels must not run out of the box on the left.
+      const maxWidth = Math.min(axis.length, (x - box.x) / (SIN45 * FONT_SLACK));
+      push(nodes, text(x, y, c, AXIS_SIZE, color, { anchor: 'end', rotate: -45, maxWidth }));
+    }
+    return;
+  }
+  const maxWidth = Math.min(Math.max(plot.slot * axis.every - 4, 12), axis.length);
+  const placed: { node: SceneNode; left: number; right: number }[] = [];
+  const left = box.x;
+  const right = box.x + box.w;
+  for (const { c, i } of shown) {
+    const node = text(plot.x + plot.slot * (i + 0.5), plot.bottom + 13, c, AXIS_SIZE, color, { maxWidth });
+    if (node?.kind !== 'text') continue;
+    const width = measure(node.text, AXIS_SIZE);
+    const centre = node.x;
+    let from = centre - width / 2;
+    // A label pushed in is anchored at the edge it meets, so it ends there in any font.
+    let label: SceneNode = { ...node, anchor: 'middle' };
+    if (from + width > right) {
+      from = right - width;
+      label = { ...node, x: r2(right), anchor: 'end' };
+    }
+    if (from < left) {
+      from = left;
+      label = { ...node, x: r2(left), anchor: 'start' };
+    }
+    const last = placed[placed.length - 1];
+    if (last && from < last.right + 4) {
+      // Two labels would touch: the last category's label wins over its neighbour, else the earlier stays.
+      if (i !== chart.categories.length - 1) continue;
+      placed.pop();
+    }
+    placed.push({ node: label, left: from, right: from + width });
+  }
+  for (const p of placed) nodes.push(p.node);
+}
+
 function cartesian(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedTheme) {
   const colors = theme.palette;
   const secondary = theme.widget.text.secondary;
@@ -119,7 +220,11 @@ function cartesian(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: Resol
     axisFormat ? formatValue(t, axisFormat, { compact: true }) : formatNumber(t, 'compact', chart.unit),
   );
   const axisWidth = Math.max(...labels.map((l) => measure(l, 10))) + 8;
-  const plot = { x: box.x + axisWidth, y: top + 4, w: box.w - axisWidth, h: bottom - top - 4 - 18 };
+  const plotWidth = box.w - axisWidth;
+  const n = chart.categories.length;
+  const slot = plotWidth / n;
+  const axis = categoryAxis(chart, slot, narrow, bottom - top);
+  const plot = { x: box.x + axisWidth, y: top + 4, w: plotWidth, h: bottom - top - 4 - axis.height };
   if (plot.w < 20 || plot.h < 20) return;
   const yOf = (v: number) => plot.y + plot.h - ((v - lo) / (hi - lo)) * plot.h;
   const grid = mix(theme.widget.background, theme.widget.text.secondary, 0.18);
@@ -133,22 +238,7 @@ function cartesian(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: Resol
     });
     push(nodes, text(plot.x - 6, y + 3.5, labels[i] as string, 10, secondary, { anchor: 'end' }));
   });
-  const n = chart.categories.length;
-  const slot = plot.w / n;
-  // Category labels: as many as fit side by side, evenly spread; shorter (cut) on a phone.
-  const labelCap = narrow ? 56 : 90;
-  const widest = Math.max(...chart.categories.map((c) => Math.min(measure(drawableText(c), 10), labelCap)));
-  const every = Math.max(1, Math.ceil((widest + 8) / slot));
-  chart.categories.forEach((c, i) => {
-    if (i % every !== 0) return;
-    push(
-      nodes,
-      text(plot.x + slot * (i + 0.5), plot.y + plot.h + 13, c, 10, secondary, {
-        anchor: 'middle',
-        maxWidth: Math.min(Math.max(slot * every - 4, 12), labelCap),
-      }),
-    );
-  });
+  categoryLabels(nodes, chart, axis, { x: plot.x, w: plot.w, bottom: plot.y + plot.h, slot }, box, secondary);
   const zero = yOf(Math.max(lo, Math.min(0, hi)));
   if (chart.type === 'bar') {
     const groupWidth = slot * 0.72;
@@ -304,7 +394,7 @@ function pie(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedThe
   }
 }
 
-function kpi(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedTheme) {
+function kpi(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedTheme, title: string | null) {
   const series = chart.series[0];
   const index = series?.values.findIndex((v) => v !== null) ?? -1;
   if (!series || index < 0) return;
@@ -320,8 +410,10 @@ function kpi(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedThe
       maxWidth: box.w,
     }),
   );
-  const caption = chart.categories[index] || series.name;
-  if (box.h > size + 24) {
+  // The caption says what the title does not: the row's category, or, untitled, the measure.
+  const caption = chart.categories[index] || (title ? '' : series.name);
+  const repeats = !!title && caption.trim().toLowerCase() === title.trim().toLowerCase();
+  if (caption && !repeats && box.h > size + 24) {
     push(
       nodes,
       text(cx, cy + size * 0.35 + 18, caption, 11, theme.widget.text.secondary, {
@@ -332,13 +424,51 @@ function kpi(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedThe
   }
 }
 
+const TABLE_SIZE = 11;
+const CELL_PAD = 6;
+const MIN_TEXT_COLUMN = 48;
+
+/**
+ * The widths of the columns a table shows in `width`: each as wide as its widest cell, numbers
+ * never cut; the space left over is shared out, so the table spans its box. When the cells do not
+ * fit, text columns give way (down to MIN_TEXT_COLUMN, cut with an ellipsis, the full text a
+ * tooltip), then the last columns are left out.
+ */
+export function tableColumns(chart: ChartSpec, width: number): number[] {
+  const natural = chart.columns.map((c, i) => {
+    const cells = chart.rows.slice(0, 200).map((r) => measure(drawableText(r[i] ?? ''), TABLE_SIZE));
+    return Math.ceil(Math.max(measure(drawableText(c), TABLE_SIZE, true), ...cells)) + CELL_PAD * 2;
+  });
+  const numeric = (i: number) => chart.numeric?.[i] === true;
+  for (let count = chart.columns.length; count >= 1; count--) {
+    const widths = natural.slice(0, count);
+    const total = widths.reduce((a, b) => a + b, 0);
+    if (total <= width) {
+      // Spare room goes to the text columns (all columns when there are none).
+      const takers = widths.map((_, i) => i).filter((i) => !numeric(i));
+      const share = takers.length > 0 ? takers : widths.map((_, i) => i);
+      const extra = (width - total) / share.length;
+      return widths.map((w, i) => (share.includes(i) ? w + extra : w));
+    }
+    const fixed = widths.reduce((a, w, i) => a + (numeric(i) ? w : 0), 0);
+    const texts = widths.map((_, i) => i).filter((i) => !numeric(i));
+    const room = width - fixed;
+    if (texts.length > 0 && room >= texts.length * MIN_TEXT_COLUMN) {
+      const wanted = texts.reduce((a, i) => a + (widths[i] as number), 0);
+      return widths.map((w, i) => (numeric(i) ? w : (w / wanted) * room));
+    }
+    if (count === 1) return [width];
+  }
+  return [width];
+}
+
 function table(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedTheme) {
-  const rowHeight = 20;
-  // Columns narrower than this show only an ellipsis: a phone shows the first columns that fit.
-  const shownColumns = Math.max(1, Math.min(chart.columns.length, Math.floor(box.w / 60)));
-  const colWidth = box.w / shownColumns;
+  const widths = tableColumns(chart, box.w);
   const color = theme.widget.text.color;
   const rule = mix(theme.widget.background, theme.widget.text.secondary, 0.18);
+  // Rows grow (up to 28 px) to fill the box when there are few of them.
+  const rowHeight = Math.max(20, Math.min(28, Math.floor(box.h / (chart.rows.length + 1))));
+  const baseline = Math.round(rowHeight / 2 + 4);
   nodes.push({
     kind: 'rect',
     x: box.x,
@@ -348,11 +478,19 @@ function table(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedT
     r: 0,
     fill: mix(theme.widget.background, theme.widget.text.secondary, 0.08),
   });
-  chart.columns.slice(0, shownColumns).forEach((c, i) => {
-    push(
-      nodes,
-      text(box.x + colWidth * i + 6, box.y + 14, c, 11, color, { bold: true, maxWidth: colWidth - 10 }),
-    );
+  const lefts = widths.map((_, i) => box.x + widths.slice(0, i).reduce((a, b) => a + b, 0));
+  const cell = (i: number, y: number, value: string, bold: boolean) => {
+    const w = widths[i] as number;
+    const right = chart.numeric?.[i] === true;
+    const x = right ? (lefts[i] as number) + w - CELL_PAD : (lefts[i] as number) + CELL_PAD;
+    return text(x, y, value, TABLE_SIZE, color, {
+      bold,
+      anchor: right ? 'end' : 'start',
+      maxWidth: w - CELL_PAD * 2,
+    });
+  };
+  widths.forEach((_, i) => {
+    push(nodes, cell(i, box.y + baseline, chart.columns[i] ?? '', true));
   });
   const fit = Math.max(0, Math.floor(box.h / rowHeight) - 1);
   const more = chart.rows.length > fit;
@@ -365,8 +503,8 @@ function table(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedT
       stroke: rule,
       strokeWidth: 1,
     });
-    row.slice(0, shownColumns).forEach((cell, i) => {
-      push(nodes, text(box.x + colWidth * i + 6, y + 14, cell, 11, color, { maxWidth: colWidth - 10 }));
+    widths.forEach((_, i) => {
+      push(nodes, cell(i, y + baseline, row[i] ?? '', false));
     });
   });
   if (more && fit > 0) {
@@ -374,10 +512,10 @@ function table(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedT
     push(
       nodes,
       text(
-        box.x + 6,
-        box.y + rowHeight * (shown + 1) + 14,
+        box.x + CELL_PAD,
+        box.y + rowHeight * (shown + 1) + baseline,
         `+${hidden} more rows`,
-        11,
+        TABLE_SIZE,
         theme.widget.text.secondary,
       ),
     );
@@ -385,11 +523,16 @@ function table(nodes: SceneNode[], chart: ChartSpec, box: Rect, theme: ResolvedT
 }
 
 /** A chart drawn into `box` (pixels). Used by the PNG/PDF scene and the viewer's inline SVG. */
-export function chartNodes(chart: ChartSpec, box: Rect, theme: ResolvedTheme): SceneNode[] {
+export function chartNodes(
+  chart: ChartSpec,
+  box: Rect,
+  theme: ResolvedTheme,
+  options: { title?: string | null } = {},
+): SceneNode[] {
   const nodes: SceneNode[] = [];
   if (box.w < 30 || box.h < 20) return nodes;
   if (chart.type === 'pie' || chart.type === 'donut') pie(nodes, chart, box, theme);
-  else if (chart.type === 'kpi') kpi(nodes, chart, box, theme);
+  else if (chart.type === 'kpi') kpi(nodes, chart, box, theme, options.title ?? null);
   else if (chart.type === 'table') table(nodes, chart, box, theme);
   else cartesian(nodes, chart, box, theme);
   return nodes;

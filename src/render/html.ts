@@ -1,6 +1,6 @@
 import { escapeMarkup } from '../core/text';
 import { chartNodes } from './charts';
-import { type Rgba, toCss } from './color';
+import { mix, type Rgba, toCss } from './color';
 import { breakpointDrawWidths, gridPositions, gridSpec, maxRows, sortedBreakpoints } from './grid';
 import { computeLayout } from './layout';
 import type {
@@ -59,6 +59,9 @@ function themeCss(theme: ResolvedTheme): string {
     `.eb-tab--active{color:${toCss(theme.primary)};border-color:${toCss(theme.primary)}}`,
     `.eb-chat{background:${toCss(theme.primary)}}`,
     `.eb-avatar{background:${toCss(theme.primary)}}`,
+    `.eb-table{color:${toCss(w.text.color)}}`,
+    `.eb-table th{background:${toCss(mix(w.background, w.text.secondary, 0.08))}}`,
+    `.eb-table td,.eb-table th{border-color:${toCss(mix(w.background, w.text.secondary, 0.18))}}`,
   ].join('\n');
 }
 
@@ -114,7 +117,8 @@ function chartDrawings(
       continue;
     }
     for (const widget of layout.widgets) {
-      if (widget.content.kind !== 'chart') continue;
+      // A table is markup (tableHtml), the same at every width.
+      if (widget.content.kind !== 'chart' || widget.content.chart.type === 'table') continue;
       const { body } = widgetBoxes(widget, theme);
       const w = Math.max(40, Math.round(body.w));
       const h = Math.max(30, Math.round(body.h));
@@ -123,7 +127,7 @@ function chartDrawings(
       if (same) {
         same.breakpoints.push(bp);
       } else {
-        const nodes = chartNodes(widget.content.chart, { x: 0, y: 0, w, h }, theme);
+        const nodes = chartNodes(widget.content.chart, { x: 0, y: 0, w, h }, theme, { title: widget.title });
         list.push({ breakpoints: [bp], w, h, svg: nodesToSvg(nodes, fontFamily, { tooltips: true }) });
       }
       drawings.set(widget.index, list);
@@ -135,7 +139,26 @@ function chartDrawings(
   return drawings;
 }
 
+/**
+ * A table chart as an HTML table: it spans its card at any width, its rows share the card's
+ * height, a long cell wraps instead of being cut (a phone reads every product name), and numbers
+ * line up on the right. The cells are the texts the PNG and PDF draw. More rows than the card
+ * holds scroll inside it.
+ */
+function tableHtml(widget: LaidOutWidget): string {
+  if (widget.content.kind !== 'chart') return '';
+  const chart = widget.content.chart;
+  const align = (i: number) => (chart.numeric?.[i] === true ? ' class="eb-num"' : '');
+  const head = chart.columns.map((c, i) => `<th scope="col"${align(i)}>${escapeMarkup(c)}</th>`).join('');
+  const body = chart.rows
+    .map((row) => `<tr>${row.map((cell, i) => `<td${align(i)}>${escapeMarkup(cell)}</td>`).join('')}</tr>`)
+    .join('');
+  const label = escapeMarkup(widget.title ?? 'Table');
+  return `<div class="eb-table-wrap" tabindex="0" role="region" aria-label="${label}"><table class="eb-table"><thead><tr>${head}</tr></thead><tbody>${body}</tbody></table></div>`;
+}
+
 function chartSvg(widget: LaidOutWidget, drawings: ChartDrawings | undefined): string {
+  if (widget.content.kind === 'chart' && widget.content.chart.type === 'table') return tableHtml(widget);
   if (widget.content.kind !== 'chart' || !drawings) return '';
   const label = escapeMarkup(widget.title ?? 'Chart');
   // The grid's CSS shows the drawing of the breakpoint in effect and hides the others.
@@ -251,6 +274,11 @@ body{min-height:100vh;-webkit-font-smoothing:antialiased}
 .eb-widget-body{flex:1;min-height:0;position:relative;display:flex;flex-direction:column}
 .eb-text{white-space:pre-wrap;overflow:auto;font-size:13px;line-height:1.4;overflow-wrap:anywhere}
 .eb-chart{display:block;width:100%;height:100%;flex:1;min-height:0}
+.eb-table-wrap{flex:1;min-height:0;overflow:auto}
+.eb-table{width:100%;height:100%;border-collapse:collapse;font-size:12px;line-height:1.3}
+.eb-table th,.eb-table td{padding:3px 6px;text-align:left;vertical-align:middle;border-bottom:1px solid;overflow-wrap:break-word}
+.eb-table th{font-weight:700;position:sticky;top:0;height:1px}
+.eb-table .eb-num{text-align:right;white-space:nowrap;font-variant-numeric:tabular-nums}
 .eb-control-value{display:flex;align-items:center;justify-content:space-between;gap:8px;border:1px solid;border-radius:6px;padding:6px 10px;font-size:13px;background:rgba(255,255,255,.6)}
 .eb-control-value span:first-child{overflow:hidden;text-overflow:ellipsis;white-space:nowrap}
 .eb-chevron{width:7px;height:7px;border-right:1.5px solid currentColor;border-bottom:1.5px solid currentColor;transform:rotate(45deg) translateY(-2px);opacity:.6;flex:none}

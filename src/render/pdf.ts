@@ -1,4 +1,4 @@
-import { type Color, PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from 'pdf-lib';
+import { type Color, degrees, PDFDocument, type PDFFont, type PDFPage, rgb, StandardFonts } from 'pdf-lib';
 import type { Rgba } from './color';
 import { type Scene, type SceneBlock, type SceneNode, text } from './scene-nodes';
 
@@ -111,9 +111,14 @@ function drawNode(page: PDFPage, node: SceneNode, offset: number, fonts: Fonts) 
       const size = node.size * PX;
       const width = font.widthOfTextAtSize(node.text, size);
       const shift = node.anchor === 'middle' ? width / 2 : node.anchor === 'end' ? width : 0;
+      // The scene turns clockwise with y down; PDF turns anticlockwise with y up: the same angle
+      // negated. The anchor's shift runs along the turned baseline.
+      const angle = -(node.rotate ?? 0);
+      const rad = (angle * Math.PI) / 180;
       page.drawText(node.text, {
-        x: finite(node.x) * PX - shift,
-        y: page.getHeight() - finite(node.y - offset) * PX,
+        x: finite(node.x) * PX - shift * Math.cos(rad),
+        y: page.getHeight() - finite(node.y - offset) * PX - shift * Math.sin(rad),
+        ...(angle ? { rotate: degrees(angle) } : {}),
         size,
         font,
         color: color(node.color),

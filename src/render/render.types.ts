@@ -119,6 +119,8 @@ export interface ChartSpec {
   /** Table charts: the column names (labels) and the cells as text (formatted). */
   columns: string[];
   rows: string[][];
+  /** Table charts: which columns hold numbers (aligned right); absent: none. */
+  numeric?: boolean[];
   unit: string | null;
 }
 

@@ -30,6 +30,10 @@ export type SceneNode =
       bold: boolean;
       color: Rgba;
       anchor: 'start' | 'middle' | 'end';
+      /** Degrees about (x, y), clockwise on screen (-45: rising to the right); absent: level. */
+      rotate?: number;
+      /** The full text of a label that was cut, shown on hover in the viewer (an SVG `<title>`). */
+      tooltip?: string;
     }
   | { kind: 'path'; d: string; fill?: Rgba; stroke?: Rgba; strokeWidth?: number; tooltip?: string };
 
@@ -56,14 +60,17 @@ export interface Scene {
 
 /** Coordinates rounded to 1/100 px: small SVG, stable output. */
 export const r2 = (n: number) => Math.round(n * 100) / 100;
-/** A text node at its baseline, cut to `maxWidth`; null when nothing drawable is left. */
+/**
+ * A text node at its baseline, cut to `maxWidth` (a cut one carries its full text as a tooltip);
+ * null when nothing drawable is left.
+ */
 export function text(
   x: number,
   y: number,
   value: string,
   size: number,
   color: Rgba,
-  options: { bold?: boolean; anchor?: 'start' | 'middle' | 'end'; maxWidth?: number } = {},
+  options: { bold?: boolean; anchor?: 'start' | 'middle' | 'end'; maxWidth?: number; rotate?: number } = {},
 ): SceneNode | null {
   const bold = options.bold ?? false;
   const drawable = drawableText(value.replace(/\s*\n\s*/g, ' '));
@@ -78,6 +85,8 @@ export function text(
     bold,
     color,
     anchor: options.anchor ?? 'start',
+    ...(options.rotate ? { rotate: options.rotate } : {}),
+    ...(fitted !== drawable ? { tooltip: value.replace(/\s+/g, ' ').trim() } : {}),
   };
 }
 

@@ -198,8 +198,9 @@ function widgetBlock(widget: LaidOutWidget, theme: ResolvedTheme): SceneBlock {
         push(nodes, text(body.x, body.y + 13 + i * 18, line, 13, theme.widget.text.color));
       });
     } else if (content.kind === 'control') controlBody(nodes, widget, body, theme);
-    else if (content.kind === 'chart') nodes.push(...chartNodes(content.chart, body, theme));
-    else if (content.kind === 'field') fieldBody(nodes, widget, body, theme);
+    else if (content.kind === 'chart') {
+      nodes.push(...chartNodes(content.chart, body, theme, { title: widget.title }));
+    } else if (content.kind === 'field') fieldBody(nodes, widget, body, theme);
     else frameBody(nodes, widget, body, theme);
   }
   return { top: y, bottom: y + h, nodes };

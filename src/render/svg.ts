@@ -33,7 +33,9 @@ function node(s: SceneNode, fontFamily: string, tooltips: boolean): string {
     case 'text': {
       const anchor = s.anchor === 'start' ? '' : ` text-anchor="${s.anchor}"`;
       const weight = s.bold ? ' font-weight="700"' : '';
-      return `<text x="${n(s.x)}" y="${n(s.y)}" font-size="${n(s.size)}" font-family="${fontFamily}"${weight}${anchor}${paint('fill', s.color)} xml:space="preserve">${escapeMarkup(s.text)}</text>`;
+      const rotate = s.rotate ? ` transform="rotate(${n(s.rotate)} ${n(s.x)} ${n(s.y)})"` : '';
+      const title = tooltips && s.tooltip ? `<title>${escapeMarkup(s.tooltip)}</title>` : '';
+      return `<text x="${n(s.x)}" y="${n(s.y)}" font-size="${n(s.size)}" font-family="${fontFamily}"${weight}${anchor}${rotate}${paint('fill', s.color)} xml:space="preserve">${title}${escapeMarkup(s.text)}</text>`;
     }
     case 'path': {
       const stroke = s.stroke

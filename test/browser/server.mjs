@@ -1,6 +1,6 @@
 // Helpers of the browser test: Debian's chromium, a free port, the API under `npm start`, HTTP
 // seeding with the operator token, and the customer's host page that embeds the viewer.
-import { spawn, spawnSync } from 'node:child_process';
+import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
@@ -424,3 +424,57 @@ export async function seedLive(base, adminToken) {
 
 /** What a KPI shows for a number (en-US, up to two decimals, like the renderer). */
 export const kpiText = (value) => new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 }).format(value);
+
+/**
+ * `npm run seed` as the README has a new user run it, against the test's server: the demo shop
+ * in the embedded store, its model built, the "Sales overview" dashboard published. Returns the
+ * variables it prints (BASE_URL, API_KEY, DEPLOYMENT_ID, CUBE_API_TOKEN, PUBLIC_ID, …).
+ */
+export async function seedDemo(base, adminToken) {
+  const stdout = await new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      [path.join(root, 'scripts', 'seed.mjs'), '--url', base, '--token', adminToken],
+      { cwd: root, timeout: 180_000 },
+      (err, out, errOut) =>
+        err ? reject(new Error(`seed failed: ${err.message}\n${errOut}`)) : resolve(out),
+    );
+  });
+  const vars = {};
+  for (const m of stdout.matchAll(/^export ([A-Z_]+)='(.*)'$/gm)) vars[m[1]] = m[2].replaceAll(`'\\''`, "'");
+  return vars;
+}
+
+/**
+ * `npm run example`, the host-page example, on a free port for the seeded demo; stop() ends it.
+ */
+export async function startExample(vars) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(root, 'examples', 'host-page', 'server.mjs')], {
+    cwd: root,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...vars, EXAMPLE_PORT: String(port) },
+  });
+  let output = '';
+  child.stdout.on('data', (d) => {
+    output += d;
+  });
+  child.stderr.on('data', (d) => {
+    output += d;
+  });
+  const url = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    try {
+      const res = await fetch(`${url}/config.json`);
+      await res.arrayBuffer();
+      if (res.ok) break;
+    } catch {}
+    if (child.exitCode !== null || Date.now() > deadline) {
+      child.kill();
+      throw new Error(`the host-page example did not start:\n${output}`);
+    }
+    await sleep(250);
+  }
+  return { url, stop: () => child.kill() };
+}

@@ -16,7 +16,9 @@ import {
   kpiText,
   SALES,
   seed,
+  seedDemo,
   seedLive,
+  startExample,
   startHost,
   startServer,
 } from './server.mjs';
@@ -151,7 +153,9 @@ test('shows the widgets’ titles and text, laid out for the iframe’s width', 
   );
   assert.equal(await frame.locator('[data-widget-id="grain"] .eb-control-value').textContent(), 'Month');
   // Each chart has a drawing per distinct box; the breakpoint's media query shows one of them.
-  assert.equal(await frame.locator('svg.eb-chart:visible').count(), 9);
+  // The table is an HTML table, the same at every width.
+  assert.equal(await frame.locator('svg.eb-chart:visible').count(), 8);
+  assert.equal(await frame.locator('table.eb-table:visible').count(), 1);
   assert.equal(await frame.locator('[data-widget-id="revenue"] svg.eb-chart--lg:visible').count(), 1);
   assert.equal(await frame.locator('[data-widget-id="churn"] .eb-caption').textContent(), 'No data');
   assert.ok(
@@ -172,7 +176,7 @@ test('shows the widgets’ titles and text, laid out for the iframe’s width', 
   // The xs drawing is shown, drawn for (at most) the box it gets: text is never scaled down.
   const xsChart = frame.locator('[data-widget-id="revenue"] svg.eb-chart--xs:visible');
   assert.equal(await xsChart.count(), 1);
-  assert.equal(await frame.locator('svg.eb-chart:visible').count(), 9);
+  assert.equal(await frame.locator('svg.eb-chart:visible').count(), 8);
   const drawnWidth = Number((await xsChart.getAttribute('viewBox')).split(' ')[2]);
   const shownWidth = (await xsChart.boundingBox()).width;
   assert.ok(shownWidth >= drawnWidth - 1, `xs chart drawn ${drawnWidth} px, shown ${shownWidth} px`);
@@ -668,3 +672,196 @@ test('the comments panel follows a renewed session, and a reader’s session onl
   await reader.close();
   assert.deepEqual(problems, []);
 });
+
+// The first screen a new user sees: `npm start`, `npm run seed`, the URL it prints, and the demo's
+// "Sales overview" at a desktop's and a phone's width.
+
+test('npm start prints the bindings once, with no warning that the types are out of date', () => {
+  const output = server.output();
+  assert.equal(output.match(/Your Worker has access to the following bindings/g)?.length, 1, output);
+  assert.doesNotMatch(output, /types might be out of date/);
+});
+
+test('the bare origin leads to the docs, and it and the host-page example have an icon', async () => {
+  const root = await fetch(`${server.url}/`, { redirect: 'manual' });
+  await root.arrayBuffer();
+  assert.equal(root.status, 302);
+  assert.equal(root.headers.get('location'), '/docs');
+  const icon = await fetch(`${server.url}/favicon.ico`);
+  assert.equal(icon.status, 200);
+  assert.equal(icon.headers.get('content-type'), 'image/x-icon');
+  assert.ok((await icon.arrayBuffer()).byteLength > 22);
+  const vars = await demo();
+  const example = await startExample(vars);
+  try {
+    const hosted = await fetch(`${example.url}/favicon.ico`);
+    assert.equal(hosted.status, 200);
+    assert.equal(hosted.headers.get('content-type'), 'image/x-icon');
+    await hosted.arrayBuffer();
+  } finally {
+    example.stop();
+  }
+});
+
+let demoVars;
+/** The demo, seeded once by `npm run seed` (scripts/seed.mjs) for the tests that need it. */
+async function demo() {
+  demoVars ??= await seedDemo(server.url, ADMIN_TOKEN);
+  return demoVars;
+}
+
+test('the seeded demo deployment serves the shop’s model alone', async () => {
+  const vars = await demo();
+  const meta = await call(server.url, 'GET', '/cubejs-api/v1/meta', { auth: vars.CUBE_API_TOKEN });
+  const names = meta.cubes.map((c) => c.name);
+  assert.deepEqual(
+    names.filter((n) => !['customers', 'products', 'orders', 'order_items', 'sales'].includes(n)),
+    [],
+  );
+  assert.ok(!names.includes('example'), names.join(', '));
+});
+
+/** The demo's dashboard opened in a page `width` px wide, ready. */
+async function openDemo(width) {
+  const vars = await demo();
+  const { sessionId } = await call(server.url, 'POST', '/api/v1/embed/generate-session', {
+    auth: `Api-Key ${vars.API_KEY}`,
+    body: { deploymentId: Number(vars.DEPLOYMENT_ID), externalId: 'first-screen' },
+  });
+  const page = watch(await context.newPage());
+  await page.setViewportSize({ width, height: 900 });
+  await page.goto(`${server.url}/embed/dashboard/${vars.PUBLIC_ID}#session=${sessionId}`);
+  await page.locator('#eb-root[data-state="ready"]').waitFor();
+  await page.locator('table.eb-table').waitFor();
+  return page;
+}
+
+/** What the page shows of a widget: its visible drawing's texts with their boxes, and its box. */
+function widgetView(page, id) {
+  return page.evaluate((widgetId) => {
+    const section = document.querySelector(`section[data-widget-id="${widgetId}"]`);
+    const svg = [...section.querySelectorAll('svg.eb-chart')].find(
+      (s) => s.getBoundingClientRect().width > 0,
+    );
+    const box = (el) => el.getBoundingClientRect().toJSON();
+    return {
+      section: box(section),
+      svg: svg ? box(svg) : null,
+      texts: svg ? [...svg.querySelectorAll('text')].map((t) => ({ text: t.textContent, ...box(t) })) : [],
+      titles: svg ? [...svg.querySelectorAll('title')].map((t) => t.textContent) : [],
+    };
+  }, id);
+}
+
+const CATEGORIES = ['Books', 'Electronics', 'Garden', 'Home', 'Sports', 'Toys'];
+const COUNTRIES = [
+  'Brazil',
+  'France',
+  'Germany',
+  'India',
+  'Japan',
+  'Spain',
+  'United Kingdom',
+  'United States',
+];
+const MONEY = /^\$\d{1,3}(,\d{3})*\.\d{2}$/;
+
+for (const width of [1280, 360]) {
+  test(`the demo at ${width} px labels every bar, in full, without overlaps, inside its chart`, async () => {
+    const page = await openDemo(width);
+    await screenshot(page, `demo-${width}`);
+    for (const [id, names] of [
+      ['categories', CATEGORIES],
+      ['countries', COUNTRIES],
+    ]) {
+      const view = await widgetView(page, id);
+      const labels = view.texts.filter((t) => names.includes(t.text));
+      assert.deepEqual(
+        labels.map((t) => t.text).sort(),
+        names,
+        `${id}: ${view.texts.map((t) => t.text).join('|')}`,
+      );
+      assert.ok(!view.texts.some((t) => t.text.endsWith('…')), `${id} cuts a label`);
+      for (const t of labels) {
+        assert.ok(
+          t.left >= view.svg.left - 1 && t.right <= view.svg.right + 1,
+          `${id}: ${t.text} leaves the chart`,
+        );
+        assert.ok(t.bottom <= view.svg.bottom + 1, `${id}: ${t.text} below the chart`);
+      }
+      // No two labels cover each other: level ones side by side; turned ones (parallel, each
+      // ending under its bar) a bar's pitch apart where they end.
+      const turned = labels.some((t) => t.height >= 16);
+      const key = (t) => (turned ? t.right : t.left);
+      const sorted = [...labels].sort((a, b) => key(a) - key(b));
+      for (let i = 1; i < sorted.length; i++) {
+        const [a, b] = [sorted[i - 1], sorted[i]];
+        if (turned)
+          assert.ok(b.right - a.right >= 10, `${id}: ${a.text} and ${b.text} are on top of each other`);
+        else assert.ok(b.left >= a.right, `${id}: ${a.text} overlaps ${b.text}`);
+      }
+    }
+    // The line's last month label ends inside its chart, whole.
+    const trend = await widgetView(page, 'trend');
+    const months = trend.texts.filter((t) => / 20\d\d$/.test(t.text));
+    const last = months[months.length - 1];
+    assert.ok(
+      last.right <= trend.svg.right + 0.5,
+      `${last.text} ends at ${last.right}, the chart at ${trend.svg.right}`,
+    );
+    if (width === 360) assert.equal(last.text, 'Dec 2025');
+    await page.close();
+  });
+
+  test(`the demo at ${width} px writes money one way and captions KPIs without repeating their title`, async () => {
+    const page = await openDemo(width);
+    const revenue = await widgetView(page, 'revenue');
+    assert.equal(revenue.texts.length, 1, revenue.texts.map((t) => t.text).join('|'));
+    assert.match(revenue.texts[0].text, MONEY);
+    const orders = await widgetView(page, 'orders');
+    assert.deepEqual(
+      orders.texts.map((t) => t.text),
+      ['40,000'],
+    );
+    const trend = await widgetView(page, 'trend');
+    const amounts = trend.titles.map((t) => t.split(': ')[1]);
+    assert.ok(amounts.length >= 36);
+    for (const a of amounts) assert.match(a, MONEY);
+    const cells = await page.locator('table.eb-table tbody tr td:nth-child(3)').allTextContents();
+    assert.equal(cells.length, 10);
+    for (const c of cells) assert.match(c, MONEY);
+    await page.close();
+  });
+
+  test(`the demo's table at ${width} px spans its card, fills it, and shows every product name`, async () => {
+    const page = await openDemo(width);
+    const layout = await page.evaluate(() => {
+      const section = document.querySelector('section[data-widget-id="products"]');
+      const body = section.querySelector('.eb-widget-body').getBoundingClientRect();
+      const wrap = section.querySelector('.eb-table-wrap');
+      const table = wrap.querySelector('table').getBoundingClientRect();
+      const names = [...wrap.querySelectorAll('tbody td:first-child')].map((td) => ({
+        text: td.textContent,
+        cut: td.scrollWidth > td.clientWidth + 1,
+      }));
+      return {
+        body: body.toJSON(),
+        table: table.toJSON(),
+        scrolls: wrap.scrollHeight > wrap.clientHeight + 1,
+        names,
+      };
+    });
+    assert.ok(
+      layout.table.width >= layout.body.width - 1,
+      `table ${layout.table.width} of ${layout.body.width} px`,
+    );
+    // No empty band below: the rows fill the card, or there are more than it holds and they scroll.
+    assert.ok(layout.scrolls || layout.table.height >= layout.body.height - 1, JSON.stringify(layout));
+    assert.equal(layout.names.length, 10);
+    for (const n of layout.names) {
+      assert.ok(!n.cut && !n.text.endsWith('…'), `${n.text} cut`);
+      assert.match(n.text, /^\S+ \S+ \d+$/);
+    }
+    await page.close();
+  });
+}

@@ -64,9 +64,9 @@ const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&
 
 /**
  * Paths `createApp` serves outside the document (its `exclude` list): the documentation page and
- * its assets, and the health check. A path added there and not here fails loudly, not silently.
+ * its assets, the health check, the bare origin's redirect and its icon. A path added there and not here fails loudly, not silently.
  */
-const UNDOCUMENTED = [/^\/healthz$/, /^\/docs(\/init\.js|\/assets\/[^/]+)?$/];
+const UNDOCUMENTED = [/^\/healthz$/, /^\/docs(\/init\.js|\/assets\/[^/]+)?$/, /^\/$/, /^\/favicon\.ico$/];
 
 /**
  * Throws, failing the test, when `res` is not an answer the document declares for `method` and

@@ -91,10 +91,12 @@ describe('GET /embed/dashboard/{publicId}', () => {
     expect(html).toContain('Monthly business review. Figures are as of the last publish');
     expect(html).toContain('<span>France, Germany</span>');
     expect(html).toContain('<span>Month</span>');
-    // Nine charts with data are drawn inline for every breakpoint, the two without are titled frames.
+    // Nine charts with data: eight drawn inline for every breakpoint, the table as one HTML table
+    // for all of them; the two without data are titled frames.
     for (const bp of ['lg', 'md', 'sm', 'xs', 'xxs']) {
-      expect(html.match(new RegExp(`<svg class="eb-chart[^"]* eb-chart--${bp}[ "]`, 'g'))?.length).toBe(9);
+      expect(html.match(new RegExp(`<svg class="eb-chart[^"]* eb-chart--${bp}[ "]`, 'g'))?.length).toBe(8);
     }
+    expect(html.match(/<table class="eb-table">/g)?.length).toBe(1);
     expect(html.match(/<div class="eb-caption">No data<\/div>/g)?.length).toBe(2);
     expect(html).toContain('src="https://images.example.com/ada.png"');
     expect(html).toContain('<span class="eb-initials" aria-hidden="true">AL</span>');

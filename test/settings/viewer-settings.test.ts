@@ -64,7 +64,11 @@ function widgetTexts(html: string, widgetId: string): string[] {
   const start = html.indexOf(`data-widget-id="${widgetId}"`);
   expect(start, `widget ${widgetId} on the page`).toBeGreaterThanOrEqual(0);
   const end = html.indexOf('</section>', start);
-  const svg = /<svg\b[\s\S]*?<\/svg>/.exec(html.slice(start, end))?.[0] ?? '';
+  const section = html.slice(start, end);
+  // A table chart is an HTML table: its cells, in reading order.
+  const table = /<table\b[\s\S]*?<\/table>/.exec(section)?.[0];
+  if (table) return [...table.matchAll(/<t[hd]\b[^>]*>([^<]*)<\/t[hd]>/g)].map((m) => m[1] as string);
+  const svg = /<svg\b[\s\S]*?<\/svg>/.exec(section)?.[0] ?? '';
   return [...svg.matchAll(/<text\b[^>]*>([^<]*)<\/text>/g)].map((m) => m[1] as string);
 }
 
