@@ -426,6 +426,7 @@ async function main() {
       ratios: { returning: [], new: [] },
       cpu: { healthz: [], returning: [], new: [] },
       ablated: {},
+      ablatedCpu: {},
     });
   }
   try {
@@ -451,6 +452,8 @@ async function main() {
               const key = `${which} without ${off}`;
               run.ablated[key] ??= [];
               run.ablated[key].push(r.requests.average / base.requests.average);
+              run.ablatedCpu[key] ??= [];
+              run.ablatedCpu[key].push(r.cpuMs);
             }
           }
         }
@@ -466,7 +469,11 @@ async function main() {
       console.log(`${run.label} (${run.root})`);
       console.log(`  returning-user mint: ${fmt(run.ratios.returning)}`);
       console.log(`  new-user mint:       ${fmt(run.ratios.new)}`);
-      for (const [key, xs] of Object.entries(run.ablated)) console.log(`  ${key}: ${fmt(xs)}`);
+      for (const [key, xs] of Object.entries(run.ablated)) {
+        console.log(
+          `  ${key}: ${fmt(xs)}; workerd CPU ms per request ${median(run.ablatedCpu[key]).toFixed(2)}`,
+        );
+      }
       const cpu = (xs) => median(xs).toFixed(2);
       console.log(
         `  workerd CPU ms per request: /healthz ${cpu(run.cpu.healthz)}, returning ${cpu(run.cpu.returning)}, new ${cpu(run.cpu.new)}` +
