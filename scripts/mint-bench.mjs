@@ -404,10 +404,19 @@ async function profile(run, port) {
 
 async function main() {
   const runs = [];
+  // Stopped early: the workerd processes go too.
+  process.once('SIGTERM', () =>
+    Promise.allSettled(runs.map((r) => r.mf.dispose())).then(() => process.exit(1)),
+  );
   for (const root of roots) {
     const label = execFileSync('git', ['log', '-1', '--format=%h %ad', '--date=short'], { cwd: root })
       .toString()
-      .trim();
+      .trim()
+      .concat(
+        execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { cwd: root }).length > 0
+          ? ' +changes'
+          : '',
+      );
     console.log(`Bundling ${root} (${label})…`);
     const outDir = bundle(root);
     const { mf, url, pid } = await start(root, outDir, PROFILE ? INSPECTOR_PORT + runs.length : undefined);
