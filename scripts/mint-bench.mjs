@@ -12,7 +12,16 @@
 // `--breakdown` adds, per checkout, the same mints with platform calls answered without storage
 // (see bench/mint-entry.js): which share of the gap to /healthz each call takes.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
@@ -37,6 +46,8 @@ const BREAKDOWN = argv.includes('--breakdown');
 /** `--profile <n>`: n mints of each kind one at a time under the CPU profiler, per checkout. */
 const PROFILE = Number(flag('--profile', 0));
 const INSPECTOR_PORT = Number(flag('--inspector-port', 9229));
+/** `--sql`: no Worker; the mint's statement building alone, per checkout, in this process. */
+const SQL_ONLY = argv.includes('--sql');
 const OPERATOR_TOKEN = 'bench-operator-token';
 const ENTRY = 'bench-mint-entry.js';
 
@@ -402,7 +413,115 @@ async function profile(run, port) {
   session.close();
 }
 
+/**
+ * `--sql`: what building the mint's SQL costs, with no storage: each checkout's read and write
+ * of a mint (as the new-user scenario sends them) bundled with its own drizzle, run against a D1
+ * stand-in that answers at once, the checkouts alternating, in µs per call.
+ */
+async function sqlOnly() {
+  const { build } = await import('esbuild');
+  const subjects = [];
+  for (const root of roots) {
+    const fresh = path.join(root, 'src/embedding/generate-session.repository.ts');
+    const module = existsSync(fresh) ? fresh : path.join(root, 'src/embedding/embed-sessions.repository.ts');
+    const entry = path.join(root, '.bench', 'mint-sql.ts');
+    const out = path.join(root, '.bench', 'mint-sql.mjs');
+    mkdirSync(path.dirname(entry), { recursive: true });
+    writeFileSync(
+      entry,
+      `import { drizzle } from 'drizzle-orm/d1';\nexport * as repo from ${JSON.stringify(module)};\n` +
+        'export const open = (d1) => drizzle(d1, { casing: "snake_case" });\n',
+    );
+    await build({
+      entryPoints: [entry],
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      outfile: out,
+      logLevel: 'error',
+    });
+    subjects.push({ root, ...(await import(pathToFileURL(out).href)), read: [], write: [] });
+  }
+  const head = {
+    key_id: 1,
+    key_hash: 'h',
+    deployment_ids: null,
+    account_id: 1,
+    plan: 'enterprise',
+    use_creator_mode: 1,
+    external_user_limit: 10,
+    external_user_count: 1,
+    session_rate_limit: 600,
+    embed_session_ttl_seconds: 3600,
+    show_dashboard_chat: 0,
+    frozen_at: null,
+    deployment_found: 1,
+    tenant_id: 1,
+  };
+  const d1 = {
+    prepare: (text) => ({ bind: (...values) => ({ text, values }) }),
+    batch: async (stmts) =>
+      stmts.map((_, i) => ({
+        results: i === 0 ? [head] : i === stmts.length - 1 ? [{ tenant_id: 1, user_id: 2 }] : [],
+      })),
+  };
+  const read = {
+    keyHash: 'a'.repeat(64),
+    deploymentId: 1,
+    tenantName: 'default',
+    creatorMode: false,
+    externalId: 'new-1',
+    groupNames: GROUPS,
+    attributeNames: ATTRIBUTES.map(([name]) => name),
+  };
+  const write = {
+    accountId: 1,
+    tenantName: 'default',
+    creatorMode: false,
+    createTenant: false,
+    groupDefinitions: [],
+    attributeDefinitions: [],
+    keyHash: 'a'.repeat(64),
+    definitionTypes: [],
+    user: {
+      externalId: 'new-1',
+      isNew: true,
+      set: {
+        displayName: 'Bench User',
+        picture: 'https://cdn.example.com/a.png',
+        securityContext: '{"orgId":42}',
+      },
+      groups: GROUPS,
+      values: ATTRIBUTES.map(([name, , value]) => ({ name, value })),
+      clear: [],
+      expectedFingerprint: null,
+    },
+  };
+  const time = async (fn) => {
+    const n = 3000;
+    const t = performance.now();
+    for (let i = 0; i < n; i++) await fn();
+    return ((performance.now() - t) / n) * 1000;
+  };
+  for (let round = 0; round <= ROUNDS; round++) {
+    for (const s of round % 2 ? [...subjects].reverse() : subjects) {
+      const db = s.open(d1);
+      // A Date for both: the stand-in binds nothing, so the older signature (an ISO string) costs the same.
+      const r = await time(() => s.repo.readMintState(db, read));
+      const w = await time(() => s.repo.writeMintState(db, write, new Date()));
+      // Round 0 warms the code up.
+      if (round > 0) {
+        s.read.push(r);
+        s.write.push(w);
+      }
+    }
+  }
+  console.log(`Building a mint's SQL (no storage), µs per call, median (range) of ${ROUNDS} rounds:`);
+  for (const s of subjects) console.log(`  ${s.root}: read ${fmt(s.read)}, write ${fmt(s.write)}`);
+}
+
 async function main() {
+  if (SQL_ONLY) return sqlOnly();
   const runs = [];
   // Stopped early: the workerd processes go too.
   process.once('SIGTERM', () =>
