@@ -25,7 +25,6 @@ import type { Db } from '../core/env';
 import type { IdCursor } from '../core/pagination';
 import type { AccountScope } from '../core/scope';
 import type { EmbedAttribute, EmbedGroup } from './catalogues.schemas';
-import { tenantIdIn } from './embed-sessions.repository';
 import { attributeOf, toAttribute, toGroup } from './embedding.rows';
 import { ATTRIBUTES_PER_CATALOGUE } from './embedding.schemas';
 
@@ -38,7 +37,11 @@ export interface CatalogueScope extends AccountScope {
 }
 
 /** The id of the account's embed tenant `name`, as a subquery: NULL when there is none. */
-export const tenantIdOf = ({ db, accountId }: AccountScope, name: string) => tenantIdIn(db, accountId, name);
+export const tenantIdOf = ({ db, accountId }: AccountScope, name: string) =>
+  db
+    .select({ id: embedTenants.id })
+    .from(embedTenants)
+    .where(and(eq(embedTenants.accountId, accountId), eq(embedTenants.name, name)));
 
 /** A table of catalogue items (groups, attributes, or an alias of one). */
 type CatalogueTable = { accountId: Column; tenantId: Column };

@@ -50,7 +50,7 @@ export async function readProvisionState(
     tenantGroups: string[];
   },
 ): Promise<ProvisionRead> {
-  const tenant = tenantIdIn(db, accountId, q.tenantName);
+  const tenant = tenantIdIn(accountId, q.tenantName);
   const [account, users, accountGroups, tenantGroups] = await runBatch(db, [
     db
       .select({
@@ -101,7 +101,7 @@ export async function writeProvision(
 ): Promise<ProvisionOutcome> {
   const { db, accountId } = scope;
   const now = scope.now.toISOString();
-  const tenant = tenantIdIn(db, accountId, w.tenantName);
+  const tenant = tenantIdIn(accountId, w.tenantName);
   const ids = [...new Set(w.users.map((u) => u.externalId))];
   // Counted over the JSON list inside the guard, so the count and the inserts share one transaction.
   const newUsers = sql`SELECT count(*) FROM json_each(${JSON.stringify(ids)}) d
@@ -115,8 +115,8 @@ export async function writeProvision(
     tenantGroups: inScope('g', accountId, tenant, true),
   };
   for (const u of w.users) {
-    const user = embedUserIdIn(db, tenant, u.externalId);
-    statements.push(upsertEmbedUser(db, { accountId, tenant, externalId: u.externalId, set: u.set, now }));
+    const user = embedUserIdIn(tenant, u.externalId);
+    statements.push(upsertEmbedUser({ accountId, tenant, externalId: u.externalId, set: u.set, now }));
     for (const kind of ['accountGroups', 'tenantGroups'] as const) {
       const given = u[kind];
       if (given === undefined) continue;

@@ -1,6 +1,6 @@
-import { and, eq, isNull, notExists, sql } from 'drizzle-orm';
-import { apiKeys, users } from '../../schema/accounts';
-import { type AttributeType, embedTenants, type WriteGuard } from '../../schema/embedding';
+import { and, eq, isNull, sql } from 'drizzle-orm';
+import { users } from '../../schema/accounts';
+import type { AttributeType, WriteGuard } from '../../schema/embedding';
 import { runBatch, type Statement } from '../core/db';
 import type { Db } from '../core/env';
 import {
@@ -75,11 +75,9 @@ const rowsAt = (results: D1Result<RawRow>[], i: number | undefined): RawRow[] =>
  * account + username, catalogue + name); the quota is the account's counter, never a count.
  */
 export async function readMintState(db: Db, q: MintQuery): Promise<MintRead> {
-  const account = db
-    .select({ accountId: apiKeys.accountId })
-    .from(apiKeys)
-    .where(eq(apiKeys.keyHash, q.keyHash));
-  const tenant = tenantIdIn(db, account, q.tenantName);
+  // SQL, not a builder, for the reason of tenantIdIn: it is embedded in every statement.
+  const account = sql`(SELECT account_id FROM api_keys WHERE key_hash = ${q.keyHash})`;
+  const tenant = tenantIdIn(account, q.tenantName);
   const scope = (alias: string) => inScope(alias, account, tenant, q.creatorMode);
 
   const statements: Statement[] = [
@@ -93,7 +91,7 @@ export async function readMintState(db: Db, q: MintQuery): Promise<MintRead> {
   ];
   const at: Partial<Record<'user' | 'internal' | 'groups' | 'attributes', number>> = {};
   if (q.externalId !== undefined) {
-    const user = embedUserIdIn(db, tenant, q.externalId);
+    const user = embedUserIdIn(tenant, q.externalId);
     at.user =
       statements.push(sql`SELECT ${userStateColumns(scope)} FROM embed_users u WHERE u.id = ${user}`) - 1;
   }
@@ -197,22 +195,23 @@ export type WriteOutcome =
  */
 export async function writeMintState(db: Db, w: MintWrites, at: Date): Promise<WriteOutcome> {
   const now = at.toISOString();
-  const tenant = tenantIdIn(db, w.accountId, w.tenantName);
+  const tenant = tenantIdIn(w.accountId, w.tenantName);
   const scope = (alias: string) => inScope(alias, w.accountId, tenant, w.creatorMode);
   const statements: Statement[] = [];
 
   if (w.keyHash !== undefined) {
-    const key = db.select({ id: apiKeys.id }).from(apiKeys).where(eq(apiKeys.keyHash, w.keyHash));
-    statements.push(abortWhen('stale_read', sql`(SELECT 1) once`, notExists(key)));
+    statements.push(
+      abortWhen(
+        'stale_read',
+        sql`(SELECT 1) once`,
+        sql`NOT EXISTS (SELECT 1 FROM api_keys WHERE key_hash = ${w.keyHash})`,
+      ),
+    );
   }
   // Always, not only when the read found no tenant: a tenant deleted since the read (or still on
   // a lagging replica) is created again here, so every statement below finds it instead of NULL.
-  statements.push(
-    db
-      .insert(embedTenants)
-      .values({ accountId: w.accountId, name: w.tenantName, createdAt: now })
-      .onConflictDoNothing(),
-  );
+  statements.push(sql`INSERT INTO embed_tenants (account_id, name, created_at)
+    VALUES (${w.accountId}, ${w.tenantName}, ${now}) ON CONFLICT DO NOTHING`);
   if (w.definitionTypes.length > 0) {
     statements.push(
       abortWhen(
@@ -254,7 +253,7 @@ export async function writeMintState(db: Db, w: MintWrites, at: Date): Promise<W
   }
 
   const u = w.user;
-  const user = u ? embedUserIdIn(db, tenant, u.externalId) : undefined;
+  const user = u ? embedUserIdIn(tenant, u.externalId) : undefined;
   if (u && user) {
     if (u.expectedFingerprint !== undefined) {
       const seen =
@@ -268,7 +267,7 @@ export async function writeMintState(db: Db, w: MintWrites, at: Date): Promise<W
     }
     if (u.isNew || Object.values(u.set).some((value) => value !== undefined)) {
       statements.push(
-        upsertEmbedUser(db, { accountId: w.accountId, tenant, externalId: u.externalId, set: u.set, now }),
+        upsertEmbedUser({ accountId: w.accountId, tenant, externalId: u.externalId, set: u.set, now }),
       );
     }
     if (u.groups) statements.push(...replaceMemberships(user, scope('g'), u.groups));

@@ -200,7 +200,7 @@ export async function generateSession(
     ...toPayload(claims, user, plan.groups, plan.attributes, plan.securityContext),
     ...(written && { written }),
   };
-  const sessionId = await signSession(scope.env, claims);
-  await putSessionQuietly(scope, payload);
+  // Signing needs only the claims and the put only the payload: side by side.
+  const [sessionId] = await Promise.all([signSession(scope.env, claims), putSessionQuietly(scope, payload)]);
   return { sessionId, expiresAt: payload.expiresAt };
 }
