@@ -20,6 +20,7 @@ import { ApiError, errorBody, retryAfterOf, toApiError } from './core/errors';
 import { documentation } from './core/openapi';
 import { createRouter } from './core/router';
 import { openShard } from './core/shards';
+import { Timings } from './core/timings';
 import { cubeApiRoutes } from './cube-api/cube-api.routes';
 import { tokenRoutes } from './cube-api/token.routes';
 import { DASHBOARDS_DECISIONS } from './dashboards/dashboards.decisions';
@@ -82,6 +83,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
     c.set('d1', d1);
     c.set('db', db);
     const platform = platformOf(c.env);
+    const timings = exposeMetrics ? new Timings() : undefined;
     c.set('scope', {
       shard: 0,
       db,
@@ -91,6 +93,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
       now: platform.clock.now(),
       ports: portsOf(platform),
       waitUntil: waitUntilOf(c),
+      ...(timings && { timings }),
     });
     await next();
     c.header('x-request-id', requestId);
@@ -103,6 +106,8 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
       c.header('x-d1-rows-written', String(queries.rowsWritten));
       c.header('x-d1-unmetered', String(queries.unmetered));
       c.header('x-d1-control-round-trips', String(controlQueries.roundTrips));
+      const phases = timings?.header();
+      if (phases) c.header('server-timing', phases);
     }
   });
 

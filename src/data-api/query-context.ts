@@ -1,5 +1,6 @@
 import { sha256Hex } from '../core/crypto';
 import { ApiError, type ErrorCode } from '../core/errors';
+import { timed, timedSync } from '../core/timings';
 import { readDataSourceConfig } from '../deployments/env-vars.service';
 import { postgres } from '../semantic/dialects/postgres';
 import { sqlite } from '../semantic/dialects/sqlite';
@@ -29,7 +30,7 @@ const MAX_CACHED_MODELS = 50;
 
 export async function servingModel(scope: DataScope): Promise<{ buildId: number; model: CompiledModel }> {
   // A caller that read the serving build in its own (account-checked) statement needs no lookup.
-  const build = scope.serving ?? (await repo.findServingBuild(scope));
+  const build = scope.serving ?? (await timed(scope.timings, 'd1-build', () => repo.findServingBuild(scope)));
   if (!build) {
     // Only on the way to an error: is it the deployment that is missing, or its build?
     if (!(await repo.deploymentExists(scope))) {
@@ -39,7 +40,9 @@ export async function servingModel(scope: DataScope): Promise<{ buildId: number;
   }
   let model = models.get(build.buildId);
   if (!model) {
-    model = (await repo.readCompiledModel(scope.db, build.buildId)) as CompiledModel;
+    model = (await timed(scope.timings, 'd1-model', () =>
+      repo.readCompiledModel(scope.db, build.buildId),
+    )) as CompiledModel;
     if (models.size >= MAX_CACHED_MODELS) models.delete(models.keys().next().value as number);
     models.set(build.buildId, model);
   }
@@ -96,7 +99,7 @@ export interface SourceContext {
 export async function sourceContext(scope: DataScope): Promise<SourceContext> {
   const [{ buildId, model }, config] = await Promise.all([
     servingModel(scope),
-    readDataSourceConfig(scope, scope.deploymentId).catch((err) => {
+    timed(scope.timings, 'd1-source', () => readDataSourceConfig(scope, scope.deploymentId)).catch((err) => {
       throw asApiError(err);
     }),
   ]);
@@ -112,10 +115,12 @@ export const dialectOf = (ctx: SourceContext) => (ctx.source.dialect === 'postgr
 
 /** A query checked for the scope's caller, its policies applied, compiled in the source's dialect. */
 export function planIn(ctx: SourceContext, scope: DataScope, query: CubeQuery) {
-  const { normalized, extraFilters } = prepare(ctx.model, query, scope);
-  try {
-    return { normalized, compiled: compileQuery(ctx.model, normalized, dialectOf(ctx), { extraFilters }) };
-  } catch (err) {
-    throw asApiError(err);
-  }
+  return timedSync(scope.timings, 'plan', () => {
+    const { normalized, extraFilters } = prepare(ctx.model, query, scope);
+    try {
+      return { normalized, compiled: compileQuery(ctx.model, normalized, dialectOf(ctx), { extraFilters }) };
+    } catch (err) {
+      throw asApiError(err);
+    }
+  });
 }
