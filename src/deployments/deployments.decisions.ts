@@ -13,4 +13,5 @@ export const DEPLOYMENTS_DECISIONS = [
   'Deleting a deployment (`DELETE /api/v1/deployments/{id}`) is account-wide like creating one (a scoped key gets 403 KEY_SCOPE); it cascades to everything the deployment holds and releases its stored bytes in the same statement. It answers Cube’s `{success: true}` beside edgeboard’s `{id, deleted: true}`.',
   'Cube settings edgeboard has no runtime for (branch, release channel, template, CSPS storage, custom domain, launchpad) are stored by `PUT /api/v1/deployments/{id}` and answered by `GET …/settings`, without effect. edgeboard runs one runtime version (`GET …/versions`), no pods and no runtime logs (both lists are empty); `POST …/token` issues a token for the deployment’s own REST API (`/cubejs-api/v1`).',
   'Build status: one branch, `main` (another `branchName` is a 404); `mode` is `production`; `buildJobId` and `buildId` carry the same build id.',
+  'A PostgreSQL query ends its read-only transaction with `COMMIT` before the connection closes: a pooler (Hyperdrive, PgBouncer) closes a server connection its client left inside a transaction, so without it no connection would ever be reused.',
 ];

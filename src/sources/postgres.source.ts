@@ -182,12 +182,15 @@ async function run(target: Target, sql: string, params: unknown[], limits: RunLi
     const rows = await timed(limits.timings, 'pg-query', () =>
       Promise.race([collect(client, sql, params, limits.maxRows), deadline]),
     );
+    // Ended here, not by closing: a pooler (Hyperdrive, PgBouncer) drops a server connection its
+    // client left inside a transaction, so without COMMIT every query would open a new one.
+    await timed(limits.timings, 'pg-commit', () => client.query('COMMIT'));
     return { rows };
   } catch (err) {
     throw toDataSourceError(err, target.secrets, timeoutMs);
   } finally {
     clearTimeout(timer);
-    // Closing ends the transaction too; the answer need not wait for it.
+    // After a failure, closing ends the transaction; the answer need not wait for it.
     client.end().catch(() => {});
   }
 }
