@@ -2,6 +2,7 @@ import { sha256Hex } from '../core/crypto';
 import { ApiError, type ErrorCode } from '../core/errors';
 import { timed, timedSync } from '../core/timings';
 import { readDataSourceConfig } from '../deployments/env-vars.service';
+import { recallServingState, rememberServingState } from '../deployments/serving-state';
 import { postgres } from '../semantic/dialects/postgres';
 import { sqlite } from '../semantic/dialects/sqlite';
 import type { CompiledModel } from '../semantic/model/model.types';
@@ -11,7 +12,7 @@ import { compileQuery } from '../semantic/query/plan';
 import { AccessDenied, policyFilters } from '../semantic/query/policies';
 import type { CubeQuery } from '../semantic/query/query.types';
 import { QueryError } from '../semantic/query/query-error';
-import { DataSourceError, openDataSource } from '../sources/open-data-source';
+import { type DataSourceConfig, DataSourceError, openDataSource } from '../sources/open-data-source';
 import * as repo from './data.repository';
 import type { DataScope } from './data-scope';
 
@@ -92,20 +93,46 @@ export interface SourceContext {
   sourceFingerprint: Promise<string>;
 }
 
+/** What `sourceContext` reads, kept per isolate for SERVING_STATE_TTL_MS (serving-state.ts). */
+interface ServingRead {
+  buildId: number;
+  model: CompiledModel;
+  config: DataSourceConfig;
+  sourceFingerprint: string;
+}
+
 /**
- * The serving model and the data source settings, read side by side. A data source that is
- * misconfigured or names a forbidden host is the deployment's state: 409.
+ * The serving model and the data source settings: read side by side, or recalled without a read
+ * when this isolate read them less than SERVING_STATE_TTL_MS ago. A caller that read the serving
+ * state in its own statement (`scope.serving`) keys its answers by what it read, so its source
+ * is read too: a recalled one could be older than that key. A data source that is misconfigured
+ * or names a forbidden host is the deployment's state: 409.
  */
 export async function sourceContext(scope: DataScope): Promise<SourceContext> {
-  const [{ buildId, model }, config] = await Promise.all([
-    servingModel(scope),
-    timed(scope.timings, 'd1-source', () => readDataSourceConfig(scope, scope.deploymentId)).catch((err) => {
-      throw asApiError(err);
-    }),
-  ]);
+  let read = scope.serving
+    ? undefined
+    : recallServingState<ServingRead>(scope.accountId, scope.deploymentId, scope.now);
+  if (!read) {
+    const [{ buildId, model }, config] = await Promise.all([
+      servingModel(scope),
+      timed(scope.timings, 'd1-source', () => readDataSourceConfig(scope, scope.deploymentId)).catch(
+        (err) => {
+          throw asApiError(err);
+        },
+      ),
+    ]);
+    read = { buildId, model, config, sourceFingerprint: await sha256Hex(JSON.stringify(config)) };
+    rememberServingState(scope.accountId, scope.deploymentId, scope.now, read);
+  }
   try {
-    const source = openDataSource(scope.env, scope.deploymentId, config);
-    return { buildId, model, source, sourceFingerprint: sha256Hex(JSON.stringify(config)) };
+    // Opened per request: a source is its settings and the request's bindings, nothing to keep.
+    const source = openDataSource(scope.env, scope.deploymentId, read.config);
+    return {
+      buildId: read.buildId,
+      model: read.model,
+      source,
+      sourceFingerprint: Promise.resolve(read.sourceFingerprint),
+    };
   } catch (err) {
     throw asApiError(err);
   }
