@@ -95,7 +95,10 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
       waitUntil: waitUntilOf(c),
       ...(timings && { timings }),
     });
+    const started = performance.now();
     await next();
+    // The whole request inside the Worker: what a client's time adds beyond it is the hop to it.
+    timings?.add('worker', performance.now() - started);
     c.header('x-request-id', requestId);
     if (exposeMetrics) {
       c.header('x-d1-queries', String(queries.queries));
