@@ -1,31 +1,38 @@
-// The semantic layer over both stores: the demo shop (scripts/demo-data.mjs) at about 1.4 million
-// rows (400,000 orders, ~1,000,000 order items; 20,000 orders with --quick) loaded into a
-// throwaway PostgreSQL server and into a deployment's embedded store, each behind a deployment
-// serving the demo model. For each store:
+// The semantic layer over both stores: the demo shop (scripts/demo-data.mjs) at 100,000 and
+// 1,000,000 orders (about 350,000 and 3.5 million rows; 20,000 orders with --quick, or the scales
+// of `--orders 100000,1000000`), each scale loaded into a schema of a throwaway PostgreSQL server
+// and into a deployment's embedded store, each behind deployments serving the demo model. A
+// PgBouncer (scripts/pgbouncer.mjs, transaction mode) in front of the server stands in for
+// Hyperdrive's pool: PostgreSQL is measured direct (a new server connection per query) and
+// pooled (a new client connection to the pooler, which lends a server connection it keeps).
+// For each store and scale:
 //
 // - cold overhead: a few representative queries with renewQuery (the result cache is skipped),
-//   run sequentially through /cubejs-api/v1/load, against the same SQL and parameters (from
-//   /cubejs-api/v1/sql) run on the engine itself: PostgreSQL from Node over a warm connection
-//   (and over a fresh connection per query, as the data source connects), the embedded store by
-//   calling its Durable Object's `query` RPC from Node;
-// - warm latency: the same queries answered from the result cache, sequentially;
-// - cached throughput: autocannon on a cached GET /load, against the floor of what a cached load
-//   costs (two D1 reads side by side, the serving build and the data source settings, then a
-//   Cache API hit).
+//   run sequentially through /cubejs-api/v1/load, each run paired with the same SQL and
+//   parameters (from /cubejs-api/v1/sql) run on the engine itself: PostgreSQL from Node over a
+//   warm connection (and over a fresh connection per query, as the data source connects), the
+//   embedded store by calling its Durable Object's `query` RPC from Node. The overhead is the
+//   median of the paired differences; the breakdown is the median of each phase of the Worker's
+//   `server-timing` header (EXPOSE_DB_METRICS: token, D1 reads, cache, connect, query, shaping);
+// - warm latency: the same queries answered from the result cache, sequentially, each run paired
+//   with a trivial Worker's route that makes one Cache API read (the floor Worker's `/cache`);
+// - cached throughput: autocannon on a cached GET /load, against that floor.
 import pg from 'pg';
 import { demoModel, demoTables } from '../scripts/demo-data.mjs';
+import { startPgBouncer } from '../scripts/pgbouncer.mjs';
 import { startPostgres } from '../scripts/postgres.mjs';
-import { ms, pad, pct, timed } from './helpers/figures.mjs';
+import { median, ms, pad, pct, timed } from './helpers/figures.mjs';
 import {
   deployModel,
   loadEmbedded,
   loadPostgres,
   onFreshConnection,
-  SCHEMA,
   usePostgres,
 } from './helpers/stores.mjs';
 
 const MAX_ROWS = 50_000; // the data service's MAX_RESULT_ROWS
+/** Where the bench's PgBouncer listens (`--pgbouncer-port`). */
+const PGBOUNCER_PORT = 8816;
 
 const QUERIES = [
   {
@@ -49,6 +56,15 @@ const QUERIES = [
       filters: [{ member: 'orders.channel', operator: 'equals', values: ['web'] }],
     },
   },
+  {
+    name: 'orders by day in 2024 (366 rows)',
+    query: {
+      measures: ['orders.count'],
+      timeDimensions: [
+        { dimension: 'orders.created_at', granularity: 'day', dateRange: ['2024-01-01', '2024-12-31'] },
+      ],
+    },
+  },
 ];
 /** The cached-throughput query: `orders` refreshes every minute, so a round stays cached. */
 const CACHED_QUERY = QUERIES[1].query;
@@ -60,17 +76,28 @@ async function must(promise, what) {
   return res.body;
 }
 
-async function cube(ctx, token, op, query) {
+/** The Worker's phases of one request (`server-timing`), in ms by name. */
+function phasesOf(header) {
+  const phases = {};
+  for (const part of (header ?? '').split(',')) {
+    const [name, ...params] = part.trim().split(';');
+    const dur = params.find((p) => p.trim().startsWith('dur='));
+    if (name && dur) phases[name] = Number(dur.trim().slice(4));
+  }
+  return phases;
+}
+
+async function cubeWithPhases(ctx, token, op, query) {
   const res = await fetch(
     `${ctx.url}/cubejs-api/v1/${op}?query=${encodeURIComponent(JSON.stringify(query))}`,
-    {
-      headers: { authorization: token },
-    },
+    { headers: { authorization: token } },
   );
-  const body = await res.json();
-  if (res.status !== 200) throw new Error(`semantic bench, ${op}: ${res.status} ${JSON.stringify(body)}`);
-  return body;
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`semantic bench, ${op}: ${res.status} ${text}`);
+  return { body: JSON.parse(text), phases: phasesOf(res.headers.get('server-timing')), bytes: text.length };
 }
+
+const cube = async (ctx, token, op, query) => (await cubeWithPhases(ctx, token, op, query)).body;
 
 /** The SQL and parameters the data service runs for a query, from /sql. */
 async function sqlOf(ctx, token, query) {
@@ -79,56 +106,48 @@ async function sqlOf(ctx, token, query) {
   return { sql, params };
 }
 
-/**
- * How each store runs a statement by itself. PostgreSQL: from Node on the same server, over a
- * connection kept open (the engine's time) and over a fresh one per statement with the read-only
- * transaction the data source opens (what a connection per query costs). The embedded store: its
- * Durable Object's `query` RPC called from Node through Miniflare, which adds the Node-to-workerd
- * hop; `SELECT 1` through the same path measures that hop.
- */
-async function engines(ctx, server, embeddedId) {
-  const warm = new pg.Client(server);
-  warm.on('error', () => {});
-  await warm.connect();
-  await warm.query("SET TIME ZONE 'UTC'");
-  const ns = await ctx.mf.getDurableObjectNamespace('DEPLOYMENT_STORE');
-  const store = ns.get(ns.idFromName(`deployment:${embeddedId}`));
+/** The phases' medians over runs, in the order they first appear, as `name m` text. */
+function phaseMedians(runs) {
+  const names = [...new Set(runs.flatMap((r) => Object.keys(r)))];
+  return names.map((name) => [name, median(runs.map((r) => r[name] ?? 0))]);
+}
+const phaseText = (medians) => medians.map(([name, m]) => `${name} ${ms(m)}`).join(', ');
+
+/** A timed /load: its total time and the Worker's phases; what is not in a phase is `other`. */
+async function timedLoad(ctx, token, query) {
+  const { ms: total, value } = await timed(() => cubeWithPhases(ctx, token, 'load', query));
+  // `worker` spans the request inside the Worker; the phases run within it (D1 reads side by side).
+  const { worker = total, ...phases } = value.phases;
+  const d1 = Math.max((phases['d1-build'] ?? 0) + (phases['d1-model'] ?? 0), phases['d1-source'] ?? 0);
+  const inPhases = Object.entries(phases).reduce(
+    (sum, [name, ms]) => sum + (name.startsWith('d1-') ? 0 : ms),
+    d1,
+  );
   return {
-    postgres: {
-      label: 'PostgreSQL, warm connection from Node',
-      run: async (sql, params) => (await warm.query(sql, params)).rows.length,
-      fresh: {
-        label: 'PostgreSQL, fresh connection + BEGIN READ ONLY',
-        run: (sql, params) => onFreshConnection(server, { sql, params }),
-      },
+    total,
+    phases: {
+      ...phases,
+      'other in the Worker (routing, validation, JSON)': Math.max(0, worker - inPhases),
+      'HTTP to the Worker': Math.max(0, total - worker),
     },
-    embedded: {
-      label: 'Durable Object query() RPC from Node',
-      hop: true,
-      run: async (sql, params) => {
-        const answer = await store.query(sql, params, MAX_ROWS);
-        if (answer.error) throw new Error(`embedded store: ${answer.error.message}`);
-        return answer.rows.length;
-      },
-    },
-    close: () => warm.end(),
   };
 }
 
-/** Cold queries through /load against the same SQL on the engine; N sequential runs each. */
+/**
+ * Cold queries through /load, each run paired with the same SQL on the engine (and, for
+ * PostgreSQL, on a fresh connection as the data source makes one); the overhead is the median of
+ * the paired differences.
+ */
 async function coldOverhead(ctx, store, token, engine, runs) {
   const lines = [];
-  const head = ['query', 'via', 'median ms', 'p90 ms', 'rows'];
-  const widths = [54, 48, 11, 9, 6];
-  lines.push(head.map((h, i) => pad(h, widths[i])).join(''));
-  const row = (cells) => lines.push(cells.map((c, i) => pad(c, widths[i])).join(''));
+  const overheads = [];
   let hop = 0;
   if (engine.probe) {
     const times = [];
-    for (let i = 0; i < runs * 3; i++) times.push((await timed(() => engine.probe())).ms);
-    row(['SELECT 1', engine.label, ms(pct(times, 50)), ms(pct(times, 90)), 1]);
+    for (let i = 0; i < 15; i++) times.push((await timed(() => engine.probe())).ms);
     // For the embedded store the probe is the Node-to-workerd hop, not the engine's work.
     if (engine.hop) hop = pct(times, 50);
+    lines.push(`SELECT 1 through ${engine.label}: p50 ${ms(pct(times, 50))} ms`);
   }
   for (const { name, query } of QUERIES) {
     const { sql, params } = await sqlOf(ctx, token, query);
@@ -136,74 +155,87 @@ async function coldOverhead(ctx, store, token, engine, runs) {
     // One untimed run of each path first: the engine's caches, the isolate's compiled model.
     await cube(ctx, token, 'load', fresh);
     const rows = await engine.run(sql, params);
+    const first = (await timed(() => engine.run(sql, params))).ms;
+    // Scans of the whole dataset take seconds: a few runs say enough about them.
+    const n = first > 2000 ? 1 : first > 300 ? Math.min(runs, 3) : runs;
     const load = [];
     const direct = [];
+    const paired = [];
     const viaFresh = [];
-    for (let i = 0; i < runs; i++) {
-      load.push((await timed(() => cube(ctx, token, 'load', fresh))).ms);
-      direct.push((await timed(() => engine.run(sql, params))).ms);
+    const phases = [];
+    for (let i = 0; i < n; i++) {
+      const l = await timedLoad(ctx, token, fresh);
+      const d = Math.max(0.01, (await timed(() => engine.run(sql, params))).ms - hop);
+      load.push(l.total);
+      phases.push(l.phases);
+      direct.push(d);
+      paired.push(l.total - d);
       if (engine.fresh) viaFresh.push((await timed(() => engine.fresh.run(sql, params))).ms);
     }
-    const l50 = pct(load, 50);
-    const d50 = pct(direct, 50);
-    row([name, 'GET /cubejs-api/v1/load, renewQuery', ms(l50), ms(pct(load, 90)), rows]);
-    row(['', engine.label, ms(d50), ms(pct(direct, 90)), rows]);
-    if (engine.fresh) row(['', engine.fresh.label, ms(pct(viaFresh, 50)), ms(pct(viaFresh, 90)), rows]);
-    row(['', `overhead of /load (${store})`, `+${ms(l50 - d50)}`, `${(l50 / d50).toFixed(2)}x`, '']);
-    if (hop > 0) {
-      const e50 = Math.max(0.01, d50 - hop);
-      row([
-        '',
-        `overhead, engine less the RPC hop (${ms(e50)} ms)`,
-        `+${ms(l50 - e50)}`,
-        `${(l50 / e50).toFixed(2)}x`,
-        '',
-      ]);
-    }
+    const over = median(paired);
+    overheads.push(over);
+    lines.push(
+      `${pad(name, 54)} ${pad(`${rows} rows`, 10)} /load ${ms(median(load))} ms, engine ${ms(median(direct))} ms` +
+        `${hop ? ` (less the RPC hop ${ms(hop)})` : ''}${engine.fresh ? `, ${engine.fresh.label} ${ms(median(viaFresh))} ms` : ''}` +
+        `: overhead p50 +${ms(over)} ms (p90 +${ms(pct(paired, 90))}; ${n} runs)`,
+    );
+    lines.push(`${pad('', 56)}${phaseText(phaseMedians(phases))}`);
   }
-  return lines;
+  lines.push(
+    `overhead of a cold /load over the engine (${store}), median over the queries: +${ms(median(overheads))} ms`,
+  );
+  return { lines, overhead: median(overheads) };
 }
 
-/** The queries answered from the result cache: a first run fills it, then N sequential runs. */
+/**
+ * The queries answered from the result cache, each run paired with the floor Worker's one Cache
+ * API read: p50 of each, and their ratio.
+ */
 async function warmLatency(ctx, token, runs) {
   const lines = [];
-  const widths = [54, 10, 10, 10, 8];
-  lines.push(['query', 'p50 ms', 'p99 ms', 'max ms', 'hits'].map((h, i) => pad(h, widths[i])).join(''));
+  const floorTimes = [];
+  const loads = [];
   for (const { name, query } of QUERIES) {
     const first = await cube(ctx, token, 'load', query);
     const times = [];
+    const phases = [];
     let hits = 0;
     for (let i = 0; i < runs; i++) {
-      const { ms: t, value } = await timed(() => cube(ctx, token, 'load', query));
-      times.push(t);
+      floorTimes.push((await timed(() => fetch(`${ctx.floorUrl}/cache`).then((r) => r.arrayBuffer()))).ms);
+      const l = await timedLoad(ctx, token, query);
+      times.push(l.total);
+      phases.push(l.phases);
+      const again = await cube(ctx, token, 'load', query);
       // A hit answers the rows of the run that filled the cache, with its refresh time.
-      if (value.lastRefreshTime === first.lastRefreshTime) hits += 1;
+      if (again.lastRefreshTime === first.lastRefreshTime) hits += 1;
     }
+    loads.push(...times);
     lines.push(
-      [name, ms(pct(times, 50)), ms(pct(times, 99)), ms(Math.max(...times)), `${hits}/${runs}`]
-        .map((c, i) => pad(c, widths[i]))
-        .join(''),
+      `${pad(name, 54)} p50 ${ms(pct(times, 50))} ms, p99 ${ms(pct(times, 99))} ms, hits ${hits}/${runs}: ${phaseText(phaseMedians(phases))}`,
     );
   }
+  const ratio = pct(loads, 50) / pct(floorTimes, 50);
+  lines.push(
+    `cached /load p50 ${ms(pct(loads, 50))} ms vs a trivial Worker's one Cache API read p50 ${ms(pct(floorTimes, 50))} ms (paired runs): ${ratio.toFixed(2)}x (goal <= 1.5x ${ratio <= 1.5 ? 'MET' : 'NOT MET'})`,
+  );
   return lines;
 }
 
-export default async function semantic(ctx) {
-  const orders = ctx.quick ? 20_000 : 400_000;
-  const tables = demoTables({ orders });
-  const rowCount = tables.reduce((n, t) => n + t.rows.length, 0);
-  const size = `${orders.toLocaleString('en')} orders, ${rowCount.toLocaleString('en')} rows in all${ctx.quick ? ' (--quick scale)' : ''}`;
-  console.log(`semantic bench: demo shop at ${size}`);
+/** `--orders 100000,1000000`: the scales to measure. */
+function scales(quick) {
+  const i = process.argv.indexOf('--orders');
+  if (i >= 0) return process.argv[i + 1].split(',').map(Number);
+  return quick ? [20_000] : [100_000, 1_000_000];
+}
 
+export default async function semantic(ctx) {
   const server = await startPostgres();
   ctx.defer(() => server.stop());
-  let started = Date.now();
-  await loadPostgres(server, tables);
-  const pgLoad = Date.now() - started;
-  console.log(
-    `semantic bench: PostgreSQL loaded (COPY, indexes, ANALYZE) in ${(pgLoad / 1000).toFixed(1)} s`,
-  );
-
+  const portFlag = process.argv.indexOf('--pgbouncer-port');
+  const bouncer = await startPgBouncer(server, {
+    port: portFlag >= 0 ? Number(process.argv[portFlag + 1]) : PGBOUNCER_PORT,
+  });
+  ctx.defer(() => bouncer.stop());
   const create = async (name) =>
     (
       await must(
@@ -211,59 +243,107 @@ export default async function semantic(ctx) {
         'deployment',
       )
     ).id;
-  console.log('semantic bench: creating deployments…');
-  const pgId = await create('Semantic PostgreSQL');
-  const embeddedId = await create('Semantic embedded');
-  await usePostgres(ctx, pgId, server);
-  console.log('semantic bench: building the PostgreSQL deployment…');
-  const pgToken = await deployModel(ctx, pgId, demoModel(`${SCHEMA}.`));
 
-  started = Date.now();
-  await loadEmbedded(ctx, embeddedId, tables);
-  const embeddedLoad = Date.now() - started;
-  console.log(
-    `semantic bench: embedded store imported (CSV chunks over HTTP) in ${(embeddedLoad / 1000).toFixed(1)} s`,
-  );
-  const embeddedToken = await deployModel(ctx, embeddedId, demoModel(''));
-
-  console.log('semantic bench: built; connecting to both engines…');
-  const engine = await engines(ctx, server, embeddedId);
-  ctx.defer(() => engine.close());
+  const warm = new pg.Client(server);
+  warm.on('error', () => {});
+  await warm.connect();
+  await warm.query("SET TIME ZONE 'UTC'");
+  ctx.defer(() => warm.end());
   const ns = await ctx.mf.getDurableObjectNamespace('DEPLOYMENT_STORE');
-  const stub = ns.get(ns.idFromName(`deployment:${embeddedId}`));
-  engine.embedded.probe = () => stub.query('SELECT 1 AS x', [], 1);
-  engine.postgres.probe = () => engine.postgres.run('SELECT 1 AS x', []);
+
+  const sets = [];
+  const datasetLines = [];
+  for (const orders of scales(ctx.quick)) {
+    const label = `${orders.toLocaleString('en')} orders`;
+    let started = Date.now();
+    const tables = demoTables({ orders });
+    const generated = Date.now() - started;
+    const rowCount = tables.reduce((n, t) => n + t.rows.length, 0);
+    const schema = `shop_${orders}`;
+    started = Date.now();
+    await loadPostgres(server, tables, schema);
+    const pgLoad = Date.now() - started;
+    const directId = await create(`Semantic PostgreSQL ${label}`);
+    const pooledId = await create(`Semantic PostgreSQL pooled ${label}`);
+    const embeddedId = await create(`Semantic embedded ${label}`);
+    await usePostgres(ctx, directId, server);
+    await usePostgres(ctx, pooledId, bouncer);
+    const directToken = await deployModel(ctx, directId, demoModel(`${schema}.`));
+    const pooledToken = await deployModel(ctx, pooledId, demoModel(`${schema}.`));
+    started = Date.now();
+    await loadEmbedded(ctx, embeddedId, tables);
+    const embeddedLoad = Date.now() - started;
+    const embeddedToken = await deployModel(ctx, embeddedId, demoModel(''));
+    const line = `${label}, ${rowCount.toLocaleString('en')} rows: generated in ${(generated / 1000).toFixed(1)} s, PostgreSQL load (COPY, indexes, ANALYZE) ${(pgLoad / 1000).toFixed(1)} s, embedded import (CSV over HTTP) ${(embeddedLoad / 1000).toFixed(1)} s`;
+    console.log(`semantic bench: ${line}`);
+    datasetLines.push(line);
+    const stub = ns.get(ns.idFromName(`deployment:${embeddedId}`));
+    const pgEngine = (via, viaLabel) => ({
+      label: 'PostgreSQL, warm connection from Node',
+      run: async (sql, params) => (await warm.query(sql, params)).rows.length,
+      probe: () => warm.query('SELECT 1 AS x'),
+      fresh: { label: viaLabel, run: (sql, params) => onFreshConnection(via, { sql, params }) },
+    });
+    sets.push(
+      {
+        store: `PostgreSQL direct, ${label}`,
+        token: directToken,
+        engine: pgEngine(server, 'fresh connection'),
+      },
+      {
+        store: `PostgreSQL pooled (PgBouncer), ${label}`,
+        token: pooledToken,
+        engine: pgEngine(bouncer, 'fresh connection to PgBouncer'),
+      },
+      {
+        store: `embedded, ${label}`,
+        token: embeddedToken,
+        engine: {
+          label: 'Durable Object query() RPC from Node',
+          hop: true,
+          probe: () => stub.query('SELECT 1 AS x', [], 1),
+          run: async (sql, params) => {
+            const answer = await stub.query(sql, params, MAX_ROWS);
+            if (answer.error) throw new Error(`embedded store: ${answer.error.message}`);
+            return answer.rows.length;
+          },
+        },
+      },
+    );
+  }
 
   const runs = ctx.quick ? 5 : 9;
-  const warmRuns = ctx.quick ? 30 : 100;
-  const stores = [
-    { store: 'PostgreSQL', token: pgToken, engine: engine.postgres },
-    { store: 'embedded', token: embeddedToken, engine: engine.embedded },
-  ];
+  const warmRuns = ctx.quick ? 20 : 50;
   const qs = new URLSearchParams({ query: JSON.stringify(CACHED_QUERY) });
+  const overheads = [];
   return [
-    {
-      name: `semantic: dataset`,
-      run: async () => [
-        `${size}; PostgreSQL load ${(pgLoad / 1000).toFixed(1)} s, embedded import ${(embeddedLoad / 1000).toFixed(1)} s`,
-      ],
-    },
-    ...stores.flatMap(({ store, token, engine: e }) => [
+    { name: 'semantic: datasets', run: async () => datasetLines },
+    ...sets.flatMap(({ store, token, engine }) => [
       {
-        name: `semantic: cold query overhead, ${store} (renewQuery, ${runs} sequential runs each)`,
-        run: () => coldOverhead(ctx, store, token, e, runs),
+        name: `semantic: cold query overhead, ${store} (renewQuery, ${runs} paired runs each)`,
+        run: async () => {
+          const { lines, overhead } = await coldOverhead(ctx, store, token, engine, runs);
+          overheads.push([store, overhead]);
+          return lines;
+        },
       },
       {
-        name: `semantic: warm (cached) latency, ${store} (${warmRuns} sequential runs each)`,
+        name: `semantic: warm (cached) latency, ${store} (${warmRuns} paired runs each)`,
         run: () => warmLatency(ctx, token, warmRuns),
       },
-      {
+    ]),
+    {
+      name: 'semantic: cold overhead by store and scale (median over the queries of the paired p50s)',
+      run: async () => overheads.map(([store, o]) => `${pad(store, 50)} +${ms(o)} ms`),
+    },
+    ...sets
+      .filter((_, i) => i >= sets.length - 3)
+      .map(({ store, token }) => ({
         name: `semantic: cached GET /cubejs-api/v1/load, ${store} (orders count by status)`,
         method: 'GET',
         path: `/cubejs-api/v1/load?${qs}`,
         headers: { authorization: token },
-        floor: '2d1+cache',
-      },
-    ]),
+        floor: 'cache',
+      })),
   ];
 }

@@ -21,6 +21,7 @@ import { homeRoutes } from './core/home';
 import { documentation } from './core/openapi';
 import { createRouter } from './core/router';
 import { openShard } from './core/shards';
+import { Timings } from './core/timings';
 import { cubeApiRoutes } from './cube-api/cube-api.routes';
 import { tokenRoutes } from './cube-api/token.routes';
 import { DASHBOARDS_DECISIONS } from './dashboards/dashboards.decisions';
@@ -84,6 +85,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
     c.set('d1', d1);
     c.set('db', db);
     const platform = platformOf(c.env);
+    const timings = exposeMetrics ? new Timings() : undefined;
     c.set('scope', {
       shard: 0,
       db,
@@ -93,8 +95,12 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
       now: platform.clock.now(),
       ports: portsOf(platform),
       waitUntil: waitUntilOf(c),
+      ...(timings && { timings }),
     });
+    const started = performance.now();
     await next();
+    // The whole request inside the Worker: what a client's time adds beyond it is the hop to it.
+    timings?.add('worker', performance.now() - started);
     c.header('x-request-id', requestId);
     if (exposeMetrics) {
       c.header('x-d1-queries', String(queries.queries));
@@ -105,6 +111,8 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
       c.header('x-d1-rows-written', String(queries.rowsWritten));
       c.header('x-d1-unmetered', String(queries.unmetered));
       c.header('x-d1-control-round-trips', String(controlQueries.roundTrips));
+      const phases = timings?.header();
+      if (phases) c.header('server-timing', phases);
     }
   });
 

@@ -15,8 +15,12 @@ async function must(promise, what) {
   return res.body;
 }
 
-/** Loads the tables into PostgreSQL with COPY (through psql), then indexes and analyzes them. */
-export async function loadPostgres(server, tables) {
+/**
+ * Loads the tables into PostgreSQL with COPY (through psql), then indexes and analyzes them, in
+ * schema `schema` (the semantic bench loads each scale into a schema of its own).
+ */
+export async function loadPostgres(server, tables, schema = SCHEMA) {
+  const SCHEMA = schema;
   const client = new pg.Client(server);
   client.on('error', () => {});
   await client.connect();
@@ -135,14 +139,19 @@ export async function usePostgres(ctx, deploymentId, server) {
   );
 }
 
-/** A statement on a connection of its own in a read-only transaction, as the PostgreSQL data source runs it. */
+/**
+ * A statement on a connection of its own in a read-only transaction, as the PostgreSQL data
+ * source runs it (`server` may be a pooler in front of the server: scripts/pgbouncer.mjs).
+ */
 export async function onFreshConnection(server, { sql, params }) {
   const client = new pg.Client(server);
   client.on('error', () => {});
   await client.connect();
   try {
     await client.query("BEGIN READ ONLY; SET LOCAL statement_timeout = 30000; SET LOCAL TIME ZONE 'UTC'");
-    return (await client.query(sql, params)).rows.length;
+    const { rows } = await client.query(sql, params);
+    await client.query('COMMIT');
+    return rows.length;
   } finally {
     await client.end();
   }

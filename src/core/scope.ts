@@ -2,6 +2,7 @@ import type { Clock } from './clock';
 import { CONTROL_DATABASE, countedD1, createDb, shardOf } from './db';
 import type { Bindings, Db, ExportQueue, MoveQueue, NotificationQueue, ReplicaView } from './env';
 import type { AccountContext, AccountPrincipal } from './principal';
+import type { Timings } from './timings';
 
 /**
  * The platform boundaries a service may reach besides its database: resolved once per request
@@ -49,6 +50,8 @@ export interface RequestScope {
   ports: ScopePorts;
   /** Work that may finish after the answer (cache writes); runs on its own where there is no execution context. */
   waitUntil: (p: Promise<unknown>) => void;
+  /** The request's time by phase, when EXPOSE_DB_METRICS asks for it (benchmarks only). */
+  timings?: Timings;
 }
 
 /** A request of an account's user or API key. */

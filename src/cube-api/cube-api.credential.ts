@@ -4,6 +4,7 @@ import { nameHolder } from '../control/claims.repository';
 import type { AppEnv } from '../core/env';
 import { ApiError } from '../core/errors';
 import type { RequestScope } from '../core/scope';
+import { timed } from '../core/timings';
 import { looksLikeApiToken, verifyApiToken } from '../data-api/api-token';
 import { findDeploymentBySlug } from '../data-api/data.repository';
 import { type DataScope, dataScope } from '../data-api/data-scope';
@@ -72,7 +73,7 @@ export async function dataScopeOf(c: Context<AppEnv>, scope: RequestScope): Prom
   const { now } = scope;
   let caller: { accountId: number; deploymentId: number; identity: Identity; locked?: ControlFilter[] };
   if (looksLikeApiToken(token)) {
-    const claims = await verifyApiToken(scope.env, token, now);
+    const claims = await timed(scope.timings, 'token', () => verifyApiToken(scope.env, token, now));
     caller = { ...claims, identity: tokenIdentity(claims.securityContext) };
   } else {
     const viewer = await embedIdentity(scope, token);

@@ -9,7 +9,7 @@ import type { Identity } from '../semantic/query/policies';
  * `waitUntil` is optional: a cron job or queue batch may run its cache writes inline.
  */
 export type DeploymentDataScope = Pick<DeploymentScope, 'db' | 'env' | 'now' | 'accountId' | 'deploymentId'> &
-  Partial<Pick<DeploymentScope, 'waitUntil'>>;
+  Partial<Pick<DeploymentScope, 'waitUntil' | 'timings'>>;
 
 /** Who asks, about which deployment: what every data API call needs. */
 export interface DataScope extends DeploymentDataScope {
@@ -43,6 +43,7 @@ export function dataScope(
     accountId: scope.accountId,
     deploymentId: scope.deploymentId,
     ...(scope.waitUntil && { waitUntil: scope.waitUntil }),
+    ...(scope.timings && { timings: scope.timings }),
     identity,
     ...(own.locked?.length && { locked: own.locked }),
     ...(own.serving !== undefined && { serving: own.serving }),

@@ -1,4 +1,5 @@
 import { ApiError, type ErrorCode } from '../core/errors';
+import { timed, timedSync } from '../core/timings';
 import { metaOf } from '../semantic/model/meta';
 import type { CompiledModel } from '../semantic/model/model.types';
 import {
@@ -65,22 +66,17 @@ async function execute(
   const ttl = refreshSeconds(ctx.model, normalized);
   const sourceFingerprint = await ctx.sourceFingerprint;
   const run = async (sql: string, params: unknown[]) => {
-    const key = await cacheKeyOf({
-      deploymentId: scope.deploymentId,
-      buildId: ctx.buildId,
-      sourceFingerprint,
-      sql,
-      params,
-    });
+    const key = await timed(scope.timings, 'cache-key', () =>
+      cacheKeyOf({ deploymentId: scope.deploymentId, buildId: ctx.buildId, sourceFingerprint, sql, params }),
+    );
     return cached(
       key,
       ttl,
-      { fresh: options.renew === true, now: scope.now, waitUntil: scope.waitUntil },
+      { fresh: options.renew === true, now: scope.now, waitUntil: scope.waitUntil, timings: scope.timings },
       async () => {
         try {
-          return (
-            await ctx.source.run(sql, params, { timeoutMs: QUERY_TIMEOUT_MS, maxRows: MAX_RESULT_ROWS })
-          ).rows;
+          const limits = { timeoutMs: QUERY_TIMEOUT_MS, maxRows: MAX_RESULT_ROWS, timings: scope.timings };
+          return (await ctx.source.run(sql, params, limits)).rows;
         } catch (err) {
           throw asApiError(err);
         }
@@ -93,7 +89,7 @@ async function execute(
   ]);
   const result: LoadResult = {
     query: normalized,
-    data: shapeRows(compiled, main.result.rows),
+    data: timedSync(scope.timings, 'shape', () => shapeRows(compiled, main.result.rows)),
     annotation: annotationOf(ctx.model, normalized),
     lastRefreshTime: main.result.refreshedAt,
     dbType: ctx.source.dialect,

@@ -1,6 +1,8 @@
 import { sha256Hex } from '../core/crypto';
 import { ApiError, type ErrorCode } from '../core/errors';
+import { timed, timedSync } from '../core/timings';
 import { readDataSourceConfig } from '../deployments/env-vars.service';
+import { recallServingState, rememberServingState } from '../deployments/serving-state';
 import { postgres } from '../semantic/dialects/postgres';
 import { sqlite } from '../semantic/dialects/sqlite';
 import type { CompiledModel } from '../semantic/model/model.types';
@@ -10,7 +12,7 @@ import { compileQuery } from '../semantic/query/plan';
 import { AccessDenied, policyFilters } from '../semantic/query/policies';
 import type { CubeQuery } from '../semantic/query/query.types';
 import { QueryError } from '../semantic/query/query-error';
-import { DataSourceError, openDataSource } from '../sources/open-data-source';
+import { type DataSourceConfig, DataSourceError, openDataSource } from '../sources/open-data-source';
 import * as repo from './data.repository';
 import type { DataScope } from './data-scope';
 
@@ -29,7 +31,7 @@ const MAX_CACHED_MODELS = 50;
 
 export async function servingModel(scope: DataScope): Promise<{ buildId: number; model: CompiledModel }> {
   // A caller that read the serving build in its own (account-checked) statement needs no lookup.
-  const build = scope.serving ?? (await repo.findServingBuild(scope));
+  const build = scope.serving ?? (await timed(scope.timings, 'd1-build', () => repo.findServingBuild(scope)));
   if (!build) {
     // Only on the way to an error: is it the deployment that is missing, or its build?
     if (!(await repo.deploymentExists(scope))) {
@@ -39,7 +41,9 @@ export async function servingModel(scope: DataScope): Promise<{ buildId: number;
   }
   let model = models.get(build.buildId);
   if (!model) {
-    model = (await repo.readCompiledModel(scope.db, build.buildId)) as CompiledModel;
+    model = (await timed(scope.timings, 'd1-model', () =>
+      repo.readCompiledModel(scope.db, build.buildId),
+    )) as CompiledModel;
     if (models.size >= MAX_CACHED_MODELS) models.delete(models.keys().next().value as number);
     models.set(build.buildId, model);
   }
@@ -89,20 +93,46 @@ export interface SourceContext {
   sourceFingerprint: Promise<string>;
 }
 
+/** What `sourceContext` reads, kept per isolate for SERVING_STATE_TTL_MS (serving-state.ts). */
+interface ServingRead {
+  buildId: number;
+  model: CompiledModel;
+  config: DataSourceConfig;
+  sourceFingerprint: string;
+}
+
 /**
- * The serving model and the data source settings, read side by side. A data source that is
- * misconfigured or names a forbidden host is the deployment's state: 409.
+ * The serving model and the data source settings: read side by side, or recalled without a read
+ * when this isolate read them less than SERVING_STATE_TTL_MS ago. A caller that read the serving
+ * state in its own statement (`scope.serving`) keys its answers by what it read, so its source
+ * is read too: a recalled one could be older than that key. A data source that is misconfigured
+ * or names a forbidden host is the deployment's state: 409.
  */
 export async function sourceContext(scope: DataScope): Promise<SourceContext> {
-  const [{ buildId, model }, config] = await Promise.all([
-    servingModel(scope),
-    readDataSourceConfig(scope, scope.deploymentId).catch((err) => {
-      throw asApiError(err);
-    }),
-  ]);
+  let read = scope.serving
+    ? undefined
+    : recallServingState<ServingRead>(scope.accountId, scope.deploymentId, scope.now);
+  if (!read) {
+    const [{ buildId, model }, config] = await Promise.all([
+      servingModel(scope),
+      timed(scope.timings, 'd1-source', () => readDataSourceConfig(scope, scope.deploymentId)).catch(
+        (err) => {
+          throw asApiError(err);
+        },
+      ),
+    ]);
+    read = { buildId, model, config, sourceFingerprint: await sha256Hex(JSON.stringify(config)) };
+    rememberServingState(scope.accountId, scope.deploymentId, scope.now, read);
+  }
   try {
-    const source = openDataSource(scope.env, scope.deploymentId, config);
-    return { buildId, model, source, sourceFingerprint: sha256Hex(JSON.stringify(config)) };
+    // Opened per request: a source is its settings and the request's bindings, nothing to keep.
+    const source = openDataSource(scope.env, scope.deploymentId, read.config);
+    return {
+      buildId: read.buildId,
+      model: read.model,
+      source,
+      sourceFingerprint: Promise.resolve(read.sourceFingerprint),
+    };
   } catch (err) {
     throw asApiError(err);
   }
@@ -112,14 +142,16 @@ export const dialectOf = (ctx: SourceContext) => (ctx.source.dialect === 'postgr
 
 /** A query checked for the scope's caller, its policies applied, compiled in the source's dialect. */
 export function planIn(ctx: SourceContext, scope: DataScope, query: CubeQuery) {
-  const { normalized, extraFilters } = prepare(ctx.model, query, scope);
-  try {
-    return {
-      normalized,
-      compiled: compileQuery(ctx.model, normalized, dialectOf(ctx), { extraFilters }),
-      extraFilters,
-    };
-  } catch (err) {
-    throw asApiError(err);
-  }
+  return timedSync(scope.timings, 'plan', () => {
+    const { normalized, extraFilters } = prepare(ctx.model, query, scope);
+    try {
+      return {
+        normalized,
+        compiled: compileQuery(ctx.model, normalized, dialectOf(ctx), { extraFilters }),
+        extraFilters,
+      };
+    } catch (err) {
+      throw asApiError(err);
+    }
+  });
 }

@@ -1,4 +1,5 @@
 import { sha256Hex } from '../core/crypto';
+import { type Timings, timed } from '../core/timings';
 
 /**
  * Query results cached at the edge (the Workers Cache API of the location serving the request),
@@ -68,6 +69,7 @@ export interface CacheOptions {
   fresh: boolean;
   now: Date;
   waitUntil?: (p: Promise<unknown>) => void;
+  timings?: Timings;
 }
 
 /**
@@ -84,8 +86,11 @@ export async function cachedJson<T>(
 ): Promise<{ value: T; hit: boolean }> {
   const cache = cacheOf();
   if (cache && !options.fresh) {
-    const hit = await cache.match(key);
-    if (hit) return { value: (await hit.json()) as T, hit: true };
+    const hit = await timed(options.timings, 'cache-read', async () => {
+      const found = await cache.match(key);
+      return found ? { value: (await found.json()) as T } : null;
+    });
+    if (hit) return { value: hit.value, hit: true };
   }
   const pending = inFlight.get(key) as Promise<T> | undefined;
   if (pending) return { value: await pending, hit: false };

@@ -17,6 +17,7 @@ import {
   PROJECT_CONFIG_PATH,
   REGIONS,
 } from './deployments.schemas';
+import { forgetServingState } from './serving-state';
 
 const SLUG_ALPHABET = 'abcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -334,6 +335,7 @@ export async function runBuild(
   }
   // When the compile ended, not when it began: it may have taken a while.
   await repo.finishBuild(scope.db, buildId, outcome, scope.ports.clock.now());
+  forgetServingState(claim.deploymentId);
   return 'compiledModel' in outcome ? 'built' : 'failed';
 }
 

@@ -12,6 +12,7 @@ import {
 import { getDeployment } from './deployments.service';
 import * as repo from './env-vars.repository';
 import { ENCRYPTED, ENV_VAR_LIMITS, isSecretName } from './env-vars.schemas';
+import { forgetServingState } from './serving-state';
 
 /** Keys derived from ENV_VARS_KEY serve this purpose only. */
 const PURPOSE = 'edgeboard deployment env vars';
@@ -82,6 +83,7 @@ export async function setEnvVariables(
     }
     throw err;
   }
+  forgetServingState(deploymentId);
   const request = { limit: ENV_VAR_LIMITS.maxVariables, after: null };
   return listAnswer(toPage(stored, request, PAGE_TAG, (row) => [row.name], present));
 }

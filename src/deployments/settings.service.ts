@@ -4,6 +4,7 @@ import type { AccountScope } from '../core/scope';
 import * as repo from './deployments.repository';
 import { REGIONS } from './deployments.schemas';
 import { BRANCH, checkRegion, getDeployment, presentCube } from './deployments.service';
+import { forgetServingState } from './serving-state';
 import {
   type DeploymentSettings,
   RELEASE_CHANNELS,
@@ -160,6 +161,7 @@ export async function setCreationStep(
 export async function deleteDeployment(scope: AccountScope, id: number) {
   const deleted = await repo.deleteDeployment(scope, id);
   if (deleted === null) throw notFound('Deployment');
+  forgetServingState(deleted);
   return { success: true as const, id: deleted, deleted: true as const };
 }
 

@@ -1,3 +1,5 @@
+import type { Timings } from '../core/timings';
+
 /**
  * What the semantic layer runs SQL against: a deployment's data source, configured the way Cube
  * configures one (the deployment's `CUBEJS_DB_*` env vars). Every adapter bounds a query's time
@@ -10,6 +12,8 @@ export interface RunLimits {
   timeoutMs: number;
   /** More rows than this: TOO_MANY_ROWS (the query compiler is expected to LIMIT below it). */
   maxRows: number;
+  /** Where the run's phases are timed (connect, query), when the request is timed. */
+  timings?: Timings;
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { Bindings } from '../core/env';
+import { timed } from '../core/timings';
 import { type DataSource, type DataSourceConfig, DataSourceError, type RunLimits } from './data-source';
 import { deploymentStore, type StoreAnswer } from './deployment-store';
 import { postgresSource } from './postgres.source';
@@ -24,10 +25,9 @@ function embeddedSource(env: Bindings, deploymentId: number): DataSource {
       });
       try {
         // RPC types a union answer loosely; the object's method declares this one.
-        const answer = (await Promise.race([
-          deploymentStore(env, deploymentId).query(sql, params, limits.maxRows),
-          deadline,
-        ])) as StoreAnswer<{ rows: Record<string, unknown>[] }>;
+        const answer = (await timed(limits.timings, 'store-query', () =>
+          Promise.race([deploymentStore(env, deploymentId).query(sql, params, limits.maxRows), deadline]),
+        )) as StoreAnswer<{ rows: Record<string, unknown>[] }>;
         if ('error' in answer) {
           throw new DataSourceError(
             answer.error.kind === 'TOO_MANY_ROWS' ? 'TOO_MANY_ROWS' : 'QUERY',

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Bindings } from '../core/env';
+import { timed } from '../core/timings';
 import { type DataSource, type DataSourceConfig, DataSourceError, type RunLimits } from './data-source';
 import { forbiddenHostReason } from './host-check';
 
@@ -165,11 +166,11 @@ async function run(target: Target, sql: string, params: unknown[], limits: RunLi
   client.on('error', () => {});
   let timer: ReturnType<typeof setTimeout> | undefined;
   try {
-    await client.connect();
+    await timed(limits.timings, 'pg-connect', () => client.connect());
     // SET LOCAL lasts for this read-only transaction only, so a pooled connection (Hyperdrive)
     // goes back as it came. The timeout is a number we computed, not caller text.
-    await client.query(
-      `BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeoutMs}; SET LOCAL TIME ZONE 'UTC'`,
+    await timed(limits.timings, 'pg-begin', () =>
+      client.query(`BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeoutMs}; SET LOCAL TIME ZONE 'UTC'`),
     );
     // The server cancels at timeoutMs; this catches a server or network that stops answering.
     const deadline = new Promise<never>((_, reject) => {
@@ -178,13 +179,18 @@ async function run(target: Target, sql: string, params: unknown[], limits: RunLi
         timeoutMs + CLIENT_GRACE_MS,
       );
     });
-    const rows = await Promise.race([collect(client, sql, params, limits.maxRows), deadline]);
+    const rows = await timed(limits.timings, 'pg-query', () =>
+      Promise.race([collect(client, sql, params, limits.maxRows), deadline]),
+    );
+    // Ended here, not by closing: a pooler (Hyperdrive, PgBouncer) drops a server connection its
+    // client left inside a transaction, so without COMMIT every query would open a new one.
+    await timed(limits.timings, 'pg-commit', () => client.query('COMMIT'));
     return { rows };
   } catch (err) {
     throw toDataSourceError(err, target.secrets, timeoutMs);
   } finally {
     clearTimeout(timer);
-    // Closing ends the transaction too; the answer need not wait for it.
+    // After a failure, closing ends the transaction; the answer need not wait for it.
     client.end().catch(() => {});
   }
 }
