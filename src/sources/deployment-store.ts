@@ -90,9 +90,9 @@ function tableNameProblem(name: string): string | null {
 }
 
 /** A rollup build's failure as a store answer; anything else is the store's own fault and throws. */
-function buildFailure(err: unknown): StoreFailure {
+function buildFailure(spec: { preAggregation: string }, err: unknown): StoreFailure {
   if (err instanceof RollupBuildError) return failure('BUILD', err.message);
-  return failure('BUILD', sqliteMessage(err));
+  return failure('BUILD', `${spec.preAggregation}: ${sqliteMessage(err)}`);
 }
 
 /** A thrown value that a read must not survive: something was written. */
@@ -208,7 +208,7 @@ export class DeploymentStore extends DurableObject<Bindings> {
     try {
       return this.rollups.begin(spec);
     } catch (err) {
-      return buildFailure(err);
+      return buildFailure(spec, err);
     }
   }
 
@@ -221,7 +221,7 @@ export class DeploymentStore extends DurableObject<Bindings> {
     try {
       return this.rollups.append(attempt, rows, bytesSoFar);
     } catch (err) {
-      const answer = buildFailure(err);
+      const answer = buildFailure(attempt, err);
       this.rollups.fail(attempt, answer.error.message);
       return answer;
     }
@@ -235,7 +235,7 @@ export class DeploymentStore extends DurableObject<Bindings> {
     try {
       return this.rollups.commit(attempt, result);
     } catch (err) {
-      const answer = buildFailure(err);
+      const answer = buildFailure(attempt, err);
       this.rollups.fail(attempt, answer.error.message);
       return answer;
     }
@@ -263,7 +263,7 @@ export class DeploymentStore extends DurableObject<Bindings> {
       const filled = this.rollups.fillFromQuery(attempt, sql, params);
       return this.rollups.commit(attempt, { ...filled, buildMs: Date.now() - started });
     } catch (err) {
-      const answer = buildFailure(err);
+      const answer = buildFailure(attempt, err);
       this.rollups.fail(attempt, answer.error.message);
       return answer;
     }
@@ -287,7 +287,7 @@ export class DeploymentStore extends DurableObject<Bindings> {
   queryRollups(
     sql: string,
     params: unknown[],
-    partitions: { tableName: string; timezone: string }[],
+    partitions: { tableName: string; timezone: string; definition: string }[],
     maxRows: number,
   ): StoreAnswer<
     | {

@@ -25,7 +25,7 @@ export const ROLLUP_LIMITS = {
   /** Rows of one partition. */
   maxRowsPerPartition: 500_000,
   /** Partitions of one pre-aggregation in one time zone. */
-  maxPartitionsPerRollup: 1_000,
+  maxPartitionsPerRollup: 1_200,
   /** Bytes of every rollup table of the deployment together (the store holds 10 GB in all). */
   maxBytesPerDeployment: 2 * 1024 ** 3,
   /** One stored row (the store refuses rows over 2 MB). */
@@ -48,6 +48,8 @@ export interface PartitionRecord {
   tableName: string;
   timezone: string;
   preAggregation: string;
+  /** The definition fingerprint of the build serving (null until the first). */
+  definition: string | null;
   /** The table serving the partition (null until its first build). */
   physical: string | null;
   /** The serving build's version (0: never built). */
@@ -75,6 +77,8 @@ export type CommitAnswer =
 
 /** The identity and shape of a partition's build, as the store needs it. */
 export interface PartitionBuildSpec extends PartitionSpec {
+  /** The pre-aggregation's definition fingerprint (definitionOf): a read names the one it expects. */
+  definition: string;
   version: number;
   columns: RollupColumn[];
   indexes: { name: string; columns: string[] }[];
@@ -106,6 +110,15 @@ function fnv1a64(text: string): string {
     hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
   }
   return hash.toString(16).padStart(16, '0');
+}
+
+/**
+ * A fingerprint of a pre-aggregation's definition (its position in the model aside): a partition
+ * built for another definition holds other columns and never serves.
+ */
+export function definitionOf(preAggregation: object): string {
+  const { position: _position, ...definition } = preAggregation as { position?: unknown };
+  return fnv1a64(JSON.stringify(definition));
 }
 
 /**
@@ -144,6 +157,7 @@ interface RegistryRow extends Record<string, SqlStorageValue> {
   version: number;
   building_version: number;
   building_attempt: string | null;
+  definition: string | null;
   rows: number;
   bytes: number;
   built_at: string | null;
@@ -158,6 +172,7 @@ const recordOf = (r: RegistryRow): PartitionRecord => ({
   tableName: r.table_name,
   timezone: r.timezone,
   preAggregation: r.pre_aggregation,
+  definition: r.definition,
   physical: r.physical,
   version: r.version,
   buildingVersion: r.building_version,
@@ -190,7 +205,7 @@ export class RollupStore {
       `CREATE TABLE IF NOT EXISTS ${REGISTRY} (
          table_name TEXT NOT NULL, timezone TEXT NOT NULL, pre_aggregation TEXT NOT NULL,
          physical TEXT, version INTEGER NOT NULL DEFAULT 0, building_version INTEGER NOT NULL DEFAULT 0,
-         building_attempt TEXT,
+         building_attempt TEXT, definition TEXT,
          rows INTEGER NOT NULL DEFAULT 0, bytes INTEGER NOT NULL DEFAULT 0,
          built_at TEXT, build_ms INTEGER, last_error TEXT, last_error_at TEXT,
          range_start TEXT, range_end TEXT,
@@ -446,10 +461,11 @@ export class RollupStore {
       this.sql.exec(`ALTER TABLE ${q(staging)} RENAME TO ${q(physical)}`);
       const builtAt = this.now().toISOString();
       this.sql.exec(
-        `UPDATE ${REGISTRY} SET physical = ?, version = ?, rows = ?, bytes = ?, built_at = ?, build_ms = ?,
+        `UPDATE ${REGISTRY} SET physical = ?, definition = ?, version = ?, rows = ?, bytes = ?, built_at = ?, build_ms = ?,
            building_attempt = NULL, last_error = NULL, last_error_at = NULL
          WHERE table_name = ? AND timezone = ?`,
         physical,
+        spec.definition,
         spec.version,
         result.rows,
         result.bytes,
@@ -490,9 +506,9 @@ export class RollupStore {
 
   /**
    * The serving tables of these partitions with the version and build time of each, or the
-   * first one not built yet.
+   * first one not built yet (or built for another definition).
    */
-  serving(partitions: readonly { tableName: string; timezone: string }[]): {
+  serving(partitions: readonly { tableName: string; timezone: string; definition: string }[]): {
     built: (PartitionRecord & { physical: string })[];
     missing: string | null;
   } {
@@ -508,7 +524,9 @@ export class RollupStore {
     const built: (PartitionRecord & { physical: string })[] = [];
     for (const p of partitions) {
       const row = byKey.get(`${p.tableName}\n${p.timezone}`);
-      if (!row || row.physical === null || row.version === 0) return { built, missing: p.tableName };
+      if (!row || row.physical === null || row.version === 0 || row.definition !== p.definition) {
+        return { built, missing: p.tableName };
+      }
       built.push({ ...recordOf(row), physical: row.physical });
     }
     return { built, missing: null };

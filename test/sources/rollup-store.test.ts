@@ -66,6 +66,7 @@ const ORDERS_CSV = [
   '5,cancelled,,2024-03-10T07:00:00.000Z',
 ].join('\n');
 
+const DEF = 'def1';
 const stub = (id: number) => deploymentStore(bindings, id);
 
 /** The store's own tables whose names start with the reserved prefix (registry, partitions, staging). */
@@ -85,7 +86,7 @@ async function servedRows(id: number, tableName: string, timezone = 'UTC') {
   const answer = await stub(id).queryRollups(
     `SELECT * FROM "${physical}" ORDER BY 1, 2`,
     [],
-    [{ tableName, timezone }],
+    [{ tableName, timezone, definition: DEF }],
     1_000,
   );
   return answer as
@@ -103,7 +104,7 @@ describe('partitions built from the embedded store', () => {
     const build = storeQuery(STORE_BUILD);
     expect(await servedRows(id, build.tableName)).toEqual({ notBuilt: build.tableName });
 
-    const first = await buildPartition(bindings, id, EMBEDDED, build, 1);
+    const first = await buildPartition(bindings, id, EMBEDDED, DEF, build, 1);
     expect(first).toMatchObject({ state: 'swapped', version: 1, rows: 4 });
     const served = await servedRows(id, build.tableName);
     expect(served).toEqual({
@@ -143,12 +144,18 @@ describe('partitions built from the embedded store', () => {
       csv: 'id,status,amount,created_at\n6,pending,1,2024-02-02T00:00:00.000Z\n',
       mode: 'append',
     });
-    expect(await buildPartition(bindings, id, EMBEDDED, build, 2)).toMatchObject({
+    expect(await buildPartition(bindings, id, EMBEDDED, DEF, build, 2)).toMatchObject({
       state: 'swapped',
       version: 2,
     });
-    expect(await buildPartition(bindings, id, EMBEDDED, build, 2)).toEqual({ state: 'current', version: 2 });
-    expect(await buildPartition(bindings, id, EMBEDDED, build, 1)).toEqual({ state: 'current', version: 2 });
+    expect(await buildPartition(bindings, id, EMBEDDED, DEF, build, 2)).toEqual({
+      state: 'current',
+      version: 2,
+    });
+    expect(await buildPartition(bindings, id, EMBEDDED, DEF, build, 1)).toEqual({
+      state: 'current',
+      version: 2,
+    });
     const after = await servedRows(id, build.tableName);
     expect('rows' in after && after.rows.find((r) => r.orders__status === 'pending')).toMatchObject({
       orders__count: 2,
@@ -158,6 +165,7 @@ describe('partitions built from the embedded store', () => {
         tableName: build.tableName,
         timezone: 'UTC',
         preAggregation: 'orders.main',
+        definition: DEF,
         physical: physicalTableOf(build.tableName, 'UTC'),
         version: 2,
         buildingVersion: 2,
@@ -181,6 +189,15 @@ describe('partitions built from the embedded store', () => {
           .one().n,
     );
     expect(indexes).toBe(1);
+    // A model whose rollup changed since (another definition) is not served the old columns.
+    expect(
+      await stub(id).queryRollups(
+        'SELECT 1',
+        [],
+        [{ tableName: build.tableName, timezone: 'UTC', definition: 'changed' }],
+        10,
+      ),
+    ).toEqual({ notBuilt: build.tableName });
     // The tenant's own tables never list the store's rollup tables.
     expect((await stub(id).listTables()).map((t) => t.name)).toEqual(['orders']);
   });
@@ -189,7 +206,7 @@ describe('partitions built from the embedded store', () => {
     const id = 7002;
     await stub(id).importCsv({ table: 'orders', csv: ORDERS_CSV, mode: 'replace' });
     const good = storeQuery(STORE_BUILD);
-    await buildPartition(bindings, id, EMBEDDED, good, 1);
+    await buildPartition(bindings, id, EMBEDDED, DEF, good, 1);
     const before = await servedRows(id, good.tableName);
     // json() fails on the fourth row: SQLite has inserted three when the statement fails.
     const failing = storeQuery(
@@ -197,8 +214,8 @@ describe('partitions built from the embedded store', () => {
          CASE WHEN id = 4 THEN json('not json') ELSE 1 END AS orders__count, amount AS orders__total_amount
        FROM orders ORDER BY id`,
     );
-    const outcome = await buildPartition(bindings, id, EMBEDDED, failing, 2);
-    expect(outcome).toEqual({ state: 'failed', message: expect.stringContaining('malformed JSON') });
+    const outcome = await buildPartition(bindings, id, EMBEDDED, DEF, failing, 2);
+    expect(outcome).toEqual({ state: 'failed', message: 'orders.main: malformed JSON' });
     expect(await servedRows(id, good.tableName)).toEqual(before);
     const [record] = (await stub(id).listPartitions()) as { version: number; lastError: string | null }[];
     expect(record).toMatchObject({ version: 1, lastError: expect.stringContaining('malformed JSON') });
@@ -206,7 +223,7 @@ describe('partitions built from the embedded store', () => {
       [physicalTableOf(good.tableName, 'UTC'), '_preagg_partitions'].sort(),
     );
     // The next version builds and clears the error.
-    expect(await buildPartition(bindings, id, EMBEDDED, good, 3)).toMatchObject({
+    expect(await buildPartition(bindings, id, EMBEDDED, DEF, good, 3)).toMatchObject({
       state: 'swapped',
       version: 3,
     });
@@ -217,10 +234,10 @@ describe('partitions built from the embedded store', () => {
     const id = 7003;
     await stub(id).importCsv({ table: 'orders', csv: ORDERS_CSV, mode: 'replace' });
     expect(
-      await buildPartition(bindings, id, EMBEDDED, storeQuery('DELETE FROM orders RETURNING status'), 1),
+      await buildPartition(bindings, id, EMBEDDED, DEF, storeQuery('DELETE FROM orders RETURNING status'), 1),
     ).toEqual({ state: 'failed', message: expect.stringContaining('orders.main: Only SELECT') });
     expect(
-      await buildPartition(bindings, id, EMBEDDED, storeQuery(`${STORE_BUILD}; DROP TABLE orders`), 1),
+      await buildPartition(bindings, id, EMBEDDED, DEF, storeQuery(`${STORE_BUILD}; DROP TABLE orders`), 1),
     ).toEqual({ state: 'failed', message: 'orders.main: Only one statement may be run at a time' });
     expect(
       await stub(id).importCsv({ table: `${ROLLUP_TABLE_PREFIX}x`, csv: 'a\n1\n', mode: 'replace' }),
@@ -246,7 +263,7 @@ describe('concurrent attempts at one partition', () => {
   it('lets exactly one of two deliveries of the same version swap in, and never an older version', async () => {
     const id = 7004;
     await stub(id).importCsv({ table: 'orders', csv: ORDERS_CSV, mode: 'replace' });
-    const spec = { ...storeQuery(STORE_BUILD), version: 5 };
+    const spec = { ...storeQuery(STORE_BUILD), definition: DEF, version: 5 };
     const a = await stub(id).beginPartitionBuild(spec);
     const b = await stub(id).beginPartitionBuild(spec);
     if (!('state' in a) || a.state !== 'started' || !('state' in b) || b.state !== 'started')
@@ -298,12 +315,17 @@ describe('bounds', () => {
     maxBytesPerDeployment: 400,
     maxRowBytes: 100,
   };
-  const spec = (tableName: string, version = 1) => ({ ...storeQuery(STORE_BUILD), tableName, version });
+  const spec = (tableName: string, version = 1) => ({
+    ...storeQuery(STORE_BUILD),
+    definition: DEF,
+    tableName,
+    version,
+  });
 
   it('exports the documented bounds', () => {
     expect(ROLLUP_LIMITS).toEqual({
       maxRowsPerPartition: 500_000,
-      maxPartitionsPerRollup: 1_000,
+      maxPartitionsPerRollup: 1_200,
       maxBytesPerDeployment: 2 * 1024 ** 3,
       maxRowBytes: 2 * 1024 ** 2 - 1024,
     });
@@ -364,7 +386,7 @@ describe('bounds', () => {
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i <= ${ROLLUP_LIMITS.maxRowsPerPartition})
        SELECT 'x' AS orders__status, NULL AS orders__created_at_month, i AS orders__count, 0 AS orders__total_amount FROM n`,
     );
-    expect(await buildPartition(bindings, id, EMBEDDED, tooMany, 1)).toEqual({
+    expect(await buildPartition(bindings, id, EMBEDDED, DEF, tooMany, 1)).toEqual({
       state: 'failed',
       message: `orders.main: partition ${tooMany.tableName} has more than ${ROLLUP_LIMITS.maxRowsPerPartition} rows (maxRowsPerPartition)`,
     });
@@ -417,7 +439,7 @@ describe('partitions built from PostgreSQL', () => {
   it('pages the source into the store: the partition holds exactly the source rows', async () => {
     const id = 7101;
     const build = pgBuild(PG_BUILD(`${schema}.orders`), ['2024-01-01T00:00:00Z']);
-    const outcome = await buildPartition(bindings, id, postgres(), build, 1);
+    const outcome = await buildPartition(bindings, id, postgres(), DEF, build, 1);
     expect(outcome).toMatchObject({ state: 'swapped', version: 1 });
     const client = await pgClient();
     const source = await client.query(
@@ -442,7 +464,7 @@ describe('partitions built from PostgreSQL', () => {
   it('keeps the last good partition when the source fails halfway through the pages', async () => {
     const id = 7102;
     const good = pgBuild(PG_BUILD(`${schema}.orders`), ['2024-01-01T00:00:00Z']);
-    await buildPartition(bindings, id, postgres(), good, 1);
+    await buildPartition(bindings, id, postgres(), DEF, good, 1);
     const before = await servedRows(id, good.tableName);
     // Ungrouped rows fail on the 4,500th: two full pages were already written to the store.
     const failing = pgBuild(
@@ -450,7 +472,7 @@ describe('partitions built from PostgreSQL', () => {
               1 / (4500 - id) AS orders__count, amount AS orders__total_amount
        FROM ${schema}.orders`,
     );
-    const outcome = await buildPartition(bindings, id, postgres(), failing, 2);
+    const outcome = await buildPartition(bindings, id, postgres(), DEF, failing, 2);
     expect(outcome).toEqual({ state: 'failed', message: 'orders.main: division by zero' });
     expect(await servedRows(id, good.tableName)).toEqual(before);
     expect(await rollupTables(id)).toEqual(
@@ -467,7 +489,7 @@ describe('partitions built from PostgreSQL', () => {
       `WITH gone AS (DELETE FROM ${schema}.orders WHERE id = 1 RETURNING status)
        SELECT status AS orders__status, NULL::timestamptz AS orders__created_at_month, 1 AS orders__count, 1 AS orders__total_amount FROM gone`,
     );
-    const outcome = await buildPartition(bindings, id, postgres(), writing, 1);
+    const outcome = await buildPartition(bindings, id, postgres(), DEF, writing, 1);
     expect(outcome).toMatchObject({ state: 'failed' });
     const client = await pgClient();
     const { rows } = await client.query(`SELECT count(*)::int AS n FROM ${schema}.orders`);
