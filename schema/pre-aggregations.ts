@@ -63,6 +63,8 @@ export const preAggregationPartitions = sqliteTable(
   },
   (t) => [
     uniqueIndex('pre_aggregation_partitions_uq').on(t.deploymentId, t.tableName, t.timezone),
+    // The listing's pages, by id within a deployment.
+    index('pre_aggregation_partitions_deployment_idx').on(t.deploymentId, t.id),
     // The cron's bounded scan of due partitions, earliest first.
     index('pre_aggregation_partitions_due_idx').on(t.nextRefreshAt),
     // The operator's shard view counts queued and failed builds through this index alone.

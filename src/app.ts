@@ -41,6 +41,7 @@ import { executionContextOf, waitUntilOf } from './http/wait-until';
 import { NOTIFICATIONS_DECISIONS } from './notifications/notifications.decisions';
 import { notificationsRoutes } from './notifications/notifications.routes';
 import { platformOf as deployedPlatform, type PlatformOf, portsOf } from './platform';
+import { preAggregationRoutes } from './pre-aggregations/pre-aggregations.routes';
 import { RENDER_DECISIONS } from './render/render.decisions';
 import { foldersRoutes } from './workspace/folders.routes';
 import { reportsRoutes } from './workspace/reports.routes';
@@ -150,6 +151,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
     .route('/api/v1', tokenRoutes)
     .route('/api/v1', envVarsRoutes)
     .route('/api/v1', dataStoreRoutes)
+    .route('/api/v1', preAggregationRoutes)
     .route('/build/api/v1', buildDeploymentsRoutes)
     .route('/build/api/v1', dataModelRoutes)
     .route('/api/v1/groups', groupsRoutes)

@@ -23,6 +23,7 @@ CREATE TABLE `pre_aggregation_partitions` (
 );
 --> statement-breakpoint
 CREATE UNIQUE INDEX `pre_aggregation_partitions_uq` ON `pre_aggregation_partitions` (`deployment_id`,`table_name`,`timezone`);--> statement-breakpoint
+CREATE INDEX `pre_aggregation_partitions_deployment_idx` ON `pre_aggregation_partitions` (`deployment_id`,`id`);--> statement-breakpoint
 CREATE INDEX `pre_aggregation_partitions_due_idx` ON `pre_aggregation_partitions` (`next_refresh_at`);--> statement-breakpoint
 CREATE INDEX `pre_aggregation_partitions_state_idx` ON `pre_aggregation_partitions` (`state`);--> statement-breakpoint
 CREATE INDEX `pre_aggregation_partitions_account_idx` ON `pre_aggregation_partitions` (`account_id`);--> statement-breakpoint

@@ -187,3 +187,21 @@ export async function registerPartitions(
          WHERE deployment_id = ${plan.deploymentId} AND version = ${plan.version}`,
   ]);
 }
+
+/**
+ * A page of a deployment's partitions, by id, with the account check in the same statement:
+ * another account's deployment reads nothing.
+ */
+export async function listPartitions(
+  db: Db,
+  accountId: number,
+  deploymentId: number,
+  afterId: number | null,
+  limit: number,
+): Promise<PartitionRow[]> {
+  const rows = await db.all<Record<string, unknown>>(sql`
+    SELECT p.* FROM pre_aggregation_partitions p
+     WHERE p.deployment_id = ${deploymentId} AND p.account_id = ${accountId} AND p.id > ${afterId ?? 0}
+     ORDER BY p.id LIMIT ${limit + 1}`);
+  return rows.map((r) => mapRow(preAggregationPartitions, r));
+}

@@ -274,6 +274,11 @@ export class DeploymentStore extends DurableObject<Bindings> {
     return this.rollups.list();
   }
 
+  /** The records of these partitions the store has (a page of a listing). */
+  describePartitions(partitions: { tableName: string; timezone: string }[]): PartitionRecord[] {
+    return this.rollups.records(partitions.slice(0, 1_000));
+  }
+
   /** Drops the partitions not in `keep` (rollups gone from the model); answers how many went. */
   retainPartitions(keep: { tableName: string; timezone: string }[]): number {
     return this.rollups.retain(keep);

@@ -532,6 +532,19 @@ export class RollupStore {
     return { built, missing: null };
   }
 
+  /** The registry records of these partitions (those the store has), for a listing's page. */
+  records(partitions: readonly { tableName: string; timezone: string }[]): PartitionRecord[] {
+    this.ensureRegistry();
+    return this.sql
+      .exec<RegistryRow>(
+        `SELECT r.* FROM ${REGISTRY} r JOIN json_each(?) p
+           ON r.table_name = json_extract(p.value, '$[0]') AND r.timezone = json_extract(p.value, '$[1]')`,
+        JSON.stringify(partitions.map((p) => [p.tableName, p.timezone])),
+      )
+      .toArray()
+      .map(recordOf);
+  }
+
   /**
    * Drops partitions not in `keep` (a rollup removed from the model, a partition out of the
    * build range): their tables and registry rows.

@@ -13,7 +13,7 @@ import { dataRangeOf } from '../../src/pre-aggregations/rollup-compiler';
 import type { PreAggregation } from '../../src/semantic/model/pre-aggregations.types';
 import { deploymentStore } from '../../src/sources/deployment-store';
 import { deployModel, loadShopIntoStore, shopModel } from '../data-api/fixtures';
-import { type SeededAccount, seedAccount } from '../helpers/harness';
+import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { clockAt, deliverBatch, platform, worker } from '../helpers/platform';
 
@@ -302,5 +302,59 @@ describe('the refresh of pre-aggregations', () => {
     expect(new Set((await partitions()).map((p) => p.timezone))).toEqual(new Set(['UTC']));
     const stored = (await deploymentStore(env, deploymentId).listPartitions()) as { timezone: string }[];
     expect(stored.map((p) => p.timezone)).toEqual(['UTC', 'UTC', 'UTC', 'UTC']);
+  });
+});
+
+describe('GET /api/v1/deployments/{id}/pre-aggregations', () => {
+  it("lists each partition's refresh state beside its last build, a page at a time", async () => {
+    const first = await api('GET', `/api/v1/deployments/${deploymentId}/pre-aggregations?first=3`, {
+      auth: acme.admin,
+    });
+    expect(first.status, JSON.stringify(first.body)).toBe(200);
+    expect(first.body.items).toHaveLength(3);
+    expect(first.body.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
+    const rest = await api(
+      'GET',
+      `/api/v1/deployments/${deploymentId}/pre-aggregations?first=3&after=${first.body.pageInfo.endCursor}`,
+      { auth: acme.admin },
+    );
+    expect(rest.status).toBe(200);
+    const items = [...first.body.items, ...rest.body.items];
+    expect(rest.body.pageInfo.hasNextPage).toBe(false);
+    const stored = (await deploymentStore(env, deploymentId).listPartitions()) as Record<string, any>[];
+    expect(items.map((i) => i.tableName)).toEqual(stored.map((p) => p.tableName));
+    const march = items.find((i) => i.tableName.endsWith('20240301'));
+    const marchStored = stored.find((p) => p.tableName === march.tableName);
+    expect(march).toEqual({
+      id: expect.any(Number),
+      preAggregation: 'orders.main',
+      tableName: 'prod_pre_aggregations.orders_main20240301',
+      timezone: 'UTC',
+      range: { start: '2024-03-01T00:00:00.000Z', end: '2024-03-31T23:59:59.999Z' },
+      state: 'built',
+      version: 3,
+      builtVersion: 3,
+      rows: marchStored?.rows,
+      bytes: marchStored?.bytes,
+      lastBuiltAt: marchStored?.builtAt,
+      buildMs: marchStored?.buildMs,
+      nextRefreshAt: null,
+      lastError: null,
+    });
+    // Cancelled and completed orders in March: two groups.
+    expect(march.rows).toBe(2);
+    expect(march.bytes).toBeGreaterThan(0);
+  });
+
+  it("answers 404 for another account's deployment and 400 for a foreign cursor", async () => {
+    const other = await seedAccount();
+    const res = await api('GET', `/api/v1/deployments/${deploymentId}/pre-aggregations`, {
+      auth: other.admin,
+    });
+    expectError(res, 404, 'NOT_FOUND');
+    const bad = await api('GET', `/api/v1/deployments/${deploymentId}/pre-aggregations?after=bm9wZQ`, {
+      auth: acme.admin,
+    });
+    expectError(bad, 400, 'INVALID_CURSOR');
   });
 });
