@@ -35,6 +35,12 @@ const SECTIONS = [
   ['src/dashboards/dashboards.decisions.ts', 'DASHBOARDS_DECISIONS', 'Dashboards', 'dashboards'],
   ['src/render/render.decisions.ts', 'RENDER_DECISIONS', 'Rendering', 'rendering'],
   ['src/exports/exports.decisions.ts', 'EXPORTS_DECISIONS', 'Dashboard exports', 'dashboard-exports'],
+  [
+    'src/data-api/pre-aggregations.decisions.ts',
+    'PRE_AGGREGATIONS_DECISIONS',
+    'Pre-aggregations',
+    'pre-aggregations',
+  ],
 ];
 
 const found = readdirSync(path.join(root, 'src'), { recursive: true })

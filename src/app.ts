@@ -25,6 +25,7 @@ import { tokenRoutes } from './cube-api/token.routes';
 import { DASHBOARDS_DECISIONS } from './dashboards/dashboards.decisions';
 import { dashboardsRoutes } from './dashboards/dashboards.routes';
 import { renderRoutes } from './dashboards/render.routes';
+import { PRE_AGGREGATIONS_DECISIONS } from './data-api/pre-aggregations.decisions';
 import { dataModelRoutes } from './deployments/data-model.routes';
 import { dataStoreRoutes } from './deployments/data-store.routes';
 import { DEPLOYMENTS_DECISIONS } from './deployments/deployments.decisions';
@@ -187,6 +188,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
         ...DASHBOARDS_DECISIONS,
         ...RENDER_DECISIONS,
         ...EXPORTS_DECISIONS,
+        ...PRE_AGGREGATIONS_DECISIONS,
       ]) as never,
       exclude: ['/api/v1/openapi.json', '/docs', '/docs/init.js', '/docs/assets/:file', '/healthz'],
       defaultValidationErrorResponse: false,

@@ -53,6 +53,8 @@ function present(asked: CubeQuery, result: LoadResult) {
     extDbType: result.dbType,
     external: false,
     slowQuery: false,
+    // Cube's map of the pre-aggregation tables that served the query: none yet, every query reads its source.
+    usedPreAggregations: {},
     ...(result.total !== undefined && { total: result.total }),
   };
 }
@@ -78,17 +80,19 @@ export async function load(scope: DataScope, query: CubeQuery | CubeQuery[], que
 /** Cube's `/sql`: the SQL text and its parameters, as `sql.sql = [text, params]`. */
 export async function sql(scope: DataScope, query: CubeQuery | CubeQuery[]) {
   const one = async (q: CubeQuery) => {
-    const { normalized, compiled, dbType } = await sqlQuery(scope, q);
+    const { normalized, compiled: fromSource, dbType, rollup } = await sqlQuery(scope, q);
+    // A query a rollup answers shows the SQL that reads the rollup, as Cube's does.
+    const compiled = rollup?.compiled ?? fromSource;
     const aliasNameToMember = Object.fromEntries(compiled.columns.map((col) => [col.alias, col.member]));
     return {
       sql: [compiled.sql, compiled.params],
       order: normalized.order.map((o) => ({ id: o.member, desc: o.desc })),
       aliasNameToMember,
       cacheKeyQueries: [],
-      preAggregations: [],
+      preAggregations: rollup ? [rollup.preAggregation] : [],
       dataSource: 'default',
       dbType,
-      external: false,
+      external: rollup !== null,
       ...(compiled.totalSql && { totalSql: [compiled.totalSql.sql, compiled.totalSql.params] }),
     };
   };

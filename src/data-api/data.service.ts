@@ -14,6 +14,7 @@ import { memberVisible } from '../semantic/query/policies';
 import type { CubeQuery, NormalizedQuery } from '../semantic/query/query.types';
 import { annotationOf, shapeRows } from '../semantic/query/results';
 import type { DataScope, DeploymentDataScope } from './data-scope';
+import { rollupSqlOf } from './pre-aggregation-sql';
 import {
   asApiError,
   dialectOf,
@@ -270,7 +271,12 @@ export async function compileModelQuery(scope: DeploymentDataScope, query: CubeQ
 /** The SQL a query compiles to for the scope's caller, policies applied (Cube's `/sql`). */
 export async function sqlQuery(scope: DataScope, query: CubeQuery) {
   const ctx = await sourceContext(scope);
-  return { ...planIn(ctx, scope, query), dbType: ctx.source.dialect };
+  const planned = planIn(ctx, scope, query);
+  return {
+    ...planned,
+    dbType: ctx.source.dialect,
+    rollup: rollupSqlOf(ctx.model, planned.normalized, planned.extraFilters, ctx.source.dialect),
+  };
 }
 
 /** The normalized query, checked against the model and the caller's access (Cube's `/dry-run`). */

@@ -114,7 +114,11 @@ export const dialectOf = (ctx: SourceContext) => (ctx.source.dialect === 'postgr
 export function planIn(ctx: SourceContext, scope: DataScope, query: CubeQuery) {
   const { normalized, extraFilters } = prepare(ctx.model, query, scope);
   try {
-    return { normalized, compiled: compileQuery(ctx.model, normalized, dialectOf(ctx), { extraFilters }) };
+    return {
+      normalized,
+      compiled: compileQuery(ctx.model, normalized, dialectOf(ctx), { extraFilters }),
+      extraFilters,
+    };
   } catch (err) {
     throw asApiError(err);
   }

@@ -645,12 +645,7 @@ describe('errors: cubes', () => {
       4,
       5,
     );
-    expectOneError(
-      cube('    pre_aggregations: []\n'),
-      'cube "orders": pre_aggregations is not supported',
-      4,
-      5,
-    );
+    expectOneError(cube('    hierarchies: []\n'), 'cube "orders": hierarchies is not supported', 4, 5);
     expectOneError(cube('    extends: base\n'), 'extends is not supported', 4);
   });
 

@@ -2,6 +2,7 @@ import type { Node } from 'yaml';
 import { checkCubes } from './cube-checks';
 import { type CubeDraft, readCube } from './cubes';
 import type { CompiledModel, CompileResult, ModelFile, SourcePosition, View } from './model.types';
+import { resolvePreAggregations } from './pre-aggregations';
 import { readView } from './views';
 import { ErrorList, YamlFile } from './yaml-reader';
 
@@ -73,6 +74,7 @@ export function compileModel(files: ModelFile[]): CompileResult {
     if (view && claim('view', view.name, view.position)) views[view.name] = view;
   }
   checkCubes(drafts, new Set(Object.keys(views)), errors);
+  resolvePreAggregations(drafts, errors);
 
   if (errors.count > 0) return { ok: false, errors: errors.errors };
   const model: CompiledModel = { cubes: Object.fromEntries(cubes), views };

@@ -14,6 +14,7 @@ import {
 } from './model.types';
 import { readName, readPublic, titleFromName } from './names';
 import { readPolicies } from './policies';
+import { type PreAggregationDraft, readPreAggregations } from './pre-aggregations';
 import type { Fields, YamlFile } from './yaml-reader';
 
 /**
@@ -45,6 +46,8 @@ export interface CubeDraft {
   sqlSites: SqlSite[];
   /** Every member name the cube declares, those too broken to compile included. */
   declared: Set<string>;
+  /** Its `pre_aggregations`, member references resolved once every cube is read. */
+  preAggregations: PreAggregationDraft[];
 }
 
 const CUBE_KEYS = {
@@ -63,10 +66,10 @@ const CUBE_KEYS = {
     'dimensions',
     'segments',
     'access_policy',
+    'pre_aggregations',
   ],
   unsupported: [
     'extends',
-    'pre_aggregations',
     'data_source',
     'sql_alias',
     'rewrite_queries',
@@ -136,6 +139,7 @@ export function readCube(file: YamlFile, node: Node): CubeDraft | null {
     file,
     sqlSites: [],
     declared: new Set(),
+    preAggregations: [],
     cube: {
       name,
       title: fields.string('title') ?? titleFromName(name),
@@ -185,6 +189,8 @@ export function readCube(file: YamlFile, node: Node): CubeDraft | null {
       file.error(item, `cube "${name}": the join to "${join.cube}" is defined twice`);
     else cube.joins[join.cube] = join;
   }
+  const preAggregations = fields.sequence('pre_aggregations');
+  if (preAggregations) draft.preAggregations = readPreAggregations(file, preAggregations, name);
   if (fields.has('access_policy')) {
     cube.accessPolicies = readPolicies(file, fields.value('access_policy'), {
       kind: 'cube',

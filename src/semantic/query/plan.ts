@@ -23,6 +23,8 @@ export interface CompiledQuery extends CompiledSql {
   columns: ResultColumn[];
   /** When the query asks for `total`: the number of rows it answers without limit and offset. */
   totalSql?: CompiledSql;
+  /** The cubes the query joins (pre-aggregation matching compares a query's with a rollup's). */
+  joinTree: JoinTree;
 }
 
 /** A leaf (aggregated) measure the query needs, directly or through a `number` measure. */
@@ -189,7 +191,7 @@ export function compileQuery(
   });
   const ordered = order.length > 0 ? ` ORDER BY ${order.join(', ')}` : '';
   const paged = `${body}${ordered} LIMIT ${params.add(query.limit)} OFFSET ${params.add(query.offset)}`;
-  const compiled: CompiledQuery = { ...params.finish(paged, dialect), columns };
+  const compiled: CompiledQuery = { ...params.finish(paged, dialect), columns, joinTree: tree };
   if (query.total) {
     compiled.totalSql = params.finish(`SELECT count(*) AS total FROM (${body}) AS counted`, dialect);
   }

@@ -9,7 +9,7 @@ import type { Annotation, NormalizedQuery, QueryMember } from './query.types';
  * dimensions) as text, as Cube answers them from PostgreSQL; booleans as booleans.
  */
 export function shapeRows(
-  compiled: CompiledQuery,
+  compiled: Pick<CompiledQuery, 'columns'>,
   rows: Record<string, unknown>[],
 ): Record<string, unknown>[] {
   return rows.map((row) => {

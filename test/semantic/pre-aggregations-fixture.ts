@@ -1,0 +1,101 @@
+import type { CompiledModel, Measure } from '../../src/semantic/model/model.types';
+import type { PreAggregation } from '../../src/semantic/model/pre-aggregations.types';
+
+/**
+ * Rollups over the query tests' shop (dataset.ts), added to its model as the compiler would
+ * compile them, in definition order (the order matching tries them in).
+ */
+export function rollup(cube: string, name: string, spec: Partial<PreAggregation>): PreAggregation {
+  return {
+    name,
+    cube,
+    type: 'rollup',
+    measures: [],
+    dimensions: [],
+    segments: [],
+    refreshKey: { incremental: false },
+    scheduledRefresh: true,
+    allowNonStrictDateRangeMatch: false,
+    indexes: [],
+    position: { file: 'test.yml', line: 1, column: 1 },
+    ...spec,
+  };
+}
+
+/** A numeric measure PostgreSQL sums with a scale (`125.00`), to hold its digits through a rollup. */
+const SCALED: Measure = {
+  name: 'orders.scaled_amount',
+  shortName: 'scaled_amount',
+  title: 'Scaled amount',
+  public: true,
+  position: { file: 'test.yml', line: 1, column: 1 },
+  type: 'sum',
+  sql: '{CUBE}.amount * 1.25',
+  filters: [],
+};
+
+export const ROLLUPS = {
+  orders: [
+    rollup('orders', 'daily', {
+      measures: [
+        'orders.count',
+        'orders.total_amount',
+        'orders.min_amount',
+        'orders.max_amount',
+        'orders.completed_amount',
+        'orders.scaled_amount',
+        'orders.avg_amount',
+        'orders.distinct_users',
+        'orders.amount_per_order',
+      ],
+      dimensions: ['orders.status', 'users.city'],
+      timeDimension: 'orders.created_at',
+      granularity: 'day',
+      partitionGranularity: 'month',
+      indexes: [{ name: 'by_status', columns: ['orders.status', 'orders.created_at'] }],
+    }),
+    rollup('orders', 'completed_monthly', {
+      measures: ['orders.count', 'orders.total_amount'],
+      segments: ['orders.completed'],
+      timeDimension: 'orders.created_at',
+      granularity: 'month',
+    }),
+    rollup('orders', 'by_amount', {
+      measures: ['orders.count', 'orders.total_amount'],
+      dimensions: ['orders.amount', 'orders.is_big'],
+    }),
+    rollup('orders', 'loose_daily', {
+      measures: ['orders.count'],
+      timeDimension: 'orders.created_at',
+      granularity: 'day',
+      partitionGranularity: 'month',
+      allowNonStrictDateRangeMatch: true,
+    }),
+  ],
+  line_items: [
+    // Orders first: the rollup joins from orders, as a query naming an orders measure first does.
+    rollup('line_items', 'orders_by_category', {
+      measures: ['orders.total_amount', 'orders.count', 'line_items.revenue', 'line_items.total_quantity'],
+      dimensions: ['products.category'],
+      timeDimension: 'orders.created_at',
+      granularity: 'month',
+    }),
+    rollup('line_items', 'revenue_by_category', {
+      measures: ['line_items.revenue', 'line_items.count'],
+      dimensions: ['products.category'],
+      timeDimension: 'orders.created_at',
+      granularity: 'day',
+    }),
+  ],
+};
+
+/** The shop's model with the rollups above (and the scaled measure they hold). */
+export function withRollups(model: CompiledModel): CompiledModel {
+  const copy = structuredClone(model);
+  const orders = copy.cubes.orders as NonNullable<(typeof copy.cubes)['orders']>;
+  orders.measures.scaled_amount = SCALED;
+  orders.preAggregations = ROLLUPS.orders.map((pre) => structuredClone(pre));
+  const lineItems = copy.cubes.line_items as NonNullable<(typeof copy.cubes)['line_items']>;
+  lineItems.preAggregations = ROLLUPS.line_items.map((pre) => structuredClone(pre));
+  return copy;
+}
