@@ -27,7 +27,9 @@ export const NOBODY = { groups: [], userAttributes: {}, securityContext: {} };
 const models = new Map<number, CompiledModel>();
 const MAX_CACHED_MODELS = 50;
 
-export async function servingModel(scope: DataScope): Promise<{ buildId: number; model: CompiledModel }> {
+export async function servingModel(
+  scope: DataScope,
+): Promise<{ buildId: number; model: CompiledModel; rollupGeneration: number }> {
   // A caller that read the serving build in its own (account-checked) statement needs no lookup.
   const build = scope.serving ?? (await repo.findServingBuild(scope));
   if (!build) {
@@ -43,7 +45,7 @@ export async function servingModel(scope: DataScope): Promise<{ buildId: number;
     if (models.size >= MAX_CACHED_MODELS) models.delete(models.keys().next().value as number);
     models.set(build.buildId, model);
   }
-  return { buildId: build.buildId, model };
+  return { buildId: build.buildId, model, rollupGeneration: build.rollupGeneration };
 }
 
 /** A query the caller may run, with its row-level filters: 400 for a bad query, 403 for a hidden member. */
@@ -87,6 +89,10 @@ export interface SourceContext {
   model: CompiledModel;
   source: ReturnType<typeof openDataSource>;
   sourceFingerprint: Promise<string>;
+  /** Moves whenever a pre-aggregation partition swaps in: keys answers beside the fingerprint. */
+  rollupGeneration: number;
+  /** `CUBEJS_ROLLUP_ONLY=true`: only rollups answer, never the source. */
+  rollupOnly: boolean;
 }
 
 /**
@@ -94,7 +100,7 @@ export interface SourceContext {
  * misconfigured or names a forbidden host is the deployment's state: 409.
  */
 export async function sourceContext(scope: DataScope): Promise<SourceContext> {
-  const [{ buildId, model }, config] = await Promise.all([
+  const [{ buildId, model, rollupGeneration }, config] = await Promise.all([
     servingModel(scope),
     readDataSourceConfig(scope, scope.deploymentId).catch((err) => {
       throw asApiError(err);
@@ -102,7 +108,14 @@ export async function sourceContext(scope: DataScope): Promise<SourceContext> {
   ]);
   try {
     const source = openDataSource(scope.env, scope.deploymentId, config);
-    return { buildId, model, source, sourceFingerprint: sha256Hex(JSON.stringify(config)) };
+    return {
+      buildId,
+      model,
+      source,
+      sourceFingerprint: sha256Hex(JSON.stringify(config)),
+      rollupGeneration,
+      rollupOnly: config.rollupOnly === true,
+    };
   } catch (err) {
     throw asApiError(err);
   }

@@ -7,6 +7,8 @@ import type {
 } from '../semantic/model/pre-aggregations.types';
 import { normalizeQuery } from '../semantic/query/normalize';
 import { compileQuery } from '../semantic/query/plan';
+import { buildQueryOf } from '../semantic/query/pre-aggregations/build';
+import { partitionsOf } from '../semantic/query/pre-aggregations/partitions';
 import { shapeRows } from '../semantic/query/results';
 
 /**
@@ -70,14 +72,5 @@ export async function dataRangeOf(
   return first && last ? [first, last] : null;
 }
 
-/** Until the model's pre-aggregations compile, nothing is planned or built. */
-const unavailable = (): never => {
-  throw new Error('pre-aggregations are not compiled by this version');
-};
-
 /** The semantic layer's rollup functions. */
-export const rollupCompiler: RollupCompiler = {
-  partitionsOf: unavailable,
-  buildQueryOf: unavailable,
-  dataRangeOf,
-};
+export const rollupCompiler: RollupCompiler = { partitionsOf, buildQueryOf, dataRangeOf };
