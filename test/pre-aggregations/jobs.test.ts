@@ -11,6 +11,7 @@ import { cubeToken, deployModel, loadShopIntoStore, shopModel } from '../data-ap
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { deliverBatch, platform, worker } from '../helpers/platform';
+import { deploymentPolicy, userWithRole } from '../roles/fixtures';
 
 /**
  * Cube's Orchestration API: `POST /cubejs-api/v1/pre-aggregations/jobs` with a deployment's Cube
@@ -192,6 +193,17 @@ describe('POST /api/v1/deployments/{id}/pre-aggregations/jobs', () => {
       body,
     });
     expectError(member, 403);
+    // A role holding PreAggregationBuild on another deployment grants nothing here; on this one, it does.
+    const elsewhere = await userWithRole(acme, [
+      deploymentPolicy([acme.deployments[1]], 'PreAggregationBuild'),
+    ]);
+    const path = `/api/v1/deployments/${deploymentId}/pre-aggregations/jobs`;
+    expectError(await api('POST', path, { auth: elsewhere.auth, body }), 403);
+    const builder = await userWithRole(acme, [deploymentPolicy([deploymentId], 'PreAggregationBuild')]);
+    record();
+    const granted = await api('POST', path, { auth: builder.auth, body });
+    expect(granted.status, JSON.stringify(granted.body)).toBe(200);
+    expect(granted.body).toHaveLength(2);
     record();
     const admin = await api('POST', `/api/v1/deployments/${deploymentId}/pre-aggregations/jobs`, {
       auth: acme.admin,
