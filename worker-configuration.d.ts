@@ -12,6 +12,7 @@ interface __BaseEnv_WranglerBindings {
 	BUILDS_QUEUE: Queue;
 	NOTIFICATIONS_QUEUE: Queue;
 	EXPORTS_QUEUE: Queue;
+	PRE_AGGREGATIONS_QUEUE: Queue;
 	SESSION_RATE_LIMITER: RateLimit;
 	ASSETS: Fetcher;
 	DEPLOYMENTS_DOMAIN: string;

@@ -44,6 +44,8 @@ import { executionContextOf, waitUntilOf } from './http/wait-until';
 import { NOTIFICATIONS_DECISIONS } from './notifications/notifications.decisions';
 import { notificationsRoutes } from './notifications/notifications.routes';
 import { platformOf as deployedPlatform, type PlatformOf, portsOf } from './platform';
+import { preAggregationRoutes } from './pre-aggregations/pre-aggregations.routes';
+import { PRE_AGGREGATION_REFRESH_DECISIONS } from './pre-aggregations/refresh.decisions';
 import { RENDER_DECISIONS } from './render/render.decisions';
 import { foldersRoutes } from './workspace/folders.routes';
 import { reportsRoutes } from './workspace/reports.routes';
@@ -160,6 +162,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
     .route('/api/v1', tokenRoutes)
     .route('/api/v1', envVarsRoutes)
     .route('/api/v1', dataStoreRoutes)
+    .route('/api/v1', preAggregationRoutes)
     .route('/build/api/v1', buildDeploymentsRoutes)
     .route('/build/api/v1', dataModelRoutes)
     .route('/api/v1/groups', groupsRoutes)
@@ -196,6 +199,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
         ...RENDER_DECISIONS,
         ...EXPORTS_DECISIONS,
         ...PRE_AGGREGATIONS_DECISIONS,
+        ...PRE_AGGREGATION_REFRESH_DECISIONS,
       ]) as never,
       exclude: [
         '/api/v1/openapi.json',

@@ -1,7 +1,8 @@
 import { type Clock, systemClock } from './core/clock';
-import type { Bindings, ExportQueue, MoveQueue, ReplicaView } from './core/env';
+import type { Bindings, ExportQueue, MoveQueue, PreAggregationQueue, ReplicaView } from './core/env';
 import type { ScopePorts } from './core/scope';
 import { type DeliveryPorts, deliveryPorts } from './notifications/delivery';
+import { type RollupCompiler, rollupCompiler } from './pre-aggregations/rollup-compiler';
 
 /**
  * The platform boundaries the Worker works through besides its plain bindings: the clock, the
@@ -18,6 +19,10 @@ export interface Platform {
   exportsQueue: ExportQueue;
   /** Where the steps of the operator's account moves are enqueued (the BUILDS_QUEUE binding in production). */
   movesQueue: MoveQueue;
+  /** Where pre-aggregation plans and partition builds are enqueued (PRE_AGGREGATIONS_QUEUE in production). */
+  preAggregationsQueue: PreAggregationQueue;
+  /** The semantic layer's side of pre-aggregation builds (a test hands in one that fails). */
+  rollupCompiler: RollupCompiler;
   /** Guards sessions minted per API key (the SESSION_RATE_LIMITER binding in production). */
   sessionRateLimiter: RateLimit;
   /** What a replica answers for a read it made; absent (production): what it read. */
@@ -33,6 +38,8 @@ export const platformOf: PlatformOf = (env) => ({
   deliveryPorts: deliveryPorts(env),
   exportsQueue: env.EXPORTS_QUEUE,
   movesQueue: env.BUILDS_QUEUE,
+  preAggregationsQueue: env.PRE_AGGREGATIONS_QUEUE,
+  rollupCompiler,
   sessionRateLimiter: env.SESSION_RATE_LIMITER,
 });
 
@@ -43,5 +50,6 @@ export const portsOf = (platform: Platform): ScopePorts => ({
   notificationsQueue: platform.deliveryPorts.queue,
   exportsQueue: platform.exportsQueue,
   movesQueue: platform.movesQueue,
+  preAggregationsQueue: platform.preAggregationsQueue,
   replicaView: platform.replicaView,
 });

@@ -18,6 +18,11 @@ import {
 } from './notifications/notifications.consumer';
 import { notificationsTick } from './notifications/notifications.cron';
 import { platformOf as deployedPlatform, type Platform, type PlatformOf, portsOf } from './platform';
+import {
+  consumePreAggregations,
+  PRE_AGGREGATIONS_QUEUE_NAME,
+} from './pre-aggregations/pre-aggregations.consumer';
+import { refreshTick } from './pre-aggregations/refresh.service';
 
 /** A tick's or batch's scope on shard `shard`, over its own counted D1; `now` defaults to the platform's clock. */
 function jobScope(
@@ -30,10 +35,19 @@ function jobScope(
   return backgroundScope({ db, d1, env, ports: portsOf(platform), now }, waitUntil);
 }
 
-/** The shard a queue message belongs to: the one its id (a build's, a run's, an export's) was made on. */
+/**
+ * The shard a queue message belongs to: the one its id (a build's, a run's, an export's, a
+ * pre-aggregation partition's or plan's deployment) was made on.
+ */
 function shardOfMessage(body: unknown): number {
-  const ids = body as { buildId?: unknown; runId?: unknown; exportId?: unknown } | null;
-  const id = ids?.buildId ?? ids?.runId ?? ids?.exportId;
+  const ids = body as {
+    buildId?: unknown;
+    runId?: unknown;
+    exportId?: unknown;
+    partitionId?: unknown;
+    deploymentId?: unknown;
+  } | null;
+  const id = ids?.buildId ?? ids?.runId ?? ids?.exportId ?? ids?.partitionId ?? ids?.deploymentId;
   // A malformed message goes to shard 0, whose consumer acknowledges and logs it.
   return Number.isSafeInteger(id) ? shardOfId(id as number) : 0;
 }
@@ -102,6 +116,7 @@ export function createWorker(platformOf: PlatformOf = deployedPlatform) {
             purgeExpiredRevocations(scope),
             sweepExpiredExports(scope),
             sweepShard(scope),
+            refreshTick(scope),
           ];
         }),
       );
@@ -127,6 +142,9 @@ export function createWorker(platformOf: PlatformOf = deployedPlatform) {
         if (batch.queue === NOTIFICATIONS_DLQ_NAME) return consumeNotificationDeadLetters(shardBatch, scope);
         if (batch.queue === NOTIFICATIONS_QUEUE_NAME) {
           return consumeNotifications(shardBatch, { ...scope, delivery: platform.deliveryPorts });
+        }
+        if (batch.queue === PRE_AGGREGATIONS_QUEUE_NAME) {
+          return consumePreAggregations(shardBatch, scope, platform.rollupCompiler);
         }
         if (batch.queue === EXPORTS_QUEUE_NAME) {
           return consumeExports(scope, shardBatch as Parameters<typeof consumeExports>[1]);

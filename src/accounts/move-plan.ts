@@ -37,6 +37,7 @@ import {
   notifications,
   notificationWriteGuards,
 } from '../../schema/notifications';
+import { preAggregationPartitions, preAggregationPlans } from '../../schema/pre-aggregations';
 import { roles, userRoles } from '../../schema/roles';
 import { accountSettings } from '../../schema/settings';
 import { embedTenantShares, sharedWorkspaceItems } from '../../schema/sharing';
@@ -154,6 +155,9 @@ export const MOVE_PLAN: readonly MoveStep[] = [
       WHERE d.account_id = ?1)`,
   ),
   rows(builds, OWNED.deployment),
+  // The refresh state only: the partitions' tables live in the deployment's store, not the shard.
+  rows(preAggregationPlans, OWNED.account),
+  rows(preAggregationPartitions, OWNED.account),
   // A folder may have a higher id than an item moved into it: items arrive outside any folder,
   // then go back into their folders once every item is there.
   rows(workspaceItems, OWNED.deployment, { initially: { folder_id: 'NULL' } }),

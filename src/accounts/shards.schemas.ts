@@ -29,6 +29,10 @@ export const shardViewSchema = v.object({
         dueNotifications: count('Notifications due now, for the next tick to claim.'),
         queuedRuns: count('Notification runs queued for delivery.'),
         runningRuns: count('Notification runs being delivered.'),
+        queuedPreAggregationBuilds: count('Pre-aggregation partitions queued for a build or being built.'),
+        failedPreAggregationBuilds: count(
+          'Pre-aggregation partitions whose last build failed (the last good one keeps serving).',
+        ),
       }),
     ),
     v.description('What the shard says of itself, in one statement; null when it did not answer.'),

@@ -3,6 +3,7 @@ import { accounts } from '../../schema/accounts';
 import { pendingAccounts, shardLoads, sweepCursors } from '../../schema/control';
 import { builds } from '../../schema/deployments';
 import { notificationRuns, notifications } from '../../schema/notifications';
+import { preAggregationPartitions } from '../../schema/pre-aggregations';
 import { toD1 } from '../core/db';
 import type { Db } from '../core/env';
 import type { RequestScope } from '../core/scope';
@@ -26,6 +27,10 @@ export interface ShardFigures {
   dueNotifications: number;
   queuedRuns: number;
   runningRuns: number;
+  /** Pre-aggregation partitions claimed and waiting for (or in) a build. */
+  queuedPreAggregationBuilds: number;
+  /** Pre-aggregation partitions whose last build failed (the last good one serves meanwhile). */
+  failedPreAggregationBuilds: number;
 }
 
 /**
@@ -47,6 +52,13 @@ export async function readShardFigures(scope: RequestScope): Promise<ShardFigure
         .as('due_notifications'),
       queuedRuns: db.$count(notificationRuns, eq(notificationRuns.status, 'queued')).as('queued_runs'),
       runningRuns: db.$count(notificationRuns, eq(notificationRuns.status, 'running')).as('running_runs'),
+      // Through pre_aggregation_partitions_state_idx.
+      queuedPreAggregationBuilds: db
+        .$count(preAggregationPartitions, sql`${preAggregationPartitions.state} IN ('queued', 'building')`)
+        .as('queued_pre_aggregation_builds'),
+      failedPreAggregationBuilds: db
+        .$count(preAggregationPartitions, eq(preAggregationPartitions.state, 'failed'))
+        .as('failed_pre_aggregation_builds'),
     })
     .from(accounts);
   const result = await toD1(scope.d1, statement).all<Record<string, number>>();
@@ -61,6 +73,8 @@ export async function readShardFigures(scope: RequestScope): Promise<ShardFigure
     dueNotifications: row.due_notifications ?? 0,
     queuedRuns: row.queued_runs ?? 0,
     runningRuns: row.running_runs ?? 0,
+    queuedPreAggregationBuilds: row.queued_pre_aggregation_builds ?? 0,
+    failedPreAggregationBuilds: row.failed_pre_aggregation_builds ?? 0,
   };
 }
 

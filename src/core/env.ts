@@ -27,6 +27,19 @@ export interface ExportQueue {
   send(body: ExportMessage): Promise<unknown>;
 }
 
+/**
+ * Messages of the pre-aggregations queue: register a deployment's partitions for its serving
+ * build (a plan), or build one partition at the version its claim took. Ids only.
+ */
+export type PreAggregationMessage =
+  | { kind: 'pre-aggregation-plan'; deploymentId: number; version: number }
+  | { kind: 'pre-aggregation-build'; partitionId: number; version: number };
+
+/** The producer call pre-aggregation work goes through (a Queue binding fits; tests pass a recorder). */
+export interface PreAggregationQueue {
+  sendBatch(messages: Iterable<MessageSendRequest<PreAggregationMessage>>): Promise<unknown>;
+}
+
 /** The two producer calls notification runs go through (a Queue binding fits; tests pass a recorder). */
 export interface NotificationQueue {
   send(body: NotificationMessage): Promise<unknown>;
@@ -65,11 +78,15 @@ export interface Secrets {
  * and DEPLOYMENT_STORE (one SQLite Durable Object per deployment, the embedded data store).
  */
 export interface Bindings
-  extends Omit<WranglerBindings, 'BUILDS_QUEUE' | 'NOTIFICATIONS_QUEUE' | 'EXPORTS_QUEUE'>,
+  extends Omit<
+      WranglerBindings,
+      'BUILDS_QUEUE' | 'NOTIFICATIONS_QUEUE' | 'EXPORTS_QUEUE' | 'PRE_AGGREGATIONS_QUEUE'
+    >,
     Secrets {
   BUILDS_QUEUE: Queue<BuildMessage | MoveMessage>;
   NOTIFICATIONS_QUEUE: Queue<NotificationMessage>;
   EXPORTS_QUEUE: Queue<ExportMessage>;
+  PRE_AGGREGATIONS_QUEUE: Queue<PreAggregationMessage>;
 }
 
 /** Drizzle over the request's counted D1 binding; `$client` is that binding, for runBatch. */

@@ -1,6 +1,14 @@
 import type { Clock } from './clock';
 import { CONTROL_DATABASE, countedD1, createDb, shardOf } from './db';
-import type { Bindings, Db, ExportQueue, MoveQueue, NotificationQueue, ReplicaView } from './env';
+import type {
+  Bindings,
+  Db,
+  ExportQueue,
+  MoveQueue,
+  NotificationQueue,
+  PreAggregationQueue,
+  ReplicaView,
+} from './env';
 import type { AccountContext, AccountPrincipal } from './principal';
 import type { Timings } from './timings';
 
@@ -19,6 +27,8 @@ export interface ScopePorts {
   exportsQueue: ExportQueue;
   /** Where the steps of account moves are enqueued. */
   movesQueue: MoveQueue;
+  /** Where pre-aggregation plans and partition builds are enqueued. */
+  preAggregationsQueue: PreAggregationQueue;
   /** What a D1 read replica answers for a read it made; absent (production): what it read. */
   replicaView?: ReplicaView;
 }

@@ -51,10 +51,10 @@ function present(asked: CubeQuery, result: LoadResult) {
     dataSource: 'default',
     dbType: result.dbType,
     extDbType: result.dbType,
-    external: false,
+    external: Object.keys(result.usedPreAggregations).length > 0,
     slowQuery: false,
-    // Cube's map of the pre-aggregation tables that served the query: none yet, every query reads its source.
-    usedPreAggregations: {},
+    // Cube's map of the pre-aggregation partitions that served the query ({} when the source did).
+    usedPreAggregations: result.usedPreAggregations,
     ...(result.total !== undefined && { total: result.total }),
   };
 }

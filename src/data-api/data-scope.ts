@@ -50,8 +50,10 @@ export function dataScope(
   };
 }
 
-/** What decides a deployment's answers besides the data: its serving build, its data source settings as stored. */
+/** What decides a deployment's answers besides the data: its serving build, its data source settings as stored, its rollups' generation. */
 export interface ServingState {
   buildId: number;
   sourceVersion: string;
+  /** Moves whenever a pre-aggregation partition of the deployment swaps in. */
+  rollupGeneration: number;
 }

@@ -17,9 +17,13 @@ const ofAccount = (scope: DeploymentOf) =>
  */
 export async function findServingBuild(
   scope: DeploymentOf,
-): Promise<{ buildId: number; slug: string } | null> {
+): Promise<{ buildId: number; slug: string; rollupGeneration: number } | null> {
   const rows = await scope.db
-    .select({ buildId: builds.id, slug: deployments.slug })
+    .select({
+      buildId: builds.id,
+      slug: deployments.slug,
+      rollupGeneration: rollupGenerationOf(sql`${deployments.id}`),
+    })
     .from(deployments)
     // Raw: the status literal (a bound parameter would keep SQLite off the partial index).
     .innerJoin(builds, and(eq(builds.deploymentId, deployments.id), sql`${builds.status} = 'built'`))
@@ -63,10 +67,18 @@ export async function findDeploymentBySlug(
 }
 
 /**
- * What decides a deployment's answers besides the data, as two columns a caller's own statement
+ * The deployment's rollup generation (bumped whenever a pre-aggregation partition swaps in), as
+ * a column of the caller's statement: answers cached from rollups key on it. Raw: a subquery.
+ */
+const rollupGenerationOf = (deploymentId: SQL) =>
+  sql<number>`coalesce((SELECT p.generation FROM pre_aggregation_plans p WHERE p.deployment_id = ${deploymentId}), 0)`;
+
+/**
+ * What decides a deployment's answers besides the data, as three columns a caller's own statement
  * can select (an embed load reads them in the statement it already runs): `serving_build_id`,
  * its latest good build (through `builds_built_idx`), and `source_version`, its data source
- * variables as stored (a secret's ciphertext changes with every write). `deploymentId` is a SQL
+ * variables as stored (a secret's ciphertext changes with every write), and `rollup_generation`,
+ * which moves with every pre-aggregation partition swapped in. `deploymentId` is a SQL
  * expression of the caller's statement. Raw: columns for another statement's select list.
  */
 export const servingStateColumns = (deploymentId: SQL): SQL => sql`
@@ -78,4 +90,5 @@ export const servingStateColumns = (deploymentId: SQL): SQL => sql`
           DATA_SOURCE_VARS.map((name) => sql`${name}`),
           sql`, `,
         )})
-      ORDER BY name) v) AS source_version`;
+      ORDER BY name) v) AS source_version,
+  ${rollupGenerationOf(deploymentId)} AS rollup_generation`;

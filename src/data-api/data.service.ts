@@ -27,6 +27,13 @@ import {
   sourceContext,
 } from './query-context';
 import { cached, cachedJson, cacheKeyOf, DEFAULT_REFRESH_SECONDS, keyOf } from './result-cache';
+import {
+  type RollupRows,
+  readRollup,
+  rollupOnlyError,
+  rollupPlanOf,
+  usedPreAggregationsOf,
+} from './rollup-serving';
 
 /** How long one query may run on the data source, and how many rows it may answer. */
 export const QUERY_TIMEOUT_MS = 30_000;
@@ -54,35 +61,84 @@ export interface LoadResult {
   dbType: 'postgres' | 'sqlite';
   /** Whether the rows came from the result cache. */
   cacheHit: boolean;
+  /** Cube's `usedPreAggregations`: the rollup partitions that answered, by Cube's table name; `{}` for the source. */
+  usedPreAggregations: ReturnType<typeof usedPreAggregationsOf>;
 }
 
 /** Runs a planned query through the result cache (identical concurrent queries share one run). */
 async function execute(
   ctx: SourceContext,
   scope: DataScope,
-  { normalized, compiled }: ReturnType<typeof planIn>,
+  { normalized, compiled, extraFilters }: ReturnType<typeof planIn>,
   options: { renew?: boolean },
 ): Promise<LoadResult> {
   const ttl = refreshSeconds(ctx.model, normalized);
   const sourceFingerprint = await ctx.sourceFingerprint;
-  const run = async (sql: string, params: unknown[]) => {
-    const key = await timed(scope.timings, 'cache-key', () =>
-      cacheKeyOf({ deploymentId: scope.deploymentId, buildId: ctx.buildId, sourceFingerprint, sql, params }),
+  // Every answer keys on the rollups' generation too: a partition swapped in never hides behind
+  // an answer cached before it (whether that answer came from the rollup or from the source).
+  const keyOfRun = (sql: string, params: unknown[]) =>
+    timed(scope.timings, 'cache-key', () =>
+      cacheKeyOf({
+        deploymentId: scope.deploymentId,
+        buildId: ctx.buildId,
+        sourceFingerprint,
+        rollupGeneration: ctx.rollupGeneration,
+        sql,
+        params,
+      }),
     );
-    return cached(
-      key,
-      ttl,
-      { fresh: options.renew === true, now: scope.now, waitUntil: scope.waitUntil, timings: scope.timings },
-      async () => {
-        try {
-          const limits = { timeoutMs: QUERY_TIMEOUT_MS, maxRows: MAX_RESULT_ROWS, timings: scope.timings };
-          return (await ctx.source.run(sql, params, limits)).rows;
-        } catch (err) {
-          throw asApiError(err);
-        }
-      },
-    );
+  const cacheOptions = {
+    fresh: options.renew === true,
+    now: scope.now,
+    waitUntil: scope.waitUntil,
+    timings: scope.timings,
   };
+
+  const plan = rollupPlanOf(ctx.model, normalized, extraFilters, ctx.source.dialect);
+  let notBuilt: string | undefined;
+  if (plan) {
+    const read = async (sql: string, params: unknown[]) =>
+      cachedJson<RollupRows>(
+        await keyOfRun(sql, params),
+        ttl,
+        cacheOptions,
+        () => readRollup(scope.env, scope.deploymentId, plan, sql, params, MAX_RESULT_ROWS),
+        // A rollup not built yet is asked again next time, not remembered.
+        (answer) => 'rows' in answer,
+      );
+    const { value: main, hit } = await read(plan.query.sql, plan.query.params);
+    if ('rows' in main) {
+      const total = plan.query.totalSql
+        ? (await read(plan.query.totalSql.sql, plan.query.totalSql.params)).value
+        : null;
+      const oldest = main.partitions.map((p) => p.builtAt).sort()[0];
+      const result: LoadResult = {
+        query: normalized,
+        data: shapeRows(plan.query, main.rows),
+        annotation: annotationOf(ctx.model, normalized),
+        lastRefreshTime: oldest ?? scope.now.toISOString(),
+        dbType: ctx.source.dialect,
+        cacheHit: hit,
+        usedPreAggregations: usedPreAggregationsOf(main.partitions),
+      };
+      if (total && 'rows' in total) {
+        result.total = Number(Object.values(total.rows[0] ?? { total: 0 })[0] ?? 0);
+      }
+      return result;
+    }
+    notBuilt = main.notBuilt;
+  }
+  if (ctx.rollupOnly) throw rollupOnlyError(plan, notBuilt);
+
+  const run = async (sql: string, params: unknown[]) =>
+    cached(await keyOfRun(sql, params), ttl, cacheOptions, async () => {
+      try {
+        const limits = { timeoutMs: QUERY_TIMEOUT_MS, maxRows: MAX_RESULT_ROWS, timings: scope.timings };
+        return (await ctx.source.run(sql, params, limits)).rows;
+      } catch (err) {
+        throw asApiError(err);
+      }
+    });
   const [main, total] = await Promise.all([
     run(compiled.sql, compiled.params),
     compiled.totalSql ? run(compiled.totalSql.sql, compiled.totalSql.params) : Promise.resolve(null),
@@ -94,6 +150,7 @@ async function execute(
     lastRefreshTime: main.result.refreshedAt,
     dbType: ctx.source.dialect,
     cacheHit: main.hit,
+    usedPreAggregations: {},
   };
   if (total) result.total = Number(Object.values(total.result.rows[0] ?? { total: 0 })[0] ?? 0);
   return result;
@@ -148,11 +205,16 @@ export async function loadQueries(
   // With the serving state known, a repeat is found with no read at all; else it is read first.
   const known = scope.serving ?? null;
   let ctx: SourceContext | null = known ? null : await sourceContext(scope);
-  const state = known ?? { buildId: ctx?.buildId, sourceVersion: await ctx?.sourceFingerprint };
+  const state = known ?? {
+    buildId: ctx?.buildId,
+    sourceVersion: await ctx?.sourceFingerprint,
+    rollupGeneration: ctx?.rollupGeneration,
+  };
   const key = await keyOf(scope.deploymentId, [
     known ? 'together-stored' : 'together',
     state.buildId,
     state.sourceVersion,
+    state.rollupGeneration,
     // Everything an answer depends on besides the data: who asks (their policies), what they
     // asked and, for relative date ranges, the minute they asked in.
     scope.identity,

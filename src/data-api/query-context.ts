@@ -29,7 +29,9 @@ export const NOBODY = { groups: [], userAttributes: {}, securityContext: {} };
 const models = new Map<number, CompiledModel>();
 const MAX_CACHED_MODELS = 50;
 
-export async function servingModel(scope: DataScope): Promise<{ buildId: number; model: CompiledModel }> {
+export async function servingModel(
+  scope: DataScope,
+): Promise<{ buildId: number; model: CompiledModel; rollupGeneration: number }> {
   // A caller that read the serving build in its own (account-checked) statement needs no lookup.
   const build = scope.serving ?? (await timed(scope.timings, 'd1-build', () => repo.findServingBuild(scope)));
   if (!build) {
@@ -47,7 +49,7 @@ export async function servingModel(scope: DataScope): Promise<{ buildId: number;
     if (models.size >= MAX_CACHED_MODELS) models.delete(models.keys().next().value as number);
     models.set(build.buildId, model);
   }
-  return { buildId: build.buildId, model };
+  return { buildId: build.buildId, model, rollupGeneration: build.rollupGeneration };
 }
 
 /** A query the caller may run, with its row-level filters: 400 for a bad query, 403 for a hidden member. */
@@ -91,12 +93,17 @@ export interface SourceContext {
   model: CompiledModel;
   source: ReturnType<typeof openDataSource>;
   sourceFingerprint: Promise<string>;
+  /** Moves whenever a pre-aggregation partition swaps in: keys answers beside the fingerprint. */
+  rollupGeneration: number;
+  /** `CUBEJS_ROLLUP_ONLY=true`: only rollups answer, never the source. */
+  rollupOnly: boolean;
 }
 
 /** What `sourceContext` reads, kept per isolate for SERVING_STATE_TTL_MS (serving-state.ts). */
 interface ServingRead {
   buildId: number;
   model: CompiledModel;
+  rollupGeneration: number;
   config: DataSourceConfig;
   sourceFingerprint: string;
 }
@@ -113,7 +120,7 @@ export async function sourceContext(scope: DataScope): Promise<SourceContext> {
     ? undefined
     : recallServingState<ServingRead>(scope.accountId, scope.deploymentId, scope.now);
   if (!read) {
-    const [{ buildId, model }, config] = await Promise.all([
+    const [{ buildId, model, rollupGeneration }, config] = await Promise.all([
       servingModel(scope),
       timed(scope.timings, 'd1-source', () => readDataSourceConfig(scope, scope.deploymentId)).catch(
         (err) => {
@@ -121,7 +128,13 @@ export async function sourceContext(scope: DataScope): Promise<SourceContext> {
         },
       ),
     ]);
-    read = { buildId, model, config, sourceFingerprint: await sha256Hex(JSON.stringify(config)) };
+    read = {
+      buildId,
+      model,
+      rollupGeneration,
+      config,
+      sourceFingerprint: await sha256Hex(JSON.stringify(config)),
+    };
     rememberServingState(scope.accountId, scope.deploymentId, scope.now, read);
   }
   try {
@@ -132,6 +145,8 @@ export async function sourceContext(scope: DataScope): Promise<SourceContext> {
       model: read.model,
       source,
       sourceFingerprint: Promise.resolve(read.sourceFingerprint),
+      rollupGeneration: read.rollupGeneration,
+      rollupOnly: read.config.rollupOnly === true,
     };
   } catch (err) {
     throw asApiError(err);

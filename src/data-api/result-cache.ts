@@ -4,7 +4,7 @@ import { type Timings, timed } from '../core/timings';
 /**
  * Query results cached at the edge (the Workers Cache API of the location serving the request),
  * keyed by everything that decides an answer: the deployment, its build, its data source
- * settings, and the SQL with its parameters (which carry the query, the caller's row-level
+ * settings, its rollups' generation, and the SQL with its parameters (which carry the query, the caller's row-level
  * filters and the time zone). Entries live for the refresh interval of the cubes queried.
  * Identical queries arriving together share one execution within an isolate.
  */
@@ -18,6 +18,8 @@ export interface CacheKeyParts {
   deploymentId: number;
   buildId: number;
   sourceFingerprint: string;
+  /** The deployment's rollup generation (moves with every partition swapped in). */
+  rollupGeneration: number;
   sql: string;
   params: unknown[];
 }
@@ -37,6 +39,7 @@ export function cacheKeyOf(parts: CacheKeyParts): Promise<string> {
     parts.deploymentId,
     parts.buildId,
     parts.sourceFingerprint,
+    parts.rollupGeneration,
     parts.sql,
     parts.params,
   ]);

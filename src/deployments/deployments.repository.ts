@@ -230,7 +230,7 @@ export async function readProjectFiles(db: Db, deploymentId: number): Promise<St
 }
 
 /** How a build ended: its compiled model (JSON text), or the errors that failed it. */
-export type BuildOutcome = { compiledModel: string } | { errorText: string };
+export type BuildOutcome = { compiledModel: string; hasPreAggregations?: boolean } | { errorText: string };
 
 export async function finishBuild(
   db: Db,
@@ -238,12 +238,37 @@ export async function finishBuild(
   outcome: BuildOutcome,
   finishedAt: Date,
 ): Promise<void> {
+  const finish = finishStatement(db, buildId, outcome, finishedAt);
+  if (!('compiledModel' in outcome)) {
+    await finish;
+    return;
+  }
+  // A published model registers its pre-aggregations (src/pre-aggregations): its plan is due at
+  // once, in the batch that publishes it, so no build serves without its partitions registered.
+  await runBatch(db, [finish, planDueStatement(buildId, outcome.hasPreAggregations === true, finishedAt)]);
+}
+
+/**
+ * Makes the deployment's pre-aggregation plan due for build `buildId` once it is built, creating
+ * the plan when the model has pre-aggregations (or had: its partitions must then be dropped).
+ */
+function planDueStatement(buildId: number, hasPreAggregations: boolean, now: Date) {
+  return sql`INSERT INTO pre_aggregation_plans (deployment_id, account_id, build_id, timezones, next_plan_at)
+    SELECT d.id, d.account_id, b.id, '[]', ${now.toISOString()}
+      FROM builds b JOIN deployments d ON d.id = b.deployment_id
+     WHERE b.id = ${buildId} AND b.status = 'built'
+       AND (${hasPreAggregations ? 1 : 0} = 1
+            OR EXISTS (SELECT 1 FROM pre_aggregation_plans p WHERE p.deployment_id = d.id))
+    ON CONFLICT (deployment_id) DO UPDATE SET build_id = excluded.build_id, next_plan_at = excluded.next_plan_at`;
+}
+
+function finishStatement(db: Db, buildId: number, outcome: BuildOutcome, finishedAt: Date) {
   const values =
     'compiledModel' in outcome
       ? // Raw: the model is JSON text already; the json column would encode it a second time.
         { status: 'built' as const, errorText: null, compiledModel: sql`${outcome.compiledModel}` }
       : { status: 'failed' as const, errorText: outcome.errorText, compiledModel: null };
-  await db
+  return db
     .update(builds)
     .set({ ...values, finishedAt: finishedAt.toISOString() })
     .where(and(eq(builds.id, buildId), eq(builds.status, 'building')));

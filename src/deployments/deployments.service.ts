@@ -329,7 +329,12 @@ export async function runBuild(
         ? {
             errorText: `The compiled model is ${bytes} bytes, over the ${MAX_COMPILED_MODEL_BYTES}-byte limit: split it across deployments or remove members`,
           }
-        : { compiledModel: json };
+        : {
+            compiledModel: json,
+            hasPreAggregations: Object.values(result.model.cubes).some(
+              (c) => (c.preAggregations?.length ?? 0) > 0,
+            ),
+          };
   } else {
     outcome = { errorText: buildErrorText(result.errors) };
   }

@@ -83,6 +83,7 @@ interface EmbedDashboardRawRow {
   /** `publishedJson()`: the PublishedDashboard as JSON text, built by SQL in its own shape. */
   published: string | null;
   serving_build_id: number | null;
+  rollup_generation: number | null;
   source_version: string | null;
 }
 
@@ -96,7 +97,11 @@ const toEmbedDashboardRow = (row: EmbedDashboardRawRow): EmbedDashboardRow => ({
   serving:
     row.serving_build_id === null
       ? null
-      : { buildId: row.serving_build_id, sourceVersion: row.source_version ?? '' },
+      : {
+          buildId: row.serving_build_id,
+          sourceVersion: row.source_version ?? '',
+          rollupGeneration: row.rollup_generation ?? 0,
+        },
 });
 
 /** Sets the embedding switches of a published dashboard of the account; null when there is none. */

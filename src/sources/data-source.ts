@@ -47,8 +47,12 @@ export class DataSourceError extends Error {
   }
 }
 
-/** The env vars of a deployment's data source, as stored (secrets decrypted), before validation. */
-export type DataSourceConfig =
+/**
+ * The env vars of a deployment's data source, as stored (secrets decrypted), before validation.
+ * `rollupOnly` is Cube's `CUBEJS_ROLLUP_ONLY=true`: queries are answered from pre-aggregations
+ * only, never from the source.
+ */
+export type DataSourceConfig = (
   | { type: 'embedded' }
   | {
       type: 'postgres';
@@ -61,7 +65,8 @@ export type DataSourceConfig =
       password?: string;
       ssl?: string;
     }
-  | { type: 'unsupported'; dbType: string };
+  | { type: 'unsupported'; dbType: string }
+) & { rollupOnly?: boolean };
 
 /** The env vars that configure a data source (Cube's names). */
 export const DATA_SOURCE_VARS = [
@@ -73,6 +78,8 @@ export const DATA_SOURCE_VARS = [
   'CUBEJS_DB_PASS',
   'CUBEJS_DB_SSL',
   'CUBEJS_DB_HYPERDRIVE',
+  // Not a connection setting, but read with them: it decides where answers come from.
+  'CUBEJS_ROLLUP_ONLY',
 ] as const;
 
 /**
@@ -81,6 +88,13 @@ export const DATA_SOURCE_VARS = [
  * with a clear CONFIG error when the source is opened.
  */
 export function dataSourceConfigOf(vars: Readonly<Record<string, string | undefined>>): DataSourceConfig {
+  const config = connectionOf(vars);
+  return (vars.CUBEJS_ROLLUP_ONLY ?? '').trim().toLowerCase() === 'true'
+    ? { ...config, rollupOnly: true }
+    : config;
+}
+
+function connectionOf(vars: Readonly<Record<string, string | undefined>>): DataSourceConfig {
   const type = (vars.CUBEJS_DB_TYPE ?? '').trim().toLowerCase();
   if (type === '' || type === 'embedded') return { type: 'embedded' };
   if (type !== 'postgres') return { type: 'unsupported', dbType: type };

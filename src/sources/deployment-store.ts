@@ -2,6 +2,16 @@ import { DurableObject } from 'cloudflare:workers';
 import type { Bindings } from '../core/env';
 import { type ColumnSpec, type ColumnType, CsvError, identifierProblem, parseCsv, typeCsv } from './csv';
 import { readOnlyProblem } from './read-only-sql';
+import {
+  type BeginAnswer,
+  type BuildAttempt,
+  type CommitAnswer,
+  type PartitionBuildSpec,
+  type PartitionRecord,
+  ROLLUP_TABLE_PREFIX,
+  RollupBuildError,
+  RollupStore,
+} from './rollup-store';
 
 /** SQLite in a Durable Object binds at most this many parameters per statement. */
 export const MAX_PARAMS = 100;
@@ -10,7 +20,7 @@ export const STORE_LIMITS = { maxTables: 200, maxColumns: 100 } as const;
 
 /** How a store call failed: the message is safe to show the caller. */
 export interface StoreFailure {
-  error: { kind: 'INVALID' | 'NOT_FOUND' | 'QUERY' | 'TOO_MANY_ROWS'; message: string };
+  error: { kind: 'INVALID' | 'NOT_FOUND' | 'QUERY' | 'TOO_MANY_ROWS' | 'BUILD'; message: string };
 }
 /** Store calls answer failures as values: an Error crossing RPC keeps only its message. */
 export type StoreAnswer<T> = T | StoreFailure;
@@ -69,6 +79,22 @@ function bindable(value: unknown): string | number | null | ArrayBuffer {
   throw new Error(`A parameter of type ${typeof value} cannot be bound`);
 }
 
+/** Why a table name cannot be imported or dropped: the rules of identifiers, and the rollups' reserved prefix. */
+function tableNameProblem(name: string): string | null {
+  const problem = identifierProblem(name);
+  if (problem) return problem;
+  if (name.toLowerCase().startsWith(ROLLUP_TABLE_PREFIX)) {
+    return `must not start with ${ROLLUP_TABLE_PREFIX} (reserved for pre-aggregations)`;
+  }
+  return null;
+}
+
+/** A rollup build's failure as a store answer; anything else is the store's own fault and throws. */
+function buildFailure(spec: { preAggregation: string }, err: unknown): StoreFailure {
+  if (err instanceof RollupBuildError) return failure('BUILD', err.message);
+  return failure('BUILD', `${spec.preAggregation}: ${sqliteMessage(err)}`);
+}
+
 /** A thrown value that a read must not survive: something was written. */
 class WroteRows extends Error {}
 
@@ -78,6 +104,8 @@ class WroteRows extends Error {}
  * construction: each deployment has its own object and nothing is shared between objects.
  */
 export class DeploymentStore extends DurableObject<Bindings> {
+  private readonly rollups = new RollupStore(this.ctx.storage);
+
   private get sql() {
     return this.ctx.storage.sql;
   }
@@ -122,7 +150,7 @@ export class DeploymentStore extends DurableObject<Bindings> {
    * statements of at most 100 parameters each, inside one transaction.
    */
   importCsv(input: ImportCsvInput): StoreAnswer<ImportCsvResult> {
-    const problem = identifierProblem(input.table);
+    const problem = tableNameProblem(input.table);
     if (problem) return failure('INVALID', `Table name ${problem}`);
     try {
       const records = parseCsv(input.csv);
@@ -167,9 +195,124 @@ export class DeploymentStore extends DurableObject<Bindings> {
 
   /** Drops `name`; NOT_FOUND when there is no such table. */
   dropTable(name: string): StoreAnswer<{ name: string; deleted: true }> {
-    if (identifierProblem(name) || !this.columnsOf(name)) return failure('NOT_FOUND', `No table ${name}`);
+    if (tableNameProblem(name) || !this.columnsOf(name)) return failure('NOT_FOUND', `No table ${name}`);
     this.sql.exec(`DROP TABLE ${quote(name)}`);
     return { name, deleted: true };
+  }
+
+  // Pre-aggregation partitions (rollup-store.ts): each build a begin, rows and a commit, so no
+  // one call holds the object for a whole build and its readers are served in between.
+
+  /** Starts a build of a partition at `spec.version`: an attempt to fill, or `current` (nothing to do). */
+  beginPartitionBuild(spec: PartitionBuildSpec): StoreAnswer<BeginAnswer> {
+    try {
+      return this.rollups.begin(spec);
+    } catch (err) {
+      return buildFailure(spec, err);
+    }
+  }
+
+  /** Appends rows (in the build's column order) to an attempt; a failure ends the attempt. */
+  appendPartitionRows(
+    attempt: BuildAttempt,
+    rows: unknown[][],
+    bytesSoFar: number,
+  ): StoreAnswer<{ rows: number; bytes: number }> {
+    try {
+      return this.rollups.append(attempt, rows, bytesSoFar);
+    } catch (err) {
+      const answer = buildFailure(attempt, err);
+      this.rollups.fail(attempt, answer.error.message);
+      return answer;
+    }
+  }
+
+  /** Swaps a filled attempt in, unless a newer build began or serves (`stale`). */
+  commitPartitionBuild(
+    attempt: BuildAttempt,
+    result: { rows: number; bytes: number; buildMs: number },
+  ): StoreAnswer<CommitAnswer> {
+    try {
+      return this.rollups.commit(attempt, result);
+    } catch (err) {
+      const answer = buildFailure(attempt, err);
+      this.rollups.fail(attempt, answer.error.message);
+      return answer;
+    }
+  }
+
+  /** Ends an attempt that failed elsewhere (the source): its half table goes, the last good one serves. */
+  failPartitionBuild(attempt: BuildAttempt, message: string): void {
+    this.rollups.fail(attempt, message);
+  }
+
+  /**
+   * Builds a partition from this store's own tables: `INSERT … SELECT` of one read-only query
+   * into a fresh table, then the swap. One partition is one step: partition_granularity bounds it.
+   */
+  buildPartitionInStore(
+    spec: PartitionBuildSpec,
+    sql: string,
+    params: unknown[],
+  ): StoreAnswer<CommitAnswer | { state: 'current'; version: number }> {
+    const started = Date.now();
+    const begun = this.beginPartitionBuild(spec);
+    if (isFailure(begun) || begun.state === 'current') return begun;
+    const attempt = { ...spec, attempt: begun.attempt };
+    try {
+      const filled = this.rollups.fillFromQuery(attempt, sql, params);
+      return this.rollups.commit(attempt, { ...filled, buildMs: Date.now() - started });
+    } catch (err) {
+      const answer = buildFailure(attempt, err);
+      this.rollups.fail(attempt, answer.error.message);
+      return answer;
+    }
+  }
+
+  /** Every partition the store holds, with its last build. */
+  listPartitions(): PartitionRecord[] {
+    return this.rollups.list();
+  }
+
+  /** The records of these partitions the store has (a page of a listing). */
+  describePartitions(partitions: { tableName: string; timezone: string }[]): PartitionRecord[] {
+    return this.rollups.records(partitions.slice(0, 1_000));
+  }
+
+  /** Drops the partitions not in `keep` (rollups gone from the model); answers how many went. */
+  retainPartitions(keep: { tableName: string; timezone: string }[]): number {
+    return this.rollups.retain(keep);
+  }
+
+  /**
+   * Runs a read over rollup partitions when every one of them is built: the rows, and each
+   * partition's version and build time (Cube's `lastRefreshTime`). A partition not built yet
+   * answers `notBuilt` with its table name and runs nothing.
+   */
+  queryRollups(
+    sql: string,
+    params: unknown[],
+    partitions: { tableName: string; timezone: string; definition: string }[],
+    maxRows: number,
+  ): StoreAnswer<
+    | {
+        rows: Record<string, unknown>[];
+        partitions: { tableName: string; version: number; builtAt: string }[];
+      }
+    | { notBuilt: string }
+  > {
+    const { built, missing } = this.rollups.serving(partitions);
+    if (missing !== null) return { notBuilt: missing };
+    const answer = this.query(sql, params, maxRows);
+    if (isFailure(answer)) return answer;
+    return {
+      rows: answer.rows,
+      partitions: built.map((p) => ({
+        tableName: p.tableName,
+        version: p.version,
+        builtAt: p.builtAt ?? '',
+      })),
+    };
   }
 
   private tableNames(): string[] {
@@ -177,6 +320,7 @@ export class DeploymentStore extends DurableObject<Bindings> {
       .exec<{ name: string }>(
         `SELECT name FROM sqlite_master WHERE type = 'table'
            AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND name NOT LIKE '\\_cf\\_%' ESCAPE '\\'
+         AND name NOT LIKE '\\_preagg\\_%' ESCAPE '\\'
          ORDER BY name`,
       )
       .toArray()

@@ -9,7 +9,7 @@ export const CONNECT_TIMEOUT_MS = 5_000;
 /** The server cancels a query at the time limit; the client gives up this much later if it does not. */
 const CLIENT_GRACE_MS = 1_000;
 
-type PostgresConfig = Extract<DataSourceConfig, { type: 'postgres' }>;
+export type PostgresConfig = Extract<DataSourceConfig, { type: 'postgres' }>;
 
 /** Where a postgres source connects, and the values its error messages must never show. */
 interface Target {
@@ -192,6 +192,77 @@ async function run(target: Target, sql: string, params: unknown[], limits: RunLi
     clearTimeout(timer);
     // After a failure, closing ends the transaction; the answer need not wait for it.
     client.end().catch(() => {});
+  }
+}
+
+/** Bounds of a paged read: each statement's time limit, the whole read's, and the rows per page. */
+export interface PageLimits {
+  statementTimeoutMs: number;
+  totalTimeoutMs: number;
+  pageRows: number;
+}
+
+/**
+ * Reads a query's rows page by page through a cursor in a read-only transaction, handing each
+ * page to `onPage` before fetching the next: memory stays at one page however many rows the
+ * query has, and the caller writes at its own pace. Each statement has the time limit of a
+ * query and the whole read `totalTimeoutMs`; failures are DataSourceErrors safe to show.
+ */
+export async function pagePostgres(
+  env: Bindings,
+  config: PostgresConfig,
+  sql: string,
+  params: unknown[],
+  limits: PageLimits,
+  onPage: (rows: Record<string, unknown>[]) => Promise<void>,
+): Promise<void> {
+  const target = targetOf(env, config);
+  const timeoutMs = Math.max(1, Math.floor(limits.statementTimeoutMs));
+  const pageRows = Math.max(1, Math.floor(limits.pageRows));
+  const client = new pg.Client({ ...target.client, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types });
+  client.on('error', () => {});
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new DataSourceError('TIMEOUT', `The build read longer than ${limits.totalTimeoutMs} ms`)),
+      limits.totalTimeoutMs,
+    );
+  });
+  const read = async () => {
+    await client.connect();
+    await client.query(
+      `BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeoutMs}; SET LOCAL TIME ZONE 'UTC'`,
+    );
+    // The model's SQL is one statement (the compiler's); DECLARE takes its bound parameters.
+    await client.query({ text: `DECLARE rollup_rows NO SCROLL CURSOR FOR ${sql}`, values: params });
+    for (;;) {
+      const page = await client.query<Record<string, unknown>>(`FETCH FORWARD ${pageRows} FROM rollup_rows`);
+      if (page.rows.length > 0) {
+        try {
+          await onPage(page.rows);
+        } catch (err) {
+          throw new PageHandlerFailed(err);
+        }
+      }
+      if (page.rows.length < pageRows) break;
+    }
+  };
+  try {
+    await Promise.race([read(), deadline]);
+  } catch (err) {
+    // The caller's own failure (where it writes the rows) is its to report, as it threw it.
+    if (err instanceof PageHandlerFailed) throw err.reason;
+    throw toDataSourceError(err, target.secrets, timeoutMs);
+  } finally {
+    clearTimeout(timer);
+    client.end().catch(() => {});
+  }
+}
+
+/** A page handler's failure, told apart from the source's. */
+class PageHandlerFailed extends Error {
+  constructor(readonly reason: unknown) {
+    super('The page handler failed');
   }
 }
 

@@ -8,9 +8,10 @@ import {
 import { exports } from 'cloudflare:workers';
 import { afterEach } from 'vitest';
 import type { Clock } from '../../src/core/clock';
-import type { ExportQueue, MoveQueue, ReplicaView } from '../../src/core/env';
+import type { ExportQueue, MoveQueue, PreAggregationQueue, ReplicaView } from '../../src/core/env';
 import type { DeliveryPorts } from '../../src/notifications/delivery';
 import { platformOf } from '../../src/platform';
+import type { RollupCompiler } from '../../src/pre-aggregations/rollup-compiler';
 import { createWorker } from '../../src/worker';
 
 /** The boundaries a test puts in place of the deployed ones; what it leaves unset stays real. */
@@ -19,6 +20,8 @@ export interface TestPlatform {
   deliveryPorts?: Partial<DeliveryPorts>;
   exportsQueue?: ExportQueue;
   movesQueue?: MoveQueue;
+  preAggregationsQueue?: PreAggregationQueue;
+  rollupCompiler?: RollupCompiler;
   sessionRateLimiter?: RateLimit;
   replicaView?: ReplicaView;
 }
@@ -49,6 +52,8 @@ export const worker = createWorker((bindings) => {
     deliveryPorts: { ...deployed.deliveryPorts, ...platform.deliveryPorts },
     exportsQueue: platform.exportsQueue ?? deployed.exportsQueue,
     movesQueue: platform.movesQueue ?? deployed.movesQueue,
+    preAggregationsQueue: platform.preAggregationsQueue ?? deployed.preAggregationsQueue,
+    rollupCompiler: platform.rollupCompiler ?? deployed.rollupCompiler,
     sessionRateLimiter: platform.sessionRateLimiter ?? deployed.sessionRateLimiter,
     replicaView: platform.replicaView,
   };

@@ -26,7 +26,10 @@ async function heldOn(db: D1Database) {
         (SELECT count(*) FROM builds WHERE status = 'building') AS buildingBuilds,
         (SELECT count(*) FROM notifications WHERE next_run_at <= ?) AS dueNotifications,
         (SELECT count(*) FROM notification_runs WHERE status = 'queued') AS queuedRuns,
-        (SELECT count(*) FROM notification_runs WHERE status = 'running') AS runningRuns`,
+        (SELECT count(*) FROM notification_runs WHERE status = 'running') AS runningRuns,
+        (SELECT count(*) FROM pre_aggregation_partitions WHERE state IN ('queued', 'building'))
+          AS queuedPreAggregationBuilds,
+        (SELECT count(*) FROM pre_aggregation_partitions WHERE state = 'failed') AS failedPreAggregationBuilds`,
     )
     .bind(new Date().toISOString())
     .first<Record<string, number>>();
@@ -61,6 +64,16 @@ describe('GET /admin/v1/shards', () => {
         "INSERT INTO builds (deployment_id, status, created_at, started_at) VALUES (?, 'building', ?, ?)",
       )
       .bind(on3.deployments[1], now, now)
+      .run();
+    // Pre-aggregation builds on shard 1: one queued, one building, one failed, one built.
+    await dbOf(on1.accountId)
+      .prepare(
+        `INSERT INTO pre_aggregation_partitions (account_id, deployment_id, build_id, pre_aggregation,
+           table_name, timezone, definition, state, next_refresh_at, created_at)
+         SELECT ?1, ?2, 0, 'orders.main', 'prod_pre_aggregations.orders_main' || s.value, 'UTC', 'd', s.value, ?3, ?3
+           FROM json_each('["queued","building","failed","built"]') s`,
+      )
+      .bind(on1.accountId, on1.deployments[0], now)
       .run();
     await env.CONTROL_DB.batch([
       env.CONTROL_DB.prepare(
@@ -109,6 +122,14 @@ describe('GET /admin/v1/shards', () => {
       expect(figures).toEqual(held[shard]);
     }
     expect(shards[1]?.database.queuedBuilds).toBe(1);
+    expect(shards[1]?.database).toMatchObject({
+      queuedPreAggregationBuilds: 2,
+      failedPreAggregationBuilds: 1,
+    });
+    expect(shards[0]?.database).toMatchObject({
+      queuedPreAggregationBuilds: 0,
+      failedPreAggregationBuilds: 0,
+    });
     expect(shards[3]?.database.buildingBuilds).toBe(1);
     expect(shards[0]?.database.accounts).toBe(2);
   });

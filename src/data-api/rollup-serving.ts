@@ -1,0 +1,110 @@
+import type { Bindings } from '../core/env';
+import { ApiError } from '../core/errors';
+import type { CompiledModel } from '../semantic/model/model.types';
+import type { SourceDialect } from '../semantic/query/pre-aggregations/layout';
+import { matchPreAggregation, partitionsNeeded } from '../semantic/query/pre-aggregations/match';
+import { PreAggregationError } from '../semantic/query/pre-aggregations/partitions';
+import { type RollupQuery, rollupQueryOf } from '../semantic/query/pre-aggregations/rollup-query';
+import type { NormalizedFilter, NormalizedQuery } from '../semantic/query/query.types';
+import { deploymentStore, type StoreAnswer } from '../sources/deployment-store';
+import { definitionOf, physicalTableOf } from '../sources/rollup-store';
+
+/**
+ * Serving a query from the rollup it matches (Cube's rules, src/semantic/query/pre-aggregations):
+ * the partitions its date range needs are named without asking the store (their tables' names
+ * are a function of Cube's names), and one call to the deployment's store checks they are all
+ * built for the model's definition and runs the rollup's SQL over them. A partition not built
+ * yet answers `notBuilt`: the caller reads the source instead, without waiting.
+ */
+
+/** A matched rollup and the SQL reading it. */
+export interface RollupPlan {
+  preAggregation: string;
+  query: RollupQuery;
+  partitions: { tableName: string; timezone: string; definition: string }[];
+}
+
+/** The rollup that answers `query` for this caller (policy filters included), or null. */
+export function rollupPlanOf(
+  model: CompiledModel,
+  query: NormalizedQuery,
+  extraFilters: NormalizedFilter[],
+  source: SourceDialect,
+): RollupPlan | null {
+  const match = matchPreAggregation(model, query, extraFilters, { source });
+  if (!match) return null;
+  try {
+    const definition = definitionOf(match.preAggregation);
+    const tables = partitionsNeeded(match, query).map((spec) => ({
+      tableName: spec.tableName,
+      physical: physicalTableOf(spec.tableName, spec.timezone),
+    }));
+    const compiled = rollupQueryOf(model, match, query, tables);
+    return {
+      preAggregation: `${match.preAggregation.cube}.${match.preAggregation.name}`,
+      query: compiled,
+      partitions: compiled.tables.map((tableName) => ({ tableName, timezone: match.timezone, definition })),
+    };
+  } catch (err) {
+    // A range needing more partitions than a rollup may have: the source answers.
+    if (err instanceof PreAggregationError) return null;
+    throw err;
+  }
+}
+
+/** What the store answered: the rows and the partitions that served them, or the first not built. */
+export type RollupRows =
+  | { rows: Record<string, unknown>[]; partitions: { tableName: string; version: number; builtAt: string }[] }
+  | { notBuilt: string };
+
+/** Runs `sql` over the plan's partitions in the deployment's store. */
+export async function readRollup(
+  env: Bindings,
+  deploymentId: number,
+  plan: RollupPlan,
+  sql: string,
+  params: unknown[],
+  maxRows: number,
+): Promise<RollupRows> {
+  let answer: StoreAnswer<RollupRows>;
+  try {
+    answer = (await deploymentStore(env, deploymentId).queryRollups(
+      sql,
+      params,
+      plan.partitions,
+      maxRows,
+    )) as StoreAnswer<RollupRows>;
+  } catch {
+    // The store could not be reached: the source answers (the same rows), as for a partition
+    // not built yet, and nothing of it is cached.
+    return { notBuilt: plan.partitions[0]?.tableName ?? plan.preAggregation };
+  }
+  if ('error' in answer) {
+    throw new ApiError('QUERY_FAILED', `Pre-aggregation ${plan.preAggregation}: ${answer.error.message}`);
+  }
+  return answer;
+}
+
+/** Cube's `usedPreAggregations`: each partition that served, by its table name. */
+export function usedPreAggregationsOf(partitions: { tableName: string; version: number; builtAt: string }[]) {
+  return Object.fromEntries(
+    partitions.map((p) => [
+      p.tableName,
+      {
+        targetTableName: `${p.tableName}_v${p.version}`,
+        refreshKeyValues: [],
+        lastUpdatedAt: Date.parse(p.builtAt),
+      },
+    ]),
+  );
+}
+
+/** With CUBEJS_ROLLUP_ONLY=true, a query no built rollup answers is refused, naming the rollup. */
+export function rollupOnlyError(plan: RollupPlan | null, notBuilt?: string): ApiError {
+  return new ApiError(
+    'CONFLICT',
+    plan
+      ? `CUBEJS_ROLLUP_ONLY is set and pre-aggregation ${plan.preAggregation} is not built yet (partition ${notBuilt}): no query goes to the data source`
+      : 'CUBEJS_ROLLUP_ONLY is set and no pre-aggregation matches this query: no query goes to the data source',
+  );
+}

@@ -1,0 +1,207 @@
+import { sql } from 'drizzle-orm';
+import { preAggregationPartitions } from '../../schema/pre-aggregations';
+import { mapRow, runBatch } from '../core/db';
+import type { Db } from '../core/env';
+
+/**
+ * The refresh state of pre-aggregations in D1 (schema/pre-aggregations.ts). Raw SQL where a
+ * statement claims rows (UPDATE … WHERE id IN (SELECT … LIMIT) RETURNING) or takes a list as one
+ * JSON parameter: both beyond drizzle's builder.
+ */
+
+export type PartitionRow = typeof preAggregationPartitions.$inferSelect;
+
+/** A claimed partition or plan: what its message carries. */
+export interface Claimed {
+  id: number;
+  version: number;
+}
+
+/**
+ * Claims the partitions due at `now` (at most `limit`, earliest first): each one's version is
+ * bumped, its state queued, and its next refresh moved to `claimUntil` so a lost message makes it
+ * due again. One statement, through the due index: of two overlapping ticks, the second finds
+ * nothing due.
+ */
+export async function claimDuePartitions(
+  db: Db,
+  now: Date,
+  claimUntil: Date,
+  limit: number,
+): Promise<Claimed[]> {
+  return db.all<Claimed>(sql`
+    UPDATE pre_aggregation_partitions
+       SET version = version + 1, state = 'queued', next_refresh_at = ${claimUntil.toISOString()}
+     WHERE id IN (SELECT id FROM pre_aggregation_partitions INDEXED BY pre_aggregation_partitions_due_idx
+                   WHERE next_refresh_at <= ${now.toISOString()} ORDER BY next_refresh_at LIMIT ${limit})
+    RETURNING id, version`);
+}
+
+/** Claims the plans due at `now`, as claimDuePartitions claims partitions. */
+export async function claimDuePlans(db: Db, now: Date, claimUntil: Date, limit: number): Promise<Claimed[]> {
+  return db.all<Claimed>(sql`
+    UPDATE pre_aggregation_plans
+       SET version = version + 1, next_plan_at = ${claimUntil.toISOString()}
+     WHERE deployment_id IN (SELECT deployment_id FROM pre_aggregation_plans INDEXED BY pre_aggregation_plans_due_idx
+                              WHERE next_plan_at <= ${now.toISOString()} ORDER BY next_plan_at LIMIT ${limit})
+    RETURNING deployment_id AS id, version`);
+}
+
+/**
+ * Claims these partitions now, whatever their next refresh (the Orchestration API): as the
+ * cron does, but for named ids of one deployment. A partition building already is claimed too:
+ * its version moves on, so the running build cannot record over the new one.
+ */
+export async function claimPartitions(
+  db: Db,
+  deploymentId: number,
+  ids: readonly number[],
+  claimUntil: Date,
+): Promise<Claimed[]> {
+  if (ids.length === 0) return [];
+  return db.all<Claimed>(sql`
+    UPDATE pre_aggregation_partitions
+       SET version = version + 1, state = 'queued', next_refresh_at = ${claimUntil.toISOString()}
+     WHERE deployment_id = ${deploymentId} AND id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))
+    RETURNING id, version`);
+}
+
+/**
+ * Marks a claimed partition building, when the message is the latest claim and nothing started
+ * it yet: null for a redelivery, a superseded claim, or a partition gone.
+ */
+export async function startBuilding(db: Db, id: number, version: number): Promise<PartitionRow | null> {
+  const rows = await db.all<Record<string, unknown>>(sql`
+    UPDATE pre_aggregation_partitions SET state = 'building'
+     WHERE id = ${id} AND version = ${version} AND state = 'queued'
+    RETURNING *`);
+  return rows[0] ? mapRow(preAggregationPartitions, rows[0]) : null;
+}
+
+/**
+ * Records a build that serves (swapped in, or already current), and bumps the deployment's
+ * rollup generation when it swapped: one batch, so the answer cache never keys a swapped
+ * partition under the old generation for longer than the batch. Only for the latest claim.
+ */
+export async function finishPartition(
+  db: Db,
+  row: Pick<PartitionRow, 'id' | 'deploymentId' | 'version'>,
+  outcome: {
+    builtVersion: number;
+    swapped: boolean;
+    builtAt: string;
+    nextRefreshAt: string;
+    refreshKeyValue: string | null;
+  },
+): Promise<boolean> {
+  const [updated] = await runBatch(db, [
+    sql`UPDATE pre_aggregation_partitions
+           SET state = 'built', built_version = ${outcome.builtVersion}, last_built_at = ${outcome.builtAt},
+               next_refresh_at = ${outcome.nextRefreshAt}, refresh_key_value = ${outcome.refreshKeyValue},
+               last_error = NULL, failures = 0
+         WHERE id = ${row.id} AND version = ${row.version}`,
+    sql`UPDATE pre_aggregation_plans SET generation = generation + 1
+         WHERE deployment_id = ${row.deploymentId} AND ${outcome.swapped ? 1 : 0} = 1`,
+  ]);
+  return (updated?.meta.changes ?? 0) > 0;
+}
+
+/** Records a failed build of the latest claim: due again after `retryAt`. */
+export async function failPartition(
+  db: Db,
+  row: Pick<PartitionRow, 'id' | 'version'>,
+  message: string,
+  retryAt: string,
+): Promise<void> {
+  await db.run(sql`
+    UPDATE pre_aggregation_partitions
+       SET state = 'failed', last_error = ${message.slice(0, 1_000)}, failures = failures + 1,
+           next_refresh_at = ${retryAt}
+     WHERE id = ${row.id} AND version = ${row.version}`);
+}
+
+/** The plan of a deployment, when `version` is its latest claim. */
+export async function claimedPlan(
+  db: Db,
+  deploymentId: number,
+  version: number,
+): Promise<{ accountId: number; buildId: number; timezones: string[] } | null> {
+  const rows = await db.all<{ account_id: number; build_id: number; timezones: string }>(sql`
+    SELECT account_id, build_id, timezones FROM pre_aggregation_plans
+     WHERE deployment_id = ${deploymentId} AND version = ${version}`);
+  const row = rows[0];
+  return row
+    ? { accountId: row.account_id, buildId: row.build_id, timezones: JSON.parse(row.timezones) as string[] }
+    : null;
+}
+
+/** One partition a plan registers. */
+export interface RegisteredPartition {
+  preAggregation: string;
+  tableName: string;
+  timezone: string;
+  definition: string;
+  range?: [string, string];
+}
+
+/**
+ * Registers a deployment's partitions for `buildId`, in one batch: new ones are due at once, one
+ * whose definition changed is due at once, partitions no longer planned are deleted, and the plan
+ * is due again at `nextPlanAt`. The list is one JSON parameter (D1 binds at most 100).
+ */
+export async function registerPartitions(
+  db: Db,
+  plan: { deploymentId: number; accountId: number; buildId: number; version: number },
+  partitions: readonly RegisteredPartition[],
+  now: Date,
+  nextPlanAt: Date,
+  error: string | null,
+): Promise<void> {
+  const list = JSON.stringify(
+    partitions.map((p) => [
+      p.preAggregation,
+      p.tableName,
+      p.timezone,
+      p.definition,
+      p.range?.[0] ?? null,
+      p.range?.[1] ?? null,
+    ]),
+  );
+  const at = now.toISOString();
+  await runBatch(db, [
+    sql`INSERT INTO pre_aggregation_partitions
+          (account_id, deployment_id, build_id, pre_aggregation, table_name, timezone, definition,
+           range_start, range_end, state, next_refresh_at, created_at)
+        SELECT ${plan.accountId}, ${plan.deploymentId}, ${plan.buildId}, j.value ->> 0, j.value ->> 1,
+               j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5, 'queued', ${at}, ${at}
+          FROM json_each(${list}) j WHERE true
+        ON CONFLICT (deployment_id, table_name, timezone) DO UPDATE
+          SET build_id = excluded.build_id, range_start = excluded.range_start, range_end = excluded.range_end,
+              definition = excluded.definition,
+              next_refresh_at = CASE WHEN definition = excluded.definition THEN next_refresh_at ELSE ${at} END`,
+    sql`DELETE FROM pre_aggregation_partitions
+         WHERE deployment_id = ${plan.deploymentId}
+           AND NOT EXISTS (SELECT 1 FROM json_each(${list}) j
+                            WHERE j.value ->> 1 = table_name AND j.value ->> 2 = timezone)`,
+    sql`UPDATE pre_aggregation_plans SET next_plan_at = ${nextPlanAt.toISOString()}, last_error = ${error}
+         WHERE deployment_id = ${plan.deploymentId} AND version = ${plan.version}`,
+  ]);
+}
+
+/**
+ * A page of a deployment's partitions, by id, with the account check in the same statement:
+ * another account's deployment reads nothing.
+ */
+export async function listPartitions(
+  db: Db,
+  accountId: number,
+  deploymentId: number,
+  afterId: number | null,
+  limit: number,
+): Promise<PartitionRow[]> {
+  const rows = await db.all<Record<string, unknown>>(sql`
+    SELECT p.* FROM pre_aggregation_partitions p
+     WHERE p.deployment_id = ${deploymentId} AND p.account_id = ${accountId} AND p.id > ${afterId ?? 0}
+     ORDER BY p.id LIMIT ${limit + 1}`);
+  return rows.map((r) => mapRow(preAggregationPartitions, r));
+}

@@ -1,0 +1,281 @@
+import type { PreAggregationMessage } from '../core/env';
+import type { RequestScope } from '../core/scope';
+import { isKnownTimeZone } from '../core/time-zone';
+import { activeModel } from '../deployments/deployments.service';
+import { envVarsNamed } from '../deployments/env-vars.repository';
+import { readDataSourceConfig } from '../deployments/env-vars.service';
+import { postgres } from '../semantic/dialects/postgres';
+import { sqlite } from '../semantic/dialects/sqlite';
+import type { CompiledModel } from '../semantic/model/model.types';
+import type { PreAggregation } from '../semantic/model/pre-aggregations.types';
+import type { DataSourceConfig } from '../sources/data-source';
+import { deploymentStore } from '../sources/deployment-store';
+import { openDataSource } from '../sources/open-data-source';
+import { buildPartition } from '../sources/rollup-build';
+import { definitionOf, ROLLUP_LIMITS } from '../sources/rollup-store';
+import {
+  CLAIM_TIMEOUT_MS,
+  DEFAULT_REFRESH_EVERY_SECONDS,
+  MAX_TIMEZONES,
+  MIN_REFRESH_SECONDS,
+  NEVER,
+  PARTITIONS_PER_TICK,
+  PLAN_EVERY_MS,
+  PLANS_PER_TICK,
+  retryDelayMs,
+  TIMEZONES_VAR,
+} from './pre-aggregations.limits';
+import * as repo from './pre-aggregations.repository';
+import type { RollupCompiler } from './rollup-compiler';
+
+/**
+ * The refresh of pre-aggregations, by the platform's primitives: the Cron Trigger claims what is
+ * due in D1 and enqueues it; the queue consumer registers a deployment's partitions (a plan) or
+ * builds one partition per message into the deployment's store (src/sources/rollup-build.ts).
+ */
+
+const later = (now: Date, ms: number) => new Date(now.getTime() + ms);
+
+/** What one tick did on one shard. */
+export interface RefreshTick {
+  plans: number;
+  partitions: number;
+}
+
+/**
+ * Every minute, per shard: claim the plans and partitions due at the tick (the scope's `now`)
+ * and send one message each. A doubled tick claims nothing twice; a missed one leaves them due.
+ * A message lost after its claim makes its row due again after CLAIM_TIMEOUT_MS.
+ */
+export async function refreshTick(scope: RequestScope): Promise<RefreshTick> {
+  const until = later(scope.now, CLAIM_TIMEOUT_MS);
+  const [plans, partitions] = await Promise.all([
+    repo.claimDuePlans(scope.db, scope.now, until, PLANS_PER_TICK),
+    repo.claimDuePartitions(scope.db, scope.now, until, PARTITIONS_PER_TICK),
+  ]);
+  const messages: MessageSendRequest<PreAggregationMessage>[] = [
+    ...plans.map((p) => ({
+      body: { kind: 'pre-aggregation-plan' as const, deploymentId: p.id, version: p.version },
+    })),
+    ...partitions.map((p) => ({
+      body: { kind: 'pre-aggregation-build' as const, partitionId: p.id, version: p.version },
+    })),
+  ];
+  // At most PLANS_PER_TICK + PARTITIONS_PER_TICK: two sends of at most 100.
+  for (let i = 0; i < messages.length; i += 100) {
+    await scope.ports.preAggregationsQueue.sendBatch(messages.slice(i, i + 100));
+  }
+  return { plans: plans.length, partitions: partitions.length };
+}
+
+/** Every pre-aggregation of the model, in definition order, by `Cube.name`. */
+export function preAggregationsOf(model: CompiledModel): Map<string, PreAggregation> {
+  const all = new Map<string, PreAggregation>();
+  for (const cube of Object.values(model.cubes)) {
+    for (const p of cube.preAggregations ?? []) all.set(`${p.cube}.${p.name}`, p);
+  }
+  return all;
+}
+
+/**
+ * The time zones a deployment's rollups are built in (Cube's scheduled-refresh time zones): UTC,
+ * the zones of its `CUBEJS_SCHEDULED_REFRESH_TIMEZONES` env var, and those asked for through the
+ * Orchestration API, known zones only, at most MAX_TIMEZONES.
+ */
+export function timezonesOf(envValue: string | undefined, requested: readonly string[]): string[] {
+  const zones = ['UTC', ...(envValue ?? '').split(','), ...requested].map((z) => z.trim()).filter(Boolean);
+  return [...new Set(zones)].filter(isKnownTimeZone).slice(0, MAX_TIMEZONES);
+}
+
+const dialectOf = (config: DataSourceConfig) => (config.type === 'postgres' ? postgres : sqlite);
+const BOUND_QUERY = { timeoutMs: 30_000, maxRows: 1 };
+
+/** The first value of the first row of `sql` on the source, as text (null when none). */
+async function scalar(scope: RequestScope, deploymentId: number, config: DataSourceConfig, sql: string) {
+  const { rows } = await openDataSource(scope.env, deploymentId, config).run(sql, [], BOUND_QUERY);
+  const value = rows[0] ? Object.values(rows[0])[0] : null;
+  return value === null || value === undefined ? null : String(value);
+}
+
+/** An instant the source answered (ISO text, a date, or epoch seconds) as ISO, or null. */
+function instantOf(value: string | null): string | null {
+  if (value === null) return null;
+  const ms = /^\d+(\.\d+)?$/.test(value)
+    ? Number(value) * 1000
+    : Date.parse(value.includes('T') || value.endsWith('Z') ? value : `${value}Z`);
+  return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
+}
+
+/**
+ * Registers a deployment's partitions for its serving model: each scheduled rollup's partitions
+ * over its build range (`build_range_start`/`end` on the source; else the range of its time
+ * dimension's data, through the compiler) in each of the deployment's time zones. The store then
+ * drops the tables of partitions no longer planned. A rollup whose range cannot be read is left
+ * out of this plan, with the error on the plan.
+ */
+export async function runPlan(
+  scope: RequestScope,
+  compiler: RollupCompiler,
+  deploymentId: number,
+  version: number,
+): Promise<void> {
+  const plan = await repo.claimedPlan(scope.db, deploymentId, version);
+  if (!plan) return;
+  const [serving, config, vars] = await Promise.all([
+    activeModel(scope.db, deploymentId),
+    readDataSourceConfig(scope, deploymentId),
+    envVarsNamed(scope.db, deploymentId, [TIMEZONES_VAR]),
+  ]);
+  const zones = timezonesOf(vars.find((v) => !v.encrypted)?.value, plan.timezones);
+  const partitions: repo.RegisteredPartition[] = [];
+  const errors: string[] = [];
+  for (const preAggregation of serving ? preAggregationsOf(serving.model).values() : []) {
+    if (preAggregation.type !== 'rollup' || !preAggregation.scheduledRefresh) continue;
+    const definition = definitionOf(preAggregation);
+    try {
+      const range = preAggregation.partitionGranularity
+        ? await buildRangeOf(
+            scope,
+            compiler,
+            serving?.model as CompiledModel,
+            preAggregation,
+            deploymentId,
+            config,
+          )
+        : (['1970-01-01T00:00:00.000Z', '1970-01-01T00:00:00.000Z'] as [string, string]);
+      if (!range) continue;
+      for (const zone of zones) {
+        for (const spec of compiler.partitionsOf(preAggregation, range, zone))
+          partitions.push({ ...spec, definition });
+      }
+    } catch (err) {
+      errors.push(
+        `${preAggregation.cube}.${preAggregation.name}: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  }
+  await repo.registerPartitions(
+    scope.db,
+    { deploymentId, accountId: plan.accountId, buildId: serving?.buildId ?? plan.buildId, version },
+    partitions,
+    scope.now,
+    later(scope.now, PLAN_EVERY_MS),
+    errors.length > 0 ? errors.join('; ').slice(0, 1_000) : null,
+  );
+  // Tables of partitions no longer planned go; a rollup whose range failed keeps its tables.
+  const failed = new Set(errors.map((e) => e.slice(0, e.indexOf(':'))));
+  const kept = (await deploymentStore(scope.env, deploymentId).listPartitions()).filter((p) =>
+    failed.has(p.preAggregation),
+  );
+  await deploymentStore(scope.env, deploymentId).retainPartitions([
+    ...partitions.map((p) => ({ tableName: p.tableName, timezone: p.timezone })),
+    ...kept.map((p) => ({ tableName: p.tableName, timezone: p.timezone })),
+  ]);
+}
+
+/** A partitioned rollup's build range, read on the source; null when it has no data yet. */
+async function buildRangeOf(
+  scope: RequestScope,
+  compiler: RollupCompiler,
+  model: CompiledModel,
+  preAggregation: PreAggregation,
+  deploymentId: number,
+  config: DataSourceConfig,
+): Promise<[string, string] | null> {
+  const [start, end] = await Promise.all(
+    [preAggregation.buildRangeStart, preAggregation.buildRangeEnd].map((sql) =>
+      sql ? scalar(scope, deploymentId, config, sql).then(instantOf) : Promise.resolve(null),
+    ),
+  );
+  if (start && end) return [start, end];
+  const data = await compiler.dataRangeOf(model, preAggregation, dialectOf(config), (sql, params) =>
+    openDataSource(scope.env, deploymentId, config).run(sql, params, { timeoutMs: 30_000, maxRows: 2 }),
+  );
+  const from = start ?? data?.[0] ?? null;
+  const to = end ?? data?.[1] ?? null;
+  return from && to ? [from, to] : null;
+}
+
+/**
+ * Builds one claimed partition, when `version` is its latest claim (a redelivered or superseded
+ * message does nothing). With `refresh_key.sql`, an unchanged value and a partition already
+ * built for this definition skip the build. The outcome is recorded with the version guard; a
+ * failure is due again after a growing delay while the last good partition keeps serving.
+ */
+export async function runPartitionBuild(
+  scope: RequestScope,
+  compiler: RollupCompiler,
+  partitionId: number,
+  version: number,
+): Promise<'built' | 'current' | 'failed' | 'skipped'> {
+  const row = await repo.startBuilding(scope.db, partitionId, version);
+  if (!row) return 'skipped';
+  const [serving, config] = await Promise.all([
+    activeModel(scope.db, row.deploymentId),
+    readDataSourceConfig(scope, row.deploymentId),
+  ]);
+  const preAggregation = serving ? preAggregationsOf(serving.model).get(row.preAggregation) : undefined;
+  const fail = async (message: string) => {
+    await repo.failPartition(
+      scope.db,
+      row,
+      message,
+      later(scope.now, retryDelayMs(row.failures + 1)).toISOString(),
+    );
+    return 'failed' as const;
+  };
+  if (!serving || !preAggregation || definitionOf(preAggregation) !== row.definition) {
+    // The plan registers the serving model's partitions again; until then this one waits.
+    return fail(
+      `${row.preAggregation}: the serving model defines this pre-aggregation otherwise; it is planned again`,
+    );
+  }
+  const refresh = preAggregation.refreshKey;
+  const every = Math.max(
+    MIN_REFRESH_SECONDS,
+    refresh.every ?? (refresh.sql ? MIN_REFRESH_SECONDS : DEFAULT_REFRESH_EVERY_SECONDS),
+  );
+  const nextRefreshAt = () => {
+    // Incremental: a partition that ended before the update window is final once built.
+    const windowStart = scope.now.getTime() - (refresh.updateWindow ?? 0) * 1000;
+    if (refresh.incremental && row.rangeEnd && Date.parse(row.rangeEnd) < windowStart) return NEVER;
+    return later(scope.now, every * 1000).toISOString();
+  };
+  try {
+    const key = refresh.sql ? await scalar(scope, row.deploymentId, config, refresh.sql) : null;
+    if (refresh.sql && row.builtVersion > 0 && key === row.refreshKeyValue) {
+      await repo.finishPartition(scope.db, row, {
+        builtVersion: row.builtVersion,
+        swapped: false,
+        builtAt: row.lastBuiltAt ?? scope.now.toISOString(),
+        nextRefreshAt: nextRefreshAt(),
+        refreshKeyValue: key,
+      });
+      return 'current';
+    }
+    const spec = {
+      preAggregation: row.preAggregation,
+      tableName: row.tableName,
+      timezone: row.timezone,
+      ...(row.rangeStart && row.rangeEnd
+        ? { range: [row.rangeStart, row.rangeEnd] as [string, string] }
+        : {}),
+    };
+    const build = compiler.buildQueryOf(serving.model, preAggregation, spec, dialectOf(config), {
+      maxRows: ROLLUP_LIMITS.maxRowsPerPartition,
+    });
+    const outcome = await buildPartition(scope.env, row.deploymentId, config, row.definition, build, version);
+    if (outcome.state === 'failed') return fail(outcome.message);
+    if (outcome.state === 'stale') return 'skipped';
+    await repo.finishPartition(scope.db, row, {
+      builtVersion: outcome.version,
+      swapped: outcome.state === 'swapped',
+      builtAt: outcome.state === 'swapped' ? outcome.builtAt : (row.lastBuiltAt ?? scope.now.toISOString()),
+      nextRefreshAt: nextRefreshAt(),
+      refreshKeyValue: key,
+    });
+    return outcome.state === 'swapped' ? 'built' : 'current';
+  } catch (err) {
+    return fail(`${row.preAggregation}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+}

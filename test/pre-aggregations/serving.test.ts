@@ -1,0 +1,201 @@
+import {
+  createExecutionContext,
+  createMessageBatch,
+  createScheduledController,
+  env,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
+import { beforeAll, describe, expect, it } from 'vitest';
+import type { PreAggregationMessage } from '../../src/core/env';
+import { deploymentStore } from '../../src/sources/deployment-store';
+import {
+  cubeToken,
+  deployModel,
+  load,
+  loadShopIntoPostgres,
+  loadShopIntoStore,
+  shopModel,
+  usePostgres,
+} from '../data-api/fixtures';
+import { type SeededAccount, seedAccount } from '../helpers/harness';
+import { api } from '../helpers/http';
+import { deliverBatch, platform, worker } from '../helpers/platform';
+
+/**
+ * Queries served from built rollups, end to end: a published model with `pre_aggregations`
+ * registers its partitions, the cron and queue build them into the deployment's store, and
+ * `/load` answers from them the rows the source answered, on both stores, saying what served it.
+ */
+
+const ROLLUPS = `    pre_aggregations:
+      - name: monthly
+        measures: [count, total_amount]
+        dimensions: [status]
+        time_dimension: created_at
+        granularity: month
+        partition_granularity: year
+      - name: by_country
+        measures: [count]
+        dimensions: [country]
+`;
+
+const modelWithRollups = (prefix: string) =>
+  shopModel(prefix).replace(
+    '    access_policy:\n      - group: managers',
+    `${ROLLUPS}    access_policy:\n      - group: managers`,
+  );
+
+const MONTHLY = {
+  measures: ['orders.count', 'orders.total_amount'],
+  dimensions: ['orders.status'],
+  timeDimensions: [
+    { dimension: 'orders.created_at', granularity: 'quarter', dateRange: ['2024-01-01', '2024-12-31'] },
+  ],
+  order: { 'orders.status': 'asc' },
+};
+const BY_COUNTRY = {
+  measures: ['orders.count'],
+  dimensions: ['orders.country'],
+  order: { 'orders.country': 'asc' },
+};
+
+let acme: SeededAccount;
+
+/** Runs the refresh until nothing is due: ticks, delivering what each one sent. */
+async function refreshAll() {
+  for (let round = 0; round < 3; round++) {
+    const sent: PreAggregationMessage[] = [];
+    platform.preAggregationsQueue = { sendBatch: async (m) => void sent.push(...[...m].map((r) => r.body)) };
+    const ctx = createExecutionContext();
+    const at = new Date(Date.now() + 1_000);
+    await worker.scheduled(createScheduledController({ scheduledTime: at, cron: '* * * * *' }), env, ctx);
+    await waitOnExecutionContext(ctx);
+    if (sent.length === 0) return;
+    const result = await deliverBatch(
+      createMessageBatch(
+        'edgeboard-pre-aggregations',
+        sent.map((body, i) => ({ id: `r${round}-${i}-${at.getTime()}`, timestamp: at, attempts: 1, body })),
+      ),
+    );
+    expect(result.retryMessages).toEqual([]);
+  }
+}
+
+const MANAGER = { cubeCloud: { groups: ['managers'] } };
+
+describe.each([
+  ['the embedded store', 'embedded'],
+  ['PostgreSQL', 'postgres'],
+] as const)('served from rollups on %s', (_name, kind) => {
+  let deploymentId: number;
+  let manager: string;
+  let rep: string;
+  const fromSource: Record<string, unknown> = {};
+
+  beforeAll(async () => {
+    acme ??= await seedAccount();
+    deploymentId = kind === 'embedded' ? acme.deployments[0] : acme.deployments[1];
+    let prefix = '';
+    if (kind === 'embedded') {
+      await loadShopIntoStore(acme.admin, deploymentId);
+    } else {
+      prefix = `${await loadShopIntoPostgres()}.`;
+      await usePostgres(acme.admin, deploymentId);
+    }
+    await deployModel(acme.admin, deploymentId, modelWithRollups(prefix));
+    manager = await cubeToken(acme.admin, deploymentId, MANAGER);
+    rep = await cubeToken(acme.admin, deploymentId, { cubeCloud: { groups: ['reps'] }, country: 'FR' });
+    // Before any build: the source answers (and says so).
+    for (const [name, query] of Object.entries({ MONTHLY, BY_COUNTRY })) {
+      const res = await load(manager, query);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.usedPreAggregations).toEqual({});
+      fromSource[name] = res.body.data;
+    }
+  });
+
+  it('registers the partitions of a published model and builds them by cron and queue', async () => {
+    await refreshAll();
+    const list = await api('GET', `/api/v1/deployments/${deploymentId}/pre-aggregations`, {
+      auth: acme.admin,
+    });
+    expect(list.status, JSON.stringify(list.body)).toBe(200);
+    expect(
+      list.body.items.map((p: Record<string, unknown>) => [
+        p.preAggregation,
+        p.tableName,
+        p.timezone,
+        p.state,
+      ]),
+    ).toEqual([
+      ['orders.monthly', 'prod_pre_aggregations.orders_monthly20240101', 'UTC', 'built'],
+      ['orders.by_country', 'prod_pre_aggregations.orders_by_country', 'UTC', 'built'],
+    ]);
+    expect(list.body.items.every((p: { rows: number; bytes: number }) => p.rows > 0 && p.bytes > 0)).toBe(
+      true,
+    );
+  });
+
+  it('answers a matching query from the rollup with the same rows, naming the partitions and their build time', async () => {
+    const stored = (await deploymentStore(env, deploymentId).listPartitions()) as {
+      tableName: string;
+      version: number;
+      builtAt: string;
+    }[];
+    const monthly = stored.find((p) => p.tableName.endsWith('monthly20240101'));
+    const res = await load(manager, MONTHLY);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.data).toEqual(fromSource.MONTHLY);
+    expect(res.body.usedPreAggregations).toEqual({
+      'prod_pre_aggregations.orders_monthly20240101': {
+        targetTableName: `prod_pre_aggregations.orders_monthly20240101_v${monthly?.version}`,
+        refreshKeyValues: [],
+        lastUpdatedAt: Date.parse(monthly?.builtAt ?? ''),
+      },
+    });
+    expect(res.body.lastRefreshTime).toBe(monthly?.builtAt);
+    const byCountry = await load(manager, BY_COUNTRY);
+    expect(byCountry.body.data).toEqual(fromSource.BY_COUNTRY);
+    expect(Object.keys(byCountry.body.usedPreAggregations)).toEqual([
+      'prod_pre_aggregations.orders_by_country',
+    ]);
+  });
+
+  it("serves a row-secured viewer from a rollup only when it holds the policy's member", async () => {
+    // The reps' policy filters on orders.country: by_country holds it, monthly does not.
+    const monthly = await load(rep, MONTHLY);
+    expect(monthly.status).toBe(200);
+    expect(monthly.body.usedPreAggregations).toEqual({});
+    const byCountry = await load(rep, BY_COUNTRY);
+    expect(byCountry.body.usedPreAggregations).toHaveProperty(['prod_pre_aggregations.orders_by_country']);
+    expect(byCountry.body.data).toEqual([{ 'orders.country': 'FR', 'orders.count': '3' }]);
+  });
+});
+
+describe('CUBEJS_ROLLUP_ONLY', () => {
+  it('makes a query whose rollup is not built an error naming the rollup, and one no rollup matches an error too', async () => {
+    const other = await seedAccount();
+    const [deploymentId] = other.deployments;
+    await loadShopIntoStore(other.admin, deploymentId);
+    await deployModel(other.admin, deploymentId, modelWithRollups(''));
+    const set = await api('PUT', `/api/v1/deployments/${deploymentId}/env-vars`, {
+      auth: other.admin,
+      body: { env_variables: [{ name: 'CUBEJS_ROLLUP_ONLY', value: 'true' }] },
+    });
+    expect(set.status, JSON.stringify(set.body)).toBe(200);
+    const token = await cubeToken(other.admin, deploymentId, MANAGER);
+    const res = await load(token, MONTHLY);
+    expect(res.status, JSON.stringify(res.body)).toBe(409);
+    expect(res.body.error).toContain('pre-aggregation orders.monthly is not built yet');
+    const unmatched = await load(token, { measures: ['users.count'] });
+    expect(unmatched.status).toBe(409);
+    expect(unmatched.body.error).toContain('no pre-aggregation matches this query');
+    // Once built, it is served.
+    await refreshAll();
+    const served = await load(token, MONTHLY);
+    expect(served.status, JSON.stringify(served.body)).toBe(200);
+    expect(Object.keys(served.body.usedPreAggregations)).toEqual([
+      'prod_pre_aggregations.orders_monthly20240101',
+    ]);
+  });
+});
