@@ -3,6 +3,7 @@ import type { RequestScope } from '../core/scope';
 import { isKnownTimeZone } from '../core/time-zone';
 import { activeModel } from '../deployments/deployments.service';
 import { envVarsNamed } from '../deployments/env-vars.repository';
+import { forgetServingState } from '../deployments/serving-state';
 import { readDataSourceConfig } from '../deployments/env-vars.service';
 import { postgres } from '../semantic/dialects/postgres';
 import { sqlite } from '../semantic/dialects/sqlite';
@@ -274,6 +275,8 @@ export async function runPartitionBuild(
       nextRefreshAt: nextRefreshAt(),
       refreshKeyValue: key,
     });
+    // The generation just moved: this isolate's loads key on it at once, others within the bound.
+    if (outcome.state === 'swapped') forgetServingState(row.deploymentId);
     return outcome.state === 'swapped' ? 'built' : 'current';
   } catch (err) {
     return fail(`${row.preAggregation}: ${err instanceof Error ? err.message : String(err)}`);
