@@ -5,6 +5,7 @@ import {
   env,
   waitOnExecutionContext,
 } from 'cloudflare:test';
+import cube from '@cubejs-client/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PreAggregationMessage } from '../../src/core/env';
 import { deploymentStore } from '../../src/sources/deployment-store';
@@ -18,7 +19,7 @@ import {
   usePostgres,
 } from '../data-api/fixtures';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
-import { api } from '../helpers/http';
+import { api, workerFetch } from '../helpers/http';
 import { deliverBatch, platform, worker } from '../helpers/platform';
 
 /**
@@ -159,6 +160,30 @@ describe.each([
     expect(Object.keys(byCountry.body.usedPreAggregations)).toEqual([
       'prod_pre_aggregations.orders_by_country',
     ]);
+  });
+
+  it("answers Cube's own client unchanged from the rollup", async () => {
+    const realFetch = globalThis.fetch;
+    // @cubejs-client/core calls the global fetch: requests to this test host go to the Worker.
+    globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+      const url = input instanceof Request ? input.url : String(input);
+      return url.startsWith('http://edgeboard.test/') ? workerFetch(input, init) : realFetch(input, init);
+    }) as typeof fetch;
+    try {
+      const client = cube(manager, { apiUrl: 'http://edgeboard.test/cubejs-api/v1' });
+      const resultSet = await client.load(MONTHLY as Parameters<typeof client.load>[0]);
+      expect(resultSet.rawData()).toEqual(fromSource.MONTHLY);
+      const response = resultSet.serialize().loadResponse as {
+        results: { usedPreAggregations?: Record<string, unknown> }[];
+      };
+      expect(Object.keys(response.results[0].usedPreAggregations ?? {})).toEqual([
+        'prod_pre_aggregations.orders_monthly20240101',
+      ]);
+      // The client's own shaping of the rows reads them as it reads the source's.
+      expect(resultSet.tablePivot().length).toBe((fromSource.MONTHLY as unknown[]).length);
+    } finally {
+      globalThis.fetch = realFetch;
+    }
   });
 
   it("serves a row-secured viewer from a rollup only when it holds the policy's member", async () => {
