@@ -82,8 +82,11 @@ describe('the app core', () => {
     expect(res.body.paths['/api/v1/deployments/{id}'].get.parameters[0].name).toBe('id');
   });
 
-  // The reference UI and its files, and the health check, are not API operations.
+  // The reference UI and its files, the bare origin and its icon, and the health check, are not
+  // API operations.
   const DOCS_AND_HEALTH = [
+    '/',
+    '/favicon.ico',
     '/api/v1/openapi.json',
     '/docs',
     '/docs/init.js',
