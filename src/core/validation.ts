@@ -16,9 +16,22 @@ function issueMessage(issue: v.BaseIssue<unknown>): string {
   return issue.message;
 }
 
+/**
+ * The issues a union failed with, when one of its options matched the value's type and failed
+ * deeper inside it (an object whose `timezone` is a number): those deeper issues name the field,
+ * where the union's own issue only says the value is none of its options.
+ */
+function deepestIssues(issue: v.BaseIssue<unknown>): readonly v.BaseIssue<unknown>[] {
+  const depth = issue.path?.length ?? 0;
+  const deeper = (issue.issues ?? []).filter((inner) => (inner.path?.length ?? 0) > depth);
+  return deeper.length > 0 ? deeper.flatMap(deepestIssues) : [issue];
+}
+
 /** Valibot issues as the error envelope's `details`, one per offending field. */
 export function toDetails(issues: readonly v.BaseIssue<unknown>[]): ErrorDetail[] {
-  return issues.map((issue) => ({ path: issuePath(issue) || '(body)', message: issueMessage(issue) }));
+  return issues
+    .flatMap((issue) => (issue.type === 'union' ? deepestIssues(issue) : [issue]))
+    .map((issue) => ({ path: issuePath(issue) || '(body)', message: issueMessage(issue) }));
 }
 
 export function validationError(issues: readonly v.BaseIssue<unknown>[], where: string): ApiError {
