@@ -1,8 +1,9 @@
 import type { Context, Env, MiddlewareHandler } from 'hono';
-import { resolver, uniqueSymbol } from 'hono-openapi';
+import { uniqueSymbol } from 'hono-openapi';
 import * as v from 'valibot';
 import { ApiError, type ErrorDetail } from './errors';
 import { type JsonLimits, jsonBounds, jsonBoundsDoc, MAX_BODY_DEPTH, tooDeepAt } from './json';
+import { documented } from './openapi';
 
 type Target = 'json' | 'query' | 'param';
 
@@ -110,7 +111,7 @@ export function validate<
     await next();
   };
   return Object.assign(middleware, {
-    [uniqueSymbol]: { target, ...resolver(schema, { errorMode: 'ignore' }) },
+    [uniqueSymbol]: { target, ...documented(schema as v.GenericSchema) },
   }) as never;
 }
 
