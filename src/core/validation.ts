@@ -23,8 +23,12 @@ function issueMessage(issue: v.BaseIssue<unknown>): string {
  * where the union's own issue only says the value is none of its options.
  */
 function deepestIssues(issue: v.BaseIssue<unknown>): readonly v.BaseIssue<unknown>[] {
-  const depth = issue.path?.length ?? 0;
-  const deeper = (issue.issues ?? []).filter((inner) => (inner.path?.length ?? 0) > depth);
+  // An option's issues carry paths from the union's own value: prefix the union's path.
+  const deeper = (issue.issues ?? [])
+    .filter((inner) => (inner.path?.length ?? 0) > 0)
+    .map(
+      (inner) => ({ ...inner, path: [...(issue.path ?? []), ...(inner.path ?? [])] }) as v.BaseIssue<unknown>,
+    );
   return deeper.length > 0 ? deeper.flatMap(deepestIssues) : [issue];
 }
 
