@@ -456,3 +456,63 @@ describe('reports written before the first build', () => {
     expect(failed.data).toEqual([]);
   });
 });
+
+describe('Cube’s date operators in a dashboard’s report', () => {
+  it('compare with the start of the given date in the viewer too, as SQL written on the tie instants', async () => {
+    const auth = acme.admin;
+    // Order 2 is the last second of 31 January (UTC); order 3 is 1 February's first instant.
+    const cases = [
+      ['afterDate', '2024-01-31', '>'],
+      ['beforeOrOnDate', '2024-01-31', '<='],
+      ['afterDate', '2024-02-01', '>'],
+      ['beforeOrOnDate', '2024-02-01', '<='],
+    ] as const;
+    const ids: number[] = [];
+    for (const [operator, date] of cases) {
+      ids.push(
+        await createQueryReport(auth, board.deploymentId, board.workbookId, `${operator} ${date}`, {
+          jsonQuery: {
+            dimensions: ['orders.id'],
+            filters: [{ member: 'orders.created_at', operator, values: [date] }],
+            order: { 'orders.id': 'asc' },
+          },
+          spec: { type: 'table' },
+        }),
+      );
+    }
+    const draft = await api('GET', `${base()}/workbooks/${board.workbookId}/dashboard`, { auth });
+    const config = draft.body.dashboardDraft;
+    ids.forEach((reportId, i) => {
+      config.widgets.push({
+        id: `w-date-${i}`,
+        type: 'CHART',
+        position: { x: 0, y: 12 + 2 * i, w: 12, h: 2 },
+        config: { reportId },
+      });
+    });
+    const put = await api('PUT', `${base()}/workbooks/${board.workbookId}/dashboard`, {
+      auth,
+      body: { dashboardDraft: config },
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    const published = await api('POST', `${base()}/workbooks/${board.workbookId}/publish`, {
+      auth,
+      body: {},
+    });
+    expect(published.status, JSON.stringify(published.body)).toBe(200);
+    const res = await embedLoad(manager);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    for (const [i, [operator, date, sign]] of cases.entries()) {
+      const chart = chartOf(res.body, ids[i] as number);
+      expect(chart.error, `${operator} ${date}`).toBeNull();
+      const expected = await pgRows(
+        `SELECT id FROM ${board.schema}.orders WHERE created_at ${sign} $1::date::timestamp AT TIME ZONE 'UTC' ORDER BY id`,
+        [date],
+      );
+      expect(
+        chart.data.map((row) => String(row['orders.id'])),
+        `${operator} ${date}`,
+      ).toEqual(expected.map((row) => String(row.id)));
+    }
+  });
+});
