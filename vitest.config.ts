@@ -35,6 +35,8 @@ export default defineConfig({
           // Tests reach the throwaway PostgreSQL server on loopback (test/global/postgres.setup.ts).
           DATA_SOURCES_ALLOW_PRIVATE: '1',
           TEST_POSTGRES: JSON.stringify(inject('postgres')),
+          // A listener the private-address rule must keep data sources from (test/global/trap.setup.ts).
+          TEST_TRAP: JSON.stringify(inject('trap')),
         },
         // Nothing leaves the machine: any outbound fetch a test did not mock fails loudly.
         outboundService: (request: Request) =>
@@ -43,7 +45,7 @@ export default defineConfig({
     })),
   ],
   test: {
-    globalSetup: ['./test/global/postgres.setup.ts'],
+    globalSetup: ['./test/global/postgres.setup.ts', './test/global/trap.setup.ts'],
     include: ['test/**/*.test.ts'],
     // Failures (with their console output) and the summary; passing files and their logs stay
     // quiet. `npx vitest run --reporter=default` lists every file.

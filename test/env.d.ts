@@ -10,6 +10,8 @@ declare global {
       TEST_CONTROL_MIGRATIONS: D1Migration[];
       /** JSON `{host, port, database, user, password}` of the run's PostgreSQL server. */
       TEST_POSTGRES: string;
+      /** JSON `{host, resolves, port, countPort}` of the run's trap listener (test/global/trap.setup.ts). */
+      TEST_TRAP: string;
     }
   }
 }

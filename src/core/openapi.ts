@@ -64,6 +64,15 @@ interface RouteDoc {
   errors?: number[];
 }
 
+/**
+ * A schema as the OpenAPI document describes it. The document is OpenAPI 3.1, whose schemas are
+ * JSON Schema 2020-12: a tuple is `prefixItems` there (the converter's default, draft-07, writes
+ * `items` as an array, which 3.1 refuses).
+ */
+export function documented(schema: v.GenericSchema) {
+  return resolver(schema, { errorMode: 'ignore', options: { target: 'draft-2020-12' } });
+}
+
 /** Documents one route in the OpenAPI document from the same valibot schemas it answers with. */
 export function doc(spec: RouteDoc): MiddlewareHandler {
   const responses: Record<string, unknown> = {};
@@ -78,7 +87,7 @@ export function doc(spec: RouteDoc): MiddlewareHandler {
       responses[status] = {
         description: 'Success',
         content: {
-          'application/json': { schema: resolver(schema as v.GenericSchema, { errorMode: 'ignore' }) },
+          'application/json': { schema: documented(schema as v.GenericSchema) },
         },
       };
     }

@@ -1,8 +1,9 @@
 import type { Context, Env, MiddlewareHandler } from 'hono';
-import { resolver, uniqueSymbol } from 'hono-openapi';
+import { uniqueSymbol } from 'hono-openapi';
 import * as v from 'valibot';
 import { ApiError, type ErrorDetail } from './errors';
 import { type JsonLimits, jsonBounds, jsonBoundsDoc, MAX_BODY_DEPTH, tooDeepAt } from './json';
+import { documented } from './openapi';
 
 type Target = 'json' | 'query' | 'param';
 
@@ -16,9 +17,26 @@ function issueMessage(issue: v.BaseIssue<unknown>): string {
   return issue.message;
 }
 
+/**
+ * The issues a union failed with, when one of its options matched the value's type and failed
+ * deeper inside it (an object whose `timezone` is a number): those deeper issues name the field,
+ * where the union's own issue only says the value is none of its options.
+ */
+function deepestIssues(issue: v.BaseIssue<unknown>): readonly v.BaseIssue<unknown>[] {
+  // An option's issues carry paths from the union's own value: prefix the union's path.
+  const deeper = (issue.issues ?? [])
+    .filter((inner) => (inner.path?.length ?? 0) > 0)
+    .map(
+      (inner) => ({ ...inner, path: [...(issue.path ?? []), ...(inner.path ?? [])] }) as v.BaseIssue<unknown>,
+    );
+  return deeper.length > 0 ? deeper.flatMap(deepestIssues) : [issue];
+}
+
 /** Valibot issues as the error envelope's `details`, one per offending field. */
 export function toDetails(issues: readonly v.BaseIssue<unknown>[]): ErrorDetail[] {
-  return issues.map((issue) => ({ path: issuePath(issue) || '(body)', message: issueMessage(issue) }));
+  return issues
+    .flatMap((issue) => (issue.type === 'union' ? deepestIssues(issue) : [issue]))
+    .map((issue) => ({ path: issuePath(issue) || '(body)', message: issueMessage(issue) }));
 }
 
 export function validationError(issues: readonly v.BaseIssue<unknown>[], where: string): ApiError {
@@ -97,7 +115,7 @@ export function validate<
     await next();
   };
   return Object.assign(middleware, {
-    [uniqueSymbol]: { target, ...resolver(schema, { errorMode: 'ignore' }) },
+    [uniqueSymbol]: { target, ...documented(schema as v.GenericSchema) },
   }) as never;
 }
 

@@ -1,10 +1,10 @@
 import * as v from 'valibot';
 import { ApiError } from '../core/errors';
 import { toDetails } from '../core/validation';
+import { cubeQueriesSchema } from '../data-api/cube-query.schemas';
 import { dryRunQuery, type LoadResult, loadQuery, metaFor, sqlQuery } from '../data-api/data.service';
 import type { DataScope } from '../data-api/data-scope';
 import type { CubeQuery, NormalizedQuery } from '../semantic/query/query.types';
-import { cubeQueriesSchema } from './cube-api.schemas';
 
 /** A `query=` parameter: JSON of one query or a list of them, checked like a POST body. */
 export function parseQueryParam(text: string): CubeQuery | CubeQuery[] {

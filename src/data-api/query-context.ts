@@ -29,6 +29,13 @@ export const NOBODY = { groups: [], userAttributes: {}, securityContext: {} };
 const models = new Map<number, CompiledModel>();
 const MAX_CACHED_MODELS = 50;
 
+/** The deployment has no built data model yet (409): nothing can be checked against its model. */
+export class NoBuiltModel extends ApiError {
+  constructor() {
+    super('CONFLICT', 'This deployment has no built data model yet: check its build status');
+  }
+}
+
 export async function servingModel(
   scope: DataScope,
 ): Promise<{ buildId: number; model: CompiledModel; rollupGeneration: number }> {
@@ -39,7 +46,7 @@ export async function servingModel(
     if (!(await repo.deploymentExists(scope))) {
       throw new ApiError('NOT_FOUND', 'Deployment not found');
     }
-    throw new ApiError('CONFLICT', 'This deployment has no built data model yet: check its build status');
+    throw new NoBuiltModel();
   }
   let model = models.get(build.buildId);
   if (!model) {

@@ -89,8 +89,8 @@ const BLOCKED_NAMES = /^(localhost|.+\.localhost|.+\.local|.+\.internal)$/;
  * Why a data source may not connect to `host`, or null when it may. Refused: IP literals in
  * loopback, private, link-local, carrier-grade NAT, unspecified, multicast and reserved ranges
  * (IPv4 and IPv6, IPv4-mapped included), the names `localhost`, `*.localhost`, `*.local` and
- * `*.internal`, and numeric forms that are not a plain dotted quad (`2130706433`, `0x7f.1`),
- * which some resolvers read as addresses.
+ * `*.internal`, single-label names (no dot: `db`, `vm`), and numeric forms that are not a plain
+ * dotted quad (`2130706433`, `0x7f.1`), which some resolvers read as addresses.
  */
 export function forbiddenHostReason(host: string): string | null {
   const name = host.trim().toLowerCase().replace(/\.$/, '');
@@ -110,6 +110,8 @@ export function forbiddenHostReason(host: string): string | null {
   if (!/^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/.test(name)) {
     return 'not a valid host name';
   }
-  if (BLOCKED_NAMES.test(name)) return 'a local host name';
+  // A single label (`db`, `vm`, `postgres`) is no public DNS name: the runtime's resolver makes
+  // it whatever the local network says, which on a self-hosted runtime reaches loopback.
+  if (BLOCKED_NAMES.test(name) || !name.includes('.')) return 'a local host name';
   return null;
 }

@@ -1,6 +1,10 @@
+import * as v from 'valibot';
 import { ApiError, badRequest } from '../core/errors';
 import type { DeploymentScope } from '../core/scope';
+import { toDetails } from '../core/validation';
+import { cubeQuerySchema } from '../data-api/cube-query.schemas';
 import { compileModelQuery } from '../data-api/data.service';
+import { NoBuiltModel } from '../data-api/query-context';
 import type { CubeQuery, NormalizedQuery } from '../semantic/query/query.types';
 import { checkReportFields, type ReportFields } from '../semantic/query/report-fields';
 
@@ -27,6 +31,7 @@ function checkFields(body: QueryFields, query: NormalizedQuery | null) {
   }
 }
 
+/** JSON text of a query in Cube's query format (its shape, not yet its members). */
 function parseQuery(text: string): CubeQuery {
   let parsed: unknown;
   try {
@@ -41,15 +46,23 @@ function parseQuery(text: string): CubeQuery {
       { path: 'jsonQuery', message: 'Expected a JSON object such as {"measures": ["orders.count"]}' },
     ]);
   }
-  return parsed as CubeQuery;
+  const shaped = v.safeParse(cubeQuerySchema, parsed);
+  if (!shaped.success) {
+    const details = toDetails(shaped.issues).map((d) => ({ ...d, path: `jsonQuery.${d.path}` }));
+    throw badRequest(`jsonQuery is not a Cube query: ${details[0]?.path} ${details[0]?.message}`, details);
+  }
+  return shaped.output;
 }
 
 /**
  * A report body whose query is checked against the deployment's data model (an unknown member,
  * operator or granularity is a 400 naming it) and whose `sqlQuery` becomes the SQL that query
- * compiles to in the deployment's dialect (before any viewer's row-level filters). A body
- * without `jsonQuery` (or with null: not sent, as every field of Cube's report bodies) passes
- * as it is.
+ * compiles to in the deployment's dialect (before any viewer's row-level filters). Before the
+ * deployment's first build there is no model to check it against: a query of Cube's shape is
+ * taken as it is, without `sqlQuery`, as Cube does (a client sets up its workspace while its
+ * model builds); a load reports a query the model then does not fit as that chart's error. A
+ * body without `jsonQuery` (or with null: not sent, as every field of Cube's report bodies)
+ * passes as it is.
  */
 export async function withCompiledQuery<B extends QueryFields | undefined>(
   scope: DeploymentScope,
@@ -61,16 +74,24 @@ export async function withCompiledQuery<B extends QueryFields | undefined>(
     checkFields(body, null);
     return body;
   }
-  const { compiled, normalized } = await compiledQuery(scope, parseQuery(text));
-  checkFields(body, normalized);
-  return { ...body, sqlQuery: compiled.sql } as B;
+  const checked = await compiledQuery(scope, parseQuery(text));
+  if (!checked) {
+    checkFields(body, null);
+    return { ...body, sqlQuery: null } as B;
+  }
+  checkFields(body, checked.normalized);
+  return { ...body, sqlQuery: checked.compiled.sql } as B;
 }
 
-/** The query checked and compiled against the serving model; its faults are 400s on `jsonQuery`. */
+/**
+ * The query checked and compiled against the serving model, or null while the deployment has
+ * none; its faults are 400s on `jsonQuery`.
+ */
 async function compiledQuery(scope: DeploymentScope, query: CubeQuery) {
   try {
     return await compileModelQuery(scope, query);
   } catch (err) {
+    if (err instanceof NoBuiltModel) return null;
     if (err instanceof ApiError && err.code === 'BAD_REQUEST') {
       throw badRequest(`jsonQuery: ${err.message}`, [{ path: 'jsonQuery', message: err.message }]);
     }

@@ -396,6 +396,28 @@ describe('Reports', () => {
     }
   });
 
+  it('createReport with a jsonQuery answers 200 before the deployment’s first build, as Cube does', async () => {
+    // The second deployment's starter build is queued, never run: it has no model yet.
+    const unbuilt = acme.deployments[1];
+    const query = JSON.stringify({ measures: ['orders.count'], dimensions: ['orders.status'] });
+    const res = await api('POST', `/api/v1/deployments/${unbuilt}/reports`, {
+      auth: key,
+      body: { name: 'Before the build', jsonQuery: query },
+    });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.deploymentId).toBe(unbuilt);
+    expect(res.body).toMatchObject({ name: 'Before the build', jsonQuery: query, sqlQuery: '' });
+    const stored = await row('SELECT json_query FROM reports WHERE item_id = ?', res.body.id);
+    expect(stored).toEqual({ json_query: query });
+    // Not Cube's query shape: a 400 naming the field, build or no build.
+    const bad = await api('POST', `/api/v1/deployments/${unbuilt}/reports`, {
+      auth: key,
+      body: { jsonQuery: '{"measures":[1]}' },
+    });
+    expectError(bad, 400, 'BAD_REQUEST');
+    expect(bad.body.details[0].path).toBe('jsonQuery.measures.0');
+  });
+
   it('createReport: nothing required, nulls mean not sent, a publicId is generated', async () => {
     const rp = await ok('POST', '/reports', {
       name: null,

@@ -5,6 +5,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { deployModel, pgRows, shopModel } from '../data-api/fixtures';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { dbOf } from '../helpers/shards';
 import {
   chartOf,
   createQueryReport,
@@ -13,6 +14,7 @@ import {
   liveBoardWithViewers,
   mintViewer,
   REPORTS,
+  shopDeployment,
   WIDGETS,
 } from './live-fixtures';
 
@@ -370,5 +372,147 @@ describe('answers cached together', () => {
     const res = await load();
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(chartOf(res.body, own.reports.kpi).error).toEqual(expect.any(String));
+  });
+});
+
+describe('reports written before the first build', () => {
+  it('takes a query of Cube’s shape, checks it once a model is built, and a load shows a misfit as its chart’s error', async () => {
+    const fresh = await seedAccount();
+    const deploymentId = fresh.deployments[0] as number;
+    const auth = fresh.admin;
+    const at = `/api/v1/deployments/${deploymentId}`;
+    const workbook = await api('POST', `${at}/workbooks`, { auth, body: { name: 'Early' } });
+    expect(workbook.status, JSON.stringify(workbook.body)).toBe(200);
+    const workbookId = workbook.body.id as number;
+
+    // No build yet: a query of Cube's shape is taken as it is, with no SQL compiled for it (Cube's
+    // `sqlQuery` is a string: empty).
+    const fits = await createQueryReport(auth, deploymentId, workbookId, 'fits', REPORTS.kpi);
+    const misfit = await createQueryReport(auth, deploymentId, workbookId, 'misfit', {
+      jsonQuery: { measures: ['orders.nope'] },
+      spec: { type: 'kpi' },
+    });
+    const early = await api('GET', `${at}/reports/${misfit}`, { auth });
+    expect(early.body).toMatchObject({ jsonQuery: '{"measures":["orders.nope"]}', sqlQuery: '' });
+    const stored = await dbOf(fresh.accountId)
+      .prepare('SELECT json_query, sql_query FROM reports WHERE item_id = ?')
+      .bind(misfit)
+      .first<{ json_query: string; sql_query: string | null }>();
+    expect(stored).toEqual({ json_query: '{"measures":["orders.nope"]}', sql_query: '' });
+    // What is not Cube's query shape is still a 400 naming the field.
+    for (const [jsonQuery, path] of [
+      ['{"measures":"orders.count"}', 'jsonQuery.measures'],
+      ['{"filters":[{"member":"orders.status","values":["x"]}]}', 'jsonQuery.filters.0.operator'],
+      [
+        '{"timeDimensions":[{"dimension":"orders.created_at","dateRange":[1,2]}]}',
+        'jsonQuery.timeDimensions.0.dateRange',
+      ],
+      ['[{"measures":["orders.count"]}]', 'jsonQuery'],
+    ] as const) {
+      const bad = await api('POST', `${at}/reports`, { auth, body: { workbookId, jsonQuery } });
+      expectError(bad, 400);
+      expect(bad.body.details.map((d: { path: string }) => d.path).join(' '), jsonQuery).toContain(path);
+    }
+
+    // Built: a new query is checked against the model again.
+    await shopDeployment(fresh, deploymentId, board.schema);
+    const refused = await api('POST', `${at}/reports`, {
+      auth,
+      body: { workbookId, jsonQuery: '{"measures":["orders.nope"]}' },
+    });
+    expectError(refused, 400);
+    expect(refused.body.error).toContain('orders.nope');
+
+    const chart = (id: string, reportId: number, y: number) => ({
+      id,
+      type: 'CHART',
+      position: { x: 0, y, w: 6, h: 2 },
+      config: { reportId, title: id },
+    });
+    const draft = await api('PUT', `${at}/workbooks/${workbookId}/dashboard`, {
+      auth,
+      body: {
+        dashboardDraft: { title: 'Early', widgets: [chart('w-fits', fits, 0), chart('w-misfit', misfit, 2)] },
+      },
+    });
+    expect(draft.status, JSON.stringify(draft.body)).toBe(200);
+    const published = await api('POST', `${at}/workbooks/${workbookId}/publish`, { auth, body: {} });
+    expect(published.status, JSON.stringify(published.body)).toBe(200);
+    const publicId = published.body.publicId as string;
+    const allowed = await api('PATCH', `/api/v1/embed/dashboard/${publicId}`, {
+      auth,
+      body: { allowEmbed: true },
+    });
+    expect(allowed.status, JSON.stringify(allowed.body)).toBe(200);
+    const viewer = await mintViewer(fresh, deploymentId, { externalId: 'early', groups: ['managers'] });
+    const res = await api('GET', `/api/v1/embed/dashboard/${publicId}`, { auth: { session: viewer } });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const [expected] = await pgRows(`SELECT count(*) AS c FROM ${board.schema}.orders`);
+    const shown = chartOf(res.body, fits);
+    expect(shown.error).toBeNull();
+    expect(shown.data[0]?.['orders.count']).toBe(String(expected?.c));
+    const failed = chartOf(res.body, misfit);
+    expect(failed.error).toContain('orders.nope');
+    expect(failed.data).toEqual([]);
+  });
+});
+
+describe('Cube’s date operators in a dashboard’s report', () => {
+  it('compare with the start of the given date in the viewer too, as SQL written on the tie instants', async () => {
+    const auth = acme.admin;
+    // Order 2 is the last second of 31 January (UTC); order 3 is 1 February's first instant.
+    const cases = [
+      ['afterDate', '2024-01-31', '>'],
+      ['beforeOrOnDate', '2024-01-31', '<='],
+      ['afterDate', '2024-02-01', '>'],
+      ['beforeOrOnDate', '2024-02-01', '<='],
+    ] as const;
+    const ids: number[] = [];
+    for (const [operator, date] of cases) {
+      ids.push(
+        await createQueryReport(auth, board.deploymentId, board.workbookId, `${operator} ${date}`, {
+          jsonQuery: {
+            dimensions: ['orders.id'],
+            filters: [{ member: 'orders.created_at', operator, values: [date] }],
+            order: { 'orders.id': 'asc' },
+          },
+          spec: { type: 'table' },
+        }),
+      );
+    }
+    const draft = await api('GET', `${base()}/workbooks/${board.workbookId}/dashboard`, { auth });
+    const config = draft.body.dashboardDraft;
+    ids.forEach((reportId, i) => {
+      config.widgets.push({
+        id: `w-date-${i}`,
+        type: 'CHART',
+        position: { x: 0, y: 12 + 2 * i, w: 12, h: 2 },
+        config: { reportId },
+      });
+    });
+    const put = await api('PUT', `${base()}/workbooks/${board.workbookId}/dashboard`, {
+      auth,
+      body: { dashboardDraft: config },
+    });
+    expect(put.status, JSON.stringify(put.body)).toBe(200);
+    const published = await api('POST', `${base()}/workbooks/${board.workbookId}/publish`, {
+      auth,
+      body: {},
+    });
+    expect(published.status, JSON.stringify(published.body)).toBe(200);
+    const res = await embedLoad(manager);
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    for (const [i, [operator, date, sign]] of cases.entries()) {
+      const chart = chartOf(res.body, ids[i] as number);
+      expect(chart.error, `${operator} ${date}`).toBeNull();
+      const expected = await pgRows(
+        `SELECT id FROM ${board.schema}.orders WHERE created_at ${sign} $1::date::timestamp AT TIME ZONE 'UTC' ORDER BY id`,
+        [date],
+      );
+      expect(
+        chart.data.map((row) => String(row['orders.id'])),
+        `${operator} ${date}`,
+      ).toEqual(expected.map((row) => String(row.id)));
+    }
   });
 });

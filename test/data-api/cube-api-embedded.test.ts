@@ -91,6 +91,41 @@ describe('the embedded store', () => {
     expect(rowsOf(months.body.data, ['orders.created_at.month', 'orders.count'])).toEqual(textRows(byMonth));
   });
 
+  it("compares the single-date operators with the date's start, as SQL written on the tie instants", async () => {
+    // Orders 1, 3 and 7 sit exactly on a UTC midnight; order 2 is the last second of 31 January.
+    const cases = [
+      ['afterDate', '2024-01-31', 'UTC', '>', '2024-01-31T00:00:00Z'],
+      ['afterOrOnDate', '2024-01-31', 'UTC', '>=', '2024-01-31T00:00:00Z'],
+      ['beforeDate', '2024-01-31', 'UTC', '<', '2024-01-31T00:00:00Z'],
+      ['beforeOrOnDate', '2024-01-31', 'UTC', '<=', '2024-01-31T00:00:00Z'],
+      ['afterDate', '2024-02-01', 'UTC', '>', '2024-02-01T00:00:00Z'],
+      ['afterOrOnDate', '2024-02-01', 'UTC', '>=', '2024-02-01T00:00:00Z'],
+      ['beforeDate', '2024-02-01', 'UTC', '<', '2024-02-01T00:00:00Z'],
+      ['beforeOrOnDate', '2024-02-01', 'UTC', '<=', '2024-02-01T00:00:00Z'],
+      // 1 February starts at 15:00Z on 31 January in Tokyo (UTC+9, no daylight saving).
+      ['afterDate', '2024-02-01', 'Asia/Tokyo', '>', '2024-01-31T15:00:00Z'],
+      ['beforeOrOnDate', '2024-02-01', 'Asia/Tokyo', '<=', '2024-01-31T15:00:00Z'],
+      ['afterDate', '2024-01-31T23:59:59', 'UTC', '>', '2024-01-31T23:59:59Z'],
+      ['afterOrOnDate', '2024-01-31T23:59:59', 'UTC', '>=', '2024-01-31T23:59:59Z'],
+    ] as const;
+    for (const [operator, value, timezone, sign, instant] of cases) {
+      const res = await load(storeToken, {
+        dimensions: ['orders.id'],
+        filters: [{ member: 'orders.created_at', operator, values: [value] }],
+        order: { 'orders.id': 'asc' },
+        timezone,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const expected = await storeRows(
+        storeDeployment,
+        `SELECT id FROM orders WHERE julianday(created_at) ${sign} julianday('${instant}') ORDER BY id`,
+      );
+      expect(rowsOf(res.body.data, ['orders.id']), `${operator} ${value} ${timezone}`).toEqual(
+        textRows(expected),
+      );
+    }
+  });
+
   it('does not double count across a one-to-many join', async () => {
     const res = await load(storeToken, {
       measures: ['orders.total_amount'],

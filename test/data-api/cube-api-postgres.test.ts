@@ -131,6 +131,61 @@ describe('/cubejs-api/v1/load over PostgreSQL', () => {
     expect(rowsOf(res.body.data, ['orders.status', 'orders.count'])).toEqual(textRows(expected));
   });
 
+  it("compares the single-date operators with the date's start in the query time zone, as Cube does", async () => {
+    // Orders 1, 3 and 7 sit exactly on a UTC midnight; order 2 is the last second of 31 January.
+    const cases = [
+      ['afterDate', '2024-01-31', 'UTC', '>'],
+      ['afterOrOnDate', '2024-01-31', 'UTC', '>='],
+      ['beforeDate', '2024-01-31', 'UTC', '<'],
+      ['beforeOrOnDate', '2024-01-31', 'UTC', '<='],
+      ['afterDate', '2024-02-01', 'UTC', '>'],
+      ['afterOrOnDate', '2024-02-01', 'UTC', '>='],
+      ['beforeDate', '2024-02-01', 'UTC', '<'],
+      ['beforeOrOnDate', '2024-02-01', 'UTC', '<='],
+      // 1 February starts at 15:00Z on 31 January in Tokyo: order 2 is after it.
+      ['afterDate', '2024-02-01', 'Asia/Tokyo', '>'],
+      ['beforeOrOnDate', '2024-02-01', 'Asia/Tokyo', '<='],
+    ] as const;
+    for (const [operator, date, timezone, sign] of cases) {
+      const res = await load(token, {
+        dimensions: ['orders.id'],
+        filters: [{ member: 'orders.created_at', operator, values: [date] }],
+        order: { 'orders.id': 'asc' },
+        timezone,
+      });
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const expected = await pgRows(
+        `SELECT id FROM ${schema}.orders WHERE created_at ${sign} ($1::date::timestamp AT TIME ZONE $2) ORDER BY id`,
+        [date, timezone],
+      );
+      expect(rowsOf(res.body.data, ['orders.id']), `${operator} ${date} ${timezone}`).toEqual(
+        textRows(expected),
+      );
+    }
+    // A value with a time keeps its time.
+    const timed = await load(token, {
+      dimensions: ['orders.id'],
+      filters: [{ member: 'orders.created_at', operator: 'afterOrOnDate', values: ['2024-01-31T23:59:59'] }],
+      order: { 'orders.id': 'asc' },
+    });
+    const fromTime = await pgRows(
+      `SELECT id FROM ${schema}.orders WHERE created_at >= '2024-01-31 23:59:59+00' ORDER BY id`,
+    );
+    expect(rowsOf(timed.body.data, ['orders.id'])).toEqual(textRows(fromTime));
+    // /sql shows the bound instant: the date's first one, never its last.
+    const qs = new URLSearchParams({
+      query: JSON.stringify({
+        measures: ['orders.count'],
+        filters: [{ member: 'orders.created_at', operator: 'afterDate', values: ['2024-01-31'] }],
+      }),
+    });
+    const sql = await api('GET', `/cubejs-api/v1/sql?${qs}`, { auth: { raw: token } });
+    expect(sql.status, JSON.stringify(sql.body)).toBe(200);
+    const params = JSON.stringify(sql.body.sql.sql[1]);
+    expect(params).toContain('2024-01-31T00:00:00.000');
+    expect(params).not.toContain('23:59:59.999');
+  });
+
   it('answers a filtered measure, a calculated measure, a segment and a view', async () => {
     const res = await load(token, {
       measures: ['orders.completed_amount', 'orders.amount_per_order'],

@@ -247,35 +247,49 @@ describe('date filters, in the query time zone', () => {
     );
   });
 
-  it('beforeDate is strict at the start of the day, beforeOrOnDate takes the whole day; after likewise', async () => {
-    const day = '2024-11-03';
-    const start = "'2024-11-03 00:00'::timestamp AT TIME ZONE 'America/New_York'";
-    const next = "'2024-11-04 00:00'::timestamp AT TIME ZONE 'America/New_York'";
+  it("the single-date operators compare with the date's local midnight, as Cube's compiler does", async () => {
+    // 2024-11-03 in New York starts at 04:00Z; orders 10, 11 and 12 fall later that day, and
+    // order 13 is exactly the next local midnight (2024-11-04 00:00 EST = 05:00Z).
+    const day = (date: string) => `'${date} 00:00'::timestamp AT TIME ZONE 'America/New_York'`;
+    const cases = [
+      ['beforeDate', '2024-11-03', `created_at < ${day('2024-11-03')}`, "< '2024-11-03 04:00:00'"],
+      ['beforeOrOnDate', '2024-11-03', `created_at <= ${day('2024-11-03')}`, "<= '2024-11-03 04:00:00'"],
+      ['afterDate', '2024-11-03', `created_at > ${day('2024-11-03')}`, "> '2024-11-03 04:00:00'"],
+      ['afterOrOnDate', '2024-11-03', `created_at >= ${day('2024-11-03')}`, ">= '2024-11-03 04:00:00'"],
+      // On the tie: the row at the start instant is kept by the inclusive operators only.
+      ['beforeDate', '2024-11-04', `created_at < ${day('2024-11-04')}`, "< '2024-11-04 05:00:00'"],
+      ['beforeOrOnDate', '2024-11-04', `created_at <= ${day('2024-11-04')}`, "<= '2024-11-04 05:00:00'"],
+      ['afterDate', '2024-11-04', `created_at > ${day('2024-11-04')}`, "> '2024-11-04 05:00:00'"],
+      ['afterOrOnDate', '2024-11-04', `created_at >= ${day('2024-11-04')}`, ">= '2024-11-04 05:00:00'"],
+    ] as const;
+    for (const [operator, value, postgres, sqlite] of cases) {
+      await expectIds(
+        'orders',
+        [{ member: 'orders.created_at', operator, values: [value] }],
+        { postgres, sqlite: `datetime(created_at) ${sqlite}` },
+        newYork,
+      );
+    }
+    // A value with a time keeps it: local 2024-11-03 01:30 (EDT) is order 10's instant.
     await expectIds(
       'orders',
-      [{ member: 'orders.created_at', operator: 'beforeDate', values: [day] }],
-      { postgres: `created_at < ${start}` },
+      [{ member: 'orders.created_at', operator: 'afterDate', values: ['2024-11-03T01:30:00'] }],
+      {
+        postgres: "created_at > '2024-11-03 05:30:00Z'",
+        sqlite: "datetime(created_at) > '2024-11-03 05:30:00'",
+      },
       newYork,
     );
     await expectIds(
       'orders',
-      [{ member: 'orders.created_at', operator: 'beforeOrOnDate', values: [day] }],
-      { postgres: `created_at < ${next}` },
+      [{ member: 'orders.created_at', operator: 'beforeOrOnDate', values: ['2024-11-03T01:30:00'] }],
+      {
+        postgres: "created_at <= '2024-11-03 05:30:00Z'",
+        sqlite: "datetime(created_at) <= '2024-11-03 05:30:00'",
+      },
       newYork,
     );
-    await expectIds(
-      'orders',
-      [{ member: 'orders.created_at', operator: 'afterDate', values: [day] }],
-      { postgres: `created_at >= ${next}` },
-      newYork,
-    );
-    await expectIds(
-      'orders',
-      [{ member: 'orders.created_at', operator: 'afterOrOnDate', values: [day] }],
-      { postgres: `created_at >= ${start}` },
-      newYork,
-    );
-    // A timestamp is the instant itself: 2024-01-31T23:59:59Z is not before itself.
+    // A timestamp with an offset is the instant itself: 2024-01-31T23:59:59Z is not before itself.
     await expectIds(
       'orders',
       [{ member: 'orders.created_at', operator: 'beforeDate', values: ['2024-01-31T23:59:59Z'] }],

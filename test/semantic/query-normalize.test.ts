@@ -189,7 +189,7 @@ describe('normalized queries', () => {
       {
         member: { name: 'orders.created_at', target: 'orders.created_at' },
         operator: 'beforeOrOnDate',
-        values: ['2024-03-11T03:59:59.999Z'],
+        values: ['2024-03-10T05:00:00.000Z'],
       },
       {
         member: { name: 'orders.created_at', target: 'orders.created_at' },

@@ -40,6 +40,11 @@ describe('forbiddenHostReason', () => {
     ['db.localhost', 'a local host name'],
     ['printer.local', 'a local host name'],
     ['metadata.google.internal', 'a local host name'],
+    ['vm', 'a local host name'],
+    ['db', 'a local host name'],
+    ['postgres', 'a local host name'],
+    ['DB.', 'a local host name'],
+    ['my_db-1', 'a local host name'],
     ['2130706433', 'an address in a non-standard form'],
     ['0x7f.1', 'an address in a non-standard form'],
     ['0177.0.0.1', 'an address in a non-standard form'],
@@ -80,7 +85,7 @@ describe('openDataSource and the private-address rule', () => {
     ({ type: 'postgres', host, user: 'u', password: 'p', ...extra }) as const;
 
   it('refuses a private host with FORBIDDEN_HOST, without naming the address', () => {
-    for (const host of ['10.1.2.3', 'localhost', '[::1]']) {
+    for (const host of ['10.1.2.3', 'localhost', '[::1]', 'postgres']) {
       let caught: unknown;
       try {
         openDataSource(production, 1, postgres(host));
@@ -96,6 +101,7 @@ describe('openDataSource and the private-address rule', () => {
   it('lets private hosts through when DATA_SOURCES_ALLOW_PRIVATE is 1', () => {
     const allowed = { ...production, DATA_SOURCES_ALLOW_PRIVATE: '1' } as Bindings;
     expect(openDataSource(allowed, 1, postgres('10.1.2.3')).dialect).toBe('postgres');
+    expect(openDataSource(allowed, 1, postgres('postgres')).dialect).toBe('postgres');
     expect(openDataSource(production, 1, postgres('db.example.com')).dialect).toBe('postgres');
   });
 

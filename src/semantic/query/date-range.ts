@@ -17,6 +17,47 @@ const TIMESTAMP =
 /** Inclusive bounds, as UTC instants (ms). */
 export type Instants = [number, number];
 
+/**
+ * The instants a date may resolve to: the years 0001 to 9999 (UTC), the years an ISO 8601 date
+ * writes in four digits and both stores read. Past them the arithmetic of a relative range
+ * (`last 999999999 years`) leaves what `Date` can hold at all.
+ */
+const FIRST_INSTANT = -62_135_596_800_000; // 0001-01-01T00:00:00.000Z
+const LAST_INSTANT = 253_402_300_799_999; // 9999-12-31T23:59:59.999Z
+/** Wall-clock arithmetic stays this far inside what `Date` holds (±275,760 years). */
+const ARITHMETIC_LIMIT = 8_640_000_000_000_000 / 2;
+
+const YEARS_TEXT = 'the years 0001 to 9999';
+
+/** A date that left the representable years (a 400); `withinYears` names what the caller sent. */
+class OutOfYears extends QueryError {
+  constructor() {
+    super(`A date is outside ${YEARS_TEXT}`);
+  }
+}
+
+/** Runs `resolve`, turning a date past the representable years into a 400 naming `what`. */
+export function withinYears<T>(what: string, resolve: () => T): T {
+  try {
+    return resolve();
+  } catch (err) {
+    if (err instanceof OutOfYears) throw new QueryError(`${what} is outside ${YEARS_TEXT}`);
+    throw err;
+  }
+}
+
+/** `ms`, checked to be an instant of the representable years. */
+export function inYears(ms: number): number {
+  if (!(ms >= FIRST_INSTANT && ms <= LAST_INSTANT)) throw new OutOfYears();
+  return ms;
+}
+
+/** `ms`, checked to be one calendar arithmetic can go on with. */
+function computable(ms: number): number {
+  if (!(Math.abs(ms) <= ARITHMETIC_LIMIT)) throw new OutOfYears();
+  return ms;
+}
+
 export function toIso(ms: number): string {
   return new Date(ms).toISOString();
 }
@@ -27,12 +68,17 @@ export function resolveDateRange(
   zone: string,
   now: Date,
 ): [string, string] {
-  if (Array.isArray(range)) {
-    const [from, to] = range;
-    return [toIso(pointOf(from, zone, now, 'start', range)), toIso(pointOf(to, zone, now, 'end', range))];
-  }
-  const [from, to] = relativeRange(range, zone, now.getTime());
-  return [toIso(from), toIso(to)];
+  return withinYears(`Date range ${JSON.stringify(range)}`, () => {
+    if (Array.isArray(range)) {
+      const [from, to] = range;
+      return [
+        toIso(inYears(pointOf(from, zone, now, 'start', range))),
+        toIso(inYears(pointOf(to, zone, now, 'end', range))),
+      ];
+    }
+    const [from, to] = relativeRange(range, zone, now.getTime());
+    return [toIso(inYears(from)), toIso(inYears(to))];
+  });
 }
 
 /**
@@ -40,9 +86,11 @@ export function resolveDateRange(
  * whole local day; a timestamp without offset is local; with `Z` or an offset, absolute.
  */
 export function boundOf(value: string, zone: string, side: 'start' | 'end'): string {
-  const ms = absolutePoint(value.trim(), zone, side);
-  if (ms === undefined) throw new QueryError(`Can't parse date: ${value}`);
-  return toIso(ms);
+  return withinYears(`Date ${JSON.stringify(value)}`, () => {
+    const ms = absolutePoint(value.trim(), zone, side);
+    if (ms === undefined) throw new QueryError(`Can't parse date: ${value}`);
+    return toIso(inYears(ms));
+  });
 }
 
 function pointOf(value: string, zone: string, now: Date, side: 'start' | 'end', whole: unknown): number {
@@ -108,7 +156,8 @@ function relativePoint(text: string, zone: string, now: number, side: 'start' | 
   const unit = match && unitOf(match[2] ?? '');
   if (!match || !unit) return undefined;
   const count = Number(match[1]) * (match[3] === 'ago' ? -1 : 1);
-  if (unit === 'second' || unit === 'minute' || unit === 'hour') return now + count * UNIT_MS[unit];
+  if (unit === 'second' || unit === 'minute' || unit === 'hour')
+    return computable(now + count * UNIT_MS[unit]);
   return zonedTimeToUtc(addUnits(utcToZoned(now, zone), unit, count), zone);
 }
 
@@ -189,14 +238,16 @@ export function addUnits(local: LocalTime, unit: Unit, count: number): LocalTime
     case 'second':
     case 'minute':
     case 'hour':
-      return msToLocal(localToMs(local) + count * UNIT_MS[unit]);
+      return msToLocal(computable(localToMs(local) + count * UNIT_MS[unit]));
     case 'day':
     case 'week':
-      return msToLocal(localToMs(local) + count * (unit === 'week' ? 7 : 1) * 86_400_000);
+      return msToLocal(computable(localToMs(local) + count * (unit === 'week' ? 7 : 1) * 86_400_000));
     default: {
       const months = count * (unit === 'year' ? 12 : unit === 'quarter' ? 3 : 1);
       const index = local.year * 12 + (local.month - 1) + months;
       const year = Math.floor(index / 12);
+      // ±100,000 years keeps every later step inside what `Date` holds.
+      if (!(Math.abs(year) <= 100_000)) throw new OutOfYears();
       const month = index - year * 12 + 1;
       const lastDay = msToLocal(localToMs({ ...local, year, month: month + 1, day: 0 })).day;
       return { ...local, year, month, day: Math.min(local.day, lastDay) };

@@ -155,8 +155,9 @@ function normalizeFilter(
       const range = resolveDateRange([texts[0] ?? '', texts[1] ?? ''], zone, now);
       return { member, operator, values: range };
     }
-    const side = operator === 'beforeDate' || operator === 'afterOrOnDate' ? 'start' : 'end';
-    return { member, operator, values: [boundOf(texts[0] ?? '', zone, side)] };
+    // Cube compares all four with the first instant the value stands for (a date: its local
+    // midnight), `afterDate` strictly and `beforeOrOnDate` inclusively: never with the day's end.
+    return { member, operator, values: [boundOf(texts[0] ?? '', zone, 'start')] };
   }
 
   const values = raw.map((value): string | null => {

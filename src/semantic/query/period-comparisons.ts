@@ -1,5 +1,5 @@
 import { utcToZoned, zonedTimeToUtc } from '../../core/time-zone';
-import { addUnits, resolveDateRange, startOf, toIso } from './date-range';
+import { addUnits, inYears, resolveDateRange, startOf, toIso, withinYears } from './date-range';
 import type { CubeQuery, NormalizedQuery } from './query.types';
 import { QueryError } from './query-error';
 import {
@@ -55,7 +55,10 @@ export function comparisonQuery(
   ];
   const shift = (ms: number) =>
     zonedTimeToUtc(addUnits(utcToZoned(ms, zone), unit, -comparison.offset.amount), zone);
-  const shifted = [toIso(shift(from)), toIso(shift(to + 1) - 1)] as [string, string];
+  const shifted = withinYears(
+    `periodComparisons offset of ${comparison.offset.amount} ${unit}`,
+    () => [toIso(inYears(shift(from))), toIso(inYears(shift(to + 1) - 1))] as [string, string],
+  );
   const timeDimensions = entries.map((other, at) =>
     at === index ? { ...other, dateRange: shifted } : other,
   );

@@ -40,6 +40,12 @@ interface Leaf {
 
 /** Default span of SQLite's zone conversion when the query gives no date range to bound it. */
 const DEFAULT_SPAN: [number, number] = [Date.UTC(1990, 0, 1), Date.UTC(2050, 0, 1)];
+/**
+ * The widest span of SQLite's zone conversion: a date range over centuries (`0001-01-01` to
+ * `9999-12-31`) would write thousands of daylight-saving transitions into the statement, past
+ * what SQLite takes in one. Rows outside it take the offset at its nearest end.
+ */
+const WIDEST_SPAN: [number, number] = [Date.UTC(1900, 0, 1), Date.UTC(2100, 0, 1)];
 const LEAF_MARK = '\uE001';
 /** Measures that a repeated row would count twice; min, max and count_distinct are immune. */
 const ADDITIVE = new Set(['count', 'sum', 'avg']);
@@ -347,5 +353,8 @@ function spanOf(query: NormalizedQuery): [number, number] {
   const day = 86_400_000;
   const starts = ranges.map((range) => Date.parse((range as [string, string])[0]));
   const ends = ranges.map((range) => Date.parse((range as [string, string])[1]));
-  return [Math.min(...starts) - day, Math.max(...ends) + day];
+  const from = Math.max(Math.min(...starts) - day, WIDEST_SPAN[0]);
+  const to = Math.min(Math.max(...ends) + day, WIDEST_SPAN[1]);
+  // A range wholly outside the widest span converts with the offset at its nearest end.
+  return from < to ? [from, to] : to <= WIDEST_SPAN[0] ? [WIDEST_SPAN[0], WIDEST_SPAN[0]] : [to, to];
 }
