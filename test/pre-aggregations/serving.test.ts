@@ -5,7 +5,7 @@ import {
   env,
   waitOnExecutionContext,
 } from 'cloudflare:test';
-import cube from '@cubejs-client/core';
+import cube, { type Query } from '@cubejs-client/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PreAggregationMessage } from '../../src/core/env';
 import { deploymentStore } from '../../src/sources/deployment-store';
@@ -53,7 +53,7 @@ const MONTHLY = {
     { dimension: 'orders.created_at', granularity: 'quarter', dateRange: ['2024-01-01', '2024-12-31'] },
   ],
   order: { 'orders.status': 'asc' },
-};
+} satisfies Query;
 const BY_COUNTRY = {
   measures: ['orders.count'],
   dimensions: ['orders.country'],
@@ -171,12 +171,12 @@ describe.each([
     }) as typeof fetch;
     try {
       const client = cube(manager, { apiUrl: 'http://edgeboard.test/cubejs-api/v1' });
-      const resultSet = await client.load(MONTHLY as Parameters<typeof client.load>[0]);
+      const resultSet = await client.load(MONTHLY);
       expect(resultSet.rawData()).toEqual(fromSource.MONTHLY);
       const response = resultSet.serialize().loadResponse as {
         results: { usedPreAggregations?: Record<string, unknown> }[];
       };
-      expect(Object.keys(response.results[0].usedPreAggregations ?? {})).toEqual([
+      expect(Object.keys(response.results[0]?.usedPreAggregations ?? {})).toEqual([
         'prod_pre_aggregations.orders_monthly20240101',
       ]);
       // The client's own shaping of the rows reads them as it reads the source's.
