@@ -252,6 +252,18 @@ cubes:
     segments:
       - name: completed
         sql: "{CUBE}.status = 'completed'"
+    # Rollups answering the charts of the demo dashboard "Sales overview" (with the one on
+    # order_items below); see docs/semantic-layer.md, "Pre-aggregations".
+    pre_aggregations:
+      - name: by_status_country
+        measures: [count, completed_count]
+        dimensions: [status, customers.country]
+        refresh_key:
+          every: 1 hour
+      - name: completion
+        measures: [completion_rate, count, completed_count]
+        refresh_key:
+          every: 1 hour
 
   - name: order_items
     sql_table: ${prefix}order_items
@@ -277,6 +289,22 @@ cubes:
         format: currency
       - name: count
         type: count
+    pre_aggregations:
+      - name: by_product
+        measures: [revenue, quantity]
+        dimensions: [products.name, products.category, customers.country]
+        refresh_key:
+          every: 1 hour
+      - name: revenue_by_day
+        measures: [revenue]
+        dimensions: [customers.country]
+        time_dimension: orders.created_at
+        granularity: day
+        partition_granularity: year
+        refresh_key:
+          every: 1 hour
+          incremental: true
+          update_window: 7 days
 
 views:
   - name: sales

@@ -33,7 +33,7 @@ let rep: string;
 
 beforeAll(async () => {
   const acme = await seedAccount();
-  [deploymentId] = acme.deployments as [number];
+  deploymentId = acme.deployments[0] as number;
   await loadShopIntoStore(acme.admin, deploymentId);
   expect(modelWithRollups()).toContain('name: monthly');
   await deployModel(acme.admin, deploymentId, modelWithRollups());

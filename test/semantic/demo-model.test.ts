@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { csvChunks, demoModel, demoTables } from '../../scripts/demo-data.mjs';
+import { csvChunks, demoModel, demoReports, demoTables } from '../../scripts/demo-data.mjs';
 import { compileModel } from '../../src/semantic/model/compile';
+import { normalizeQuery } from '../../src/semantic/query/normalize';
+import { matchPreAggregation } from '../../src/semantic/query/pre-aggregations/match';
+import type { CubeQuery } from '../../src/semantic/query/query.types';
 
 describe("the seed's demo shop", () => {
   it('compiles, for both stores', () => {
@@ -29,5 +32,44 @@ describe("the seed's demo shop", () => {
         expect(chunk.startsWith(`${table.columns.join(',')}\n`)).toBe(true);
       }
     }
+  });
+
+  it('answers each chart of "Sales overview" from a rollup of its model', () => {
+    const result = compileModel([{ path: 'model/cubes/shop.yml', content: demoModel() }]);
+    if (!result.ok) throw new Error(JSON.stringify(result.errors));
+    const answered = (query: CubeQuery) => {
+      const match = matchPreAggregation(
+        result.model,
+        normalizeQuery(result.model, query, { now: new Date() }),
+        [],
+        {
+          source: 'sqlite',
+        },
+      );
+      return match && `${match.preAggregation.cube}.${match.preAggregation.name}`;
+    };
+    expect(Object.fromEntries(demoReports().map((r) => [r.key, answered(r.query as CubeQuery)]))).toEqual({
+      revenue: 'order_items.by_product',
+      orders: 'orders.by_status_country',
+      completion: 'orders.completion',
+      trend: 'order_items.revenue_by_day',
+      status: 'orders.by_status_country',
+      categories: 'order_items.by_product',
+      countries: 'orders.by_status_country',
+      products: 'order_items.by_product',
+    });
+    // The dashboard's controls: a country, and another grain of the trend.
+    const country = [{ member: 'customers.country', operator: 'equals', values: ['France'] }];
+    const trend = demoReports().find((r) => r.key === 'trend')?.query as CubeQuery;
+    expect(answered({ ...trend, filters: country })).toBe('order_items.revenue_by_day');
+    const [range] = trend.timeDimensions ?? [];
+    expect(
+      answered({
+        ...trend,
+        timeDimensions: [{ ...range, dimension: 'orders.created_at', granularity: 'week' }],
+      }),
+    ).toBe('order_items.revenue_by_day');
+    const status = demoReports().find((r) => r.key === 'status')?.query as CubeQuery;
+    expect(answered({ ...status, filters: country })).toBe('orders.by_status_country');
   });
 });

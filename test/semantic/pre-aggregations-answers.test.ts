@@ -199,6 +199,23 @@ const CASES: { title: string; query: CubeQuery; rollup: string; policy?: Normali
     rollup: 'orders.daily',
   },
   {
+    title: 'non-additive measures by day in a DST zone, read as stored',
+    query: {
+      measures: ['orders.avg_amount', 'orders.amount_per_order', 'orders.distinct_users'],
+      dimensions: ['orders.status', 'users.city'],
+      timeDimensions: [
+        { dimension: 'orders.created_at', granularity: 'day', dateRange: ['2024-03-01', '2024-11-30'] },
+      ],
+      order: [
+        ['orders.created_at', 'asc'],
+        ['orders.status', 'asc'],
+        ['users.city', 'asc'],
+      ],
+      timezone: 'America/New_York',
+    },
+    rollup: 'orders.daily',
+  },
+  {
     title: 'dimension and measure filters, limit, offset and total',
     query: {
       measures: ['orders.count', 'orders.total_amount'],

@@ -1,8 +1,11 @@
 // Matching queries with pre-aggregations, Cube's rules: each rule with a query it lets a rollup
 // answer and one it must not. Pure: no database.
 import { describe, expect, it } from 'vitest';
+import { postgres } from '../../src/semantic/dialects/postgres';
+import { sqlite } from '../../src/semantic/dialects/sqlite';
 import type { CompiledModel } from '../../src/semantic/model/model.types';
 import { normalizeQuery } from '../../src/semantic/query/normalize';
+import { buildQueryOf, MAX_PARTITION_ROWS } from '../../src/semantic/query/pre-aggregations/build';
 import {
   checkPreAggregation,
   type MatchOptions,
@@ -344,6 +347,61 @@ describe('partitions', () => {
     const hourly = { ...daily, granularity: 'hour' as const, partitionGranularity: 'hour' as const };
     expect(() => partitionsOf(hourly, ['2024-01-01T00:00:00Z', '2024-12-31T00:00:00Z'], 'UTC')).toThrow(
       `Pre-aggregation orders.daily: the build range 2024-01-01T00:00:00Z – 2024-12-31T00:00:00Z needs more than ${MAX_PARTITIONS_PER_ROLLUP} hour partitions`,
+    );
+  });
+});
+
+describe('build queries', () => {
+  const [daily] = ROLLUPS.orders;
+  if (!daily) throw new Error('fixture');
+  const [spec] = partitionsOf(daily, ['2024-03-01T00:00:00.000Z', '2024-03-31T23:59:59.999Z'], 'UTC');
+  if (!spec) throw new Error('fixture');
+
+  it('the planner’s SQL restricted to the partition, in the layout’s columns, bounded', () => {
+    const build = buildQueryOf(MODEL, daily, spec, postgres);
+    expect(build.columns.map((column) => `${column.name} ${column.type}`)).toEqual([
+      'd0 text',
+      'd1 text',
+      't text',
+      'm0 integer',
+      'm1 text',
+      'm1_scale integer',
+      'm2 text',
+      'm2_scale integer',
+      'm3 text',
+      'm3_scale integer',
+      'm4 text',
+      'm4_scale integer',
+      'm5 text',
+      'm5_scale integer',
+      'm6 text',
+      'm7 integer',
+      'm8 text',
+    ]);
+    expect(build.indexes).toEqual([{ name: 'orders_daily_by_status', columns: ['d0', 't'] }]);
+    expect(build.params).toContain('2024-03-01T00:00:00.000Z');
+    expect(build.params).toContain('2024-03-31T23:59:59.999Z');
+    expect(build.params).toContain(MAX_PARTITION_ROWS + 1);
+    expect(buildQueryOf(MODEL, daily, spec, postgres, { maxRows: 10 }).params).toContain(11);
+    expect(build).toMatchObject({
+      tableName: spec.tableName,
+      timezone: 'UTC',
+      range: spec.range,
+      dialect: 'postgres',
+    });
+    // The embedded store keeps its values as they are: numbers as numbers, no scale.
+    const embedded = buildQueryOf(MODEL, daily, spec, sqlite);
+    expect(embedded.columns.filter((column) => column.name.endsWith('_scale'))).toEqual([]);
+    expect(embedded.sql).not.toContain('::text');
+  });
+
+  it('refuses original_sql and another rollup’s partition', () => {
+    expect(() => buildQueryOf(MODEL, { ...daily, type: 'original_sql' }, spec, postgres)).toThrow(
+      'original_sql pre-aggregations are not built yet',
+    );
+    const [, monthly] = ROLLUPS.orders;
+    expect(() => buildQueryOf(MODEL, monthly as typeof daily, spec, postgres)).toThrow(
+      'is not a partition of orders.completed_monthly',
     );
   });
 });
