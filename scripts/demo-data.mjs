@@ -297,7 +297,7 @@ cubes:
           every: 1 hour
       - name: revenue_by_day
         measures: [revenue]
-        dimensions: [customers.country]
+        dimensions: [customers.country, products.category]
         time_dimension: orders.created_at
         granularity: day
         partition_granularity: year
