@@ -300,7 +300,7 @@ cubes:
         dimensions: [customers.country, products.category]
         time_dimension: orders.created_at
         granularity: day
-        partition_granularity: year
+        partition_granularity: month
         refresh_key:
           every: 1 hour
           incremental: true
