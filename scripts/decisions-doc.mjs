@@ -41,6 +41,12 @@ const SECTIONS = [
     'Pre-aggregations',
     'pre-aggregations',
   ],
+  [
+    'src/pre-aggregations/refresh.decisions.ts',
+    'PRE_AGGREGATION_REFRESH_DECISIONS',
+    'Pre-aggregation storage and refresh',
+    'pre-aggregation-storage-and-refresh',
+  ],
 ];
 
 const found = readdirSync(path.join(root, 'src'), { recursive: true })

@@ -43,6 +43,7 @@ import { NOTIFICATIONS_DECISIONS } from './notifications/notifications.decisions
 import { notificationsRoutes } from './notifications/notifications.routes';
 import { platformOf as deployedPlatform, type PlatformOf, portsOf } from './platform';
 import { preAggregationRoutes } from './pre-aggregations/pre-aggregations.routes';
+import { PRE_AGGREGATION_REFRESH_DECISIONS } from './pre-aggregations/refresh.decisions';
 import { RENDER_DECISIONS } from './render/render.decisions';
 import { foldersRoutes } from './workspace/folders.routes';
 import { reportsRoutes } from './workspace/reports.routes';
@@ -189,6 +190,7 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
         ...RENDER_DECISIONS,
         ...EXPORTS_DECISIONS,
         ...PRE_AGGREGATIONS_DECISIONS,
+        ...PRE_AGGREGATION_REFRESH_DECISIONS,
       ]) as never,
       exclude: ['/api/v1/openapi.json', '/docs', '/docs/init.js', '/docs/assets/:file', '/healthz'],
       defaultValidationErrorResponse: false,

@@ -138,6 +138,11 @@ export const PERMISSIONS = {
     grantedBy: ['SecretsManage'],
     governs: 'Setting a deployment’s env variables.',
   },
+  PreAggregationBuild: {
+    level: 'deployment',
+    grantedBy: ['PreAggregationBuild'],
+    governs: 'Triggering pre-aggregation builds through the Orchestration API (`…/pre-aggregations/jobs`).',
+  },
   DataStoreManage: {
     level: 'deployment',
     grantedBy: ['DataAssetsManage'],

@@ -1,6 +1,10 @@
 import type * as v from 'valibot';
+import { ApiError } from '../core/errors';
+import { looksLikeApiToken } from '../data-api/api-token';
 import type { DataScope } from '../data-api/data-scope';
 import { type HandlerResult, routeGroup, routes } from '../http/route';
+import { jobsBody, jobsResponseSchema } from '../pre-aggregations/jobs.schemas';
+import { runJobs } from '../pre-aggregations/jobs.service';
 import type { CubeQuery } from '../semantic/query/query.types';
 import { cubeApiCredential, dataScopeOf } from './cube-api.credential';
 import markdown from './cube-api.routes.md';
@@ -63,5 +67,18 @@ export const cubeApiRoutes = routes(
   ...queryRoutes('/dry-run', ['cubeDryRun', 'cubeDryRunPost'], dryRunResponseSchema, dryRun),
   route.get('/meta', 'cubeMeta', metaResponseSchema, {
     handler: async (c, _input, scope) => meta(await dataScopeOf(c, scope)),
+  }),
+  route.post('/pre-aggregations/jobs', 'cubePreAggregationJobs', jobsResponseSchema, {
+    input: { body: jobsBody },
+    errors: [400],
+    handler: async (c, { body }, scope) => {
+      // A deployment's Cube API token builds; an embed viewer's token reads only.
+      const header = c.req.header('authorization') ?? '';
+      if (!looksLikeApiToken(header.replace(/^bearer\s+/i, '').trim())) {
+        throw new ApiError('FORBIDDEN', 'The Orchestration API needs a Cube API token of the deployment');
+      }
+      const { accountId, deploymentId } = await dataScopeOf(c, scope);
+      return runJobs({ ...scope, accountId, deploymentId }, body);
+    },
   }),
 );

@@ -66,12 +66,19 @@ export async function readRollup(
   params: unknown[],
   maxRows: number,
 ): Promise<RollupRows> {
-  const answer = (await deploymentStore(env, deploymentId).queryRollups(
-    sql,
-    params,
-    plan.partitions,
-    maxRows,
-  )) as StoreAnswer<RollupRows>;
+  let answer: StoreAnswer<RollupRows>;
+  try {
+    answer = (await deploymentStore(env, deploymentId).queryRollups(
+      sql,
+      params,
+      plan.partitions,
+      maxRows,
+    )) as StoreAnswer<RollupRows>;
+  } catch {
+    // The store could not be reached: the source answers (the same rows), as for a partition
+    // not built yet, and nothing of it is cached.
+    return { notBuilt: plan.partitions[0]?.tableName ?? plan.preAggregation };
+  }
   if ('error' in answer) {
     throw new ApiError('QUERY_FAILED', `Pre-aggregation ${plan.preAggregation}: ${answer.error.message}`);
   }

@@ -1,6 +1,9 @@
 import { idParams } from '../core/validation';
 import { deploymentIdOf } from '../deployments/deployments.routes';
+import { getDeployment } from '../deployments/deployments.service';
 import { apiDocs, routeGroup, routes } from '../http/route';
+import { jobsBody, jobsResponseSchema } from './jobs.schemas';
+import { runJobs } from './jobs.service';
 import markdown from './pre-aggregations.routes.md';
 import { partitionsListSchema, partitionsQuery } from './pre-aggregations.schemas';
 import { listPartitions } from './pre-aggregations.service';
@@ -21,4 +24,15 @@ export const preAggregationRoutes = routes(
     handler: async (_c, { params, query }, scope) =>
       listPartitions(scope, deploymentIdOf(scope, params), query),
   }),
+  readRoute
+    .with({ permission: 'PreAggregationBuild' })
+    .post('/deployments/:id/pre-aggregations/jobs', 'preAggregationJobs', jobsResponseSchema, {
+      input: { params: idParams, body: jobsBody },
+      errors: [400],
+      handler: async (_c, { params, body }, scope) => {
+        const deploymentId = deploymentIdOf(scope, params);
+        await getDeployment(scope, deploymentId);
+        return runJobs({ ...scope, deploymentId }, body);
+      },
+    }),
 );

@@ -358,3 +358,92 @@ describe('GET /api/v1/deployments/{id}/pre-aggregations', () => {
     expectError(bad, 400, 'INVALID_CURSOR');
   });
 });
+
+describe('refresh keys', () => {
+  const use = () => {
+    platform.rollupCompiler = compiler;
+    platform.preAggregationsQueue = { sendBatch: async (m) => void sent.push(...[...m].map((r) => r.body)) };
+  };
+  /** Ticks at `at` and delivers what it sent, at `at`. */
+  async function cycle(at: string) {
+    use();
+    sent = [];
+    await tick(at);
+    const messages = take();
+    use();
+    if (messages.length > 0) await deliver(messages, at);
+    return messages;
+  }
+  const storeVersions = async () =>
+    Object.fromEntries(
+      (
+        (await deploymentStore(env, deploymentId).listPartitions()) as {
+          tableName: string;
+          version: number;
+        }[]
+      ).map((p) => [p.tableName.slice(-8), p.version]),
+    );
+
+  it('refreshes only the partitions inside the update window, and rebuilds only when refresh_key.sql changes', async () => {
+    // The rollup now refreshes hourly, checks the orders' count, and keeps a 10-day window.
+    const refreshKey = {
+      every: 3_600,
+      sql: 'SELECT count(*) FROM orders',
+      incremental: true,
+      updateWindow: 10 * 86_400,
+    };
+    await env.DB.prepare(
+      `UPDATE builds SET compiled_model = json_set(compiled_model, '$.cubes.orders.preAggregations', json(?))
+        WHERE deployment_id = ? AND status = 'built'`,
+    )
+      .bind(JSON.stringify([{ ...MAIN, refreshKey }]), deploymentId)
+      .run();
+    await env.DB.prepare(
+      `UPDATE pre_aggregation_plans SET next_plan_at = '2024-04-20T00:00:00.000Z' WHERE deployment_id = ?`,
+    )
+      .bind(deploymentId)
+      .run();
+    // The plan registers the new definition: every partition is due and rebuilt once.
+    const planned = await cycle('2024-04-20T00:00:00.000Z');
+    expect(planned.map((m) => m.kind)).toEqual(['pre-aggregation-plan']);
+    const rebuilt = await cycle('2024-04-20T00:01:00.000Z');
+    expect(rebuilt).toHaveLength(4);
+    const after = await storeVersions();
+    const due = Object.fromEntries(
+      (await partitions()).map((p) => [String(p.table_name).slice(-8), p.next_refresh_at]),
+    );
+    // January to March ended before the window (April 10th on): built once, never refreshed.
+    expect(due).toEqual({
+      '20240101': NEVER,
+      '20240201': NEVER,
+      '20240301': NEVER,
+      '20240401': '2024-04-20T01:01:00.000Z',
+    });
+
+    // An hour on, April is checked: the count is the same, so nothing is rebuilt.
+    const checked = await cycle('2024-04-20T01:01:00.000Z');
+    // (The hourly plan is due too, and registers nothing new.)
+    expect(checked.filter((m) => m.kind === 'pre-aggregation-build')).toHaveLength(1);
+    expect(await storeVersions()).toEqual(after);
+    expect((await partitions()).find((p) => String(p.table_name).endsWith('20240401'))).toMatchObject({
+      state: 'built',
+      next_refresh_at: '2024-04-20T02:01:00.000Z',
+    });
+
+    // A new order changes the count: the next check rebuilds April, and only April.
+    const append = await api(
+      'POST',
+      `/api/v1/deployments/${deploymentId}/data/tables/orders/import?mode=append`,
+      {
+        auth: acme.admin,
+        rawBody: 'id,user_id,status,amount,country,created_at\n9,1,completed,5,FR,2024-04-19T10:00:00Z',
+        headers: { 'content-type': 'text/csv' },
+      },
+    );
+    expect(append.status, JSON.stringify(append.body)).toBe(200);
+    await cycle('2024-04-20T02:01:00.000Z');
+    const versions = await storeVersions();
+    expect(versions['20240401']).toBeGreaterThan(after['20240401'] as number);
+    expect({ ...versions, '20240401': 0 }).toEqual({ ...after, '20240401': 0 });
+  });
+});

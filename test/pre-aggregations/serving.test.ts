@@ -131,7 +131,9 @@ describe.each([
       ['orders.monthly', 'prod_pre_aggregations.orders_monthly20240101', 'UTC', 'built'],
       ['orders.by_country', 'prod_pre_aggregations.orders_by_country', 'UTC', 'built'],
     ]);
-    expect(list.body.items.every((p: Record<string, number>) => p.rows > 0 && p.bytes > 0)).toBe(true);
+    expect(list.body.items.every((p: { rows: number; bytes: number }) => p.rows > 0 && p.bytes > 0)).toBe(
+      true,
+    );
   });
 
   it('answers a matching query from the rollup with the same rows, naming the partitions and their build time', async () => {

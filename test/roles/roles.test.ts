@@ -95,6 +95,7 @@ describe('createRole — POST /api/v1/roles', () => {
       DeploymentsManage: [d0],
       SchemaUpdate: [d0],
       SecretsManage: [d0],
+      PreAggregationBuild: [d0],
       DataStoreManage: [d0],
     });
     const globalAll = await newRole(world.acme, [globalPolicy('All')]);
@@ -106,6 +107,7 @@ describe('createRole — POST /api/v1/roles', () => {
         'DataStoreManage',
         'DeploymentsManage',
         'NotificationsManage',
+        'PreAggregationBuild',
         'SchemaUpdate',
         'SecretsManage',
         'WorkspaceEdit',
