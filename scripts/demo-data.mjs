@@ -297,10 +297,10 @@ cubes:
           every: 1 hour
       - name: revenue_by_day
         measures: [revenue]
-        dimensions: [customers.country]
+        dimensions: [customers.country, products.category]
         time_dimension: orders.created_at
         granularity: day
-        partition_granularity: year
+        partition_granularity: month
         refresh_key:
           every: 1 hour
           incremental: true

@@ -71,5 +71,23 @@ describe("the seed's demo shop", () => {
     ).toBe('order_items.revenue_by_day');
     const status = demoReports().find((r) => r.key === 'status')?.query as CubeQuery;
     expect(answered({ ...status, filters: country })).toBe('orders.by_status_country');
+    // The benchmark's category-by-month query, through the view: its members are the cubes'.
+    expect(
+      answered({
+        measures: ['sales.revenue'],
+        dimensions: ['sales.products_category'],
+        timeDimensions: [
+          { dimension: 'sales.created_at', granularity: 'month', dateRange: ['2023-01-01', '2025-12-31'] },
+        ],
+      }),
+    ).toBe('order_items.revenue_by_day');
+    // Without a date range no partition holds its rows: the source answers it.
+    expect(
+      answered({
+        measures: ['sales.revenue'],
+        dimensions: ['sales.products_category'],
+        timeDimensions: [{ dimension: 'sales.created_at', granularity: 'month' }],
+      }),
+    ).toBeNull();
   });
 });
