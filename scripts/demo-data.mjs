@@ -256,7 +256,7 @@ cubes:
     # order_items below); see docs/semantic-layer.md, "Pre-aggregations".
     pre_aggregations:
       - name: by_status_country
-        measures: [count, completed_count]
+        measures: [count, completed_count, completion_rate]
         dimensions: [status, customers.country]
         refresh_key:
           every: 1 hour
