@@ -76,15 +76,15 @@ const servedBy = (tables) => {
 
 /**
  * The demo model as the bench deploys it. The demo's data ends on 2025-12-31, so on the day of a
- * run its last partition would be outside the incremental rollup's 7-day update window and never
- * refreshed again; the window is widened to reach that partition (and no earlier one), as it
+ * run the last partitions would be outside the incremental rollups' 7-day update windows and never
+ * refreshed again; the windows are widened to reach those partitions (and no earlier ones), as it
  * would for data that is still coming in. `stamp` is a comment: a new build of the same rollups.
  */
 function benchModel(prefix, stamp) {
   const days = Math.ceil((Date.now() - Date.UTC(2026, 0, 1)) / DAY) + 30;
   const yaml = demoModel(prefix);
   if (!yaml.includes('update_window: 7 days')) throw new Error('the demo model has no incremental rollup');
-  return `# bench build ${stamp}\n${yaml.replace('update_window: 7 days', `update_window: ${days} days`)}`;
+  return `# bench build ${stamp}\n${yaml.replaceAll('update_window: 7 days', `update_window: ${days} days`)}`;
 }
 
 /** Bytes of values as the store counts a rollup's (their text, one more each): the raw side. */
@@ -390,7 +390,7 @@ function report(m) {
       .join(', ')})`,
   );
   lines.push(
-    `  the incremental rollup's last partition: ${ms(last)} ms, ${(last / buildSum).toFixed(3)} of the full build's ` +
+    `  the incremental rollups' last partitions: ${ms(last)} ms, ${(last / buildSum).toFixed(3)} of the full build's ` +
       `${sec(buildSum)} (goal <= 0.1: ${last / buildSum <= 0.1 ? 'MET' : 'NOT MET'}); of its wall time ${(last / m.buildWall).toFixed(3)}`,
   );
   return {

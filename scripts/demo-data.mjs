@@ -295,6 +295,16 @@ cubes:
         dimensions: [products.name, products.category, customers.country]
         refresh_key:
           every: 1 hour
+      - name: revenue_by_month
+        measures: [revenue]
+        dimensions: [customers.country, products.category]
+        time_dimension: orders.created_at
+        granularity: month
+        partition_granularity: month
+        refresh_key:
+          every: 1 hour
+          incremental: true
+          update_window: 7 days
       - name: revenue_by_day
         measures: [revenue]
         dimensions: [customers.country, products.category]

@@ -50,7 +50,7 @@ describe("the seed's demo shop", () => {
       revenue: 'order_items.by_product',
       orders: 'orders.by_status_country',
       completion: 'orders.by_status_country',
-      trend: 'order_items.revenue_by_day',
+      trend: 'order_items.revenue_by_month',
       status: 'orders.by_status_country',
       categories: 'order_items.by_product',
       countries: 'orders.by_status_country',
@@ -59,7 +59,7 @@ describe("the seed's demo shop", () => {
     // The dashboard's controls: a country, and another grain of the trend.
     const country = [{ member: 'customers.country', operator: 'equals', values: ['France'] }];
     const trend = demoReports().find((r) => r.key === 'trend')?.query as CubeQuery;
-    expect(answered({ ...trend, filters: country })).toBe('order_items.revenue_by_day');
+    expect(answered({ ...trend, filters: country })).toBe('order_items.revenue_by_month');
     const [range] = trend.timeDimensions ?? [];
     expect(
       answered({
@@ -83,6 +83,19 @@ describe("the seed's demo shop", () => {
         timeDimensions: [
           { dimension: 'sales.created_at', granularity: 'month', dateRange: ['2023-01-01', '2025-12-31'] },
         ],
+      }),
+    ).toBe('order_items.revenue_by_month');
+    // By quarter, from months; by day, the daily rollup.
+    expect(
+      answered({
+        ...trend,
+        timeDimensions: [{ ...range, dimension: 'orders.created_at', granularity: 'quarter' }],
+      }),
+    ).toBe('order_items.revenue_by_month');
+    expect(
+      answered({
+        ...trend,
+        timeDimensions: [{ ...range, dimension: 'orders.created_at', granularity: 'day' }],
       }),
     ).toBe('order_items.revenue_by_day');
     // Without a date range no partition holds its rows: the source answers it.
