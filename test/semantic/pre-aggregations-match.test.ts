@@ -113,7 +113,7 @@ describe('additivity', () => {
     expect(verdict('orders.number_shares', coarser, [], embedded)).toContain(
       'measure orders.amount_per_user does not re-aggregate',
     );
-    const exact = {
+    const exact: CubeQuery = {
       ...coarser,
       dimensions: ['orders.status', 'users.city'],
       timeDimensions: [{ dimension: 'orders.created_at', granularity: 'month', dateRange: YEAR }],
