@@ -13,7 +13,7 @@
 // - after: the same query and the same board, now served from the rollups (`usedPreAggregations`
 //   checked for the query and for each chart's query);
 // - an incremental refresh: the scheduled handler an hour later rebuilds the partitions due (the
-//   last partition of the incremental rollup, and the hourly rollups that are not partitioned).
+//   last partition of each incremental rollup, and the hourly rollups that are not partitioned).
 //
 // A cold board load needs every chart to miss the answer cache while every chart still matches a
 // rollup. The dashboard's country filter cannot do it (the completion rate, a `number` measure, is
@@ -286,7 +286,7 @@ async function measureStore(ctx, store, runs, boardRuns) {
   const served = await chartsServed(ctx, token);
   const rollupBoard = await boardLoads(ctx, deploy, board, boardRuns);
 
-  // An hour later the cron refreshes what is due: the last partition of the incremental rollup
+  // An hour later the cron refreshes what is due: the last partition of each incremental rollup
   // (the others are final) and the rollups that are not partitioned (hourly).
   console.log(`pre-aggregations bench (${store.label}): incremental refresh…`);
   const before = new Map(built.map((p) => [p.id, p.builtVersion]));
