@@ -16,8 +16,8 @@
 //   last partition of each incremental rollup, and the hourly rollups that are not partitioned).
 //
 // A cold board load needs every chart to miss the answer cache while every chart still matches a
-// rollup. The dashboard's country filter cannot do it (the completion rate, a `number` measure, is
-// served from a rollup only at the rollup's own dimensions), so each cold load follows a new
+// rollup. The dashboard's country filter cannot do it (on PostgreSQL the completion rate, a `number`
+// measure, is served from a rollup only at the rollup's own dimensions), so each cold load follows a new
 // build of the same model (a comment changes): answers are cached per build, so every chart
 // misses, and the rollups, whose definitions did not change, keep serving. A query on another
 // cube first loads the new build's model into the isolate, so the cold load is the queries'.
