@@ -120,6 +120,15 @@ describe('additivity', () => {
     };
     expect(matched(exact, [], embedded)).toBe('orders.number_shares');
     expect(matched(exact)).toBe('orders.number_shares');
+    // In a filter only, it is computed over the rollup's rows all the same.
+    const filtered: CubeQuery = {
+      ...coarser,
+      measures: ['orders.share_and_count'],
+      filters: [{ member: 'orders.amount_per_user', operator: 'gt', values: ['1'] }],
+    };
+    expect(verdict('orders.number_shares', filtered, [], embedded)).toContain(
+      'measure orders.amount_per_user does not re-aggregate',
+    );
   });
 
   it('a measure the rollup’s joins multiply only when the dimensions equal the rollup’s', () => {

@@ -179,7 +179,11 @@ export function checkPreAggregation(
   // on the embedded store only, whose arithmetic it is (PostgreSQL's numeric division is not).
   const source = options.source ?? 'postgres';
   const leavesOf = (target: string) => (source === 'sqlite' ? numberLeaves(model, target) : null);
-  const needsExact = query.measures.find((member) => {
+  // Measures in filters are computed over the rollup's rows too (HAVING).
+  const filterMeasures = [...query.filters, ...extraFilters]
+    .flatMap(filterMembers)
+    .filter((member) => cubeMemberOf(model, member.target)?.kind === 'measure');
+  const needsExact = [...query.measures, ...filterMeasures].find((member) => {
     const leaves = leavesOf(member.target);
     return leaves ? !leaves.every(reaggregates) : !reaggregates(member.target);
   });
