@@ -6,6 +6,7 @@ import { sqlite } from '../../src/semantic/dialects/sqlite';
 import type { CompiledModel } from '../../src/semantic/model/model.types';
 import { normalizeQuery } from '../../src/semantic/query/normalize';
 import { buildQueryOf, MAX_PARTITION_ROWS } from '../../src/semantic/query/pre-aggregations/build';
+import { storedDefinitionOf } from '../../src/semantic/query/pre-aggregations/layout';
 import {
   checkPreAggregation,
   type MatchOptions,
@@ -94,6 +95,20 @@ describe('additivity', () => {
         (c) => c.name,
       ),
     ).toEqual(['d0', 'd1', 't', 'm0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6']);
+    // Partitions are fingerprinted with the stored leaves: one stored without them never serves.
+    expect(storedDefinitionOf(MODEL, daily, 'sqlite').storedMeasures).toEqual([
+      'orders.share_and_count',
+      'orders.amount_per_user',
+      'orders.completion_rate',
+      'orders.completed_amount',
+      'orders.total_amount',
+      'orders.count',
+      'orders.completed_count',
+    ]);
+    expect(storedDefinitionOf(MODEL, daily, 'postgres')).toBe(daily);
+    const [plain] = ROLLUPS.orders;
+    if (!plain) throw new Error('no rollup');
+    expect(storedDefinitionOf(MODEL, plain, 'sqlite')).toBe(plain);
     // PostgreSQL's numeric division is not SQLite's: there, only when each group is one row.
     expect(matched(coarser)).toBeNull();
     expect(verdict('orders.daily', coarser)).toContain(

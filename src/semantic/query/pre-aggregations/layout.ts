@@ -54,6 +54,21 @@ export function storedMeasures(model: CompiledModel, preAggregation: PreAggregat
   return stored;
 }
 
+/**
+ * What a rollup's partitions are fingerprinted by (`definitionOf`): its definition and, when it
+ * stores more measures than it lists, those, so a partition stored without them never serves.
+ */
+export function storedDefinitionOf(
+  model: CompiledModel,
+  preAggregation: PreAggregation,
+  source: SourceDialect,
+): PreAggregation & { storedMeasures?: string[] } {
+  const stored = storedMeasures(model, preAggregation, source);
+  return stored.length === preAggregation.measures.length
+    ? preAggregation
+    : { ...preAggregation, storedMeasures: stored };
+}
+
 export interface LayoutDimension {
   member: string;
   column: string;
