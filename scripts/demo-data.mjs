@@ -256,7 +256,7 @@ cubes:
     # order_items below); see docs/semantic-layer.md, "Pre-aggregations".
     pre_aggregations:
       - name: by_status_country
-        measures: [count, completed_count]
+        measures: [count, completed_count, completion_rate]
         dimensions: [status, customers.country]
         refresh_key:
           every: 1 hour
@@ -295,12 +295,22 @@ cubes:
         dimensions: [products.name, products.category, customers.country]
         refresh_key:
           every: 1 hour
+      - name: revenue_by_month
+        measures: [revenue]
+        dimensions: [customers.country, products.category]
+        time_dimension: orders.created_at
+        granularity: month
+        partition_granularity: month
+        refresh_key:
+          every: 1 hour
+          incremental: true
+          update_window: 7 days
       - name: revenue_by_day
         measures: [revenue]
-        dimensions: [customers.country]
+        dimensions: [customers.country, products.category]
         time_dimension: orders.created_at
         granularity: day
-        partition_granularity: year
+        partition_granularity: month
         refresh_key:
           every: 1 hour
           incremental: true

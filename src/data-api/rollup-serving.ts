@@ -1,7 +1,7 @@
 import type { Bindings } from '../core/env';
 import { ApiError } from '../core/errors';
 import type { CompiledModel } from '../semantic/model/model.types';
-import type { SourceDialect } from '../semantic/query/pre-aggregations/layout';
+import { type SourceDialect, storedDefinitionOf } from '../semantic/query/pre-aggregations/layout';
 import { matchPreAggregation, partitionsNeeded } from '../semantic/query/pre-aggregations/match';
 import { PreAggregationError } from '../semantic/query/pre-aggregations/partitions';
 import { type RollupQuery, rollupQueryOf } from '../semantic/query/pre-aggregations/rollup-query';
@@ -34,7 +34,7 @@ export function rollupPlanOf(
   const match = matchPreAggregation(model, query, extraFilters, { source });
   if (!match) return null;
   try {
-    const definition = definitionOf(match.preAggregation);
+    const definition = definitionOf(storedDefinitionOf(model, match.preAggregation, source));
     const tables = partitionsNeeded(match, query).map((spec) => ({
       tableName: spec.tableName,
       physical: physicalTableOf(spec.tableName, spec.timezone),

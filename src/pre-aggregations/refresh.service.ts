@@ -9,6 +9,7 @@ import { postgres } from '../semantic/dialects/postgres';
 import { sqlite } from '../semantic/dialects/sqlite';
 import type { CompiledModel } from '../semantic/model/model.types';
 import type { PreAggregation } from '../semantic/model/pre-aggregations.types';
+import { storedDefinitionOf } from '../semantic/query/pre-aggregations/layout';
 import type { DataSourceConfig } from '../sources/data-source';
 import { deploymentStore } from '../sources/deployment-store';
 import { openDataSource } from '../sources/open-data-source';
@@ -130,9 +131,12 @@ export async function runPlan(
   const zones = timezonesOf(vars.find((v) => !v.encrypted)?.value, plan.timezones);
   const partitions: repo.RegisteredPartition[] = [];
   const errors: string[] = [];
-  for (const preAggregation of serving ? preAggregationsOf(serving.model).values() : []) {
+  const model = serving?.model;
+  for (const preAggregation of model ? preAggregationsOf(model).values() : []) {
     if (preAggregation.type !== 'rollup' || !preAggregation.scheduledRefresh) continue;
-    const definition = definitionOf(preAggregation);
+    const definition = definitionOf(
+      storedDefinitionOf(model as CompiledModel, preAggregation, dialectOf(config).name),
+    );
     try {
       const range = preAggregation.partitionGranularity
         ? await buildRangeOf(
@@ -225,7 +229,11 @@ export async function runPartitionBuild(
     );
     return 'failed' as const;
   };
-  if (!serving || !preAggregation || definitionOf(preAggregation) !== row.definition) {
+  if (
+    !serving ||
+    !preAggregation ||
+    definitionOf(storedDefinitionOf(serving.model, preAggregation, dialectOf(config).name)) !== row.definition
+  ) {
     // The plan registers the serving model's partitions again; until then this one waits.
     return fail(
       `${row.preAggregation}: the serving model defines this pre-aggregation otherwise; it is planned again`,

@@ -34,6 +34,29 @@ const SCALED: Measure = {
   filters: [],
 };
 
+/** `number` measures: two over additive leaves (one nested), one over a count_distinct. */
+const numberMeasure = (shortName: string, sql: string): Measure => ({
+  ...SCALED,
+  name: `orders.${shortName}`,
+  shortName,
+  title: shortName,
+  type: 'number',
+  sql,
+});
+const NUMBERS: Record<string, Measure> = {
+  completed_share: numberMeasure('completed_share', '100.0 * {completed_amount} / NULLIF({total_amount}, 0)'),
+  share_and_count: numberMeasure('share_and_count', '{completed_share} + {count}'),
+  // The demo shop's completion-rate KPI, as the demo model defines it.
+  completed_count: {
+    ...numberMeasure('completed_count', ''),
+    type: 'count',
+    sql: undefined,
+    filters: [{ sql: "{CUBE}.status = 'completed'" }],
+  },
+  completion_rate: numberMeasure('completion_rate', '100.0 * {completed_count} / NULLIF({count}, 0)'),
+  amount_per_user: numberMeasure('amount_per_user', '1.0 * {total_amount} / NULLIF({distinct_users}, 0)'),
+};
+
 export const ROLLUPS = {
   orders: [
     rollup('orders', 'daily', {
@@ -71,6 +94,15 @@ export const ROLLUPS = {
       partitionGranularity: 'month',
       allowNonStrictDateRangeMatch: true,
     }),
+    // Number measures only: on the embedded store it stores their leaves too.
+    rollup('orders', 'number_shares', {
+      measures: ['orders.share_and_count', 'orders.amount_per_user', 'orders.completion_rate'],
+      dimensions: ['orders.status', 'users.city'],
+      timeDimension: 'orders.created_at',
+      granularity: 'month',
+    }),
+    // The completion rate alone: on PostgreSQL, the KPI read as stored.
+    rollup('orders', 'completion', { measures: ['orders.completion_rate'] }),
   ],
   line_items: [
     // Orders first: the rollup joins from orders, as a query naming an orders measure first does.
@@ -94,6 +126,7 @@ export function withRollups(model: CompiledModel): CompiledModel {
   const copy = structuredClone(model);
   const orders = copy.cubes.orders as NonNullable<(typeof copy.cubes)['orders']>;
   orders.measures.scaled_amount = SCALED;
+  Object.assign(orders.measures, structuredClone(NUMBERS));
   orders.preAggregations = ROLLUPS.orders.map((pre) => structuredClone(pre));
   const lineItems = copy.cubes.line_items as NonNullable<(typeof copy.cubes)['line_items']>;
   lineItems.preAggregations = ROLLUPS.line_items.map((pre) => structuredClone(pre));

@@ -6,6 +6,7 @@ import { sqlite } from '../../src/semantic/dialects/sqlite';
 import type { CompiledModel } from '../../src/semantic/model/model.types';
 import { normalizeQuery } from '../../src/semantic/query/normalize';
 import { buildQueryOf, MAX_PARTITION_ROWS } from '../../src/semantic/query/pre-aggregations/build';
+import { storedDefinitionOf } from '../../src/semantic/query/pre-aggregations/layout';
 import {
   checkPreAggregation,
   type MatchOptions,
@@ -73,6 +74,76 @@ describe('additivity', () => {
       const fewer = { ...exact, measures: [measure], dimensions: ['orders.status'] };
       expect(verdict('orders.daily', fewer)).toContain("the query's dimensions are not the rollup's");
     }
+  });
+
+  it('number measures over additive leaves re-aggregate on the embedded store, from the leaves it stores', () => {
+    const embedded: MatchOptions = { source: 'sqlite' };
+    const coarser = byMonth({ measures: ['orders.amount_per_order', 'orders.count'] });
+    expect(matched(coarser, [], embedded)).toBe('orders.daily');
+    expect(verdict('orders.daily', coarser, [], embedded)).toEqual({ exact: false });
+    // Listed alone: the rollup stores the leaves (nested ones too) beside it.
+    const nested: CubeQuery = {
+      measures: ['orders.share_and_count'],
+      dimensions: ['orders.status'],
+      timeDimensions: [{ dimension: 'orders.created_at', granularity: 'quarter', dateRange: YEAR }],
+    };
+    expect(matched(nested, [], embedded)).toBe('orders.number_shares');
+    const daily = MODEL.cubes.orders?.preAggregations?.find((pre) => pre.name === 'number_shares');
+    if (!daily) throw new Error('no rollup');
+    expect(
+      buildQueryOf(MODEL, daily, partitionsOf(daily, ['', ''], 'UTC')[0] as never, sqlite).columns.map(
+        (c) => c.name,
+      ),
+    ).toEqual(['d0', 'd1', 't', 'm0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6']);
+    // Partitions are fingerprinted with the stored leaves: one stored without them never serves.
+    expect(storedDefinitionOf(MODEL, daily, 'sqlite').storedMeasures).toEqual([
+      'orders.share_and_count',
+      'orders.amount_per_user',
+      'orders.completion_rate',
+      'orders.completed_amount',
+      'orders.total_amount',
+      'orders.count',
+      'orders.completed_count',
+    ]);
+    expect(storedDefinitionOf(MODEL, daily, 'postgres')).toBe(daily);
+    const [plain] = ROLLUPS.orders;
+    if (!plain) throw new Error('no rollup');
+    expect(storedDefinitionOf(MODEL, plain, 'sqlite')).toBe(plain);
+    // PostgreSQL's numeric division is not SQLite's: there, only when each group is one row.
+    expect(matched(coarser)).toBeNull();
+    expect(verdict('orders.daily', coarser)).toContain(
+      'measure orders.amount_per_order does not re-aggregate',
+    );
+    expect(matched(nested)).toBeNull();
+  });
+
+  it('number measures over a count_distinct or avg stay non-additive on both stores', () => {
+    const embedded: MatchOptions = { source: 'sqlite' };
+    const coarser: CubeQuery = {
+      measures: ['orders.amount_per_user'],
+      dimensions: ['orders.status'],
+      timeDimensions: [{ dimension: 'orders.created_at', granularity: 'quarter', dateRange: YEAR }],
+    };
+    expect(matched(coarser, [], embedded)).toBeNull();
+    expect(verdict('orders.number_shares', coarser, [], embedded)).toContain(
+      'measure orders.amount_per_user does not re-aggregate',
+    );
+    const exact: CubeQuery = {
+      ...coarser,
+      dimensions: ['orders.status', 'users.city'],
+      timeDimensions: [{ dimension: 'orders.created_at', granularity: 'month', dateRange: YEAR }],
+    };
+    expect(matched(exact, [], embedded)).toBe('orders.number_shares');
+    expect(matched(exact)).toBe('orders.number_shares');
+    // In a filter only, it is computed over the rollup's rows all the same.
+    const filtered: CubeQuery = {
+      ...coarser,
+      measures: ['orders.share_and_count'],
+      filters: [{ member: 'orders.amount_per_user', operator: 'gt', values: ['1'] }],
+    };
+    expect(verdict('orders.number_shares', filtered, [], embedded)).toContain(
+      'measure orders.amount_per_user does not re-aggregate',
+    );
   });
 
   it('a measure the rollup’s joins multiply only when the dimensions equal the rollup’s', () => {

@@ -66,8 +66,9 @@ export function buildQueryOf(
     throw new PreAggregationError(`Partition ${spec.tableName} is not a partition of ${id}`);
   }
   const layout = rollupLayoutOf(model, preAggregation, dialect.name);
+  // The stored measures (the listed ones and the leaves of number measures), in the layout's order.
   const query = rollupAsQuery(
-    preAggregation,
+    { ...preAggregation, measures: layout.measures.map((measure) => measure.member) },
     spec.timezone,
     spec.range,
     (options.maxRows ?? MAX_PARTITION_ROWS) + 1,

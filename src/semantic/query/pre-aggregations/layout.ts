@@ -1,5 +1,7 @@
+import { sqlite } from '../../dialects/sqlite';
 import type { CompiledModel, DimensionType, Granularity, MeasureType } from '../../model/model.types';
 import type { PreAggregation, RollupColumn } from '../../model/pre-aggregations.types';
+import { MemberSql } from '../member-sql';
 import { cubeMemberOf } from '../members';
 import { QueryError } from '../query-error';
 
@@ -8,6 +10,64 @@ export type SourceDialect = 'postgres' | 'sqlite';
 
 /** Measures whose partial values re-aggregate exactly: a sum of sums, of counts, a min of mins. */
 export const ADDITIVE_MEASURES: ReadonlySet<MeasureType> = new Set(['count', 'sum', 'min', 'max']);
+
+/**
+ * The leaf measures of a `number` measure that re-aggregates (Cube's rule: every measure its SQL
+ * references, recursively, is additive), or null: a leaf is not additive, or its SQL reads
+ * anything but measures (a column, a dimension, `{CUBE}`), which a rollup's rows do not have.
+ */
+export function numberLeaves(model: CompiledModel, target: string, depth = 0): string[] | null {
+  const found = cubeMemberOf(model, target);
+  if (found?.kind !== 'measure' || found.measure.type !== 'number' || depth > 32) return null;
+  const leaves: string[] = [];
+  let additive = true;
+  const sqlOf = new MemberSql(model, sqlite);
+  let sql: string;
+  try {
+    sql = sqlOf.numberMeasure(found.cube.name, found.measure, (cube, measure) => {
+      const name = `${cube}.${measure.shortName}`;
+      const nested = measure.type === 'number' ? numberLeaves(model, name, depth + 1) : [name];
+      if (!nested || (measure.type !== 'number' && !ADDITIVE_MEASURES.has(measure.type))) additive = false;
+      else leaves.push(...nested);
+      return 'NULL';
+    });
+  } catch {
+    return null;
+  }
+  if (!additive || leaves.length === 0) return null;
+  // Every cube alias the SQL still names is a column, a dimension or {CUBE}: not in a rollup.
+  if ([...sqlOf.cubes].some((cube) => sql.includes(sqlite.quote(cube)))) return null;
+  return [...new Set(leaves)];
+}
+
+/**
+ * The measures a rollup stores: those it lists, then the leaves of its re-aggregating `number`
+ * measures it does not list (on the embedded store only, where the number measure is computed
+ * from them; see `numberLeaves`).
+ */
+export function storedMeasures(model: CompiledModel, preAggregation: PreAggregation, source: SourceDialect) {
+  const stored = [...preAggregation.measures];
+  if (source !== 'sqlite') return stored;
+  for (const member of preAggregation.measures) {
+    for (const leaf of numberLeaves(model, member) ?? []) if (!stored.includes(leaf)) stored.push(leaf);
+  }
+  return stored;
+}
+
+/**
+ * What a rollup's partitions are fingerprinted by (`definitionOf`): its definition and, when it
+ * stores more measures than it lists, those, so a partition stored without them never serves.
+ */
+export function storedDefinitionOf(
+  model: CompiledModel,
+  preAggregation: PreAggregation,
+  source: SourceDialect,
+): PreAggregation & { storedMeasures?: string[] } {
+  const stored = storedMeasures(model, preAggregation, source);
+  return stored.length === preAggregation.measures.length
+    ? preAggregation
+    : { ...preAggregation, storedMeasures: stored };
+}
 
 export interface LayoutDimension {
   member: string;
@@ -26,7 +86,7 @@ export interface LayoutMeasure {
 /**
  * The columns of a rollup's tables, the same at build time and at query time: `d<i>` per
  * dimension, `t` for the time dimension's bucket (local wall-clock text at the rollup's
- * granularity), `m<i>` per measure (and `m<i>_scale` where the source is PostgreSQL and the
+ * granularity), `m<i>` per stored measure (see `storedMeasures`; and `m<i>_scale` where the source is PostgreSQL and the
  * measure re-aggregates). Names are positional, so no member name ever reaches the store's SQL.
  *
  * Values keep the source's text where SQLite could not reproduce it: PostgreSQL's numbers are
@@ -65,7 +125,7 @@ export function rollupLayoutOf(
     };
     columns.push({ name: 't', type: 'text' });
   }
-  layout.measures = preAggregation.measures.map((member, index): LayoutMeasure => {
+  layout.measures = storedMeasures(model, preAggregation, source).map((member, index): LayoutMeasure => {
     const found = cubeMemberOf(model, member);
     if (found?.kind !== 'measure') throw new QueryError(`Unknown measure: ${member}`);
     const type = found.measure.type;

@@ -8,7 +8,7 @@ import { cubeMemberOf } from '../members';
 import { compileQuery } from '../plan';
 import type { NormalizedFilter, NormalizedQuery, QueryMember } from '../query.types';
 import { rollupAsQuery } from './build';
-import { ADDITIVE_MEASURES, type SourceDialect } from './layout';
+import { ADDITIVE_MEASURES, numberLeaves, type SourceDialect } from './layout';
 import { bucketStart, partitionsOf } from './partitions';
 
 /** A query a rollup can answer, and how. */
@@ -36,8 +36,9 @@ export interface MatchOptions {
   timezones?: readonly string[];
 }
 
-/** Non-additive measure types (Cube's rules): served only when each group is one rollup row. */
-const NON_ADDITIVE_NOTE = 'count_distinct, avg and number measures';
+/** Non-additive measures (Cube's rules): served only when each group is one rollup row. */
+const NON_ADDITIVE_NOTE =
+  'count_distinct, avg, number measures on them, and on PostgreSQL every number measure';
 /** Measures a repeated row counts twice (see plan.ts); min and max are immune. */
 const MULTIPLIABLE = new Set(['count', 'sum', 'avg']);
 
@@ -169,10 +170,22 @@ export function checkPreAggregation(
   if (foreign) return `the query joins ${foreign.parent} to ${foreign.child} on a path it does not`;
 
   const multiplied = multipliedCubes(rollup);
-  const needsExact = query.measures.find((member) => {
-    const [cube = '', name = ''] = member.target.split('.');
+  const reaggregates = (target: string) => {
+    const [cube = '', name = ''] = target.split('.');
     const measure = model.cubes[cube]?.measures[name] as Measure;
-    return !ADDITIVE_MEASURES.has(measure.type) || (multiplied.has(cube) && MULTIPLIABLE.has(measure.type));
+    return ADDITIVE_MEASURES.has(measure.type) && !(multiplied.has(cube) && MULTIPLIABLE.has(measure.type));
+  };
+  // A number measure re-aggregates when its leaves do, computed from them by the store's SQLite:
+  // on the embedded store only, whose arithmetic it is (PostgreSQL's numeric division is not).
+  const source = options.source ?? 'postgres';
+  const leavesOf = (target: string) => (source === 'sqlite' ? numberLeaves(model, target) : null);
+  // Measures in filters are computed over the rollup's rows too (HAVING).
+  const filterMeasures = [...query.filters, ...extraFilters]
+    .flatMap(filterMembers)
+    .filter((member) => cubeMemberOf(model, member.target)?.kind === 'measure');
+  const needsExact = [...query.measures, ...filterMeasures].find((member) => {
+    const leaves = leavesOf(member.target);
+    return leaves ? !leaves.every(reaggregates) : !reaggregates(member.target);
   });
   const exact = exactlyOneRowPerGroup(query, pre);
   if (needsExact && exact !== true) {

@@ -1,12 +1,19 @@
 import { sqlite } from '../../dialects/sqlite';
 import type { CompiledModel } from '../../model/model.types';
 import { type FilterTarget, filterMembers, filterSql } from '../filters';
+import { MemberSql } from '../member-sql';
 import { cubeMemberOf } from '../members';
 import type { CompiledQuery, ResultColumn } from '../plan';
 import type { CompiledSql, NormalizedFilter, NormalizedQuery, QueryMember } from '../query.types';
 import { QueryError } from '../query-error';
 import { SqlParams } from '../sql-params';
-import { ADDITIVE_MEASURES, type LayoutMeasure, type RollupLayout, rollupLayoutOf } from './layout';
+import {
+  ADDITIVE_MEASURES,
+  type LayoutMeasure,
+  numberLeaves,
+  type RollupLayout,
+  rollupLayoutOf,
+} from './layout';
 import { type PreAggregationMatch, partitionsNeeded } from './match';
 import { localText } from './partitions';
 
@@ -51,7 +58,13 @@ export function rollupQueryOf(
       throw new QueryError(`${member.name} is not a measure of pre-aggregation ${pre.cube}.${pre.name}`);
     return found;
   };
-  const measureSql = (member: QueryMember) => reaggregate(measureColumn(member), layout, match.exact);
+  const measureSql = (member: QueryMember) => {
+    const column = measureColumn(member);
+    if (match.exact || column.type !== 'number' || layout.source !== 'sqlite') {
+      return reaggregate(column, layout, match.exact);
+    }
+    return numberMeasureSql(model, layout, member.target);
+  };
 
   const dimensions = [
     ...query.dimensions.map((member) => {
@@ -186,6 +199,32 @@ function reaggregate(
     value: `CASE WHEN ${scale} IS NULL THEN ${numeric} ELSE printf('%.' || ${scale} || 'f', ${numeric}) END`,
     numeric,
   };
+}
+
+/**
+ * A re-aggregating `number` measure over the rollup's rows: its own SQL, compiled by the
+ * planner's `MemberSql` as on the source, with each measure it references the re-aggregated
+ * column of that leaf (nested number measures likewise), so SQLite computes what the embedded
+ * source computes from the same leaf values.
+ */
+function numberMeasureSql(
+  model: CompiledModel,
+  layout: RollupLayout,
+  target: string,
+): { value: string; numeric: string } {
+  const found = cubeMemberOf(model, target);
+  if (found?.kind !== 'measure' || !numberLeaves(model, target)) {
+    throw new QueryError(`Measure ${target} does not re-aggregate`);
+  }
+  const sqlOf = new MemberSql(model, sqlite);
+  const value = sqlOf.numberMeasure(found.cube.name, found.measure, (cube, measure) => {
+    const leaf = `${cube}.${measure.shortName}`;
+    if (measure.type === 'number') return numberMeasureSql(model, layout, leaf).value;
+    const column = layout.measures.find((candidate) => candidate.member === leaf);
+    if (!column) throw new QueryError(`${leaf} is not a measure of the pre-aggregation`);
+    return reaggregate(column, layout, false).value;
+  });
+  return { value, numeric: value };
 }
 
 /** The partition tables a query reads: those its date ranges on the rollup's time dimension reach. */
