@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { preAggregationPartitions } from '../../schema/pre-aggregations';
+import { FROZEN_ACCOUNTS } from '../core/account-moving';
 import { mapRow, runBatch } from '../core/db';
 import type { Db } from '../core/env';
 
@@ -21,7 +22,8 @@ export interface Claimed {
  * Claims the partitions due at `now` (at most `limit`, earliest first): each one's version is
  * bumped, its state queued, and its next refresh moved to `claimUntil` so a lost message makes it
  * due again. One statement, through the due index: of two overlapping ticks, the second finds
- * nothing due.
+ * nothing due. An account being moved keeps its partitions due: a claim would change rows the move
+ * is copying (verification would fail), so they are claimed where the account lives after it.
  */
 export async function claimDuePartitions(
   db: Db,
@@ -33,7 +35,8 @@ export async function claimDuePartitions(
     UPDATE pre_aggregation_partitions
        SET version = version + 1, state = 'queued', next_refresh_at = ${claimUntil.toISOString()}
      WHERE id IN (SELECT id FROM pre_aggregation_partitions INDEXED BY pre_aggregation_partitions_due_idx
-                   WHERE next_refresh_at <= ${now.toISOString()} ORDER BY next_refresh_at LIMIT ${limit})
+                   WHERE next_refresh_at <= ${now.toISOString()} AND account_id NOT IN ${FROZEN_ACCOUNTS}
+                   ORDER BY next_refresh_at LIMIT ${limit})
     RETURNING id, version`);
 }
 
@@ -43,7 +46,8 @@ export async function claimDuePlans(db: Db, now: Date, claimUntil: Date, limit: 
     UPDATE pre_aggregation_plans
        SET version = version + 1, next_plan_at = ${claimUntil.toISOString()}
      WHERE deployment_id IN (SELECT deployment_id FROM pre_aggregation_plans INDEXED BY pre_aggregation_plans_due_idx
-                              WHERE next_plan_at <= ${now.toISOString()} ORDER BY next_plan_at LIMIT ${limit})
+                              WHERE next_plan_at <= ${now.toISOString()} AND account_id NOT IN ${FROZEN_ACCOUNTS}
+                              ORDER BY next_plan_at LIMIT ${limit})
     RETURNING deployment_id AS id, version`);
 }
 

@@ -1,13 +1,21 @@
-import { env } from 'cloudflare:test';
+import {
+  createExecutionContext,
+  createMessageBatch,
+  createScheduledController,
+  env,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { shardOfSecret } from '../../src/auth/credentials';
+import type { PreAggregationMessage } from '../../src/core/env';
 import { shardOfPublicId } from '../../src/core/shard-marks';
 import { shardDatabase, shardOfId } from '../../src/core/shards';
 import { postOk, sessionOf } from '../comments/fixtures';
+import { load as cubeLoad, cubeToken, deployModel, loadShopIntoStore, shopModel } from '../data-api/fixtures';
 import { load, mintOk, publishDashboard, setEmbed } from '../embedding/fixtures';
 import { expectError, OPERATOR, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
-import { platform } from '../helpers/platform';
+import { deliverBatch, platform, worker } from '../helpers/platform';
 import { checkShards } from '../helpers/shards';
 import { seedDashboard } from '../notifications/fixtures';
 import { consume, recordingPorts, tick } from '../notifications/ports';
@@ -38,6 +46,40 @@ let rec: ReturnType<typeof recordingPorts>;
 const account = (shard: number) => onShard[shard] as SeededAccount;
 const mover = () => onShard[4] as SeededAccount;
 const roundTrips = (res: { headers: Headers }) => Number(res.headers.get('x-d1-round-trips'));
+
+/** The account's second deployment: a model with a rollup, built from its embedded store. */
+const rollups = () => mover().deployments[1] as number;
+const BY_STATUS = {
+  measures: ['orders.count'],
+  dimensions: ['orders.status'],
+  order: { 'orders.status': 'asc' },
+};
+let fromSource: unknown;
+
+/**
+ * Runs the pre-aggregations' refresh until nothing is due: a tick of the cron, then the messages
+ * it sent delivered to the queue consumer. The queue stays recorded for the whole file, so the
+ * ticks of the tests below send nowhere real.
+ */
+async function refreshRollups(): Promise<void> {
+  for (let round = 0; round < 3; round++) {
+    const sent: PreAggregationMessage[] = [];
+    platform.preAggregationsQueue = { sendBatch: async (m) => void sent.push(...[...m].map((r) => r.body)) };
+    const at = new Date(Date.now() + 1_000);
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController({ scheduledTime: at, cron: '* * * * *' }), env, ctx);
+    await waitOnExecutionContext(ctx);
+    if (sent.length === 0) return;
+    const result = await deliverBatch(
+      createMessageBatch(
+        'edgeboard-pre-aggregations',
+        sent.map((body, i) => ({ id: `p${round}-${i}-${at.getTime()}`, timestamp: at, attempts: 1, body })),
+      ),
+    );
+    expect(result.retryMessages).toEqual([]);
+  }
+  expect.fail('the refresh of pre-aggregations did not settle');
+}
 
 /** Everything a customer makes, through HTTP: workspace, dashboards, embedding, notifications, roles… */
 async function seedEverything(a: SeededAccount): Promise<void> {
@@ -128,6 +170,36 @@ async function seedEverything(a: SeededAccount): Promise<void> {
   const run = await api('POST', `${base}/${note.id}/run`, { auth: a.admin });
   expect(run.status, JSON.stringify(run.body)).toBe(202);
   expect((await consume(rec.queued.splice(0))).retryMessages).toEqual([]);
+  // A published model with a rollup: its plan registers the partition, the refresh builds it.
+  await loadShopIntoStore(a.admin, rollups());
+  await deployModel(
+    a.admin,
+    rollups(),
+    shopModel('').replace(
+      '    access_policy:\n      - group: managers',
+      `    pre_aggregations:
+      - name: by_status
+        measures: [count]
+        dimensions: [status]
+    access_policy:
+      - group: managers`,
+    ),
+  );
+  const token = await cubeToken(a.admin, rollups(), { cubeCloud: { groups: ['managers'] } });
+  const source = await cubeLoad(token, BY_STATUS);
+  expect(source.status, JSON.stringify(source.body)).toBe(200);
+  expect(source.body.usedPreAggregations).toEqual({});
+  fromSource = source.body.data;
+  await refreshRollups();
+  expect((await rollupList()).map((p) => [p.preAggregation, p.state])).toEqual([
+    ['orders.by_status', 'built'],
+  ]);
+}
+
+async function rollupList(): Promise<{ preAggregation: string; tableName: string; state: string }[]> {
+  const res = await api('GET', `/api/v1/deployments/${rollups()}/pre-aggregations`, { auth: mover().admin });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.items;
 }
 
 beforeAll(async () => {
@@ -303,6 +375,16 @@ describe('moving an account', () => {
     expect(shardOfId(comment.id), 'new comment').toBe(2);
     const session = await mintOk(a.key, { deploymentId: d, externalId: 'after' });
     expect((await load(board.publicId, session)).status).toBe(200);
+    // The rollup's partition is listed where the account lives now, and still answers a query.
+    const rollup = await rollupList();
+    expect(rollup.map((p) => [p.preAggregation, p.tableName, p.state])).toEqual([
+      ['orders.by_status', 'prod_pre_aggregations.orders_by_status', 'built'],
+    ]);
+    const token = await cubeToken(a.admin, rollups(), { cubeCloud: { groups: ['managers'] } });
+    const served = await cubeLoad(token, BY_STATUS);
+    expect(served.status, JSON.stringify(served.body)).toBe(200);
+    expect(served.body.data).toEqual(fromSource);
+    expect(Object.keys(served.body.usedPreAggregations)).toEqual(['prod_pre_aggregations.orders_by_status']);
     expect(await checkShards()).toEqual([]);
     // The notification left due is claimed where the account lives now.
     await tick(due);
