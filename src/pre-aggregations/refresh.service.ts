@@ -3,8 +3,8 @@ import type { RequestScope } from '../core/scope';
 import { isKnownTimeZone } from '../core/time-zone';
 import { activeModel } from '../deployments/deployments.service';
 import { envVarsNamed } from '../deployments/env-vars.repository';
-import { forgetServingState } from '../deployments/serving-state';
 import { readDataSourceConfig } from '../deployments/env-vars.service';
+import { forgetServingState } from '../deployments/serving-state';
 import { postgres } from '../semantic/dialects/postgres';
 import { sqlite } from '../semantic/dialects/sqlite';
 import type { CompiledModel } from '../semantic/model/model.types';
@@ -50,10 +50,10 @@ export interface RefreshTick {
  */
 export async function refreshTick(scope: RequestScope): Promise<RefreshTick> {
   const until = later(scope.now, CLAIM_TIMEOUT_MS);
-  const [plans, partitions] = await Promise.all([
-    repo.claimDuePlans(scope.db, scope.now, until, PLANS_PER_TICK),
-    repo.claimDuePartitions(scope.db, scope.now, until, PARTITIONS_PER_TICK),
-  ]);
+  const { plans, partitions } = await repo.claimDue(scope.db, scope.now, until, {
+    plans: PLANS_PER_TICK,
+    partitions: PARTITIONS_PER_TICK,
+  });
   const messages: MessageSendRequest<PreAggregationMessage>[] = [
     ...plans.map((p) => ({
       body: { kind: 'pre-aggregation-plan' as const, deploymentId: p.id, version: p.version },
