@@ -171,20 +171,7 @@ async function seedEverything(a: SeededAccount): Promise<void> {
   expect(run.status, JSON.stringify(run.body)).toBe(202);
   expect((await consume(rec.queued.splice(0))).retryMessages).toEqual([]);
   // A published model with a rollup: its plan registers the partition, the refresh builds it.
-  await loadShopIntoStore(a.admin, rollups());
-  await deployModel(
-    a.admin,
-    rollups(),
-    shopModel('').replace(
-      '    access_policy:\n      - group: managers',
-      `    pre_aggregations:
-      - name: by_status
-        measures: [count]
-        dimensions: [status]
-    access_policy:
-      - group: managers`,
-    ),
-  );
+  await deployRollup(a, rollups());
   const token = await cubeToken(a.admin, rollups(), { cubeCloud: { groups: ['managers'] } });
   const source = await cubeLoad(token, BY_STATUS);
   expect(source.status, JSON.stringify(source.body)).toBe(200);
@@ -196,8 +183,29 @@ async function seedEverything(a: SeededAccount): Promise<void> {
   ]);
 }
 
-async function rollupList(): Promise<{ preAggregation: string; tableName: string; state: string }[]> {
-  const res = await api('GET', `/api/v1/deployments/${rollups()}/pre-aggregations`, { auth: mover().admin });
+/** The shop in the deployment's store, and a published model with a rollup by status. */
+async function deployRollup(a: SeededAccount, deploymentId: number): Promise<void> {
+  await loadShopIntoStore(a.admin, deploymentId);
+  await deployModel(
+    a.admin,
+    deploymentId,
+    shopModel('').replace(
+      '    access_policy:\n      - group: managers',
+      `    pre_aggregations:
+      - name: by_status
+        measures: [count]
+        dimensions: [status]
+    access_policy:
+      - group: managers`,
+    ),
+  );
+}
+
+async function rollupList(
+  a: SeededAccount = mover(),
+  deploymentId = rollups(),
+): Promise<{ preAggregation: string; tableName: string; state: string; version: number }[]> {
+  const res = await api('GET', `/api/v1/deployments/${deploymentId}/pre-aggregations`, { auth: a.admin });
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.items;
 }
@@ -464,5 +472,45 @@ describe('a move that cannot start', () => {
     } finally {
       await shard.prepare('UPDATE accounts SET frozen_at = NULL WHERE id = ?').bind(a.accountId).run();
     }
+  });
+});
+
+describe('a move while a rollup builds', () => {
+  it('waits until the build is done, then copies the partition as built', async () => {
+    const b = await seedAccount();
+    const from = shardOfId(b.accountId);
+    expect(from).toBeLessThan(3);
+    const deploymentId = b.deployments[0] as number;
+    await deployRollup(b, deploymentId);
+    await refreshRollups();
+    await buildsSettled(from, b.accountId);
+    // A build claimed through the Orchestration API, its message not delivered yet.
+    const sent: PreAggregationMessage[] = [];
+    platform.preAggregationsQueue = { sendBatch: async (m) => void sent.push(...[...m].map((r) => r.body)) };
+    const claimed = await api('POST', `/api/v1/deployments/${deploymentId}/pre-aggregations/jobs`, {
+      auth: b.admin,
+      body: { action: 'post', selector: { contexts: [{ securityContext: {} }], timezones: ['UTC'] } },
+    });
+    expect(claimed.status, JSON.stringify(claimed.body)).toBe(200);
+    expect(sent).toHaveLength(1);
+    expect((await rollupList(b, deploymentId)).map((p) => [p.state, p.version])).toEqual([['queued', 2]]);
+
+    expect((await startMove(b.accountId, 3)).status).toBe(202);
+    // Its first step finds the build in flight: the move waits, frozen, and looks again later.
+    await deliverMoves(movesSent.splice(0));
+    expect((await moveOf(b.accountId)).body).toMatchObject({ state: 'freezing', tables: [] });
+    expect(movesSent).toHaveLength(1);
+    // The build runs on the account's shard while it is frozen; the move then goes through.
+    const built = await deliverBatch(
+      createMessageBatch(
+        'edgeboard-pre-aggregations',
+        sent.map((body, i) => ({ id: `inflight-${i}`, timestamp: new Date(), attempts: 1, body })),
+      ),
+    );
+    expect(built.explicitAcks).toHaveLength(1);
+    expect(await driveMove(b.accountId)).toMatchObject({ state: 'done', error: null });
+    expect((await directory(b.accountId)).shard).toBe(3);
+    expect((await rowCounts(3, b.accountId)).pre_aggregation_partitions).toBe(1);
+    expect((await rollupList(b, deploymentId)).map((p) => [p.state, p.version])).toEqual([['built', 2]]);
   });
 });
