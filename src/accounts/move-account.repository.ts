@@ -54,15 +54,15 @@ export async function workInFlight(db: Db, accountId: number): Promise<number> {
     .select({ id: notifications.id })
     .from(notifications)
     .where(eq(notifications.accountId, accountId));
-  const [b, r, e, p] = await runBatch(db, [
+  const [b, r, e, p] = await runBatch<{ n: number }>(db, [
     db
-      .select({ n: count() })
+      .select({ n: count().as('n') })
       .from(builds)
       .where(
         and(inArray(builds.deploymentId, accountDeployments), inArray(builds.status, ['queued', 'building'])),
       ),
     db
-      .select({ n: count() })
+      .select({ n: count().as('n') })
       .from(notificationRuns)
       .where(
         and(
@@ -71,7 +71,7 @@ export async function workInFlight(db: Db, accountId: number): Promise<number> {
         ),
       ),
     db
-      .select({ n: count() })
+      .select({ n: count().as('n') })
       .from(dashboardExports)
       .where(
         and(
@@ -80,7 +80,7 @@ export async function workInFlight(db: Db, accountId: number): Promise<number> {
         ),
       ),
     db
-      .select({ n: count() })
+      .select({ n: count().as('n') })
       .from(preAggregationPartitions)
       .where(
         and(
@@ -89,10 +89,9 @@ export async function workInFlight(db: Db, accountId: number): Promise<number> {
         ),
       ),
   ]);
-  // runBatch returns rows as D1 names their columns: drizzle does not alias a selected
-  // expression (`count(*)`, not `n`), so the count is read as the row's only column.
-  const n = (result: D1Result<Record<string, unknown>> | undefined) =>
-    Number(Object.values(result?.results[0] ?? {})[0] ?? 0);
+  // runBatch returns rows as D1 names their columns: each count carries its alias (`count(*)`
+  // without one, which read as 0 and let a move copy with work still in flight).
+  const n = (result: D1Result<{ n: number }> | undefined) => Number(result?.results[0]?.n ?? 0);
   return n(b) + n(r) + n(e) + n(p);
 }
 
