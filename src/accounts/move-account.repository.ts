@@ -5,6 +5,7 @@ import { builds, deployments } from '../../schema/deployments';
 import { dashboardExports } from '../../schema/exports';
 import { forwards } from '../../schema/moves';
 import { notificationRuns, notifications } from '../../schema/notifications';
+import { preAggregationPartitions } from '../../schema/pre-aggregations';
 import { runBatch } from '../core/db';
 import type { Db } from '../core/env';
 
@@ -40,7 +41,8 @@ export async function unfreezeAccount(db: Db, accountId: number): Promise<void> 
 
 /**
  * The account's background work still under way on this shard: builds queued or building,
- * notification runs queued or running, exports queued or running. A move copies nothing until
+ * notification runs queued or running, exports queued or running, rollup partitions queued or
+ * building. A move copies nothing until
  * all of it has finished, so no message in a queue still names a row the move left behind.
  */
 export async function workInFlight(db: Db, accountId: number): Promise<number> {
@@ -52,15 +54,15 @@ export async function workInFlight(db: Db, accountId: number): Promise<number> {
     .select({ id: notifications.id })
     .from(notifications)
     .where(eq(notifications.accountId, accountId));
-  const [b, r, e] = await runBatch<{ n: number }>(db, [
+  const [b, r, e, p] = await runBatch<{ n: number }>(db, [
     db
-      .select({ n: count() })
+      .select({ n: count().as('n') })
       .from(builds)
       .where(
         and(inArray(builds.deploymentId, accountDeployments), inArray(builds.status, ['queued', 'building'])),
       ),
     db
-      .select({ n: count() })
+      .select({ n: count().as('n') })
       .from(notificationRuns)
       .where(
         and(
@@ -69,7 +71,7 @@ export async function workInFlight(db: Db, accountId: number): Promise<number> {
         ),
       ),
     db
-      .select({ n: count() })
+      .select({ n: count().as('n') })
       .from(dashboardExports)
       .where(
         and(
@@ -77,9 +79,20 @@ export async function workInFlight(db: Db, accountId: number): Promise<number> {
           inArray(dashboardExports.status, ['queued', 'running']),
         ),
       ),
+    db
+      .select({ n: count().as('n') })
+      .from(preAggregationPartitions)
+      .where(
+        and(
+          eq(preAggregationPartitions.accountId, accountId),
+          inArray(preAggregationPartitions.state, ['queued', 'building']),
+        ),
+      ),
   ]);
+  // runBatch returns rows as D1 names their columns: each count carries its alias (`count(*)`
+  // without one, which read as 0 and let a move copy with work still in flight).
   const n = (result: D1Result<{ n: number }> | undefined) => Number(result?.results[0]?.n ?? 0);
-  return n(b) + n(r) + n(e);
+  return n(b) + n(r) + n(e) + n(p);
 }
 
 /**

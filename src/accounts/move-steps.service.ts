@@ -93,7 +93,7 @@ async function drain(move: MoveRow, shards: Shards): Promise<Outcome> {
   if (inFlight === 0) return { change: { state: 'copying', step: 0, cursor: null } };
   if (move.waits + 1 >= MAX_DRAIN_WAITS) {
     throw new Error(
-      `${inFlight} builds, notification runs or exports of the account were still in flight after ${MAX_DRAIN_WAITS} checks`,
+      `${inFlight} builds, notification runs, exports or rollup builds of the account were still in flight after ${MAX_DRAIN_WAITS} checks`,
     );
   }
   return { change: { waits: move.waits + 1 }, delaySeconds: DRAIN_DELAY_SECONDS };

@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import { preAggregationPartitions } from '../../schema/pre-aggregations';
+import { FROZEN_ACCOUNTS } from '../core/account-moving';
 import { mapRow, runBatch } from '../core/db';
 import type { Db } from '../core/env';
 
@@ -18,33 +19,37 @@ export interface Claimed {
 }
 
 /**
- * Claims the partitions due at `now` (at most `limit`, earliest first): each one's version is
- * bumped, its state queued, and its next refresh moved to `claimUntil` so a lost message makes it
- * due again. One statement, through the due index: of two overlapping ticks, the second finds
- * nothing due.
+ * Claims the plans and the partitions due at `now` (at most `limits` of each, earliest first):
+ * each one's version is bumped (a partition's state queued too), and its next refresh or plan
+ * moved to `claimUntil` so a lost message makes it due again. Two statements through the due
+ * indexes, in one batch: one round trip for the tick's whole job. Of two overlapping ticks, the
+ * second finds nothing due. An account being moved keeps its plans and partitions due: a claim
+ * would change rows the move is copying (verification would fail), so they are claimed where the
+ * account lives after it.
  */
-export async function claimDuePartitions(
+export async function claimDue(
   db: Db,
   now: Date,
   claimUntil: Date,
-  limit: number,
-): Promise<Claimed[]> {
-  return db.all<Claimed>(sql`
-    UPDATE pre_aggregation_partitions
-       SET version = version + 1, state = 'queued', next_refresh_at = ${claimUntil.toISOString()}
-     WHERE id IN (SELECT id FROM pre_aggregation_partitions INDEXED BY pre_aggregation_partitions_due_idx
-                   WHERE next_refresh_at <= ${now.toISOString()} ORDER BY next_refresh_at LIMIT ${limit})
-    RETURNING id, version`);
-}
-
-/** Claims the plans due at `now`, as claimDuePartitions claims partitions. */
-export async function claimDuePlans(db: Db, now: Date, claimUntil: Date, limit: number): Promise<Claimed[]> {
-  return db.all<Claimed>(sql`
+  limits: { plans: number; partitions: number },
+): Promise<{ plans: Claimed[]; partitions: Claimed[] }> {
+  const [plans, partitions] = await runBatch<Claimed>(db, [
+    sql`
     UPDATE pre_aggregation_plans
        SET version = version + 1, next_plan_at = ${claimUntil.toISOString()}
      WHERE deployment_id IN (SELECT deployment_id FROM pre_aggregation_plans INDEXED BY pre_aggregation_plans_due_idx
-                              WHERE next_plan_at <= ${now.toISOString()} ORDER BY next_plan_at LIMIT ${limit})
-    RETURNING deployment_id AS id, version`);
+                              WHERE next_plan_at <= ${now.toISOString()} AND account_id NOT IN ${FROZEN_ACCOUNTS}
+                              ORDER BY next_plan_at LIMIT ${limits.plans})
+    RETURNING deployment_id AS id, version`,
+    sql`
+    UPDATE pre_aggregation_partitions
+       SET version = version + 1, state = 'queued', next_refresh_at = ${claimUntil.toISOString()}
+     WHERE id IN (SELECT id FROM pre_aggregation_partitions INDEXED BY pre_aggregation_partitions_due_idx
+                   WHERE next_refresh_at <= ${now.toISOString()} AND account_id NOT IN ${FROZEN_ACCOUNTS}
+                   ORDER BY next_refresh_at LIMIT ${limits.partitions})
+    RETURNING id, version`,
+  ]);
+  return { plans: plans?.results ?? [], partitions: partitions?.results ?? [] };
 }
 
 /**

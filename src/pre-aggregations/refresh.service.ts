@@ -51,10 +51,10 @@ export interface RefreshTick {
  */
 export async function refreshTick(scope: RequestScope): Promise<RefreshTick> {
   const until = later(scope.now, CLAIM_TIMEOUT_MS);
-  const [plans, partitions] = await Promise.all([
-    repo.claimDuePlans(scope.db, scope.now, until, PLANS_PER_TICK),
-    repo.claimDuePartitions(scope.db, scope.now, until, PARTITIONS_PER_TICK),
-  ]);
+  const { plans, partitions } = await repo.claimDue(scope.db, scope.now, until, {
+    plans: PLANS_PER_TICK,
+    partitions: PARTITIONS_PER_TICK,
+  });
   const messages: MessageSendRequest<PreAggregationMessage>[] = [
     ...plans.map((p) => ({
       body: { kind: 'pre-aggregation-plan' as const, deploymentId: p.id, version: p.version },

@@ -1,13 +1,21 @@
-import { env } from 'cloudflare:test';
+import {
+  createExecutionContext,
+  createMessageBatch,
+  createScheduledController,
+  env,
+  waitOnExecutionContext,
+} from 'cloudflare:test';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { shardOfSecret } from '../../src/auth/credentials';
+import type { PreAggregationMessage } from '../../src/core/env';
 import { shardOfPublicId } from '../../src/core/shard-marks';
 import { shardDatabase, shardOfId } from '../../src/core/shards';
 import { postOk, sessionOf } from '../comments/fixtures';
+import { load as cubeLoad, cubeToken, deployModel, loadShopIntoStore, shopModel } from '../data-api/fixtures';
 import { load, mintOk, publishDashboard, setEmbed } from '../embedding/fixtures';
 import { expectError, OPERATOR, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
-import { platform } from '../helpers/platform';
+import { deliverBatch, platform, worker } from '../helpers/platform';
 import { checkShards } from '../helpers/shards';
 import { seedDashboard } from '../notifications/fixtures';
 import { consume, recordingPorts, tick } from '../notifications/ports';
@@ -38,6 +46,40 @@ let rec: ReturnType<typeof recordingPorts>;
 const account = (shard: number) => onShard[shard] as SeededAccount;
 const mover = () => onShard[4] as SeededAccount;
 const roundTrips = (res: { headers: Headers }) => Number(res.headers.get('x-d1-round-trips'));
+
+/** The account's second deployment: a model with a rollup, built from its embedded store. */
+const rollups = () => mover().deployments[1] as number;
+const BY_STATUS = {
+  measures: ['orders.count'],
+  dimensions: ['orders.status'],
+  order: { 'orders.status': 'asc' },
+};
+let fromSource: unknown;
+
+/**
+ * Runs the pre-aggregations' refresh until nothing is due: a tick of the cron, then the messages
+ * it sent delivered to the queue consumer. The queue stays recorded for the whole file, so the
+ * ticks of the tests below send nowhere real.
+ */
+async function refreshRollups(): Promise<void> {
+  for (let round = 0; round < 3; round++) {
+    const sent: PreAggregationMessage[] = [];
+    platform.preAggregationsQueue = { sendBatch: async (m) => void sent.push(...[...m].map((r) => r.body)) };
+    const at = new Date(Date.now() + 1_000);
+    const ctx = createExecutionContext();
+    await worker.scheduled(createScheduledController({ scheduledTime: at, cron: '* * * * *' }), env, ctx);
+    await waitOnExecutionContext(ctx);
+    if (sent.length === 0) return;
+    const result = await deliverBatch(
+      createMessageBatch(
+        'edgeboard-pre-aggregations',
+        sent.map((body, i) => ({ id: `p${round}-${i}-${at.getTime()}`, timestamp: at, attempts: 1, body })),
+      ),
+    );
+    expect(result.retryMessages).toEqual([]);
+  }
+  expect.fail('the refresh of pre-aggregations did not settle');
+}
 
 /** Everything a customer makes, through HTTP: workspace, dashboards, embedding, notifications, roles… */
 async function seedEverything(a: SeededAccount): Promise<void> {
@@ -128,6 +170,44 @@ async function seedEverything(a: SeededAccount): Promise<void> {
   const run = await api('POST', `${base}/${note.id}/run`, { auth: a.admin });
   expect(run.status, JSON.stringify(run.body)).toBe(202);
   expect((await consume(rec.queued.splice(0))).retryMessages).toEqual([]);
+  // A published model with a rollup: its plan registers the partition, the refresh builds it.
+  await deployRollup(a, rollups());
+  const token = await cubeToken(a.admin, rollups(), { cubeCloud: { groups: ['managers'] } });
+  const source = await cubeLoad(token, BY_STATUS);
+  expect(source.status, JSON.stringify(source.body)).toBe(200);
+  expect(source.body.usedPreAggregations).toEqual({});
+  fromSource = source.body.data;
+  await refreshRollups();
+  expect((await rollupList()).map((p) => [p.preAggregation, p.state])).toEqual([
+    ['orders.by_status', 'built'],
+  ]);
+}
+
+/** The shop in the deployment's store, and a published model with a rollup by status. */
+async function deployRollup(a: SeededAccount, deploymentId: number): Promise<void> {
+  await loadShopIntoStore(a.admin, deploymentId);
+  await deployModel(
+    a.admin,
+    deploymentId,
+    shopModel('').replace(
+      '    access_policy:\n      - group: managers',
+      `    pre_aggregations:
+      - name: by_status
+        measures: [count]
+        dimensions: [status]
+    access_policy:
+      - group: managers`,
+    ),
+  );
+}
+
+async function rollupList(
+  a: SeededAccount = mover(),
+  deploymentId = rollups(),
+): Promise<{ preAggregation: string; tableName: string; state: string; version: number }[]> {
+  const res = await api('GET', `/api/v1/deployments/${deploymentId}/pre-aggregations`, { auth: a.admin });
+  expect(res.status, JSON.stringify(res.body)).toBe(200);
+  return res.body.items;
 }
 
 beforeAll(async () => {
@@ -303,6 +383,16 @@ describe('moving an account', () => {
     expect(shardOfId(comment.id), 'new comment').toBe(2);
     const session = await mintOk(a.key, { deploymentId: d, externalId: 'after' });
     expect((await load(board.publicId, session)).status).toBe(200);
+    // The rollup's partition is listed where the account lives now, and still answers a query.
+    const rollup = await rollupList();
+    expect(rollup.map((p) => [p.preAggregation, p.tableName, p.state])).toEqual([
+      ['orders.by_status', 'prod_pre_aggregations.orders_by_status', 'built'],
+    ]);
+    const token = await cubeToken(a.admin, rollups(), { cubeCloud: { groups: ['managers'] } });
+    const served = await cubeLoad(token, BY_STATUS);
+    expect(served.status, JSON.stringify(served.body)).toBe(200);
+    expect(served.body.data).toEqual(fromSource);
+    expect(Object.keys(served.body.usedPreAggregations)).toEqual(['prod_pre_aggregations.orders_by_status']);
     expect(await checkShards()).toEqual([]);
     // The notification left due is claimed where the account lives now.
     await tick(due);
@@ -382,5 +472,45 @@ describe('a move that cannot start', () => {
     } finally {
       await shard.prepare('UPDATE accounts SET frozen_at = NULL WHERE id = ?').bind(a.accountId).run();
     }
+  });
+});
+
+describe('a move while a rollup builds', () => {
+  it('waits until the build is done, then copies the partition as built', async () => {
+    const b = await seedAccount();
+    const from = shardOfId(b.accountId);
+    expect(from).toBeLessThan(3);
+    const deploymentId = b.deployments[0] as number;
+    await deployRollup(b, deploymentId);
+    await refreshRollups();
+    await buildsSettled(from, b.accountId);
+    // A build claimed through the Orchestration API, its message not delivered yet.
+    const sent: PreAggregationMessage[] = [];
+    platform.preAggregationsQueue = { sendBatch: async (m) => void sent.push(...[...m].map((r) => r.body)) };
+    const claimed = await api('POST', `/api/v1/deployments/${deploymentId}/pre-aggregations/jobs`, {
+      auth: b.admin,
+      body: { action: 'post', selector: { contexts: [{ securityContext: {} }], timezones: ['UTC'] } },
+    });
+    expect(claimed.status, JSON.stringify(claimed.body)).toBe(200);
+    expect(sent).toHaveLength(1);
+    expect((await rollupList(b, deploymentId)).map((p) => [p.state, p.version])).toEqual([['queued', 2]]);
+
+    expect((await startMove(b.accountId, 3)).status).toBe(202);
+    // Its first step finds the build in flight: the move waits, frozen, and looks again later.
+    await deliverMoves(movesSent.splice(0));
+    expect((await moveOf(b.accountId)).body).toMatchObject({ state: 'freezing', tables: [] });
+    expect(movesSent).toHaveLength(1);
+    // The build runs on the account's shard while it is frozen; the move then goes through.
+    const built = await deliverBatch(
+      createMessageBatch(
+        'edgeboard-pre-aggregations',
+        sent.map((body, i) => ({ id: `inflight-${i}`, timestamp: new Date(), attempts: 1, body })),
+      ),
+    );
+    expect(built.explicitAcks).toHaveLength(1);
+    expect(await driveMove(b.accountId)).toMatchObject({ state: 'done', error: null });
+    expect((await directory(b.accountId)).shard).toBe(3);
+    expect((await rowCounts(3, b.accountId)).pre_aggregation_partitions).toBe(1);
+    expect((await rollupList(b, deploymentId)).map((p) => [p.state, p.version])).toEqual([['built', 2]]);
   });
 });
