@@ -34,9 +34,13 @@ function deepestIssues(issue: v.BaseIssue<unknown>): readonly v.BaseIssue<unknow
 
 /** Valibot issues as the error envelope's `details`, one per offending field. */
 export function toDetails(issues: readonly v.BaseIssue<unknown>[]): ErrorDetail[] {
-  return issues
-    .flatMap((issue) => (issue.type === 'union' ? deepestIssues(issue) : [issue]))
-    .map((issue) => ({ path: issuePath(issue) || '(body)', message: issueMessage(issue) }));
+  return (
+    issues
+      // Only a union that names no field itself (the whole body) is replaced by its deeper issues: a
+      // union at a named field (a parameter that is one value or a list) keeps naming that field.
+      .flatMap((issue) => (issue.type === 'union' && !issue.path?.length ? deepestIssues(issue) : [issue]))
+      .map((issue) => ({ path: issuePath(issue) || '(body)', message: issueMessage(issue) }))
+  );
 }
 
 export function validationError(issues: readonly v.BaseIssue<unknown>[], where: string): ApiError {
