@@ -3,15 +3,15 @@
 // 1 round trip and no write, both >= 25% of /healthz; a load with the session in KV 1 KV read and
 // at most 1 D1 query, >= 50% of /healthz.
 
-const GROUPS = ['bench-sales', 'bench-support', 'bench-finance'];
-const ATTRIBUTES = [
+export const GROUPS = ['bench-sales', 'bench-support', 'bench-finance'];
+export const ATTRIBUTES = [
   ['bench_region', 'string', 'eu'],
   ['bench_level', 'number', 3],
   ['bench_teams', 'string_array', ['a', 'b']],
 ];
 // SESSION_RATE_LIMITER allows 600 mints per 10 s per key: spread the load over many keys, as a
 // customer's fleet of backends would, so the figures measure minting and not the limiter.
-const KEYS = 100;
+export const KEYS = 100;
 
 async function must(promise, what) {
   const res = await promise;

@@ -12,21 +12,14 @@
 // `--breakdown` adds, per checkout, the same mints with platform calls answered without storage
 // (see bench/mint-entry.js): which share of the gap to /healthz each call takes.
 import { execFileSync } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
+import { ATTRIBUTES, GROUPS, KEYS } from '../bench/embedding.mjs';
+import { bundledModules, bundleWorker } from '../bench/helpers/bundle.mjs';
 
 const here = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const argv = process.argv.slice(2);
@@ -51,44 +44,12 @@ const SQL_ONLY = argv.includes('--sql');
 const OPERATOR_TOKEN = 'bench-operator-token';
 const ENTRY = 'bench-mint-entry.js';
 
+/** The checkout at `root` bundled with this checkout's wrangler, and the bench's entry added. */
 function bundle(root) {
   const outDir = path.join(root, '.bench', 'mint-dist');
-  rmSync(outDir, { recursive: true, force: true });
-  execFileSync(
-    process.execPath,
-    [
-      path.join(here, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
-      'deploy',
-      '--dry-run',
-      '--outdir',
-      outDir,
-    ],
-    {
-      cwd: root,
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' },
-    },
-  );
+  bundleWorker(root, outDir, path.join(here, 'node_modules', 'wrangler', 'bin', 'wrangler.js'));
   copyFileSync(path.join(here, 'bench', 'mint-entry.js'), path.join(outDir, ENTRY));
   return outDir;
-}
-
-function modulesOf(outDir) {
-  const type = (f) =>
-    /\.m?js$/.test(f)
-      ? 'ESModule'
-      : f.endsWith('.wasm')
-        ? 'CompiledWasm'
-        : f.endsWith('.map')
-          ? null
-          : f.endsWith('.md')
-            ? 'Text'
-            : 'Data';
-  const files = readdirSync(outDir, { recursive: true }).map(String);
-  files.sort((a, b) => (a === ENTRY ? -1 : b === ENTRY ? 1 : a.localeCompare(b)));
-  return files
-    .filter((f) => type(f) !== null && !statSync(path.join(outDir, f)).isDirectory())
-    .map((f) => ({ type: type(f), path: path.join(outDir, f) }));
 }
 
 /** The workerd processes this process runs (each Miniflare instance starts one). */
@@ -118,7 +79,7 @@ async function start(root, outDir, inspectorPort) {
           ...options,
           name: 'edgeboard',
           modulesRoot: outDir,
-          modules: modulesOf(outDir),
+          modules: bundledModules(outDir, ENTRY),
           outboundService: () => new Response('the bench sends nothing', { status: 599 }),
           bindings: {
             ...workerOptions.bindings,
@@ -192,13 +153,6 @@ function client(url) {
   };
 }
 
-const GROUPS = ['bench-sales', 'bench-support', 'bench-finance'];
-const ATTRIBUTES = [
-  ['bench_region', 'string', 'eu'],
-  ['bench_level', 'number', 3],
-  ['bench_teams', 'string_array', ['a', 'b']],
-];
-const KEYS = 100;
 const RETURNING = 200;
 
 /** The account, catalogue, keys and returning users of bench/embedding.mjs. */
