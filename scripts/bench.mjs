@@ -1,11 +1,12 @@
 #!/usr/bin/env node
-import { copyFileSync, existsSync, readdirSync, readFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
 import { bundledModules, bundleWorker } from '../bench/helpers/bundle.mjs';
+import { migrateFolder, shardBindings } from '../bench/helpers/migrations.mjs';
 import { idFloorStatements, shardOfId } from '../src/core/shard-schema.ts';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -86,34 +87,15 @@ async function startWorker() {
   return { mf, url: url.toString().replace(/\/$/, '') };
 }
 
-async function migrateDatabase(d1, folder) {
-  const dir = path.join(root, 'schema', folder);
-  for (const file of readdirSync(dir)
-    .filter((f) => f.endsWith('.sql'))
-    .sort()) {
-    const statements = readFileSync(path.join(dir, file), 'utf8')
-      .split('--> statement-breakpoint')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    await d1.batch(statements.map((s) => d1.prepare(s)));
-  }
-}
-
 /** The shard bindings, in shard order, as wrangler.toml lists them (docs/sharding.md). */
-const SHARDS = (
-  /^\s*SHARD_BINDINGS\s*=\s*"([^"]*)"/m.exec(readFileSync(path.join(root, 'wrangler.toml'), 'utf8'))?.[1] ??
-  'DB'
-)
-  .split(',')
-  .map((n) => n.trim())
-  .filter(Boolean);
+const SHARDS = shardBindings(root);
 
 /** The control database and every shard, each shard's ids in its range, as `npm run db:migrate` does. */
 async function migrate(mf) {
-  await migrateDatabase(await mf.getD1Database('CONTROL_DB'), 'control-migrations');
+  await migrateFolder(root, await mf.getD1Database('CONTROL_DB'), 'control-migrations');
   for (const [shard, name] of SHARDS.entries()) {
     const d1 = await mf.getD1Database(name);
-    await migrateDatabase(d1, 'migrations');
+    await migrateFolder(root, d1, 'migrations');
     await d1.batch(idFloorStatements(shard).map((s) => d1.prepare(s)));
   }
 }

@@ -12,7 +12,7 @@
 // `--breakdown` adds, per checkout, the same mints with platform calls answered without storage
 // (see bench/mint-entry.js): which share of the gap to /healthz each call takes.
 import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
@@ -20,6 +20,7 @@ import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
 import { ATTRIBUTES, GROUPS, KEYS } from '../bench/embedding.mjs';
 import { bundledModules, bundleWorker } from '../bench/helpers/bundle.mjs';
+import { migrateFolder, shardBindings } from '../bench/helpers/migrations.mjs';
 
 const here = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const argv = process.argv.slice(2);
@@ -101,19 +102,6 @@ async function start(root, outDir, inspectorPort) {
   return { mf, url, pid };
 }
 
-async function migrateFolder(root, d1, folder) {
-  const dir = path.join(root, 'schema', folder);
-  for (const file of readdirSync(dir)
-    .filter((f) => f.endsWith('.sql'))
-    .sort()) {
-    const statements = readFileSync(path.join(dir, file), 'utf8')
-      .split('--> statement-breakpoint')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    await d1.batch(statements.map((s) => d1.prepare(s)));
-  }
-}
-
 /** As `npm run db:migrate` does in the checkout: with shards and a control database when it has them. */
 async function migrate(root, mf) {
   if (!existsSync(path.join(root, 'schema', 'control-migrations'))) {
@@ -122,14 +110,7 @@ async function migrate(root, mf) {
   }
   const { idFloorStatements } = await import(pathToFileURL(path.join(root, 'src/core/shard-schema.ts')).href);
   await migrateFolder(root, await mf.getD1Database('CONTROL_DB'), 'control-migrations');
-  const names = (
-    /^\s*SHARD_BINDINGS\s*=\s*"([^"]*)"/m.exec(readFileSync(path.join(root, 'wrangler.toml'), 'utf8'))?.[1] ??
-    'DB'
-  )
-    .split(',')
-    .map((n) => n.trim())
-    .filter(Boolean);
-  for (const [shard, name] of names.entries()) {
+  for (const [shard, name] of shardBindings(root).entries()) {
     const d1 = await mf.getD1Database(name);
     await migrateFolder(root, d1, 'migrations');
     await d1.batch(idFloorStatements(shard).map((s) => d1.prepare(s)));
