@@ -5,7 +5,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
-import { bundledModules, bundleWorker } from '../bench/helpers/bundle.mjs';
+import { BENCH_BINDINGS, bundledModules, bundleWorker, OPERATOR_TOKEN } from '../bench/helpers/bundle.mjs';
 import { migrateFolder, shardBindings } from '../bench/helpers/migrations.mjs';
 import { idFloorStatements, shardOfId } from '../src/core/shard-schema.ts';
 
@@ -31,7 +31,6 @@ const GEO = {
 const GEO_CONNECTIONS = 4;
 const GEO_DURATION = Number(flag('--geo-duration', QUICK ? 3 : 6));
 const NO_GEO = argv.includes('--no-geo');
-const OPERATOR_TOKEN = 'bench-operator-token';
 
 const ENTRY = 'bench-geo-entry.js';
 
@@ -71,10 +70,7 @@ async function startWorker() {
     outboundService: routeOutbound,
     bindings: {
       ...workerOptions.bindings,
-      ADMIN_TOKEN: OPERATOR_TOKEN,
-      SESSION_SIGNING_KEY: 'bench-session-signing-key-0123456789abcdef',
-      EXPOSE_DB_METRICS: '1',
-      ENV_VARS_KEY: 'bench-env-vars-key-0123456789abcdef0123456789',
+      ...BENCH_BINDINGS,
       // The semantic scenarios point a deployment at a throwaway PostgreSQL server on loopback.
       DATA_SOURCES_ALLOW_PRIVATE: '1',
     },

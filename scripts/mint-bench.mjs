@@ -19,7 +19,7 @@ import autocannon from 'autocannon';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
 import { ATTRIBUTES, GROUPS, KEYS } from '../bench/embedding.mjs';
-import { bundledModules, bundleWorker } from '../bench/helpers/bundle.mjs';
+import { BENCH_BINDINGS, bundledModules, bundleWorker, OPERATOR_TOKEN } from '../bench/helpers/bundle.mjs';
 import { migrateFolder, shardBindings } from '../bench/helpers/migrations.mjs';
 
 const here = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -42,7 +42,6 @@ const PROFILE = Number(flag('--profile', 0));
 const INSPECTOR_PORT = Number(flag('--inspector-port', 9229));
 /** `--sql`: no Worker; the mint's statement building alone, per checkout, in this process. */
 const SQL_ONLY = argv.includes('--sql');
-const OPERATOR_TOKEN = 'bench-operator-token';
 const ENTRY = 'bench-mint-entry.js';
 
 /** The checkout at `root` bundled with this checkout's wrangler, and the bench's entry added. */
@@ -84,10 +83,7 @@ async function start(root, outDir, inspectorPort) {
           outboundService: () => new Response('the bench sends nothing', { status: 599 }),
           bindings: {
             ...workerOptions.bindings,
-            ADMIN_TOKEN: OPERATOR_TOKEN,
-            SESSION_SIGNING_KEY: 'bench-session-signing-key-0123456789abcdef',
-            EXPOSE_DB_METRICS: '1',
-            ENV_VARS_KEY: 'bench-env-vars-key-0123456789abcdef0123456789',
+            ...BENCH_BINDINGS,
           },
         },
       ],

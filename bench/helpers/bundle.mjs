@@ -38,3 +38,14 @@ export function bundledModules(outDir, entry) {
     .filter((f) => type(f) !== null && !statSync(path.join(outDir, f)).isDirectory())
     .map((f) => ({ type: type(f), path: path.join(outDir, f) }));
 }
+
+/** The operator token the benches' Worker accepts on `/admin`. */
+export const OPERATOR_TOKEN = 'bench-operator-token';
+
+/** The secrets and switches the benches give the Worker on top of wrangler.toml's bindings. */
+export const BENCH_BINDINGS = {
+  ADMIN_TOKEN: OPERATOR_TOKEN,
+  SESSION_SIGNING_KEY: 'bench-session-signing-key-0123456789abcdef',
+  EXPOSE_DB_METRICS: '1',
+  ENV_VARS_KEY: 'bench-env-vars-key-0123456789abcdef0123456789',
+};
