@@ -13,6 +13,14 @@ export const ATTRIBUTES = [
 // customer's fleet of backends would, so the figures measure minting and not the limiter.
 export const KEYS = 100;
 
+/** What a backend sends for each user it mints a session for: the same every time (unchanged). */
+export const SESSION_STATE = {
+  groups: GROUPS,
+  userAttributes: ATTRIBUTES.map(([name, , value]) => ({ name, value })),
+  userProfile: { displayName: 'Bench User', picture: 'https://cdn.example.com/avatar.png' },
+  securityContext: { orgId: 42 },
+};
+
 async function must(promise, what) {
   const res = await promise;
   if (res.status >= 300) throw new Error(`${what}: ${res.status} ${JSON.stringify(res.body)}`);
@@ -42,13 +50,7 @@ export default async function embedding(ctx) {
     );
   }
 
-  const state = {
-    groups: GROUPS,
-    userAttributes: ATTRIBUTES.map(([name, , value]) => ({ name, value })),
-    userProfile: { displayName: 'Bench User', picture: 'https://cdn.example.com/avatar.png' },
-    securityContext: { orgId: 42 },
-  };
-  const body = (externalId) => JSON.stringify({ deploymentId, externalId, ...state });
+  const body = (externalId) => JSON.stringify({ deploymentId, externalId, ...SESSION_STATE });
 
   // Returning users: minted once here with the very state the scenario sends again; the
   // "changed" users (c-*) are others, so changing them leaves the unchanged ones unchanged for

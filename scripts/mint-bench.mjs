@@ -18,7 +18,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
-import { ATTRIBUTES, GROUPS, KEYS } from '../bench/embedding.mjs';
+import { ATTRIBUTES, GROUPS, KEYS, SESSION_STATE } from '../bench/embedding.mjs';
 import { BENCH_BINDINGS, bundledModules, bundleWorker, OPERATOR_TOKEN } from '../bench/helpers/bundle.mjs';
 import { migrateFolder, shardBindings } from '../bench/helpers/migrations.mjs';
 
@@ -155,13 +155,7 @@ async function seed(url) {
   for (let i = 0; i < KEYS; i++) {
     keys.push((await api('POST', '/api/v1/api-keys', { auth: admin, body: { name: `bench-${i}` } })).key);
   }
-  const state = {
-    groups: GROUPS,
-    userAttributes: ATTRIBUTES.map(([name, , value]) => ({ name, value })),
-    userProfile: { displayName: 'Bench User', picture: 'https://cdn.example.com/avatar.png' },
-    securityContext: { orgId: 42 },
-  };
-  const body = (externalId) => JSON.stringify({ deploymentId, externalId, ...state });
+  const body = (externalId) => JSON.stringify({ deploymentId, externalId, ...SESSION_STATE });
   for (let i = 0; i < RETURNING; i++) {
     await api('POST', '/api/v1/embed/generate-session', {
       auth: { apiKey: keys[i % KEYS] },
