@@ -3,15 +3,23 @@
 // 1 round trip and no write, both >= 25% of /healthz; a load with the session in KV 1 KV read and
 // at most 1 D1 query, >= 50% of /healthz.
 
-const GROUPS = ['bench-sales', 'bench-support', 'bench-finance'];
-const ATTRIBUTES = [
+export const GROUPS = ['bench-sales', 'bench-support', 'bench-finance'];
+export const ATTRIBUTES = [
   ['bench_region', 'string', 'eu'],
   ['bench_level', 'number', 3],
   ['bench_teams', 'string_array', ['a', 'b']],
 ];
 // SESSION_RATE_LIMITER allows 600 mints per 10 s per key: spread the load over many keys, as a
 // customer's fleet of backends would, so the figures measure minting and not the limiter.
-const KEYS = 100;
+export const KEYS = 100;
+
+/** What a backend sends for each user it mints a session for: the same every time (unchanged). */
+export const SESSION_STATE = {
+  groups: GROUPS,
+  userAttributes: ATTRIBUTES.map(([name, , value]) => ({ name, value })),
+  userProfile: { displayName: 'Bench User', picture: 'https://cdn.example.com/avatar.png' },
+  securityContext: { orgId: 42 },
+};
 
 async function must(promise, what) {
   const res = await promise;
@@ -42,13 +50,7 @@ export default async function embedding(ctx) {
     );
   }
 
-  const state = {
-    groups: GROUPS,
-    userAttributes: ATTRIBUTES.map(([name, , value]) => ({ name, value })),
-    userProfile: { displayName: 'Bench User', picture: 'https://cdn.example.com/avatar.png' },
-    securityContext: { orgId: 42 },
-  };
-  const body = (externalId) => JSON.stringify({ deploymentId, externalId, ...state });
+  const body = (externalId) => JSON.stringify({ deploymentId, externalId, ...SESSION_STATE });
 
   // Returning users: minted once here with the very state the scenario sends again; the
   // "changed" users (c-*) are others, so changing them leaves the unchanged ones unchanged for

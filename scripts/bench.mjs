@@ -1,15 +1,12 @@
 #!/usr/bin/env node
-// `npm run bench`: bundles the Worker as `wrangler deploy` would, runs it in workerd through
-// Miniflare (no `wrangler dev` proxy in front, so the figures are edgeboard's, not the proxy's),
-// seeds data, and drives each scenario over loopback with autocannon. It prints figures; it
-// asserts nothing. Scenarios live in bench/*.mjs (see bench/README.md).
-import { execFileSync } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
+import { BENCH_BINDINGS, bundledModules, bundleWorker, OPERATOR_TOKEN } from '../bench/helpers/bundle.mjs';
+import { migrateFolder, shardBindings } from '../bench/helpers/migrations.mjs';
 import { idFloorStatements, shardOfId } from '../src/core/shard-schema.ts';
 
 const root = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
@@ -34,49 +31,13 @@ const GEO = {
 const GEO_CONNECTIONS = 4;
 const GEO_DURATION = Number(flag('--geo-duration', QUICK ? 3 : 6));
 const NO_GEO = argv.includes('--no-geo');
-const OPERATOR_TOKEN = 'bench-operator-token';
-
-function bundle() {
-  rmSync(outDir, { recursive: true, force: true });
-  execFileSync(
-    process.execPath,
-    [
-      path.join(root, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
-      'deploy',
-      '--dry-run',
-      '--outdir',
-      outDir,
-    ],
-    {
-      cwd: root,
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' },
-    },
-  );
-}
 
 const ENTRY = 'bench-geo-entry.js';
 
-/** Every file of the bundle as a module, typed by its extension. */
-function bundledModules() {
-  const type = (file) =>
-    /\.m?js$/.test(file)
-      ? 'ESModule'
-      : file.endsWith('.wasm')
-        ? 'CompiledWasm'
-        : file.endsWith('.map')
-          ? null
-          : // The routers' operation docs (the Text rule of wrangler.toml); fonts and the rest are Data.
-            file.endsWith('.md')
-            ? 'Text'
-            : 'Data';
+/** Every file of the bundle as a module, the bench's entry (which wraps index.js) first. */
+function modules() {
   copyFileSync(path.join(root, 'bench', 'geo-entry.js'), path.join(outDir, ENTRY));
-  const files = readdirSync(outDir, { recursive: true }).map(String);
-  // The entry module must come first: the bench's own, which wraps index.js (see geo-entry.js).
-  files.sort((a, b) => (a === ENTRY ? -1 : b === ENTRY ? 1 : a.localeCompare(b)));
-  return files
-    .filter((f) => type(f) !== null && !statSync(path.join(outDir, f)).isDirectory())
-    .map((f) => ({ type: type(f), path: path.join(outDir, f) }));
+  return bundledModules(outDir, ENTRY);
 }
 
 /**
@@ -105,14 +66,11 @@ async function startWorker() {
     ...options,
     name: 'edgeboard',
     modulesRoot: outDir,
-    modules: bundledModules(),
+    modules: modules(),
     outboundService: routeOutbound,
     bindings: {
       ...workerOptions.bindings,
-      ADMIN_TOKEN: OPERATOR_TOKEN,
-      SESSION_SIGNING_KEY: 'bench-session-signing-key-0123456789abcdef',
-      EXPOSE_DB_METRICS: '1',
-      ENV_VARS_KEY: 'bench-env-vars-key-0123456789abcdef0123456789',
+      ...BENCH_BINDINGS,
       // The semantic scenarios point a deployment at a throwaway PostgreSQL server on loopback.
       DATA_SOURCES_ALLOW_PRIVATE: '1',
     },
@@ -125,34 +83,15 @@ async function startWorker() {
   return { mf, url: url.toString().replace(/\/$/, '') };
 }
 
-async function migrateDatabase(d1, folder) {
-  const dir = path.join(root, 'schema', folder);
-  for (const file of readdirSync(dir)
-    .filter((f) => f.endsWith('.sql'))
-    .sort()) {
-    const statements = readFileSync(path.join(dir, file), 'utf8')
-      .split('--> statement-breakpoint')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    await d1.batch(statements.map((s) => d1.prepare(s)));
-  }
-}
-
 /** The shard bindings, in shard order, as wrangler.toml lists them (docs/sharding.md). */
-const SHARDS = (
-  /^\s*SHARD_BINDINGS\s*=\s*"([^"]*)"/m.exec(readFileSync(path.join(root, 'wrangler.toml'), 'utf8'))?.[1] ??
-  'DB'
-)
-  .split(',')
-  .map((n) => n.trim())
-  .filter(Boolean);
+const SHARDS = shardBindings(root);
 
 /** The control database and every shard, each shard's ids in its range, as `npm run db:migrate` does. */
 async function migrate(mf) {
-  await migrateDatabase(await mf.getD1Database('CONTROL_DB'), 'control-migrations');
+  await migrateFolder(root, await mf.getD1Database('CONTROL_DB'), 'control-migrations');
   for (const [shard, name] of SHARDS.entries()) {
     const d1 = await mf.getD1Database(name);
-    await migrateDatabase(d1, 'migrations');
+    await migrateFolder(root, d1, 'migrations');
     await d1.batch(idFloorStatements(shard).map((s) => d1.prepare(s)));
   }
 }
@@ -398,7 +337,7 @@ async function runStandalone(group) {
 async function main() {
   if (ONLY && (await runStandalone(ONLY))) return;
   console.log('Bundling the Worker (wrangler deploy --dry-run)…');
-  bundle();
+  bundleWorker(root, outDir);
   const { mf, url } = await startWorker();
   const floor = await startFloor();
   const started = Date.now();

@@ -12,21 +12,15 @@
 // `--breakdown` adds, per checkout, the same mints with platform calls answered without storage
 // (see bench/mint-entry.js): which share of the gap to /healthz each call takes.
 import { execFileSync } from 'node:child_process';
-import {
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  statSync,
-  writeFileSync,
-} from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import autocannon from 'autocannon';
 import { convertV4MiniflareOptions, Miniflare } from 'miniflare';
 import { unstable_getMiniflareWorkerOptions } from 'wrangler';
+import { ATTRIBUTES, GROUPS, KEYS, SESSION_STATE } from '../bench/embedding.mjs';
+import { BENCH_BINDINGS, bundledModules, bundleWorker, OPERATOR_TOKEN } from '../bench/helpers/bundle.mjs';
+import { migrateFolder, shardBindings } from '../bench/helpers/migrations.mjs';
 
 const here = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 const argv = process.argv.slice(2);
@@ -48,47 +42,14 @@ const PROFILE = Number(flag('--profile', 0));
 const INSPECTOR_PORT = Number(flag('--inspector-port', 9229));
 /** `--sql`: no Worker; the mint's statement building alone, per checkout, in this process. */
 const SQL_ONLY = argv.includes('--sql');
-const OPERATOR_TOKEN = 'bench-operator-token';
 const ENTRY = 'bench-mint-entry.js';
 
+/** The checkout at `root` bundled with this checkout's wrangler, and the bench's entry added. */
 function bundle(root) {
   const outDir = path.join(root, '.bench', 'mint-dist');
-  rmSync(outDir, { recursive: true, force: true });
-  execFileSync(
-    process.execPath,
-    [
-      path.join(here, 'node_modules', 'wrangler', 'bin', 'wrangler.js'),
-      'deploy',
-      '--dry-run',
-      '--outdir',
-      outDir,
-    ],
-    {
-      cwd: root,
-      stdio: ['ignore', 'ignore', 'inherit'],
-      env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CLOUDFLARE_CF_FETCH_ENABLED: 'false' },
-    },
-  );
+  bundleWorker(root, outDir, path.join(here, 'node_modules', 'wrangler', 'bin', 'wrangler.js'));
   copyFileSync(path.join(here, 'bench', 'mint-entry.js'), path.join(outDir, ENTRY));
   return outDir;
-}
-
-function modulesOf(outDir) {
-  const type = (f) =>
-    /\.m?js$/.test(f)
-      ? 'ESModule'
-      : f.endsWith('.wasm')
-        ? 'CompiledWasm'
-        : f.endsWith('.map')
-          ? null
-          : f.endsWith('.md')
-            ? 'Text'
-            : 'Data';
-  const files = readdirSync(outDir, { recursive: true }).map(String);
-  files.sort((a, b) => (a === ENTRY ? -1 : b === ENTRY ? 1 : a.localeCompare(b)));
-  return files
-    .filter((f) => type(f) !== null && !statSync(path.join(outDir, f)).isDirectory())
-    .map((f) => ({ type: type(f), path: path.join(outDir, f) }));
 }
 
 /** The workerd processes this process runs (each Miniflare instance starts one). */
@@ -118,14 +79,11 @@ async function start(root, outDir, inspectorPort) {
           ...options,
           name: 'edgeboard',
           modulesRoot: outDir,
-          modules: modulesOf(outDir),
+          modules: bundledModules(outDir, ENTRY),
           outboundService: () => new Response('the bench sends nothing', { status: 599 }),
           bindings: {
             ...workerOptions.bindings,
-            ADMIN_TOKEN: OPERATOR_TOKEN,
-            SESSION_SIGNING_KEY: 'bench-session-signing-key-0123456789abcdef',
-            EXPOSE_DB_METRICS: '1',
-            ENV_VARS_KEY: 'bench-env-vars-key-0123456789abcdef0123456789',
+            ...BENCH_BINDINGS,
           },
         },
       ],
@@ -140,19 +98,6 @@ async function start(root, outDir, inspectorPort) {
   return { mf, url, pid };
 }
 
-async function migrateFolder(root, d1, folder) {
-  const dir = path.join(root, 'schema', folder);
-  for (const file of readdirSync(dir)
-    .filter((f) => f.endsWith('.sql'))
-    .sort()) {
-    const statements = readFileSync(path.join(dir, file), 'utf8')
-      .split('--> statement-breakpoint')
-      .map((s) => s.trim())
-      .filter(Boolean);
-    await d1.batch(statements.map((s) => d1.prepare(s)));
-  }
-}
-
 /** As `npm run db:migrate` does in the checkout: with shards and a control database when it has them. */
 async function migrate(root, mf) {
   if (!existsSync(path.join(root, 'schema', 'control-migrations'))) {
@@ -161,14 +106,7 @@ async function migrate(root, mf) {
   }
   const { idFloorStatements } = await import(pathToFileURL(path.join(root, 'src/core/shard-schema.ts')).href);
   await migrateFolder(root, await mf.getD1Database('CONTROL_DB'), 'control-migrations');
-  const names = (
-    /^\s*SHARD_BINDINGS\s*=\s*"([^"]*)"/m.exec(readFileSync(path.join(root, 'wrangler.toml'), 'utf8'))?.[1] ??
-    'DB'
-  )
-    .split(',')
-    .map((n) => n.trim())
-    .filter(Boolean);
-  for (const [shard, name] of names.entries()) {
+  for (const [shard, name] of shardBindings(root).entries()) {
     const d1 = await mf.getD1Database(name);
     await migrateFolder(root, d1, 'migrations');
     await d1.batch(idFloorStatements(shard).map((s) => d1.prepare(s)));
@@ -192,13 +130,6 @@ function client(url) {
   };
 }
 
-const GROUPS = ['bench-sales', 'bench-support', 'bench-finance'];
-const ATTRIBUTES = [
-  ['bench_region', 'string', 'eu'],
-  ['bench_level', 'number', 3],
-  ['bench_teams', 'string_array', ['a', 'b']],
-];
-const KEYS = 100;
 const RETURNING = 200;
 
 /** The account, catalogue, keys and returning users of bench/embedding.mjs. */
@@ -224,13 +155,7 @@ async function seed(url) {
   for (let i = 0; i < KEYS; i++) {
     keys.push((await api('POST', '/api/v1/api-keys', { auth: admin, body: { name: `bench-${i}` } })).key);
   }
-  const state = {
-    groups: GROUPS,
-    userAttributes: ATTRIBUTES.map(([name, , value]) => ({ name, value })),
-    userProfile: { displayName: 'Bench User', picture: 'https://cdn.example.com/avatar.png' },
-    securityContext: { orgId: 42 },
-  };
-  const body = (externalId) => JSON.stringify({ deploymentId, externalId, ...state });
+  const body = (externalId) => JSON.stringify({ deploymentId, externalId, ...SESSION_STATE });
   for (let i = 0; i < RETURNING; i++) {
     await api('POST', '/api/v1/embed/generate-session', {
       auth: { apiKey: keys[i % KEYS] },

@@ -6,26 +6,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { deploymentStore } from '../../src/sources/deployment-store';
 import { seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
-import { cubeToken, deployModel, load, loadShopIntoStore, shopModel } from './fixtures';
-
-const ROLLUPS = `    pre_aggregations:
-      - name: monthly
-        measures: [count, total_amount]
-        dimensions: [status]
-        time_dimension: created_at
-        granularity: month
-        partition_granularity: year
-      - name: by_country
-        measures: [count]
-        dimensions: [country]
-`;
-
-/** The shop's model with rollups on orders (before its access policy). */
-const modelWithRollups = () =>
-  shopModel('').replace(
-    '    access_policy:\n      - group: managers',
-    `${ROLLUPS}    access_policy:\n      - group: managers`,
-  );
+import { modelWithRollups } from '../pre-aggregations/fixtures';
+import { cubeToken, deployModel, load, loadShopIntoStore } from './fixtures';
 
 let deploymentId: number;
 let manager: string;

@@ -1,34 +1,15 @@
-import {
-  createExecutionContext,
-  createMessageBatch,
-  createScheduledController,
-  env,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PreAggregationMessage } from '../../src/core/env';
-import { cubeToken, deployModel, loadShopIntoStore, shopModel } from '../data-api/fixtures';
+import { cubeToken, deployModel, loadShopIntoStore } from '../data-api/fixtures';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
-import { deliverBatch, platform, worker } from '../helpers/platform';
 import { deploymentPolicy, userWithRole } from '../roles/fixtures';
+import { cronTick, deliverPreAggregations, modelWithRollups, recordPreAggregations } from './fixtures';
 
 /**
  * Cube's Orchestration API: `POST /cubejs-api/v1/pre-aggregations/jobs` with a deployment's Cube
  * API token, and the same operation for account users holding `PreAggregationBuild`.
  */
-
-const ROLLUPS = `    pre_aggregations:
-      - name: monthly
-        measures: [count, total_amount]
-        dimensions: [status]
-        time_dimension: created_at
-        granularity: month
-        partition_granularity: year
-      - name: by_country
-        measures: [count]
-        dimensions: [country]
-`;
 
 let acme: SeededAccount;
 let deploymentId: number;
@@ -36,35 +17,17 @@ let token: string;
 let sent: PreAggregationMessage[] = [];
 
 function record() {
-  sent = [];
-  platform.preAggregationsQueue = { sendBatch: async (m) => void sent.push(...[...m].map((r) => r.body)) };
+  sent = recordPreAggregations();
 }
 
 async function deliver(messages: PreAggregationMessage[]) {
-  const at = new Date();
-  const result = await deliverBatch(
-    createMessageBatch(
-      'edgeboard-pre-aggregations',
-      messages.map((body, i) => ({
-        id: `j${i}-${at.getTime()}-${Math.random()}`,
-        timestamp: at,
-        attempts: 1,
-        body,
-      })),
-    ),
-  );
+  const result = await deliverPreAggregations(messages);
   expect(result.retryMessages).toEqual([]);
 }
 
 async function tick() {
   record();
-  const ctx = createExecutionContext();
-  await worker.scheduled(
-    createScheduledController({ scheduledTime: new Date(Date.now() + 1_000), cron: '* * * * *' }),
-    env,
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
+  await cronTick();
   const out = sent;
   await deliver(out);
   return out;
@@ -77,14 +40,7 @@ beforeAll(async () => {
   acme = await seedAccount();
   [deploymentId] = acme.deployments;
   await loadShopIntoStore(acme.admin, deploymentId);
-  await deployModel(
-    acme.admin,
-    deploymentId,
-    shopModel('').replace(
-      '    access_policy:\n      - group: managers',
-      `${ROLLUPS}    access_policy:\n      - group: managers`,
-    ),
-  );
+  await deployModel(acme.admin, deploymentId, modelWithRollups());
   token = await cubeToken(acme.admin, deploymentId, {});
   // The plan registers the partitions; their first builds run too.
   await tick();

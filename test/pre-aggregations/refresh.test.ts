@@ -1,10 +1,4 @@
-import {
-  createExecutionContext,
-  createMessageBatch,
-  createScheduledController,
-  env,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
+import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PreAggregationMessage } from '../../src/core/env';
 import { NEVER } from '../../src/pre-aggregations/pre-aggregations.limits';
@@ -15,7 +9,8 @@ import { deploymentStore } from '../../src/sources/deployment-store';
 import { deployModel, loadShopIntoStore, shopModel } from '../data-api/fixtures';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
-import { clockAt, deliverBatch, platform, worker } from '../helpers/platform';
+import { clockAt, platform } from '../helpers/platform';
+import { cronTick, deliverPreAggregations, recordPreAggregations } from './fixtures';
 
 /**
  * The refresh of pre-aggregations through the Worker's own handlers: the cron claims what is due
@@ -84,33 +79,19 @@ const compiler: RollupCompiler = {
 };
 
 /** The messages the Worker sent to the pre-aggregations queue since the last call. */
-let sent: PreAggregationMessage[] = [];
+const sent: PreAggregationMessage[] = [];
 
-async function tick(at: string) {
-  const ctx = createExecutionContext();
-  await worker.scheduled(
-    createScheduledController({ scheduledTime: new Date(at), cron: '* * * * *' }),
-    env,
-    ctx,
-  );
-  await waitOnExecutionContext(ctx);
-}
+const tick = (at: string) => cronTick(new Date(at));
 
-let delivered = 0;
-async function deliver(messages: PreAggregationMessage[], at: string) {
+function deliver(messages: PreAggregationMessage[], at: string) {
   platform.clock = clockAt(at);
-  return deliverBatch(
-    createMessageBatch(
-      'edgeboard-pre-aggregations',
-      messages.map((body) => ({ id: `m-${++delivered}`, timestamp: new Date(at), attempts: 1, body })),
-    ),
-  );
+  return deliverPreAggregations(messages, new Date(at));
 }
 
 /** The messages sent since the last call; of one kind when given. */
 function take(kind?: PreAggregationMessage['kind']): PreAggregationMessage[] {
   const out = sent.filter((m) => !kind || m.kind === kind);
-  sent = [];
+  sent.splice(0);
   return out;
 }
 
@@ -161,9 +142,7 @@ describe('the refresh of pre-aggregations', () => {
   it('plans, claims each due partition once over two overlapping ticks, and builds one per message', async () => {
     const use = () => {
       platform.rollupCompiler = compiler;
-      platform.preAggregationsQueue = {
-        sendBatch: async (m) => void sent.push(...[...m].map((r) => r.body)),
-      };
+      recordPreAggregations(sent);
     };
     use();
     await tick('2026-05-01T10:00:00.000Z');
@@ -220,7 +199,7 @@ describe('the refresh of pre-aggregations', () => {
 
   it('keeps the last good partition serving when a build throws halfway, and retries it later', async () => {
     platform.rollupCompiler = compiler;
-    platform.preAggregationsQueue = { sendBatch: async (m) => void sent.push(...[...m].map((r) => r.body)) };
+    recordPreAggregations(sent);
     // The update window now reaches March: its partition is due again.
     await env.DB.prepare(
       `UPDATE pre_aggregation_partitions SET next_refresh_at = '2026-05-02T00:00:00.000Z'
@@ -260,7 +239,7 @@ describe('the refresh of pre-aggregations', () => {
     expect(await generation()).toBe(8);
 
     // The retry, once due, builds it and bumps the generation.
-    platform.preAggregationsQueue = { sendBatch: async (m) => void sent.push(...[...m].map((r) => r.body)) };
+    recordPreAggregations(sent);
     await tick('2026-05-02T00:02:00.000Z');
     const retry = take('pre-aggregation-build');
     expect(retry).toEqual([
@@ -284,7 +263,7 @@ describe('the refresh of pre-aggregations', () => {
 
   it('drops the partitions a plan no longer lists, in D1 and in the store', async () => {
     platform.rollupCompiler = compiler;
-    platform.preAggregationsQueue = { sendBatch: async (m) => void sent.push(...[...m].map((r) => r.body)) };
+    recordPreAggregations(sent);
     await api('PUT', `/api/v1/deployments/${deploymentId}/env-vars`, {
       auth: acme.admin,
       body: { env_variables: [{ name: 'CUBEJS_SCHEDULED_REFRESH_TIMEZONES', value: '' }] },
@@ -362,12 +341,12 @@ describe('GET /api/v1/deployments/{id}/pre-aggregations', () => {
 describe('refresh keys', () => {
   const use = () => {
     platform.rollupCompiler = compiler;
-    platform.preAggregationsQueue = { sendBatch: async (m) => void sent.push(...[...m].map((r) => r.body)) };
+    recordPreAggregations(sent);
   };
   /** Ticks at `at` and delivers what it sent, at `at`. */
   async function cycle(at: string) {
     use();
-    sent = [];
+    sent.splice(0);
     await tick(at);
     const messages = take();
     use();

@@ -1,13 +1,6 @@
-import {
-  createExecutionContext,
-  createMessageBatch,
-  createScheduledController,
-  env,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
+import { env } from 'cloudflare:test';
 import cube, { type Query } from '@cubejs-client/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import type { PreAggregationMessage } from '../../src/core/env';
 import { deploymentStore } from '../../src/sources/deployment-store';
 import {
   cubeToken,
@@ -15,36 +8,17 @@ import {
   load,
   loadShopIntoPostgres,
   loadShopIntoStore,
-  shopModel,
   usePostgres,
 } from '../data-api/fixtures';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
 import { api, workerFetch } from '../helpers/http';
-import { deliverBatch, platform, worker } from '../helpers/platform';
+import { modelWithRollups, refreshAll } from './fixtures';
 
 /**
  * Queries served from built rollups, end to end: a published model with `pre_aggregations`
  * registers its partitions, the cron and queue build them into the deployment's store, and
  * `/load` answers from them the rows the source answered, on both stores, saying what served it.
  */
-
-const ROLLUPS = `    pre_aggregations:
-      - name: monthly
-        measures: [count, total_amount]
-        dimensions: [status]
-        time_dimension: created_at
-        granularity: month
-        partition_granularity: year
-      - name: by_country
-        measures: [count]
-        dimensions: [country]
-`;
-
-const modelWithRollups = (prefix: string) =>
-  shopModel(prefix).replace(
-    '    access_policy:\n      - group: managers',
-    `${ROLLUPS}    access_policy:\n      - group: managers`,
-  );
 
 const MONTHLY = {
   measures: ['orders.count', 'orders.total_amount'],
@@ -61,26 +35,6 @@ const BY_COUNTRY = {
 };
 
 let acme: SeededAccount;
-
-/** Runs the refresh until nothing is due: ticks, delivering what each one sent. */
-async function refreshAll() {
-  for (let round = 0; round < 3; round++) {
-    const sent: PreAggregationMessage[] = [];
-    platform.preAggregationsQueue = { sendBatch: async (m) => void sent.push(...[...m].map((r) => r.body)) };
-    const ctx = createExecutionContext();
-    const at = new Date(Date.now() + 1_000);
-    await worker.scheduled(createScheduledController({ scheduledTime: at, cron: '* * * * *' }), env, ctx);
-    await waitOnExecutionContext(ctx);
-    if (sent.length === 0) return;
-    const result = await deliverBatch(
-      createMessageBatch(
-        'edgeboard-pre-aggregations',
-        sent.map((body, i) => ({ id: `r${round}-${i}-${at.getTime()}`, timestamp: at, attempts: 1, body })),
-      ),
-    );
-    expect(result.retryMessages).toEqual([]);
-  }
-}
 
 const MANAGER = { cubeCloud: { groups: ['managers'] } };
 

@@ -1,24 +1,23 @@
-import {
-  createExecutionContext,
-  createMessageBatch,
-  createScheduledController,
-  env,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
+import { env } from 'cloudflare:test';
 import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { shardOfSecret } from '../../src/auth/credentials';
-import type { PreAggregationMessage } from '../../src/core/env';
 import { shardOfPublicId } from '../../src/core/shard-marks';
 import { shardDatabase, shardOfId } from '../../src/core/shards';
 import { postOk, sessionOf } from '../comments/fixtures';
-import { load as cubeLoad, cubeToken, deployModel, loadShopIntoStore, shopModel } from '../data-api/fixtures';
+import { load as cubeLoad, cubeToken, deployModel, loadShopIntoStore } from '../data-api/fixtures';
 import { load, mintOk, publishDashboard, setEmbed } from '../embedding/fixtures';
 import { expectError, OPERATOR, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
-import { deliverBatch, platform, worker } from '../helpers/platform';
+import { platform } from '../helpers/platform';
 import { checkShards } from '../helpers/shards';
 import { seedDashboard } from '../notifications/fixtures';
 import { consume, recordingPorts, tick } from '../notifications/ports';
+import {
+  deliverPreAggregations,
+  modelWithRollups,
+  recordPreAggregations,
+  refreshAll,
+} from '../pre-aggregations/fixtures';
 import { assign, globalPolicy, newRole } from '../roles/fixtures';
 import { folder, workbook } from '../workspace/helpers';
 import {
@@ -62,23 +61,7 @@ let fromSource: unknown;
  * ticks of the tests below send nowhere real.
  */
 async function refreshRollups(): Promise<void> {
-  for (let round = 0; round < 3; round++) {
-    const sent: PreAggregationMessage[] = [];
-    platform.preAggregationsQueue = { sendBatch: async (m) => void sent.push(...[...m].map((r) => r.body)) };
-    const at = new Date(Date.now() + 1_000);
-    const ctx = createExecutionContext();
-    await worker.scheduled(createScheduledController({ scheduledTime: at, cron: '* * * * *' }), env, ctx);
-    await waitOnExecutionContext(ctx);
-    if (sent.length === 0) return;
-    const result = await deliverBatch(
-      createMessageBatch(
-        'edgeboard-pre-aggregations',
-        sent.map((body, i) => ({ id: `p${round}-${i}-${at.getTime()}`, timestamp: at, attempts: 1, body })),
-      ),
-    );
-    expect(result.retryMessages).toEqual([]);
-  }
-  expect.fail('the refresh of pre-aggregations did not settle');
+  if (!(await refreshAll())) expect.fail('the refresh of pre-aggregations did not settle');
 }
 
 /** Everything a customer makes, through HTTP: workspace, dashboards, embedding, notifications, roles… */
@@ -189,14 +172,13 @@ async function deployRollup(a: SeededAccount, deploymentId: number): Promise<voi
   await deployModel(
     a.admin,
     deploymentId,
-    shopModel('').replace(
-      '    access_policy:\n      - group: managers',
+    modelWithRollups(
+      '',
       `    pre_aggregations:
       - name: by_status
         measures: [count]
         dimensions: [status]
-    access_policy:
-      - group: managers`,
+`,
     ),
   );
 }
@@ -485,8 +467,7 @@ describe('a move while a rollup builds', () => {
     await refreshRollups();
     await buildsSettled(from, b.accountId);
     // A build claimed through the Orchestration API, its message not delivered yet.
-    const sent: PreAggregationMessage[] = [];
-    platform.preAggregationsQueue = { sendBatch: async (m) => void sent.push(...[...m].map((r) => r.body)) };
+    const sent = recordPreAggregations();
     const claimed = await api('POST', `/api/v1/deployments/${deploymentId}/pre-aggregations/jobs`, {
       auth: b.admin,
       body: { action: 'post', selector: { contexts: [{ securityContext: {} }], timezones: ['UTC'] } },
@@ -501,12 +482,7 @@ describe('a move while a rollup builds', () => {
     expect((await moveOf(b.accountId)).body).toMatchObject({ state: 'freezing', tables: [] });
     expect(movesSent).toHaveLength(1);
     // The build runs on the account's shard while it is frozen; the move then goes through.
-    const built = await deliverBatch(
-      createMessageBatch(
-        'edgeboard-pre-aggregations',
-        sent.map((body, i) => ({ id: `inflight-${i}`, timestamp: new Date(), attempts: 1, body })),
-      ),
-    );
+    const built = await deliverPreAggregations(sent);
     expect(built.explicitAcks).toHaveLength(1);
     expect(await driveMove(b.accountId)).toMatchObject({ state: 'done', error: null });
     expect((await directory(b.accountId)).shard).toBe(3);
