@@ -32,13 +32,16 @@ function deepestIssues(issue: v.BaseIssue<unknown>): readonly v.BaseIssue<unknow
   return deeper.length > 0 ? deeper.flatMap(deepestIssues) : [issue];
 }
 
+const isRecord = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 /** Valibot issues as the error envelope's `details`, one per offending field. */
 export function toDetails(issues: readonly v.BaseIssue<unknown>[]): ErrorDetail[] {
   return (
     issues
-      // Only a union that names no field itself (the whole body) is replaced by its deeper issues: a
-      // union at a named field (a parameter that is one value or a list) keeps naming that field.
-      .flatMap((issue) => (issue.type === 'union' && !issue.path?.length ? deepestIssues(issue) : [issue]))
+      // Only a union given an object is replaced by its deeper issues (the object's field that
+      // failed); one given a list or a value (a parameter that is one value or a list of them)
+      // keeps naming itself.
+      .flatMap((issue) => (issue.type === 'union' && isRecord(issue.input) ? deepestIssues(issue) : [issue]))
       .map((issue) => ({ path: issuePath(issue) || '(body)', message: issueMessage(issue) }))
   );
 }
