@@ -6,7 +6,7 @@ import { MemberSql } from './member-sql';
 import { type CubeMember, cubeMemberOf } from './members';
 import type { CompiledSql, NormalizedFilter, NormalizedQuery, QueryMember } from './query.types';
 import { QueryError } from './query-error';
-import { SqlParams } from './sql-params';
+import { pageOf, SqlParams } from './sql-params';
 
 /** One column of a compiled query's rows: its SQL alias and the member it answers. */
 export interface ResultColumn {
@@ -195,13 +195,8 @@ export function compileQuery(
     if (!column) throw new QueryError(`Order member is not in the query: ${member}`);
     return `${column.alias} ${desc ? 'DESC NULLS FIRST' : 'ASC NULLS LAST'}`;
   });
-  const ordered = order.length > 0 ? ` ORDER BY ${order.join(', ')}` : '';
-  const paged = `${body}${ordered} LIMIT ${params.add(query.limit)} OFFSET ${params.add(query.offset)}`;
-  const compiled: CompiledQuery = { ...params.finish(paged, dialect), columns, joinTree: tree };
-  if (query.total) {
-    compiled.totalSql = params.finish(`SELECT count(*) AS total FROM (${body}) AS counted`, dialect);
-  }
-  return compiled;
+  const { page, totalSql } = pageOf(params, body, order, query, dialect);
+  return { ...page, columns, joinTree: tree, ...(totalSql ? { totalSql } : {}) };
 }
 
 function groupedBody(

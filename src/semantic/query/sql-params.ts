@@ -31,3 +31,23 @@ export class SqlParams {
     return { sql: text, params };
   }
 }
+
+/**
+ * `body` as the query's page, ordered by `order`, and with `total` the count of all its rows: the
+ * planner and the rollup compiler end a query alike.
+ */
+export function pageOf(
+  params: SqlParams,
+  body: string,
+  order: string[],
+  query: { limit: number; offset: number; total: boolean },
+  dialect: Dialect,
+): { page: CompiledSql; totalSql?: CompiledSql } {
+  const ordered = order.length > 0 ? ` ORDER BY ${order.join(', ')}` : '';
+  const page = params.finish(
+    `${body}${ordered} LIMIT ${params.add(query.limit)} OFFSET ${params.add(query.offset)}`,
+    dialect,
+  );
+  if (!query.total) return { page };
+  return { page, totalSql: params.finish(`SELECT count(*) AS total FROM (${body}) AS counted`, dialect) };
+}

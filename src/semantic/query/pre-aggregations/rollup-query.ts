@@ -6,7 +6,7 @@ import { cubeMemberOf } from '../members';
 import type { CompiledQuery, ResultColumn } from '../plan';
 import type { CompiledSql, NormalizedFilter, NormalizedQuery, QueryMember } from '../query.types';
 import { QueryError } from '../query-error';
-import { SqlParams } from '../sql-params';
+import { pageOf, SqlParams } from '../sql-params';
 import {
   ADDITIVE_MEASURES,
   type LayoutMeasure,
@@ -158,16 +158,13 @@ export function rollupQueryOf(
           : column.alias;
     return `${key} ${desc ? 'DESC NULLS FIRST' : 'ASC NULLS LAST'}`;
   });
-  const ordered = order.length > 0 ? ` ORDER BY ${order.join(', ')}` : '';
-  const paged = `${body}${ordered} LIMIT ${params.add(query.limit)} OFFSET ${params.add(query.offset)}`;
-  const compiled: RollupQuery = {
-    ...params.finish(paged, sqlite),
+  const { page, totalSql } = pageOf(params, body, order, query, sqlite);
+  return {
+    ...page,
     columns,
     tables: used.map((table) => table.tableName),
+    ...(totalSql ? { totalSql } : {}),
   };
-  if (query.total)
-    compiled.totalSql = params.finish(`SELECT count(*) AS total FROM (${body}) AS counted`, sqlite);
-  return compiled;
 }
 
 /**
