@@ -23,7 +23,7 @@
 // cube first loads the new build's model into the isolate, so the cold load is the queries'.
 import { demoDashboard, demoModel, demoReports, demoTables } from '../scripts/demo-data.mjs';
 import { startPostgres } from '../scripts/postgres.mjs';
-import { ms, pad, pct, timed } from './helpers/figures.mjs';
+import { medianPhases, ms, pad, pct, phasesOf, timed } from './helpers/figures.mjs';
 import { deployModel, loadEmbedded, loadPostgres, SCHEMA, usePostgres } from './helpers/stores.mjs';
 
 const argv = process.argv.slice(2);
@@ -52,7 +52,7 @@ async function must(promise, what) {
   return res.body;
 }
 
-async function cubeLoad(ctx, token, query) {
+async function cubeLoad(ctx, token, query, phases) {
   const res = await fetch(
     `${ctx.url}/cubejs-api/v1/load?query=${encodeURIComponent(JSON.stringify(query))}`,
     { headers: { authorization: token } },
@@ -60,6 +60,7 @@ async function cubeLoad(ctx, token, query) {
   const body = await res.json();
   if (res.status !== 200)
     throw new Error(`pre-aggregations bench, /load: ${res.status} ${JSON.stringify(body)}`);
+  phases?.push(phasesOf(res.headers.get('server-timing')));
   return body;
 }
 
@@ -195,11 +196,12 @@ async function publishDemoBoard(ctx, deploymentId) {
   return { publicId: published.publicId, session: sessionId };
 }
 
-async function embedLoad(ctx, board) {
+async function embedLoad(ctx, board, phases) {
   const res = await fetch(`${ctx.url}/api/v1/embed/dashboard/${board.publicId}`, {
     headers: { authorization: `Session ${board.session}` },
   });
   const body = await res.json();
+  phases?.push(phasesOf(res.headers.get('server-timing')));
   if (res.status !== 200)
     throw new Error(`pre-aggregations bench, embed load: ${res.status} ${JSON.stringify(body)}`);
   const failed = body.reportSnapshots.filter((s) => s.error);
@@ -224,8 +226,9 @@ async function coldQuery(ctx, token, runs) {
   const query = { ...CATEGORY_MONTH, renewQuery: true };
   const first = await cubeLoad(ctx, token, query);
   const times = [];
-  for (let i = 0; i < runs; i++) times.push((await timed(() => cubeLoad(ctx, token, query))).ms);
-  return { times, rows: first.data.length, used: usedOf(first) };
+  const phases = [];
+  for (let i = 0; i < runs; i++) times.push((await timed(() => cubeLoad(ctx, token, query, phases))).ms);
+  return { times, rows: first.data.length, used: usedOf(first), phases: medianPhases(phases) };
 }
 
 /**
@@ -235,13 +238,15 @@ async function coldQuery(ctx, token, runs) {
 async function boardLoads(ctx, deploy, board, runs) {
   const cold = [];
   const cached = [];
+  const coldPhases = [];
+  const cachedPhases = [];
   for (let i = 0; i < runs; i++) {
     const token = await deploy();
     await cubeLoad(ctx, token, WARM_MODEL);
-    cold.push((await timed(() => embedLoad(ctx, board))).ms);
-    for (let j = 0; j < 3; j++) cached.push((await timed(() => embedLoad(ctx, board))).ms);
+    cold.push((await timed(() => embedLoad(ctx, board, coldPhases))).ms);
+    for (let j = 0; j < 3; j++) cached.push((await timed(() => embedLoad(ctx, board, cachedPhases))).ms);
   }
-  return { cold, cached };
+  return { cold, cached, coldPhases: medianPhases(coldPhases), cachedPhases: medianPhases(cachedPhases) };
 }
 
 /** Which of the board's chart queries (as /load runs them) a built rollup serves. */
@@ -342,6 +347,7 @@ function report(m) {
     ],
     w,
   );
+  lines.push(`  phases (median ms), from the rollup: ${m.rollupQuery.phases}`);
   lines.push(
     `  rollup vs source: ${(q50 / r50).toFixed(1)}x faster (goal >= 20x: ${q50 / r50 >= 20 ? 'MET' : 'NOT MET'})`,
   );
@@ -355,6 +361,8 @@ function report(m) {
   ]) {
     row([label, ms(pct(times, 50)), ms(pct(times, 90)), times.length], bw);
   }
+  lines.push(`  phases (median ms), cold from the rollups: ${m.rollupBoard.coldPhases}`);
+  lines.push(`  phases (median ms), cached from the rollups: ${m.rollupBoard.cachedPhases}`);
   const gap = pct(m.rollupBoard.cold, 50) - pct(m.rollupBoard.cached, 50);
   lines.push(
     `  cold from the rollups vs cached: +${ms(gap)} ms at p50 (goal <= 50 ms: ${gap <= 50 ? 'MET' : 'NOT MET'}); ` +

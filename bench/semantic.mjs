@@ -21,7 +21,7 @@ import pg from 'pg';
 import { demoModel, demoTables } from '../scripts/demo-data.mjs';
 import { startPgBouncer } from '../scripts/pgbouncer.mjs';
 import { startPostgres } from '../scripts/postgres.mjs';
-import { median, ms, pad, pct, timed } from './helpers/figures.mjs';
+import { median, ms, pad, pct, phasesOf, timed } from './helpers/figures.mjs';
 import {
   deployModel,
   loadEmbedded,
@@ -74,17 +74,6 @@ async function must(promise, what) {
   if (res.status >= 300)
     throw new Error(`semantic bench, ${what}: ${res.status} ${JSON.stringify(res.body)}`);
   return res.body;
-}
-
-/** The Worker's phases of one request (`server-timing`), in ms by name. */
-function phasesOf(header) {
-  const phases = {};
-  for (const part of (header ?? '').split(',')) {
-    const [name, ...params] = part.trim().split(';');
-    const dur = params.find((p) => p.trim().startsWith('dur='));
-    if (name && dur) phases[name] = Number(dur.trim().slice(4));
-  }
-  return phases;
 }
 
 async function cubeWithPhases(ctx, token, op, query) {

@@ -24,3 +24,20 @@ export async function timed(fn) {
   const value = await fn();
   return { ms: performance.now() - start, value };
 }
+
+/** The Worker's phases of one request (its `server-timing` header), in ms by name. */
+export function phasesOf(header) {
+  const phases = {};
+  for (const part of (header ?? '').split(',')) {
+    const [name, ...params] = part.trim().split(';');
+    const dur = params.find((p) => p.trim().startsWith('dur='));
+    if (name && dur) phases[name] = Number(dur.trim().slice(4));
+  }
+  return phases;
+}
+
+/** Each phase's median over requests (a request without the phase counts 0), as `name median, …`. */
+export function medianPhases(requests) {
+  const names = [...new Set(requests.flatMap((phases) => Object.keys(phases)))];
+  return names.map((name) => `${name} ${ms(median(requests.map((phases) => phases[name] ?? 0)))}`).join(', ');
+}

@@ -102,7 +102,10 @@ async function execute(
         await keyOfRun(sql, params),
         ttl,
         cacheOptions,
-        () => readRollup(scope.env, scope.deploymentId, plan, sql, params, MAX_RESULT_ROWS),
+        () =>
+          timed(scope.timings, 'store-rollup', () =>
+            readRollup(scope.env, scope.deploymentId, plan, sql, params, MAX_RESULT_ROWS),
+          ),
         // A rollup not built yet is asked again next time, not remembered.
         (answer) => 'rows' in answer,
       );
@@ -114,7 +117,7 @@ async function execute(
       const oldest = main.partitions.map((p) => p.builtAt).sort()[0];
       const result: LoadResult = {
         query: normalized,
-        data: shapeRows(plan.query, main.rows),
+        data: timedSync(scope.timings, 'shape', () => shapeRows(plan.query, main.rows)),
         annotation: annotationOf(ctx.model, normalized),
         lastRefreshTime: oldest ?? scope.now.toISOString(),
         dbType: ctx.source.dialect,
