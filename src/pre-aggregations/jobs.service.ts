@@ -25,7 +25,6 @@ const tokenOf = (id: number, version: number) => `${id}_${version}`;
 async function selected(scope: JobScope, selector: JobsSelector): Promise<string[]> {
   const serving = await activeModel(scope.db, scope.deploymentId);
   const names = [...(serving ? preAggregationsOf(serving.model).values() : [])]
-    .filter((p) => p.type === 'rollup')
     .map((p) => ({ id: `${p.cube}.${p.name}`, cube: p.cube }))
     .filter((p) => !selector.cubes || selector.cubes.includes(p.cube))
     .filter((p) => !selector.preAggregations || selector.preAggregations.includes(p.id))

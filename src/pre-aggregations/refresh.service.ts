@@ -133,7 +133,7 @@ export async function runPlan(
   const errors: string[] = [];
   const model = serving?.model;
   for (const preAggregation of model ? preAggregationsOf(model).values() : []) {
-    if (preAggregation.type !== 'rollup' || !preAggregation.scheduledRefresh) continue;
+    if (!preAggregation.scheduledRefresh) continue;
     const definition = definitionOf(
       storedDefinitionOf(model as CompiledModel, preAggregation, dialectOf(config).name),
     );

@@ -178,3 +178,67 @@ describe('CUBEJS_ROLLUP_ONLY', () => {
     ]);
   });
 });
+
+/** An original_sql pre-aggregation of the orders, partitioned by year: the cube's members at the finest grain. */
+const ORIGINAL_SQL = `    pre_aggregations:
+      - name: base
+        type: original_sql
+        time_dimension: created_at
+        partition_granularity: year
+`;
+/** A query no rollup of the orders could be written for in advance: status and country by month. */
+const BY_MONTH = {
+  measures: ['orders.count', 'orders.total_amount', 'orders.completed_amount'],
+  dimensions: ['orders.country', 'orders.status'],
+  timeDimensions: [
+    { dimension: 'orders.created_at', granularity: 'month', dateRange: ['2024-01-01', '2024-12-31'] },
+  ],
+  order: [
+    ['orders.created_at', 'asc'],
+    ['orders.country', 'asc'],
+    ['orders.status', 'asc'],
+  ],
+} satisfies Query;
+
+describe.each([
+  ['the embedded store', 'embedded'],
+  ['PostgreSQL', 'postgres'],
+] as const)('served from an original_sql pre-aggregation on %s', (_name, kind) => {
+  it("answers its cube's queries with the source's rows once built, and the source's before", async () => {
+    const account = await seedAccount();
+    const deploymentId = kind === 'embedded' ? account.deployments[0] : account.deployments[1];
+    let prefix = '';
+    if (kind === 'embedded') {
+      await loadShopIntoStore(account.admin, deploymentId);
+    } else {
+      prefix = `${await loadShopIntoPostgres()}.`;
+      await usePostgres(account.admin, deploymentId);
+    }
+    await deployModel(account.admin, deploymentId, modelWithRollups(prefix, ORIGINAL_SQL));
+    const token = await cubeToken(account.admin, deploymentId, MANAGER);
+    const before = await load(token, BY_MONTH);
+    expect(before.status, JSON.stringify(before.body)).toBe(200);
+    expect(before.body.usedPreAggregations).toEqual({});
+    expect(before.body.data.length).toBeGreaterThan(2);
+
+    await refreshAll();
+    const list = await api('GET', `/api/v1/deployments/${deploymentId}/pre-aggregations`, {
+      auth: account.admin,
+    });
+    expect(list.status).toBe(200);
+    expect(
+      list.body.items.map((p: Record<string, unknown>) => [p.preAggregation, p.tableName, p.state]),
+    ).toEqual([['orders.base', 'prod_pre_aggregations.orders_base20240101', 'built']]);
+
+    const after = await load(token, BY_MONTH);
+    expect(after.status, JSON.stringify(after.body)).toBe(200);
+    expect(after.body.data).toEqual(before.body.data);
+    expect(Object.keys(after.body.usedPreAggregations)).toEqual([
+      'prod_pre_aggregations.orders_base20240101',
+    ]);
+    // A measure that does not re-aggregate, coarser than the stored grain: the source answers.
+    const average = await load(token, { ...BY_MONTH, measures: ['orders.average_amount'] });
+    expect(average.status).toBe(200);
+    expect(average.body.usedPreAggregations).toEqual({});
+  });
+});

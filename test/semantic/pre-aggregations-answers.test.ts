@@ -55,7 +55,10 @@ let tableCount = 0;
 
 beforeAll(async () => {
   shop = await openShop();
-  models = { postgres: withRollups(shop.models.postgres), sqlite: withRollups(shop.models.sqlite) };
+  models = {
+    postgres: withRollups(shop.models.postgres, { originalSql: true }),
+    sqlite: withRollups(shop.models.sqlite, { originalSql: true }),
+  };
   // The embedded source: the shop's SQLite tables, copied into the Durable Object.
   for (const table of ['users', 'orders', 'line_items', 'products']) {
     const name = `${shop.schema}_${table}`;
@@ -407,6 +410,68 @@ const CASES: {
       ],
     },
     rollup: 'line_items.revenue_by_category',
+  },
+  {
+    title: 'original_sql: an SQL cube’s rows, grouped by one of its dimensions',
+    query: {
+      measures: ['products.count'],
+      dimensions: ['products.category'],
+      order: [['products.category', 'asc']],
+    },
+    rollup: 'products.copy',
+  },
+  {
+    title: 'original_sql: members no rollup has (a computed string, a boolean) by week in a DST zone',
+    query: {
+      measures: ['orders.count', 'orders.total_amount', 'orders.min_amount', 'orders.scaled_amount'],
+      dimensions: ['orders.status_label', 'orders.is_big'],
+      timeDimensions: [
+        { dimension: 'orders.created_at', granularity: 'week', dateRange: ['2024-01-01', '2024-11-30'] },
+      ],
+      timezone: 'America/New_York',
+      order: [
+        ['orders.created_at', 'asc'],
+        ['orders.status_label', 'asc'],
+        ['orders.is_big', 'asc'],
+      ],
+    },
+    rollup: 'orders.base',
+  },
+  {
+    title: 'original_sql: a dimension filter, a measure filter, a date range alone, paged with a total',
+    query: {
+      measures: ['orders.count', 'orders.total_amount', 'orders.completed_amount'],
+      dimensions: ['orders.user_id'],
+      timeDimensions: [{ dimension: 'orders.created_at', dateRange: ['2024-02-01', '2024-09-30'] }],
+      filters: [
+        { member: 'orders.amount', operator: 'gt', values: ['20'] },
+        { member: 'orders.total_amount', operator: 'gte', values: ['30'] },
+      ],
+      order: [
+        ['orders.total_amount', 'desc'],
+        ['orders.user_id', 'asc'],
+      ],
+      limit: 3,
+      offset: 1,
+      total: true,
+    },
+    rollup: 'orders.base',
+  },
+  {
+    title: 'original_sql: a number measure from its leaves, by the second the source stored',
+    query: {
+      measures: ['orders.amount_per_order'],
+      dimensions: ['orders.status'],
+      timeDimensions: [
+        { dimension: 'orders.created_at', granularity: 'second', dateRange: ['2024-01-01', '2024-06-30'] },
+      ],
+      order: [
+        ['orders.created_at', 'asc'],
+        ['orders.status', 'asc'],
+      ],
+    },
+    rollup: 'orders.base',
+    only: 'sqlite',
   },
 ];
 

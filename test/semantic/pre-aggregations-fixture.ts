@@ -1,4 +1,5 @@
 import type { CompiledModel, Measure } from '../../src/semantic/model/model.types';
+import { storeEveryMember } from '../../src/semantic/model/pre-aggregations';
 import type { PreAggregation } from '../../src/semantic/model/pre-aggregations.types';
 
 /**
@@ -121,8 +122,22 @@ export const ROLLUPS = {
   ],
 };
 
-/** The shop's model with the rollups above (and the scaled measure they hold). */
-export function withRollups(model: CompiledModel): CompiledModel {
+/**
+ * original_sql pre-aggregations (Cube tries them after every rollup): one on the orders, stored
+ * to the second and partitioned by month, and one on the products, an SQL cube. Their members
+ * are filled in as the compiler fills them (`storeEveryMember`).
+ */
+export const ORIGINAL_SQL = [
+  rollup('orders', 'base', {
+    type: 'original_sql',
+    timeDimension: 'orders.created_at',
+    partitionGranularity: 'month',
+  }),
+  rollup('products', 'copy', { type: 'original_sql' }),
+];
+
+/** The shop's model with the rollups above (and the scaled measure they hold), and the original_sql ones when asked. */
+export function withRollups(model: CompiledModel, options: { originalSql?: boolean } = {}): CompiledModel {
   const copy = structuredClone(model);
   const orders = copy.cubes.orders as NonNullable<(typeof copy.cubes)['orders']>;
   orders.measures.scaled_amount = SCALED;
@@ -130,5 +145,13 @@ export function withRollups(model: CompiledModel): CompiledModel {
   orders.preAggregations = ROLLUPS.orders.map((pre) => structuredClone(pre));
   const lineItems = copy.cubes.line_items as NonNullable<(typeof copy.cubes)['line_items']>;
   lineItems.preAggregations = ROLLUPS.line_items.map((pre) => structuredClone(pre));
+  if (options.originalSql) {
+    for (const original of ORIGINAL_SQL) {
+      const cube = copy.cubes[original.cube] as NonNullable<(typeof copy.cubes)['orders']>;
+      const pre = structuredClone(original);
+      storeEveryMember(pre, cube);
+      cube.preAggregations = [...(cube.preAggregations ?? []), pre];
+    }
+  }
   return copy;
 }

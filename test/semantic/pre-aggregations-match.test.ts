@@ -330,13 +330,43 @@ describe('which rollup, and which queries never', () => {
     expect(matched({ ...byMonth(), ungrouped: true })).toBeNull();
     expect(verdict('orders.daily', { ...byMonth(), ungrouped: true })).toContain('ungrouped');
   });
+});
 
-  it('original_sql pre-aggregations serve no query yet', () => {
-    const model = structuredClone(MODEL);
-    (model.cubes.orders as NonNullable<(typeof model.cubes)['orders']>).preAggregations = [
-      rollup('orders', 'copy', { type: 'original_sql' }),
-    ];
-    expect(matchPreAggregation(model, normalizeQuery(model, byMonth(), { now: NOW }), [])).toBeNull();
+describe('original_sql: the cube’s members at the finest grain, tried after every rollup', () => {
+  const WITH_ORIGINAL = withRollups(
+    shopModel((name) => name),
+    { originalSql: true },
+  );
+  const matchedIn = (query: CubeQuery) => {
+    const match = matchPreAggregation(WITH_ORIGINAL, normalizeQuery(WITH_ORIGINAL, query, { now: NOW }), []);
+    return match && `${match.preAggregation.cube}.${match.preAggregation.name}`;
+  };
+  const base = WITH_ORIGINAL.cubes.orders?.preAggregations?.find((pre) => pre.name === 'base');
+
+  it('stores every measure and every dimension of its cube but the other times, its time to the second', () => {
+    expect(base?.measures).toContain('orders.distinct_users');
+    expect(base?.dimensions).toEqual(
+      expect.arrayContaining(['orders.id', 'orders.status_label', 'orders.is_big', 'orders.secret']),
+    );
+    expect(base?.dimensions).not.toContain('orders.created_at');
+    expect([base?.timeDimension, base?.granularity]).toEqual(['orders.created_at', 'second']);
+  });
+
+  it('a rollup that answers comes first; a query no rollup answers is answered by original_sql', () => {
+    expect(matchedIn(byMonth())).toBe('orders.daily');
+    expect(matchedIn(byMonth({ dimensions: ['orders.status_label'] }))).toBe('orders.base');
+    expect(matchedIn({ measures: ['products.count'], dimensions: ['products.name'] })).toBe('products.copy');
+  });
+
+  it('never for another cube’s member, a non-additive measure coarser, or without a date range when partitioned', () => {
+    expect(matchedIn(byMonth({ dimensions: ['users.name'] }))).toBeNull();
+    expect(
+      matchedIn(byMonth({ measures: ['orders.distinct_users'], dimensions: ['orders.status'] })),
+    ).toBeNull();
+    expect(matchedIn({ measures: ['orders.count'], dimensions: ['orders.status_label'] })).toBeNull();
+    expect(
+      matchedIn({ measures: ['products.count'], dimensions: ['products.category'], ungrouped: true }),
+    ).toBeNull();
   });
 });
 
@@ -466,10 +496,25 @@ describe('build queries', () => {
     expect(embedded.sql).not.toContain('::text');
   });
 
-  it('refuses original_sql and another rollup’s partition', () => {
-    expect(() => buildQueryOf(MODEL, { ...daily, type: 'original_sql' }, spec, postgres)).toThrow(
-      'original_sql pre-aggregations are not built yet',
+  it('builds an original_sql partition as a rollup of its members, the time to the second', () => {
+    const model = withRollups(
+      shopModel((name) => name),
+      { originalSql: true },
     );
+    const base = model.cubes.orders?.preAggregations?.find((pre) => pre.name === 'base');
+    if (!base) throw new Error('no original_sql pre-aggregation');
+    const [first] = partitionsOf(base, ['2024-03-01T00:00:00.000Z', '2024-03-31T23:59:59.999Z'], 'UTC');
+    if (!first) throw new Error('no partition');
+    const query = buildQueryOf(model, base, first, postgres);
+    expect(first.tableName).toBe('prod_pre_aggregations.orders_base20240301');
+    expect(query.sql).toContain("date_trunc('second'");
+    // A column per dimension, the time, a column per measure (and a scale beside PostgreSQL's sums).
+    expect(query.columns.filter((column) => !column.name.endsWith('_scale')).length).toBe(
+      base.dimensions.length + 1 + base.measures.length,
+    );
+  });
+
+  it('refuses another rollup’s partition', () => {
     const [, monthly] = ROLLUPS.orders;
     expect(() => buildQueryOf(MODEL, monthly as typeof daily, spec, postgres)).toThrow(
       'is not a partition of orders.completed_monthly',

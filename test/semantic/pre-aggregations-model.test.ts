@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { compileModel } from '../../src/semantic/model/compile';
 import type { CompiledModel, ModelError } from '../../src/semantic/model/model.types';
-import { MAX_PRE_AGGREGATIONS_PER_CUBE } from '../../src/semantic/model/pre-aggregations';
+import { MAX_PRE_AGGREGATIONS_PER_CUBE, MAX_ROLLUP_MEMBERS } from '../../src/semantic/model/pre-aggregations';
 
 const BASE = `cubes:
   - name: users
@@ -156,6 +156,16 @@ describe('pre_aggregations compile', () => {
     ).toEqual([
       ['copy', 'original_sql', 'month'],
       ['copy2', 'original_sql', undefined],
+    ]);
+    // Each stores every measure and dimension of the cube, its time_dimension to the second.
+    const [copy, copy2] = model.cubes.orders?.preAggregations ?? [];
+    expect(copy?.measures).toEqual(Object.keys(model.cubes.orders?.measures ?? {}).map((m) => `orders.${m}`));
+    expect(copy?.dimensions).toContain('orders.status');
+    expect(copy?.dimensions).not.toContain('orders.created_at');
+    expect([copy?.timeDimension, copy?.granularity, copy2?.timeDimension]).toEqual([
+      'orders.created_at',
+      'second',
+      undefined,
     ]);
   });
 });
@@ -328,6 +338,33 @@ describe('pre_aggregations that fail the build, by name', () => {
       `at most ${MAX_PRE_AGGREGATIONS_PER_CUBE} are allowed`,
       2 * MAX_PRE_AGGREGATIONS_PER_CUBE,
     );
+  });
+
+  it('an original_sql pre-aggregation of a cube with more members than a rollup may store', () => {
+    const dimensions = Array.from(
+      { length: MAX_ROLLUP_MEMBERS },
+      (_, index) => `      - name: d${index}\n        sql: d${index}\n        type: string\n`,
+    ).join('');
+    const content = `cubes:
+  - name: wide
+    sql: SELECT * FROM public.wide
+    measures:
+      - name: count
+        type: count
+    dimensions:
+${dimensions}    pre_aggregations:
+      - name: copy
+        type: original_sql
+`;
+    const result = compileModel([{ path: 'model/wide.yml', content }]);
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.errors).toEqual([
+      expect.objectContaining({
+        message: `cube "wide": pre-aggregation "copy": an original_sql pre-aggregation stores every measure and dimension of its cube, and cube "wide" has ${MAX_ROLLUP_MEMBERS + 1}; at most ${MAX_ROLLUP_MEMBERS} are allowed`,
+        line: 3 * MAX_ROLLUP_MEMBERS + 9,
+      }),
+    ]);
   });
 
   it('two pre-aggregations Cube would store in one table', () => {

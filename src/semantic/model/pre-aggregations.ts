@@ -393,6 +393,19 @@ function resolveOne(draft: PreAggregationDraft, cubes: ReadonlyMap<string, Cube>
       } else pre.timeDimension = name;
     }
   }
+  if (pre.type === 'original_sql') {
+    const cube = cubes.get(pre.cube);
+    if (cube) storeEveryMember(pre, cube);
+    const memberCount = pre.measures.length + pre.dimensions.length;
+    if (memberCount > MAX_ROLLUP_MEMBERS) {
+      errorAt(
+        file,
+        pre.position,
+        `${label}: an original_sql pre-aggregation stores every measure and dimension of its cube, and cube "${pre.cube}" has ${memberCount}; at most ${MAX_ROLLUP_MEMBERS} are allowed`,
+      );
+      return null;
+    }
+  }
   if (pre.type === 'rollup') {
     const memberCount = pre.measures.length + pre.dimensions.length + pre.segments.length;
     if (memberCount === 0 && !pre.timeDimension && ok) {
@@ -445,6 +458,22 @@ function resolveOne(draft: PreAggregationDraft, cubes: ReadonlyMap<string, Cube>
   }
   pre.indexes = indexes;
   return ok ? pre : null;
+}
+
+/**
+ * An original_sql pre-aggregation as edgeboard keeps it: the cube's rows as its queries read them,
+ * that is every measure and dimension of the cube computed by the source itself (its SQL, its
+ * arithmetic, its number text) at the finest grain, the time_dimension to the second, stored in
+ * the deployment's store like a rollup's. A query on the cube's members is then answered from it
+ * by Cube's matching rules, to the same strings as from the source. Time dimensions other than
+ * its time_dimension are not stored (a query on them reads the source).
+ */
+export function storeEveryMember(pre: PreAggregation, cube: Cube): void {
+  pre.measures = Object.keys(cube.measures).map((name) => `${cube.name}.${name}`);
+  pre.dimensions = Object.entries(cube.dimensions)
+    .filter(([, dimension]) => dimension.type !== 'time')
+    .map(([name]) => `${cube.name}.${name}`);
+  if (pre.timeDimension) pre.granularity = 'second';
 }
 
 function errorAt(file: YamlFile, position: SourcePosition, message: string): void {

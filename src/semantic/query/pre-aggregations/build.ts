@@ -59,9 +59,6 @@ export function buildQueryOf(
   options: { maxRows?: number } = {},
 ): PartitionBuildQuery {
   const id = `${preAggregation.cube}.${preAggregation.name}`;
-  if (preAggregation.type !== 'rollup') {
-    throw new PreAggregationError(`Pre-aggregation ${id}: original_sql pre-aggregations are not built yet`);
-  }
   if (spec.preAggregation !== id) {
     throw new PreAggregationError(`Partition ${spec.tableName} is not a partition of ${id}`);
   }

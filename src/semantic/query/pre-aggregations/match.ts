@@ -46,7 +46,7 @@ const MULTIPLIABLE = new Set(['count', 'sum', 'avg']);
  * The first pre-aggregation that answers `query` exactly as the source would, Cube's rules
  * ("Matching queries with pre-aggregations"), or null. Candidates are the rollups of the cubes the
  * query names, cube by cube in the order the query first names them, each cube's in definition
- * order (rollups before original_sql, which serve no query yet). `extraFilters` are the caller's
+ * order (rollups before original_sql). `extraFilters` are the caller's
  * data access policy filters: filters like any other, so a rollup without their members does
  * not match and the query goes to the source. `ungrouped` queries never match.
  */
@@ -111,7 +111,6 @@ export function checkPreAggregation(
 ): { exact: boolean } | string {
   const pre = preAggregation;
   if (query.ungrouped) return 'an ungrouped query is never served from a pre-aggregation';
-  if (pre.type !== 'rollup') return 'original_sql pre-aggregations serve no query yet';
   if (options.timezones && !options.timezones.includes(query.timezone)) {
     return `it is not built in the query's time zone ${query.timezone}`;
   }
