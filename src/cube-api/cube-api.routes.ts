@@ -13,6 +13,7 @@ import {
   loadBody,
   loadQueryString,
   loadResponseSchema,
+  metaQueryString,
   metaResponseSchema,
   sqlQueryString,
   sqlResponseSchema,
@@ -66,7 +67,9 @@ export const cubeApiRoutes = routes(
   ...queryRoutes('/sql', ['cubeSql', 'cubeSqlPost'], sqlResponseSchema, sql),
   ...queryRoutes('/dry-run', ['cubeDryRun', 'cubeDryRunPost'], dryRunResponseSchema, dryRun),
   route.get('/meta', 'cubeMeta', metaResponseSchema, {
-    handler: async (c, _input, scope) => meta(await dataScopeOf(c, scope)),
+    input: { query: metaQueryString },
+    handler: async (c, { query }, scope) =>
+      meta(await dataScopeOf(c, scope), { extended: query.extended !== undefined }),
   }),
   route.post('/pre-aggregations/jobs', 'cubePreAggregationJobs', jobsResponseSchema, {
     input: { body: jobsBody },

@@ -16,6 +16,9 @@ export const sqlQueryString = v.object({
   query: v.pipe(v.string(), v.minLength(1), v.maxLength(16_384)),
 });
 
+/** Cube's `?extended` (any value, as Cube reads it: present or not) adds each cube's pre-aggregations. */
+export const metaQueryString = v.object({ extended: v.optional(v.pipe(v.string(), v.maxLength(16))) });
+
 export const GRANULARITY_NAMES = GRANULARITIES;
 
 /** Answers are Cube's objects; documented loosely (their members depend on the model). */

@@ -113,4 +113,4 @@ export async function dryRun(scope: DataScope, query: CubeQuery | CubeQuery[]) {
   };
 }
 
-export const meta = (scope: DataScope) => metaFor(scope);
+export const meta = (scope: DataScope, options: { extended?: boolean } = {}) => metaFor(scope, options);

@@ -347,7 +347,7 @@ export async function dryRunQuery(scope: DataScope, query: CubeQuery) {
 }
 
 /** The cubes and views the caller may see (Cube's `/meta`). */
-export async function metaFor(scope: DataScope) {
+export async function metaFor(scope: DataScope, options: { extended?: boolean } = {}) {
   const { model } = await servingModel(scope);
-  return metaOf(model, (member) => memberVisible(model, member, scope.identity));
+  return metaOf(model, (member) => memberVisible(model, member, scope.identity), options);
 }

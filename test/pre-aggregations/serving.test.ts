@@ -140,6 +140,34 @@ describe.each([
     }
   });
 
+  it("lists the cube's pre-aggregations in Cube's extended meta only", async () => {
+    const plain = await api('GET', '/cubejs-api/v1/meta', { auth: { raw: manager } });
+    expect(plain.body.cubes.every((c: Record<string, unknown>) => !('preAggregations' in c))).toBe(true);
+    const res = await api('GET', '/cubejs-api/v1/meta?extended', { auth: { raw: manager } });
+    expect(res.status).toBe(200);
+    const body = res.body as { cubes: { name: string; preAggregations?: unknown[] }[] };
+    const orders = body.cubes.find((c) => c.name === 'orders');
+    expect(orders?.preAggregations).toEqual([
+      {
+        name: 'monthly',
+        type: 'rollup',
+        measureReferences: '[orders.count, orders.total_amount]',
+        dimensionReferences: '[orders.status]',
+        segmentReferences: '[]',
+        timeDimensionReference: 'orders.created_at',
+        granularity: 'month',
+        partitionGranularity: 'year',
+        refreshKey: { incremental: false },
+        scheduledRefresh: true,
+        allowNonStrictDateRangeMatch: false,
+        external: true,
+      },
+      expect.objectContaining({ name: 'by_country', dimensionReferences: '[orders.country]' }),
+    ]);
+    // As Cube's: a cube without pre-aggregations has no such field.
+    expect(body.cubes.find((c) => c.name === 'users')).not.toHaveProperty('preAggregations');
+  });
+
   it("serves a row-secured viewer from a rollup only when it holds the policy's member", async () => {
     // The reps' policy filters on orders.country: by_country holds it, monthly does not.
     const monthly = await load(rep, MONTHLY);

@@ -1,4 +1,5 @@
 import type { CompiledModel, Cube, Dimension, Measure, MeasureType, Segment, View } from './model.types';
+import type { PreAggregation } from './pre-aggregations.types';
 
 /** Cube's `/cubejs-api/v1/meta` answer. */
 export interface CubeMetaResponse {
@@ -16,6 +17,27 @@ export interface CubeMeta {
   measures: MeasureMeta[];
   dimensions: DimensionMeta[];
   segments: SegmentMeta[];
+  /** Cube's extended `/meta` (`?extended`) only: the cube's pre-aggregations. */
+  preAggregations?: PreAggregationMeta[];
+}
+
+/**
+ * A pre-aggregation as Cube's extended `/meta` lists it (its definition, Cube's camelCase keys,
+ * references as the text of their lists): `type` is `rollup` or `originalSql`.
+ */
+export interface PreAggregationMeta {
+  name: string;
+  type: 'rollup' | 'originalSql';
+  measureReferences?: string;
+  dimensionReferences?: string;
+  segmentReferences?: string;
+  timeDimensionReference?: string;
+  granularity?: string;
+  partitionGranularity?: string;
+  refreshKey: { every?: string; sql?: string; incremental: boolean; updateWindow?: string };
+  scheduledRefresh: boolean;
+  allowNonStrictDateRangeMatch: boolean;
+  external: true;
 }
 
 interface MemberMetaCommon {
@@ -68,10 +90,16 @@ const AGG_TYPES: Record<MeasureType, string> = {
 export function metaOf(
   model: CompiledModel,
   visible: (memberName: string) => boolean = () => true,
+  options: { extended?: boolean } = {},
 ): CubeMetaResponse {
   const cubes: CubeMeta[] = [];
   for (const cube of Object.values(model.cubes)) {
-    if (cube.public) cubes.push(cubeMeta(cube, visible));
+    if (!cube.public) continue;
+    const meta = cubeMeta(cube, visible);
+    // As Cube's: a cube without pre-aggregations has no such field.
+    if (options.extended && cube.preAggregations?.length)
+      meta.preAggregations = cube.preAggregations.map((pre) => preAggregationMeta(pre, visible));
+    cubes.push(meta);
   }
   for (const view of Object.values(model.views)) {
     if (view.public) cubes.push(viewMeta(view, model, visible));
@@ -94,6 +122,57 @@ function cubeMeta(cube: Cube, visible: (memberName: string) => boolean): CubeMet
       segmentMeta(segment.name, cube.title, segment.title, segment),
     ),
   };
+}
+
+/**
+ * A pre-aggregation for Cube's extended `/meta`. Its references are listed as written in a list
+ * (`[orders.count, orders.total_amount]`), less the members the caller may not see; an
+ * original_sql pre-aggregation lists none (its definition names none). Always `external`: every
+ * pre-aggregation lives in the deployment's store, not in the data source.
+ */
+function preAggregationMeta(
+  pre: PreAggregation,
+  visible: (memberName: string) => boolean,
+): PreAggregationMeta {
+  const list = (members: string[]) => `[${members.filter(visible).join(', ')}]`;
+  const rollup = pre.type === 'rollup';
+  const { every, sql, incremental, updateWindow } = pre.refreshKey;
+  return {
+    name: pre.name,
+    type: rollup ? 'rollup' : 'originalSql',
+    ...(rollup && {
+      measureReferences: list(pre.measures),
+      dimensionReferences: list(pre.dimensions),
+      segmentReferences: list(pre.segments),
+    }),
+    ...(pre.timeDimension && visible(pre.timeDimension) && { timeDimensionReference: pre.timeDimension }),
+    ...(rollup && pre.granularity && { granularity: pre.granularity }),
+    ...(pre.partitionGranularity && { partitionGranularity: pre.partitionGranularity }),
+    refreshKey: {
+      ...(every !== undefined && { every: intervalText(every) }),
+      ...(sql !== undefined && { sql }),
+      incremental,
+      ...(updateWindow !== undefined && { updateWindow: intervalText(updateWindow) }),
+    },
+    scheduledRefresh: pre.scheduledRefresh,
+    allowNonStrictDateRangeMatch: pre.allowNonStrictDateRangeMatch,
+    external: true,
+  };
+}
+
+/** Seconds as Cube writes an interval: `1 hour`, `7 days`, `90 seconds`. */
+function intervalText(seconds: number): string {
+  for (const [unit, size] of [
+    ['day', 86_400],
+    ['hour', 3_600],
+    ['minute', 60],
+  ] as const) {
+    if (seconds >= size && seconds % size === 0) {
+      const n = seconds / size;
+      return `${n} ${unit}${n === 1 ? '' : 's'}`;
+    }
+  }
+  return `${seconds} second${seconds === 1 ? '' : 's'}`;
 }
 
 function viewMeta(view: View, model: CompiledModel, visible: (memberName: string) => boolean): CubeMeta {
