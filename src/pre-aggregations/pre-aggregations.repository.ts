@@ -152,7 +152,10 @@ export interface RegisteredPartition {
 /**
  * Registers a deployment's partitions for `buildId`, in one batch: new ones are due at once, one
  * whose definition changed is due at once, partitions no longer planned are deleted, and the plan
- * is due again at `nextPlanAt`. The list is one JSON parameter (D1 binds at most 100).
+ * is due again at `nextPlanAt`. The list is one JSON parameter (D1 binds at most 100). Every
+ * statement writes nothing while the account is frozen (a move copies it): a plan claimed before
+ * the freeze registers nothing, and stays claimed until its claim lapses, after the move. Answers
+ * whether it registered.
  */
 export async function registerPartitions(
   db: Db,
@@ -161,7 +164,7 @@ export async function registerPartitions(
   now: Date,
   nextPlanAt: Date,
   error: string | null,
-): Promise<void> {
+): Promise<boolean> {
   const list = JSON.stringify(
     partitions.map((p) => [
       p.preAggregation,
@@ -173,24 +176,26 @@ export async function registerPartitions(
     ]),
   );
   const at = now.toISOString();
-  await runBatch(db, [
+  const notFrozen = sql`${plan.accountId} NOT IN ${FROZEN_ACCOUNTS}`;
+  const results = await runBatch(db, [
     sql`INSERT INTO pre_aggregation_partitions
           (account_id, deployment_id, build_id, pre_aggregation, table_name, timezone, definition,
            range_start, range_end, state, next_refresh_at, created_at)
         SELECT ${plan.accountId}, ${plan.deploymentId}, ${plan.buildId}, j.value ->> 0, j.value ->> 1,
                j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5, 'queued', ${at}, ${at}
-          FROM json_each(${list}) j WHERE true
+          FROM json_each(${list}) j WHERE ${notFrozen}
         ON CONFLICT (deployment_id, table_name, timezone) DO UPDATE
           SET build_id = excluded.build_id, range_start = excluded.range_start, range_end = excluded.range_end,
               definition = excluded.definition,
               next_refresh_at = CASE WHEN definition = excluded.definition THEN next_refresh_at ELSE ${at} END`,
     sql`DELETE FROM pre_aggregation_partitions
-         WHERE deployment_id = ${plan.deploymentId}
+         WHERE deployment_id = ${plan.deploymentId} AND ${notFrozen}
            AND NOT EXISTS (SELECT 1 FROM json_each(${list}) j
                             WHERE j.value ->> 1 = table_name AND j.value ->> 2 = timezone)`,
     sql`UPDATE pre_aggregation_plans SET next_plan_at = ${nextPlanAt.toISOString()}, last_error = ${error}
-         WHERE deployment_id = ${plan.deploymentId} AND version = ${plan.version}`,
+         WHERE deployment_id = ${plan.deploymentId} AND version = ${plan.version} AND ${notFrozen}`,
   ]);
+  return (results[2]?.meta.changes ?? 0) > 0;
 }
 
 /**

@@ -159,7 +159,7 @@ export async function runPlan(
       );
     }
   }
-  await repo.registerPartitions(
+  const registered = await repo.registerPartitions(
     scope.db,
     { deploymentId, accountId: plan.accountId, buildId: serving?.buildId ?? plan.buildId, version },
     partitions,
@@ -167,6 +167,8 @@ export async function runPlan(
     later(scope.now, PLAN_EVERY_MS),
     errors.length > 0 ? errors.join('; ').slice(0, 1_000) : null,
   );
+  // A newer claim took the plan over, or the account froze for a move: nothing else to do.
+  if (!registered) return;
   // Tables of partitions no longer planned go; a rollup whose range failed keeps its tables.
   const failed = new Set(errors.map((e) => e.slice(0, e.indexOf(':'))));
   const kept = (await deploymentStore(scope.env, deploymentId).listPartitions()).filter((p) =>

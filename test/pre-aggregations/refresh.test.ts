@@ -426,3 +426,50 @@ describe('refresh keys', () => {
     expect({ ...versions, '20240401': 0 }).toEqual({ ...after, '20240401': 0 });
   });
 });
+
+describe('a plan and an account move', () => {
+  it('registers nothing while the account is frozen, and plans again once the move is over', async () => {
+    platform.rollupCompiler = compiler;
+    recordPreAggregations(sent);
+    const zones = await api('PUT', `/api/v1/deployments/${deploymentId}/env-vars`, {
+      auth: acme.admin,
+      body: { env_variables: [{ name: 'CUBEJS_SCHEDULED_REFRESH_TIMEZONES', value: 'Asia/Tokyo' }] },
+    });
+    expect(zones.status).toBe(200);
+    await env.DB.prepare(
+      `UPDATE pre_aggregation_plans SET next_plan_at = '2026-05-04T00:00:00.000Z' WHERE deployment_id = ?`,
+    )
+      .bind(deploymentId)
+      .run();
+    await tick('2026-05-04T00:00:00.000Z');
+    const plan = take('pre-aggregation-plan');
+    expect(plan).toHaveLength(1);
+    const before = await partitions();
+    expect(before.every((p) => p.timezone === 'UTC')).toBe(true);
+    const freeze = (at: string | null) =>
+      env.DB.prepare('UPDATE accounts SET frozen_at = ? WHERE id = ?').bind(at, acme.accountId).run();
+    // The move freezes the account after the claim, before the message arrives.
+    await freeze('2026-05-04T00:00:01.000Z');
+    try {
+      platform.rollupCompiler = compiler;
+      expect((await deliver(plan, '2026-05-04T00:00:05.000Z')).explicitAcks).toHaveLength(1);
+      expect(await partitions()).toEqual(before);
+      const claimed = await env.DB.prepare(
+        'SELECT next_plan_at FROM pre_aggregation_plans WHERE deployment_id = ?',
+      )
+        .bind(deploymentId)
+        .first<{ next_plan_at: string }>();
+      // Still the claim's: due again when it lapses, not a day later.
+      expect(claimed?.next_plan_at).toBe('2026-05-04T00:20:00.000Z');
+    } finally {
+      await freeze(null);
+    }
+    platform.rollupCompiler = compiler;
+    await tick('2026-05-04T00:21:00.000Z');
+    const again = take('pre-aggregation-plan');
+    expect(again).toHaveLength(1);
+    platform.rollupCompiler = compiler;
+    await deliver(again, '2026-05-04T00:21:05.000Z');
+    expect(new Set((await partitions()).map((p) => p.timezone))).toEqual(new Set(['Asia/Tokyo', 'UTC']));
+  });
+});
