@@ -103,13 +103,18 @@ export async function sql(scope: DataScope, query: CubeQuery | CubeQuery[]) {
 /** Cube's `/dry-run`: the normalized queries, without running them. */
 export async function dryRun(scope: DataScope, query: CubeQuery | CubeQuery[]) {
   const queries = Array.isArray(query) ? query : [query];
-  const normalized = await Promise.all(queries.map(async (q) => echo(q, await dryRunQuery(scope, q))));
+  const runs = await Promise.all(queries.map((q) => dryRunQuery(scope, q)));
+  const normalized = runs.map((run, index) => echo(queries[index] as CubeQuery, run.normalized));
   return {
     queryType: queries.length > 1 ? 'blendingQuery' : 'regularQuery',
     normalizedQueries: normalized,
     queryOrder: normalized.map((n) => Object.fromEntries(n.order)),
     pivotQuery: normalized[0],
     transformedQueries: normalized.map(() => null),
+    // edgeboard's: per query, the pre-aggregation that would answer it and the SQL reading it.
+    preAggregations: runs.map(({ rollup }) =>
+      rollup ? { ...rollup.preAggregation, sql: [rollup.compiled.sql, rollup.compiled.params] } : null,
+    ),
   };
 }
 

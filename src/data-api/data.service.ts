@@ -340,10 +340,22 @@ export async function sqlQuery(scope: DataScope, query: CubeQuery) {
   };
 }
 
-/** The normalized query, checked against the model and the caller's access (Cube's `/dry-run`). */
+/**
+ * The normalized query, checked against the model and the caller's access (Cube's `/dry-run`),
+ * and what `/sql` shows of the pre-aggregation it matches (null when none does, or when the
+ * deployment's data source settings are unusable: a dry run needs the model only).
+ */
 export async function dryRunQuery(scope: DataScope, query: CubeQuery) {
   const { model } = await servingModel(scope);
-  return prepare(model, query, scope).normalized;
+  const { normalized, extraFilters } = prepare(model, query, scope);
+  let rollup: ReturnType<typeof rollupSqlOf> = null;
+  try {
+    const ctx = await sourceContext(scope);
+    rollup = rollupSqlOf(ctx.model, normalized, extraFilters, ctx.source.dialect);
+  } catch (err) {
+    if (!(err instanceof ApiError)) throw err;
+  }
+  return { normalized, rollup };
 }
 
 /** The cubes and views the caller may see (Cube's `/meta`). */

@@ -34,7 +34,8 @@ export function rollupSqlOf(
       preAggregation: {
         preAggregationId: `${pre.cube}.${pre.name}`,
         tableName: match.tableName,
-        type: pre.type,
+        // Cube's names of the types.
+        type: pre.type === 'rollup' ? 'rollup' : 'originalSql',
         timezone: match.timezone,
         granularity: pre.granularity ?? null,
         partitionGranularity: pre.partitionGranularity ?? null,

@@ -140,6 +140,32 @@ describe.each([
     }
   });
 
+  it('shows in /dry-run and /sql the rollup a query would read, and none for a query no rollup answers', async () => {
+    const qs = (query: unknown) => new URLSearchParams({ query: JSON.stringify(query) });
+    const dry = await api('GET', `/cubejs-api/v1/dry-run?${qs(MONTHLY)}`, { auth: { raw: manager } });
+    expect(dry.status, JSON.stringify(dry.body)).toBe(200);
+    const [used] = dry.body.preAggregations;
+    expect(used).toMatchObject({
+      preAggregationId: 'orders.monthly',
+      tableName: 'prod_pre_aggregations.orders_monthly',
+      type: 'rollup',
+      partitions: ['prod_pre_aggregations.orders_monthly20240101'],
+      external: true,
+    });
+    expect(used.sql[0]).toContain('"prod_pre_aggregations.orders_monthly20240101"');
+    const sql = await api('GET', `/cubejs-api/v1/sql?${qs(MONTHLY)}`, { auth: { raw: manager } });
+    expect(sql.body.sql.sql).toEqual(used.sql);
+    const none = await api(
+      'GET',
+      `/cubejs-api/v1/dry-run?${qs({ ...MONTHLY, measures: ['orders.average_amount'] })}`,
+      {
+        auth: { raw: manager },
+      },
+    );
+    expect(none.status).toBe(200);
+    expect(none.body.preAggregations).toEqual([null]);
+  });
+
   it("lists the cube's pre-aggregations in Cube's extended meta only", async () => {
     const plain = await api('GET', '/cubejs-api/v1/meta', { auth: { raw: manager } });
     expect(plain.body.cubes.every((c: Record<string, unknown>) => !('preAggregations' in c))).toBe(true);
