@@ -156,3 +156,22 @@ export async function onFreshConnection(server, { sql, params }) {
     await client.end();
   }
 }
+
+/**
+ * A model's YAML without its cubes' `pre_aggregations:` lists: a bench of the data API over its
+ * source must not have its queries matched to rollups (`/sql` would then show a rollup's SQL).
+ */
+export function withoutRollups(yaml) {
+  const out = [];
+  let skipping = false;
+  for (const line of yaml.split('\n')) {
+    if (/^ {4}pre_aggregations:\s*$/.test(line)) {
+      skipping = true;
+      continue;
+    }
+    // The list ends at the cube's next key or the next cube.
+    if (skipping && line.trim() !== '' && !/^ {5}/.test(line)) skipping = false;
+    if (!skipping) out.push(line);
+  }
+  return out.join('\n');
+}
