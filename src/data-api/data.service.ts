@@ -136,7 +136,12 @@ async function execute(
   const run = async (sql: string, params: unknown[]) =>
     cached(await keyOfRun(sql, params), ttl, cacheOptions, async () => {
       try {
-        const limits = { timeoutMs: QUERY_TIMEOUT_MS, maxRows: MAX_RESULT_ROWS, timings: scope.timings };
+        const limits = {
+          timeoutMs: QUERY_TIMEOUT_MS,
+          maxRows: MAX_RESULT_ROWS,
+          timings: scope.timings,
+          waitUntil: scope.waitUntil,
+        };
         return (await ctx.source.run(sql, params, limits)).rows;
       } catch (err) {
         throw asApiError(err);

@@ -14,6 +14,11 @@ export interface RunLimits {
   maxRows: number;
   /** Where the run's phases are timed (connect, query), when the request is timed. */
   timings?: Timings;
+  /**
+   * Keeps work after the answer alive (the request's `waitUntil`): a source may then end its
+   * connection after answering rather than before. Without it, the run ends it first.
+   */
+  waitUntil?: (promise: Promise<unknown>) => void;
 }
 
 /**

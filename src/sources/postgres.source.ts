@@ -165,6 +165,7 @@ async function run(target: Target, sql: string, params: unknown[], limits: RunLi
   // listener that is an unhandled rejection in the isolate. Failures reach us through the query.
   client.on('error', () => {});
   let timer: ReturnType<typeof setTimeout> | undefined;
+  let ending: Promise<unknown> | null = null;
   try {
     await timed(limits.timings, 'pg-connect', () => client.connect());
     // SET LOCAL lasts for this read-only transaction only, so a pooled connection (Hyperdrive)
@@ -182,16 +183,21 @@ async function run(target: Target, sql: string, params: unknown[], limits: RunLi
     const rows = await timed(limits.timings, 'pg-query', () =>
       Promise.race([collect(client, sql, params, limits.maxRows), deadline]),
     );
-    // Ended here, not by closing: a pooler (Hyperdrive, PgBouncer) drops a server connection its
-    // client left inside a transaction, so without COMMIT every query would open a new one.
-    await timed(limits.timings, 'pg-commit', () => client.query('COMMIT'));
+    // Ended by COMMIT, not by closing: a pooler (Hyperdrive, PgBouncer) drops a server connection
+    // its client left inside a transaction, so without COMMIT every query would open a new one.
+    // The rows are all in: with the request's waitUntil the answer need not wait for it.
+    ending = timed(limits.timings, 'pg-commit', () => client.query('COMMIT'))
+      .catch(() => {})
+      .finally(() => client.end().catch(() => {}));
+    if (limits.waitUntil) limits.waitUntil(ending);
+    else await ending;
     return { rows };
   } catch (err) {
     throw toDataSourceError(err, target.secrets, timeoutMs);
   } finally {
     clearTimeout(timer);
     // After a failure, closing ends the transaction; the answer need not wait for it.
-    client.end().catch(() => {});
+    if (!ending) client.end().catch(() => {});
   }
 }
 
