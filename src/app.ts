@@ -56,6 +56,22 @@ import { workspaceRoutes } from './workspace/workspace.routes';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
+/**
+ * Sets headers on the answer: on its own headers when they may change (a Response the Worker
+ * made), else on one copy. Hono's `c.header` copies a final answer once per header set.
+ */
+function setHeaders(
+  c: { res: Response; header: (name: string, value: string) => void },
+  headers: [string, string][],
+) {
+  try {
+    for (const [name, value] of headers) c.res.headers.set(name, value);
+  } catch {
+    // Immutable headers (an answer fetched or read from a cache): Hono copies it.
+    for (const [name, value] of headers) c.header(name, value);
+  }
+}
+
 const REQUEST_ID = /^[A-Za-z0-9._-]{8,64}$/;
 
 /**
@@ -103,19 +119,22 @@ export function createApp(platformOf: PlatformOf = deployedPlatform) {
     await next();
     // The whole request inside the Worker: what a client's time adds beyond it is the hop to it.
     timings?.add('worker', performance.now() - started);
-    c.header('x-request-id', requestId);
+    const headers: [string, string][] = [['x-request-id', requestId]];
     if (exposeMetrics) {
-      c.header('x-d1-queries', String(queries.queries));
-      c.header('x-d1-round-trips', String(queries.roundTrips));
-      c.header('x-d1-primary-round-trips', String(queries.primaryRoundTrips));
-      c.header('x-d1-replica-round-trips', String(queries.replicaRoundTrips));
-      c.header('x-d1-rows-read', String(queries.rowsRead));
-      c.header('x-d1-rows-written', String(queries.rowsWritten));
-      c.header('x-d1-unmetered', String(queries.unmetered));
-      c.header('x-d1-control-round-trips', String(controlQueries.roundTrips));
+      headers.push(
+        ['x-d1-queries', String(queries.queries)],
+        ['x-d1-round-trips', String(queries.roundTrips)],
+        ['x-d1-primary-round-trips', String(queries.primaryRoundTrips)],
+        ['x-d1-replica-round-trips', String(queries.replicaRoundTrips)],
+        ['x-d1-rows-read', String(queries.rowsRead)],
+        ['x-d1-rows-written', String(queries.rowsWritten)],
+        ['x-d1-unmetered', String(queries.unmetered)],
+        ['x-d1-control-round-trips', String(controlQueries.roundTrips)],
+      );
       const phases = timings?.header();
-      if (phases) c.header('server-timing', phases);
+      if (phases) headers.push(['server-timing', phases]);
     }
+    setHeaders(c, headers);
   });
 
   app.use(
