@@ -77,7 +77,14 @@ async function startWorker() {
   };
   // wrangler describes the Worker in Miniflare 4's option shape; Miniflare 5 converts it.
   const mf = new Miniflare(
-    convertV4MiniflareOptions({ workers: [worker], cf: false, port: 0, host: '127.0.0.1' }),
+    convertV4MiniflareOptions({
+      workers: [worker],
+      cf: false,
+      port: 0,
+      host: '127.0.0.1',
+      // A DevTools inspector on this port (BENCH_INSPECTOR_PORT): to profile the Worker's CPU.
+      ...(process.env.BENCH_INSPECTOR_PORT && { inspectorPort: Number(process.env.BENCH_INSPECTOR_PORT) }),
+    }),
   );
   const url = await mf.ready;
   return { mf, url: url.toString().replace(/\/$/, '') };

@@ -106,8 +106,10 @@ async function execute(
           timed(scope.timings, 'store-rollup', () =>
             readRollup(scope.env, scope.deploymentId, plan, sql, params, MAX_RESULT_ROWS),
           ),
-        // A rollup not built yet is asked again next time, not remembered.
-        (answer) => 'rows' in answer,
+        // "Not built yet" is remembered like rows: the key moves with the rollups' generation, so
+        // a partition swapped in is asked for as soon as the load sees the new generation. A
+        // store that could not be asked is asked again next time.
+        (answer) => !('unreachable' in answer),
       );
     const { value: main, hit } = await read(plan.query.sql, plan.query.params);
     if ('rows' in main) {

@@ -1,6 +1,7 @@
 import type { Bindings } from '../core/env';
 import { ApiError } from '../core/errors';
 import type { CompiledModel } from '../semantic/model/model.types';
+import type { PreAggregation } from '../semantic/model/pre-aggregations.types';
 import { type SourceDialect, storedDefinitionOf } from '../semantic/query/pre-aggregations/layout';
 import { matchPreAggregation, partitionsNeeded } from '../semantic/query/pre-aggregations/match';
 import { PreAggregationError } from '../semantic/query/pre-aggregations/partitions';
@@ -34,10 +35,10 @@ export function rollupPlanOf(
   const match = matchPreAggregation(model, query, extraFilters, { source });
   if (!match) return null;
   try {
-    const definition = definitionOf(storedDefinitionOf(model, match.preAggregation, source));
+    const definition = definitionFor(model, match.preAggregation, source);
     const tables = partitionsNeeded(match, query).map((spec) => ({
       tableName: spec.tableName,
-      physical: physicalTableOf(spec.tableName, spec.timezone),
+      physical: physicalTable(spec.tableName, spec.timezone),
     }));
     const compiled = rollupQueryOf(model, match, query, tables);
     return {
@@ -52,10 +53,37 @@ export function rollupPlanOf(
   }
 }
 
-/** What the store answered: the rows and the partitions that served them, or the first not built. */
+// A model's pre-aggregations never change (builds are immutable), and a partition's table name is
+// a function of its name and zone: both are computed once per isolate, not per load.
+const definitions = new WeakMap<PreAggregation, Partial<Record<SourceDialect, string>>>();
+const physicalTables = new Map<string, string>();
+const MAX_PHYSICAL_NAMES = 10_000;
+
+function definitionFor(model: CompiledModel, pre: PreAggregation, source: SourceDialect): string {
+  const bySource = definitions.get(pre) ?? {};
+  definitions.set(pre, bySource);
+  bySource[source] ??= definitionOf(storedDefinitionOf(model, pre, source));
+  return bySource[source];
+}
+
+function physicalTable(tableName: string, timezone: string): string {
+  const key = `${tableName}\n${timezone}`;
+  let physical = physicalTables.get(key);
+  if (!physical) {
+    if (physicalTables.size >= MAX_PHYSICAL_NAMES) physicalTables.clear();
+    physical = physicalTableOf(tableName, timezone);
+    physicalTables.set(key, physical);
+  }
+  return physical;
+}
+
+/**
+ * What the store answered: the rows and the partitions that served them, or the first not built
+ * (`unreachable` when the store could not be asked at all).
+ */
 export type RollupRows =
   | { rows: Record<string, unknown>[]; partitions: { tableName: string; version: number; builtAt: string }[] }
-  | { notBuilt: string };
+  | { notBuilt: string; unreachable?: true };
 
 /** Runs `sql` over the plan's partitions in the deployment's store. */
 export async function readRollup(
@@ -77,7 +105,7 @@ export async function readRollup(
   } catch {
     // The store could not be reached: the source answers (the same rows), as for a partition
     // not built yet, and nothing of it is cached.
-    return { notBuilt: plan.partitions[0]?.tableName ?? plan.preAggregation };
+    return { notBuilt: plan.partitions[0]?.tableName ?? plan.preAggregation, unreachable: true };
   }
   if ('error' in answer) {
     throw new ApiError('QUERY_FAILED', `Pre-aggregation ${plan.preAggregation}: ${answer.error.message}`);
