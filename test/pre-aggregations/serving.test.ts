@@ -12,7 +12,7 @@ import {
 } from '../data-api/fixtures';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
 import { api, workerFetch } from '../helpers/http';
-import { modelWithRollups, refreshAll } from './fixtures';
+import { modelWithRollups, ROLLUPS, refreshAll } from './fixtures';
 
 /**
  * Queries served from built rollups, end to end: a published model with `pre_aggregations`
@@ -36,6 +36,23 @@ const BY_COUNTRY = {
 
 let acme: SeededAccount;
 
+/**
+ * The account's deployment for `kind` (its first for the embedded store, its second for
+ * PostgreSQL) with the shop loaded and the model with `rollups` published: its id.
+ */
+async function deployShop(account: SeededAccount, kind: 'embedded' | 'postgres', rollups: string) {
+  const deploymentId = (kind === 'embedded' ? account.deployments[0] : account.deployments[1]) as number;
+  let prefix = '';
+  if (kind === 'embedded') {
+    await loadShopIntoStore(account.admin, deploymentId);
+  } else {
+    prefix = `${await loadShopIntoPostgres()}.`;
+    await usePostgres(account.admin, deploymentId);
+  }
+  await deployModel(account.admin, deploymentId, modelWithRollups(prefix, rollups));
+  return deploymentId;
+}
+
 const MANAGER = { cubeCloud: { groups: ['managers'] } };
 
 describe.each([
@@ -49,15 +66,7 @@ describe.each([
 
   beforeAll(async () => {
     acme ??= await seedAccount();
-    deploymentId = kind === 'embedded' ? acme.deployments[0] : acme.deployments[1];
-    let prefix = '';
-    if (kind === 'embedded') {
-      await loadShopIntoStore(acme.admin, deploymentId);
-    } else {
-      prefix = `${await loadShopIntoPostgres()}.`;
-      await usePostgres(acme.admin, deploymentId);
-    }
-    await deployModel(acme.admin, deploymentId, modelWithRollups(prefix));
+    deploymentId = await deployShop(acme, kind, ROLLUPS);
     manager = await cubeToken(acme.admin, deploymentId, MANAGER);
     rep = await cubeToken(acme.admin, deploymentId, { cubeCloud: { groups: ['reps'] }, country: 'FR' });
     // Before any build: the source answers (and says so).
@@ -260,15 +269,7 @@ describe.each([
 ] as const)('served from an original_sql pre-aggregation on %s', (_name, kind) => {
   it("answers its cube's queries with the source's rows once built, and the source's before", async () => {
     const account = await seedAccount();
-    const deploymentId = kind === 'embedded' ? account.deployments[0] : account.deployments[1];
-    let prefix = '';
-    if (kind === 'embedded') {
-      await loadShopIntoStore(account.admin, deploymentId);
-    } else {
-      prefix = `${await loadShopIntoPostgres()}.`;
-      await usePostgres(account.admin, deploymentId);
-    }
-    await deployModel(account.admin, deploymentId, modelWithRollups(prefix, ORIGINAL_SQL));
+    const deploymentId = await deployShop(account, kind, ORIGINAL_SQL);
     const token = await cubeToken(account.admin, deploymentId, MANAGER);
     const before = await load(token, BY_MONTH);
     expect(before.status, JSON.stringify(before.body)).toBe(200);
