@@ -1,6 +1,5 @@
-import { SignJWT } from 'jose';
 import * as v from 'valibot';
-import { hmacSigningKey, sha256Hex, verifyHs256 } from '../core/crypto';
+import { hmacSigningKey, sha256Hex, signHs256, verifyHs256 } from '../core/crypto';
 import { ApiError } from '../core/errors';
 
 /**
@@ -33,19 +32,16 @@ const keyOf = (secret: string) =>
   hmacSigningKey(`edgeboard-cube-api-kid:${secret}`, () => sha256Hex(`edgeboard-cube-api-token:${secret}`));
 
 export async function signApiToken(secrets: Secrets, claims: ApiTokenClaims, now: Date): Promise<string> {
-  const { kid, key } = await keyOf(secrets.SESSION_SIGNING_KEY);
-  return new SignJWT({
+  return signHs256(await keyOf(secrets.SESSION_SIGNING_KEY), {
     use: TOKEN_USE,
     // Shard 0's tokens carry no `sh`, as before sharding: an absent claim reads as 0.
     ...(claims.shard && { sh: claims.shard }),
     acc: claims.accountId,
     dep: claims.deploymentId,
     sc: claims.securityContext,
-  })
-    .setProtectedHeader({ alg: 'HS256', kid })
-    .setIssuedAt(Math.floor(now.getTime() / 1000))
-    .setExpirationTime(claims.expiresAt)
-    .sign(key);
+    iat: Math.floor(now.getTime() / 1000),
+    exp: claims.expiresAt,
+  });
 }
 
 const payloadSchema = v.object({
