@@ -36,27 +36,32 @@ function jobScope(
 }
 
 /**
- * The shard a queue message belongs to: the one its id (a build's, a run's, an export's, a
- * pre-aggregation partition's or plan's deployment) was made on.
+ * The shard a queue message belongs to: the one it names (`shard`, of `shards`), else the one its
+ * id (a build's, a run's, an export's, a pre-aggregation partition's or plan's deployment) was
+ * made on. Messages about rows a move may have carried to another shard name their shard.
  */
-function shardOfMessage(body: unknown): number {
+function shardOfMessage(body: unknown, shards: number): number {
   const ids = body as {
+    shard?: unknown;
     buildId?: unknown;
     runId?: unknown;
     exportId?: unknown;
     partitionId?: unknown;
     deploymentId?: unknown;
   } | null;
+  const named = ids?.shard;
+  if (Number.isSafeInteger(named) && (named as number) >= 0 && (named as number) < shards)
+    return named as number;
   const id = ids?.buildId ?? ids?.runId ?? ids?.exportId ?? ids?.partitionId ?? ids?.deploymentId;
   // A malformed message goes to shard 0, whose consumer acknowledges and logs it.
   return Number.isSafeInteger(id) ? shardOfId(id as number) : 0;
 }
 
 /** A batch split by the shard of each message: the same messages, so their ack/retry reach the queue. */
-function batchesByShard<T>(batch: MessageBatch<T>): Map<number, MessageBatch<T>> {
+function batchesByShard<T>(batch: MessageBatch<T>, shards: number): Map<number, MessageBatch<T>> {
   const groups = new Map<number, Message<T>[]>();
   for (const message of batch.messages) {
-    const shard = shardOfMessage(message.body);
+    const shard = shardOfMessage(message.body, shards);
     groups.set(shard, [...(groups.get(shard) ?? []), message]);
   }
   return new Map([...groups].map(([shard, messages]) => [shard, partOf(batch, messages)]));
@@ -152,7 +157,9 @@ export function createWorker(platformOf: PlatformOf = deployedPlatform) {
         throw new Error(`No consumer for queue ${batch.queue}`);
       };
       const results = await Promise.allSettled(
-        [...batchesByShard(batch)].map(([shard, shardBatch]) => consume(shardBatch, shard)),
+        [...batchesByShard(batch, shardNames(env).length)].map(([shard, shardBatch]) =>
+          consume(shardBatch, shard),
+        ),
       );
       const failed = results.find((r) => r.status === 'rejected');
       if (failed) throw failed.reason;

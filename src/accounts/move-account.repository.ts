@@ -1,4 +1,4 @@
-import { and, count, eq, inArray, isNull, sql } from 'drizzle-orm';
+import { and, count, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import { accessTokens, accounts, apiKeys } from '../../schema/accounts';
 import { publishedDashboards } from '../../schema/dashboards';
 import { builds, deployments } from '../../schema/deployments';
@@ -41,11 +41,12 @@ export async function unfreezeAccount(db: Db, accountId: number): Promise<void> 
 
 /**
  * The account's background work still under way on this shard: builds queued or building,
- * notification runs queued or running, exports queued or running, rollup partitions queued or
- * building. A move copies nothing until
+ * notification runs queued or running, exports queued or running, rollup partitions whose claim
+ * is live at `now` (queued or building, claimed until later: a partition registered but never
+ * claimed, or whose claim lapsed, has no message on its way). A move copies nothing until
  * all of it has finished, so no message in a queue still names a row the move left behind.
  */
-export async function workInFlight(db: Db, accountId: number): Promise<number> {
+export async function workInFlight(db: Db, accountId: number, now: string): Promise<number> {
   const accountDeployments = db
     .select({ id: deployments.id })
     .from(deployments)
@@ -86,6 +87,7 @@ export async function workInFlight(db: Db, accountId: number): Promise<number> {
         and(
           eq(preAggregationPartitions.accountId, accountId),
           inArray(preAggregationPartitions.state, ['queued', 'building']),
+          gt(preAggregationPartitions.nextRefreshAt, now),
         ),
       ),
   ]);

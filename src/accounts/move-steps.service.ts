@@ -88,8 +88,8 @@ function counted(counts: Record<string, MoveTableCounts>, table: string): MoveTa
 }
 
 /** Waits until nothing of the account is in flight, then starts copying. */
-async function drain(move: MoveRow, shards: Shards): Promise<Outcome> {
-  const inFlight = await workInFlight(shards.source.db, move.accountId);
+async function drain(move: MoveRow, shards: Shards, now: string): Promise<Outcome> {
+  const inFlight = await workInFlight(shards.source.db, move.accountId, now);
   if (inFlight === 0) return { change: { state: 'copying', step: 0, cursor: null } };
   if (move.waits + 1 >= MAX_DRAIN_WAITS) {
     throw new Error(
@@ -303,7 +303,7 @@ export async function takeMoveStep(scope: RequestScope, message: MoveMessage): P
 function stepOf(move: MoveRow, shards: Shards, now: string): Promise<Outcome> {
   switch (move.state) {
     case 'freezing':
-      return drain(move, shards);
+      return drain(move, shards, now);
     case 'copying':
       return copy(move, shards);
     case 'verifying':

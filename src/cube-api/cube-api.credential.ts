@@ -27,6 +27,9 @@ function tokenOf(c: Context<AppEnv>): string {
   return header.slice(space + 1).trim();
 }
 
+/** Whether the caller sent a deployment's Cube API token (not an embed viewer's token); unverified. */
+export const sentApiToken = (c: Context<AppEnv>): boolean => looksLikeApiToken(tokenOf(c));
+
 /** Only the header's presence is checked up front; the handler verifies it (it needs D1/KV). */
 export const cubeApiCredential = createMiddleware<AppEnv>(async (c, next) => {
   tokenOf(c);

@@ -1,12 +1,11 @@
 import type * as v from 'valibot';
 import { ApiError } from '../core/errors';
-import { looksLikeApiToken } from '../data-api/api-token';
 import type { DataScope } from '../data-api/data-scope';
 import { type HandlerResult, routeGroup, routes } from '../http/route';
 import { jobsBody, jobsResponseSchema } from '../pre-aggregations/jobs.schemas';
 import { runJobs } from '../pre-aggregations/jobs.service';
 import type { CubeQuery } from '../semantic/query/query.types';
-import { cubeApiCredential, dataScopeOf } from './cube-api.credential';
+import { cubeApiCredential, dataScopeOf, sentApiToken } from './cube-api.credential';
 import markdown from './cube-api.routes.md';
 import {
   dryRunResponseSchema,
@@ -73,11 +72,11 @@ export const cubeApiRoutes = routes(
   }),
   route.post('/pre-aggregations/jobs', 'cubePreAggregationJobs', jobsResponseSchema, {
     input: { body: jobsBody },
-    errors: [400],
+    // 503: the account is being moved (its writes wait).
+    errors: [400, 503],
     handler: async (c, { body }, scope) => {
       // A deployment's Cube API token builds; an embed viewer's token reads only.
-      const header = c.req.header('authorization') ?? '';
-      if (!looksLikeApiToken(header.replace(/^bearer\s+/i, '').trim())) {
+      if (!sentApiToken(c)) {
         throw new ApiError('FORBIDDEN', 'The Orchestration API needs a Cube API token of the deployment');
       }
       const { accountId, deploymentId } = await dataScopeOf(c, scope);

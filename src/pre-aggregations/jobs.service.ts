@@ -1,5 +1,6 @@
 import { sql } from 'drizzle-orm';
 import type { InferOutput } from 'valibot';
+import { accountMoving, FROZEN_ACCOUNTS } from '../core/account-moving';
 import type { PreAggregationMessage } from '../core/env';
 import { ApiError } from '../core/errors';
 import type { RequestScope } from '../core/scope';
@@ -42,13 +43,18 @@ async function selected(scope: JobScope, selector: JobsSelector): Promise<string
 export async function postJobs(scope: JobScope, selector: JobsSelector): Promise<string[]> {
   const names = await selected(scope, selector);
   const zones = [...new Set(selector.timezones)];
-  const rows = await scope.db.all<{ id: number }>(sql`
-    SELECT id FROM pre_aggregation_partitions
+  // The account's freeze (a move copies its rows) is read with the partitions: a write refused,
+  // as every write of a moving account is, whichever credential asks.
+  const rows = await scope.db.all<{ id: number | null; frozen: number }>(sql`
+    SELECT p.id, ${scope.accountId} IN ${FROZEN_ACCOUNTS} AS frozen
+      FROM (SELECT 1) LEFT JOIN (SELECT id FROM pre_aggregation_partitions
      WHERE deployment_id = ${scope.deploymentId} AND account_id = ${scope.accountId}
        AND pre_aggregation IN (SELECT value FROM json_each(${JSON.stringify(names)}))
        AND timezone IN (SELECT value FROM json_each(${JSON.stringify(zones)}))
-     LIMIT ${MAX_JOB_PARTITIONS + 1}`);
-  if (rows.length > MAX_JOB_PARTITIONS) {
+     LIMIT ${MAX_JOB_PARTITIONS + 1}) p ON true`);
+  if (rows[0]?.frozen) throw accountMoving();
+  const ids = rows.flatMap((r) => (r.id === null ? [] : [r.id]));
+  if (ids.length > MAX_JOB_PARTITIONS) {
     throw new ApiError(
       'BAD_REQUEST',
       `The selector names more than ${MAX_JOB_PARTITIONS} partitions: narrow it by cubes, preAggregations or timezones`,
@@ -62,17 +68,18 @@ export async function postJobs(scope: JobScope, selector: JobsSelector): Promise
              UNION SELECT value FROM json_each(${JSON.stringify(zones)}) LIMIT ${MAX_TIMEZONES})),
            next_plan_at = ${scope.now.toISOString()}
      WHERE deployment_id = ${scope.deploymentId} AND account_id = ${scope.accountId}
+       AND account_id NOT IN ${FROZEN_ACCOUNTS}
        AND EXISTS (SELECT 1 FROM json_each(${JSON.stringify(zones)}) n
                     WHERE n.value <> 'UTC' AND n.value NOT IN (SELECT value FROM json_each(timezones)))`);
   const claimed = await repo.claimPartitions(
     scope.db,
     scope.deploymentId,
-    rows.map((r) => r.id),
+    ids,
     new Date(scope.now.getTime() + CLAIM_TIMEOUT_MS),
   );
   const messages = claimed.map(
     (c): MessageSendRequest<PreAggregationMessage> => ({
-      body: { kind: 'pre-aggregation-build', partitionId: c.id, version: c.version },
+      body: { kind: 'pre-aggregation-build', partitionId: c.id, version: c.version, shard: scope.shard },
     }),
   );
   for (let i = 0; i < messages.length; i += 100) {

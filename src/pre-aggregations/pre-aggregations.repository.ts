@@ -68,6 +68,7 @@ export async function claimPartitions(
     UPDATE pre_aggregation_partitions
        SET version = version + 1, state = 'queued', next_refresh_at = ${claimUntil.toISOString()}
      WHERE deployment_id = ${deploymentId} AND id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))
+       AND account_id NOT IN ${FROZEN_ACCOUNTS}
     RETURNING id, version`);
 }
 
@@ -151,16 +152,19 @@ export interface RegisteredPartition {
 
 /**
  * Registers a deployment's partitions for `buildId`, in one batch: new ones are due at once, one
- * whose definition changed is due at once, partitions no longer planned are deleted, and the plan
+ * whose definition changed is due at once, partitions no longer planned are deleted (but those of
+ * the pre-aggregations in `keep`, which the plan could not list), and the plan
  * is due again at `nextPlanAt`. The list is one JSON parameter (D1 binds at most 100). Every
- * statement writes nothing while the account is frozen (a move copies it): a plan claimed before
- * the freeze registers nothing, and stays claimed until its claim lapses, after the move. Answers
- * whether it registered.
+ * statement writes nothing once a newer claim took the plan over (its list wins) or while the
+ * account is frozen (a move copies it): a plan claimed before the freeze registers nothing, and
+ * stays claimed until its claim lapses, after the move. Answers whether it registered.
  */
 export async function registerPartitions(
   db: Db,
   plan: { deploymentId: number; accountId: number; buildId: number; version: number },
   partitions: readonly RegisteredPartition[],
+  /** Pre-aggregations whose partitions are kept as they are (their build range could not be read). */
+  keep: readonly string[],
   now: Date,
   nextPlanAt: Date,
   error: string | null,
@@ -176,24 +180,27 @@ export async function registerPartitions(
     ]),
   );
   const at = now.toISOString();
-  const notFrozen = sql`${plan.accountId} NOT IN ${FROZEN_ACCOUNTS}`;
+  // Every statement writes only while the account is not frozen and this claim is the newest.
+  const current = sql`${plan.accountId} NOT IN ${FROZEN_ACCOUNTS} AND EXISTS (SELECT 1 FROM pre_aggregation_plans
+      WHERE deployment_id = ${plan.deploymentId} AND version = ${plan.version})`;
   const results = await runBatch(db, [
     sql`INSERT INTO pre_aggregation_partitions
           (account_id, deployment_id, build_id, pre_aggregation, table_name, timezone, definition,
            range_start, range_end, state, next_refresh_at, created_at)
         SELECT ${plan.accountId}, ${plan.deploymentId}, ${plan.buildId}, j.value ->> 0, j.value ->> 1,
                j.value ->> 2, j.value ->> 3, j.value ->> 4, j.value ->> 5, 'queued', ${at}, ${at}
-          FROM json_each(${list}) j WHERE ${notFrozen}
+          FROM json_each(${list}) j WHERE ${current}
         ON CONFLICT (deployment_id, table_name, timezone) DO UPDATE
           SET build_id = excluded.build_id, range_start = excluded.range_start, range_end = excluded.range_end,
               definition = excluded.definition,
               next_refresh_at = CASE WHEN definition = excluded.definition THEN next_refresh_at ELSE ${at} END`,
     sql`DELETE FROM pre_aggregation_partitions
-         WHERE deployment_id = ${plan.deploymentId} AND ${notFrozen}
+         WHERE deployment_id = ${plan.deploymentId} AND ${current}
+           AND pre_aggregation NOT IN (SELECT value FROM json_each(${JSON.stringify(keep)}))
            AND NOT EXISTS (SELECT 1 FROM json_each(${list}) j
                             WHERE j.value ->> 1 = table_name AND j.value ->> 2 = timezone)`,
     sql`UPDATE pre_aggregation_plans SET next_plan_at = ${nextPlanAt.toISOString()}, last_error = ${error}
-         WHERE deployment_id = ${plan.deploymentId} AND version = ${plan.version} AND ${notFrozen}`,
+         WHERE deployment_id = ${plan.deploymentId} AND ${current}`,
   ]);
   return (results[2]?.meta.changes ?? 0) > 0;
 }

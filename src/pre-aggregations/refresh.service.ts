@@ -1,4 +1,5 @@
 import type { PreAggregationMessage } from '../core/env';
+import { ApiError } from '../core/errors';
 import type { RequestScope } from '../core/scope';
 import { isKnownTimeZone } from '../core/time-zone';
 import { activeModel } from '../deployments/deployments.service';
@@ -10,7 +11,7 @@ import { sqlite } from '../semantic/dialects/sqlite';
 import type { CompiledModel } from '../semantic/model/model.types';
 import type { PreAggregation } from '../semantic/model/pre-aggregations.types';
 import { storedDefinitionOf } from '../semantic/query/pre-aggregations/layout';
-import type { DataSourceConfig } from '../sources/data-source';
+import { type DataSourceConfig, DataSourceError } from '../sources/data-source';
 import { deploymentStore } from '../sources/deployment-store';
 import { openDataSource } from '../sources/open-data-source';
 import { buildPartition } from '../sources/rollup-build';
@@ -57,10 +58,20 @@ export async function refreshTick(scope: RequestScope): Promise<RefreshTick> {
   });
   const messages: MessageSendRequest<PreAggregationMessage>[] = [
     ...plans.map((p) => ({
-      body: { kind: 'pre-aggregation-plan' as const, deploymentId: p.id, version: p.version },
+      body: {
+        kind: 'pre-aggregation-plan' as const,
+        deploymentId: p.id,
+        version: p.version,
+        shard: scope.shard,
+      },
     })),
     ...partitions.map((p) => ({
-      body: { kind: 'pre-aggregation-build' as const, partitionId: p.id, version: p.version },
+      body: {
+        kind: 'pre-aggregation-build' as const,
+        partitionId: p.id,
+        version: p.version,
+        shard: scope.shard,
+      },
     })),
   ];
   // At most PLANS_PER_TICK + PARTITIONS_PER_TICK: two sends of at most 100.
@@ -131,6 +142,9 @@ export async function runPlan(
   const zones = timezonesOf(vars.find((v) => !v.encrypted)?.value, plan.timezones);
   const partitions: repo.RegisteredPartition[] = [];
   const errors: string[] = [];
+  // Rollups whose build range could not be read: their partitions stay as they are, in D1 and
+  // in the store, until a plan reads it.
+  const failed: string[] = [];
   const model = serving?.model;
   for (const preAggregation of model ? preAggregationsOf(model).values() : []) {
     if (!preAggregation.scheduledRefresh) continue;
@@ -154,15 +168,16 @@ export async function runPlan(
           partitions.push({ ...spec, definition });
       }
     } catch (err) {
-      errors.push(
-        `${preAggregation.cube}.${preAggregation.name}: ${err instanceof Error ? err.message : String(err)}`,
-      );
+      const id = `${preAggregation.cube}.${preAggregation.name}`;
+      failed.push(id);
+      errors.push(`${id}: ${err instanceof Error ? err.message : String(err)}`);
     }
   }
   const registered = await repo.registerPartitions(
     scope.db,
     { deploymentId, accountId: plan.accountId, buildId: serving?.buildId ?? plan.buildId, version },
     partitions,
+    failed,
     scope.now,
     later(scope.now, PLAN_EVERY_MS),
     errors.length > 0 ? errors.join('; ').slice(0, 1_000) : null,
@@ -170,11 +185,10 @@ export async function runPlan(
   // A newer claim took the plan over, or the account froze for a move: nothing else to do.
   if (!registered) return;
   // Tables of partitions no longer planned go; a rollup whose range failed keeps its tables.
-  const failed = new Set(errors.map((e) => e.slice(0, e.indexOf(':'))));
-  const kept = (await deploymentStore(scope.env, deploymentId).listPartitions()).filter((p) =>
-    failed.has(p.preAggregation),
-  );
-  await deploymentStore(scope.env, deploymentId).retainPartitions([
+  const store = deploymentStore(scope.env, deploymentId);
+  const kept =
+    failed.length > 0 ? (await store.listPartitions()).filter((p) => failed.includes(p.preAggregation)) : [];
+  await store.retainPartitions([
     ...partitions.map((p) => ({ tableName: p.tableName, timezone: p.timezone })),
     ...kept.map((p) => ({ tableName: p.tableName, timezone: p.timezone })),
   ]);
@@ -217,11 +231,6 @@ export async function runPartitionBuild(
 ): Promise<'built' | 'current' | 'failed' | 'skipped'> {
   const row = await repo.startBuilding(scope.db, partitionId, version);
   if (!row) return 'skipped';
-  const [serving, config] = await Promise.all([
-    activeModel(scope.db, row.deploymentId),
-    readDataSourceConfig(scope, row.deploymentId),
-  ]);
-  const preAggregation = serving ? preAggregationsOf(serving.model).get(row.preAggregation) : undefined;
   const fail = async (message: string) => {
     await repo.failPartition(
       scope.db,
@@ -231,6 +240,25 @@ export async function runPartitionBuild(
     );
     return 'failed' as const;
   };
+  // Read after the partition is marked building: a failure here (settings that no longer read,
+  // a secret that no longer decrypts) is recorded as the build's, not left building.
+  let serving: Awaited<ReturnType<typeof activeModel>>;
+  let config: DataSourceConfig;
+  try {
+    [serving, config] = await Promise.all([
+      activeModel(scope.db, row.deploymentId),
+      readDataSourceConfig(scope, row.deploymentId),
+    ]);
+  } catch (err) {
+    // A redelivery would find the partition building and skip it: the failure is recorded now,
+    // and the partition is claimed again after the retry delay.
+    const reason =
+      err instanceof ApiError || err instanceof DataSourceError
+        ? err.message
+        : "the deployment's settings could not be read";
+    return fail(`${row.preAggregation}: ${reason}`);
+  }
+  const preAggregation = serving ? preAggregationsOf(serving.model).get(row.preAggregation) : undefined;
   if (
     !serving ||
     !preAggregation ||

@@ -1,3 +1,4 @@
+import { env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { PreAggregationMessage } from '../../src/core/env';
 import { cubeToken, deployModel, loadShopIntoStore } from '../data-api/fixtures';
@@ -60,7 +61,9 @@ describe('POST /cubejs-api/v1/pre-aggregations/jobs', () => {
     });
     expect(post.status, JSON.stringify(post.body)).toBe(200);
     expect(post.body).toEqual([expect.stringMatching(/^\d+_2$/)]);
-    expect(sent).toEqual([{ kind: 'pre-aggregation-build', partitionId: expect.any(Number), version: 2 }]);
+    expect(sent).toEqual([
+      { kind: 'pre-aggregation-build', partitionId: expect.any(Number), version: 2, shard: 0 },
+    ]);
     const [jobToken] = post.body as string[];
     const selector = {
       cubes: ['orders'],
@@ -138,6 +141,36 @@ describe('POST /cubejs-api/v1/pre-aggregations/jobs', () => {
       'done',
       'done',
     ]);
+  });
+});
+
+describe('the Orchestration API and an account move', () => {
+  it('refuses to build for an account frozen by a move, whichever credential asks, and claims nothing', async () => {
+    const before = await env.DB.prepare(
+      'SELECT id, version FROM pre_aggregation_partitions WHERE deployment_id = ? ORDER BY id',
+    )
+      .bind(deploymentId)
+      .all();
+    const freeze = (at: string | null) =>
+      env.DB.prepare('UPDATE accounts SET frozen_at = ? WHERE id = ?').bind(at, acme.accountId).run();
+    await freeze('2026-01-01T00:00:00.000Z');
+    try {
+      record();
+      const post = await jobs({
+        action: 'post',
+        selector: { contexts: [{ securityContext: {} }], timezones: ['UTC'] },
+      });
+      expectError(post, 503, 'ACCOUNT_MOVING');
+      expect(sent).toEqual([]);
+      const after = await env.DB.prepare(
+        'SELECT id, version FROM pre_aggregation_partitions WHERE deployment_id = ? ORDER BY id',
+      )
+        .bind(deploymentId)
+        .all();
+      expect(after.results).toEqual(before.results);
+    } finally {
+      await freeze(null);
+    }
   });
 });
 

@@ -147,7 +147,7 @@ describe('the refresh of pre-aggregations', () => {
     use();
     await tick('2026-05-01T10:00:00.000Z');
     const plans = take();
-    expect(plans).toEqual([{ kind: 'pre-aggregation-plan', deploymentId, version: 1 }]);
+    expect(plans).toEqual([{ kind: 'pre-aggregation-plan', deploymentId, version: 1, shard: 0 }]);
     expect(await deliver(plans, '2026-05-01T10:00:05.000Z')).toMatchObject({
       explicitAcks: [expect.any(String)],
     });
@@ -213,7 +213,7 @@ describe('the refresh of pre-aggregations', () => {
     // (The hourly plan is due again too; this test delivers the builds only.)
     const messages = take('pre-aggregation-build');
     expect(messages).toEqual([
-      { kind: 'pre-aggregation-build', partitionId: expect.any(Number), version: 2 },
+      { kind: 'pre-aggregation-build', partitionId: expect.any(Number), version: 2, shard: 0 },
     ]);
     platform.rollupCompiler = compiler;
     expect((await deliver(messages, '2026-05-02T00:00:10.000Z')).explicitAcks).toHaveLength(1);
@@ -247,6 +247,7 @@ describe('the refresh of pre-aggregations', () => {
         kind: 'pre-aggregation-build',
         partitionId: messages[0] && (messages[0] as { partitionId: number }).partitionId,
         version: 3,
+        shard: 0,
       },
     ]);
     platform.rollupCompiler = compiler;

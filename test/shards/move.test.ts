@@ -488,5 +488,16 @@ describe('a move while a rollup builds', () => {
     expect((await directory(b.accountId)).shard).toBe(3);
     expect((await rowCounts(3, b.accountId)).pre_aggregation_partitions).toBe(1);
     expect((await rollupList(b, deploymentId)).map((p) => [p.state, p.version])).toEqual([['built', 2]]);
+    // A build claimed where the account lives now is built there, though the partition's id is in
+    // the old shard's range: its message names the shard.
+    sent.splice(0);
+    const again = await api('POST', `/api/v1/deployments/${deploymentId}/pre-aggregations/jobs`, {
+      auth: b.admin,
+      body: { action: 'post', selector: { contexts: [{ securityContext: {} }], timezones: ['UTC'] } },
+    });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    expect(sent.map((m) => m.shard)).toEqual([3]);
+    expect((await deliverPreAggregations(sent)).explicitAcks).toHaveLength(1);
+    expect((await rollupList(b, deploymentId)).map((p) => [p.state, p.version])).toEqual([['built', 3]]);
   });
 });
