@@ -16,8 +16,11 @@ export const sqlQueryString = v.object({
   query: v.pipe(v.string(), v.minLength(1), v.maxLength(16_384)),
 });
 
-/** Cube's `?extended` (any value, as Cube reads it: present or not) adds each cube's pre-aggregations. */
-export const metaQueryString = v.object({ extended: v.optional(v.pipe(v.string(), v.maxLength(16))) });
+/**
+ * Cube's `?extended` adds each cube's pre-aggregations: only its presence counts, as Cube reads it,
+ * so its value (or values) is never read.
+ */
+export const metaQueryString = v.object({ extended: v.optional(v.unknown()) });
 
 export const GRANULARITY_NAMES = GRANULARITIES;
 

@@ -2,7 +2,7 @@ import * as v from 'valibot';
 import { ApiError } from '../core/errors';
 import { toDetails } from '../core/validation';
 import { cubeQueriesSchema } from '../data-api/cube-query.schemas';
-import { dryRunQuery, type LoadResult, loadQuery, metaFor, sqlQuery } from '../data-api/data.service';
+import { dryRunQueries, type LoadResult, loadQuery, metaFor, sqlQuery } from '../data-api/data.service';
 import type { DataScope } from '../data-api/data-scope';
 import type { CubeQuery, NormalizedQuery } from '../semantic/query/query.types';
 
@@ -103,7 +103,7 @@ export async function sql(scope: DataScope, query: CubeQuery | CubeQuery[]) {
 /** Cube's `/dry-run`: the normalized queries, without running them. */
 export async function dryRun(scope: DataScope, query: CubeQuery | CubeQuery[]) {
   const queries = Array.isArray(query) ? query : [query];
-  const runs = await Promise.all(queries.map((q) => dryRunQuery(scope, q)));
+  const runs = await dryRunQueries(scope, queries);
   const normalized = runs.map((run, index) => echo(queries[index] as CubeQuery, run.normalized));
   return {
     queryType: queries.length > 1 ? 'blendingQuery' : 'regularQuery',

@@ -20,6 +20,7 @@ import {
   asApiError,
   dialectOf,
   NOBODY,
+  NoBuiltModel,
   planIn,
   prepare,
   type SourceContext,
@@ -111,11 +112,13 @@ async function execute(
         // store that could not be asked is asked again next time.
         (answer) => !('unreachable' in answer),
       );
-    const { value: main, hit } = await read(plan.query.sql, plan.query.params);
-    if ('rows' in main) {
-      const total = plan.query.totalSql
-        ? (await read(plan.query.totalSql.sql, plan.query.totalSql.params)).value
-        : null;
+    const { totalSql } = plan.query;
+    const [{ value: main, hit }, total] = await Promise.all([
+      read(plan.query.sql, plan.query.params),
+      totalSql ? read(totalSql.sql, totalSql.params).then((r) => r.value) : null,
+    ]);
+    // The page and its total come from the rollup together, or the source answers both.
+    if ('rows' in main && (!total || 'rows' in total)) {
       const oldest = main.partitions.map((p) => p.builtAt).sort()[0];
       const result: LoadResult = {
         query: normalized,
@@ -126,12 +129,10 @@ async function execute(
         cacheHit: hit,
         usedPreAggregations: usedPreAggregationsOf(main.partitions),
       };
-      if (total && 'rows' in total) {
-        result.total = Number(Object.values(total.rows[0] ?? { total: 0 })[0] ?? 0);
-      }
+      if (total) result.total = Number(Object.values(total.rows[0] ?? { total: 0 })[0] ?? 0);
       return result;
     }
-    notBuilt = main.notBuilt;
+    notBuilt = 'notBuilt' in main ? main.notBuilt : total && 'notBuilt' in total ? total.notBuilt : undefined;
   }
   if (ctx.rollupOnly) throw rollupOnlyError(plan, notBuilt);
 
@@ -348,21 +349,28 @@ export async function sqlQuery(scope: DataScope, query: CubeQuery) {
 }
 
 /**
- * The normalized query, checked against the model and the caller's access (Cube's `/dry-run`),
- * and what `/sql` shows of the pre-aggregation it matches (null when none does, or when the
- * deployment's data source settings are unusable: a dry run needs the model only).
+ * Each query normalized after the same checks as `/load` (Cube's `/dry-run`), with what `/sql`
+ * shows of the pre-aggregation it matches. The serving model and the data source are read once
+ * for all; a deployment whose data source settings are unusable is still dry-run against its
+ * model (a dry run needs no data), without pre-aggregations.
  */
-export async function dryRunQuery(scope: DataScope, query: CubeQuery) {
-  const { model } = await servingModel(scope);
-  const { normalized, extraFilters } = prepare(model, query, scope);
-  let rollup: ReturnType<typeof rollupSqlOf> = null;
+export async function dryRunQueries(scope: DataScope, queries: readonly CubeQuery[]) {
+  let ctx: SourceContext | null = null;
   try {
-    const ctx = await sourceContext(scope);
-    rollup = rollupSqlOf(ctx.model, normalized, extraFilters, ctx.source.dialect);
+    ctx = await sourceContext(scope);
   } catch (err) {
-    if (!(err instanceof ApiError)) throw err;
+    // The model's own failures (no deployment, no build) are the dry run's too.
+    if (!(err instanceof ApiError) || err.code !== 'CONFLICT' || err instanceof NoBuiltModel) throw err;
   }
-  return { normalized, rollup };
+  if (!ctx) {
+    const { model } = await servingModel(scope);
+    return queries.map((query) => ({ normalized: prepare(model, query, scope).normalized, rollup: null }));
+  }
+  const source = ctx;
+  return queries.map((query) => {
+    const { normalized, extraFilters } = planIn(source, scope, query);
+    return { normalized, rollup: rollupSqlOf(source.model, normalized, extraFilters, source.source.dialect) };
+  });
 }
 
 /** The cubes and views the caller may see (Cube's `/meta`). */

@@ -77,7 +77,9 @@ export async function withCompiledQuery<B extends QueryFields | undefined>(
   const checked = await compiledQuery(scope, parseQuery(text));
   if (!checked) {
     checkFields(body, null);
-    return { ...body, sqlQuery: null } as B;
+    // Written, not left out (a null field is "not sent"): an update must not keep the SQL of
+    // the query it replaces.
+    return { ...body, sqlQuery: '' } as B;
   }
   checkFields(body, checked.normalized);
   return { ...body, sqlQuery: checked.compiled.sql } as B;
