@@ -8,7 +8,6 @@ import { deployments } from './deployments';
  * `lastError`; the last good build, if any, keeps serving from the store).
  */
 export const PARTITION_STATES = ['queued', 'building', 'built', 'failed'] as const;
-export type PartitionState = (typeof PARTITION_STATES)[number];
 
 /**
  * The refresh state of one partition of one pre-aggregation in one time zone. The tables

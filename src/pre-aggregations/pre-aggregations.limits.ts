@@ -23,8 +23,6 @@ export const RETRY_MAX_MS = 60 * 60_000;
 export const MAX_TIMEZONES = 8;
 /** The env var listing the zones to build besides UTC (Cube's, comma-separated IANA names). */
 export const TIMEZONES_VAR = 'CUBEJS_SCHEDULED_REFRESH_TIMEZONES';
-/** The env var that makes a matched rollup not built yet an error instead of a source query (Cube's). */
-export const ROLLUP_ONLY_VAR = 'CUBEJS_ROLLUP_ONLY';
 /** When an incremental partition outside its update window is refreshed: never. */
 export const NEVER = '9999-12-31T00:00:00.000Z';
 

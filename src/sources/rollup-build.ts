@@ -108,7 +108,7 @@ export async function buildPartition(
 class BuildFailed extends Error {}
 
 /** Rows in appends of at most APPEND_BATCH's rows and (approximate) bytes each. */
-export function* appendBatches(rows: unknown[][]): Generator<unknown[][]> {
+function* appendBatches(rows: unknown[][]): Generator<unknown[][]> {
   let batch: unknown[][] = [];
   let bytes = 0;
   for (const row of rows) {

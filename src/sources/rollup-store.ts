@@ -99,7 +99,7 @@ const DECLARED: Record<RollupColumn['type'], string> = {
   timestamp: 'TIMESTAMP TEXT',
 };
 
-export const quoteIdentifier = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`;
+const quoteIdentifier = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`;
 const q = quoteIdentifier;
 
 /** 64-bit FNV-1a of `text` as 16 hex digits: a stable, synchronous name for a partition's table. */
