@@ -407,6 +407,13 @@ describe('Reports', () => {
     expect(res.status, JSON.stringify(res.body)).toBe(200);
     expect(res.body.deploymentId).toBe(unbuilt);
     expect(res.body).toMatchObject({ name: 'Before the build', jsonQuery: query, sqlQuery: '' });
+    // An update before the build keeps no SQL of the query it replaces, even SQL the client sent.
+    const updated = await api('PUT', `/api/v1/deployments/${unbuilt}/reports/${res.body.id}`, {
+      auth: key,
+      body: { jsonQuery: query, sqlQuery: 'SELECT 1 AS stale' },
+    });
+    expect(updated.status, JSON.stringify(updated.body)).toBe(200);
+    expect(updated.body.sqlQuery).toBe('');
     const stored = await row('SELECT json_query FROM reports WHERE item_id = ?', res.body.id);
     expect(stored).toEqual({ json_query: query });
     // Not Cube's query shape: a 400 naming the field, build or no build.

@@ -173,6 +173,21 @@ describe.each([
     );
     expect(none.status).toBe(200);
     expect(none.body.preAggregations).toEqual([null]);
+    // A query the planner refuses is refused as /load refuses it, though a rollup would match it.
+    const mixed = {
+      ...MONTHLY,
+      filters: [
+        {
+          or: [
+            { member: 'orders.count', operator: 'gt', values: ['0'] },
+            { member: 'orders.status', operator: 'equals', values: ['completed'] },
+          ],
+        },
+      ],
+    };
+    const refused = await api('GET', `/cubejs-api/v1/dry-run?${qs(mixed)}`, { auth: { raw: manager } });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(400);
+    expect((await load(manager, mixed)).status).toBe(400);
   });
 
   it("lists the cube's pre-aggregations in Cube's extended meta only", async () => {
