@@ -1,6 +1,6 @@
 import pg from 'pg';
 import type { Bindings } from '../core/env';
-import { timed } from '../core/timings';
+import { type Timings, timed } from '../core/timings';
 import { type DataSource, type DataSourceConfig, DataSourceError, type RunLimits } from './data-source';
 import { forbiddenHostReason } from './host-check';
 
@@ -158,46 +158,80 @@ function collect(client: pg.Client, sql: string, params: unknown[], maxRows: num
   });
 }
 
-async function run(target: Target, sql: string, params: unknown[], limits: RunLimits) {
-  const timeoutMs = Math.max(1, Math.floor(limits.timeoutMs));
+/**
+ * One read-only transaction on a connection of its own: connected, `BEGIN READ ONLY` with the
+ * statement time limit and UTC, `body` run on it, then ended by COMMIT (not by closing: a pooler,
+ * Hyperdrive or PgBouncer, drops a server connection its client left inside a transaction, so
+ * every read would open a new one) and closed. With `waitUntil` the caller has its answer before
+ * the COMMIT; after a failure, closing ends the transaction, and `deadline` rejecting closes the
+ * connection under whatever still runs on it. Failures are DataSourceErrors.
+ */
+async function readOnly<T>(
+  target: Target,
+  timeoutMs: number,
+  options: {
+    timings?: Timings;
+    waitUntil?: (promise: Promise<unknown>) => void;
+    deadline: Promise<never>;
+  },
+  body: (client: pg.Client) => Promise<T>,
+): Promise<T> {
   const client = new pg.Client({ ...target.client, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types });
   // After end(), or when the server goes away, pg emits 'error' on the client: without a
   // listener that is an unhandled rejection in the isolate. Failures reach us through the query.
   client.on('error', () => {});
-  let timer: ReturnType<typeof setTimeout> | undefined;
   let ending: Promise<unknown> | null = null;
-  try {
-    await timed(limits.timings, 'pg-connect', () => client.connect());
+  const transaction = async () => {
+    await timed(options.timings, 'pg-connect', () => client.connect());
     // SET LOCAL lasts for this read-only transaction only, so a pooled connection (Hyperdrive)
     // goes back as it came. The timeout is a number we computed, not caller text.
-    await timed(limits.timings, 'pg-begin', () =>
+    await timed(options.timings, 'pg-begin', () =>
       client.query(`BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeoutMs}; SET LOCAL TIME ZONE 'UTC'`),
     );
-    // The server cancels at timeoutMs; this catches a server or network that stops answering.
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(
-        () => reject(new DataSourceError('TIMEOUT', `The query ran longer than ${timeoutMs} ms`)),
-        timeoutMs + CLIENT_GRACE_MS,
-      );
-    });
-    const rows = await timed(limits.timings, 'pg-query', () =>
-      Promise.race([collect(client, sql, params, limits.maxRows), deadline]),
-    );
-    // Ended by COMMIT, not by closing: a pooler (Hyperdrive, PgBouncer) drops a server connection
-    // its client left inside a transaction, so without COMMIT every query would open a new one.
-    // The rows are all in: with the request's waitUntil the answer need not wait for it.
-    ending = timed(limits.timings, 'pg-commit', () => client.query('COMMIT'))
+    return body(client);
+  };
+  try {
+    const running = transaction();
+    // Past the deadline what still runs fails on the closed connection: nobody waits for it.
+    running.catch(() => {});
+    const result = await Promise.race([running, options.deadline]);
+    ending = timed(options.timings, 'pg-commit', () => client.query('COMMIT'))
       .catch(() => {})
       .finally(() => client.end().catch(() => {}));
-    if (limits.waitUntil) limits.waitUntil(ending);
+    if (options.waitUntil) options.waitUntil(ending);
     else await ending;
-    return { rows };
+    return result;
   } catch (err) {
+    if (err instanceof PageHandlerFailed) throw err;
     throw toDataSourceError(err, target.secrets, timeoutMs);
   } finally {
-    clearTimeout(timer);
-    // After a failure, closing ends the transaction; the answer need not wait for it.
     if (!ending) client.end().catch(() => {});
+  }
+}
+
+/** A rejection after `ms`, and its timer's cancel: what catches a server that stops answering. */
+function deadlineAfter(ms: number, error: () => DataSourceError) {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(error()), ms);
+  });
+  return { deadline, cancel: () => clearTimeout(timer) };
+}
+
+async function run(target: Target, sql: string, params: unknown[], limits: RunLimits) {
+  const timeoutMs = Math.max(1, Math.floor(limits.timeoutMs));
+  // The server cancels at timeoutMs; the deadline catches a server or network that stops answering.
+  const { deadline, cancel } = deadlineAfter(
+    timeoutMs + CLIENT_GRACE_MS,
+    () => new DataSourceError('TIMEOUT', `The query ran longer than ${timeoutMs} ms`),
+  );
+  try {
+    const rows = await readOnly(target, timeoutMs, { ...limits, deadline }, (client) =>
+      timed(limits.timings, 'pg-query', () => collect(client, sql, params, limits.maxRows)),
+    );
+    return { rows };
+  } finally {
+    cancel();
   }
 }
 
@@ -225,43 +259,36 @@ export async function pagePostgres(
   const target = targetOf(env, config);
   const timeoutMs = Math.max(1, Math.floor(limits.statementTimeoutMs));
   const pageRows = Math.max(1, Math.floor(limits.pageRows));
-  const client = new pg.Client({ ...target.client, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types });
-  client.on('error', () => {});
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new DataSourceError('TIMEOUT', `The build read longer than ${limits.totalTimeoutMs} ms`)),
-      limits.totalTimeoutMs,
-    );
-  });
-  const read = async () => {
-    await client.connect();
-    await client.query(
-      `BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeoutMs}; SET LOCAL TIME ZONE 'UTC'`,
-    );
-    // The model's SQL is one statement (the compiler's); DECLARE takes its bound parameters.
-    await client.query({ text: `DECLARE rollup_rows NO SCROLL CURSOR FOR ${sql}`, values: params });
-    for (;;) {
-      const page = await client.query<Record<string, unknown>>(`FETCH FORWARD ${pageRows} FROM rollup_rows`);
-      if (page.rows.length > 0) {
-        try {
-          await onPage(page.rows);
-        } catch (err) {
-          throw new PageHandlerFailed(err);
+  const { deadline, cancel } = deadlineAfter(
+    limits.totalTimeoutMs,
+    () => new DataSourceError('TIMEOUT', `The build read longer than ${limits.totalTimeoutMs} ms`),
+  );
+  const read = (client: pg.Client) =>
+    (async () => {
+      // The model's SQL is one statement (the compiler's); DECLARE takes its bound parameters.
+      await client.query({ text: `DECLARE rollup_rows NO SCROLL CURSOR FOR ${sql}`, values: params });
+      for (;;) {
+        const page = await client.query<Record<string, unknown>>(
+          `FETCH FORWARD ${pageRows} FROM rollup_rows`,
+        );
+        if (page.rows.length > 0) {
+          try {
+            await onPage(page.rows);
+          } catch (err) {
+            throw new PageHandlerFailed(err);
+          }
         }
+        if (page.rows.length < pageRows) break;
       }
-      if (page.rows.length < pageRows) break;
-    }
-  };
+    })();
   try {
-    await Promise.race([read(), deadline]);
+    await readOnly(target, timeoutMs, { deadline }, read);
   } catch (err) {
     // The caller's own failure (where it writes the rows) is its to report, as it threw it.
     if (err instanceof PageHandlerFailed) throw err.reason;
-    throw toDataSourceError(err, target.secrets, timeoutMs);
+    throw err;
   } finally {
-    clearTimeout(timer);
-    client.end().catch(() => {});
+    cancel();
   }
 }
 
