@@ -216,10 +216,10 @@ export class DeploymentStore extends DurableObject<Bindings> {
   appendPartitionRows(
     attempt: BuildAttempt,
     rows: unknown[][],
-    bytesSoFar: number,
+    soFar: { rows: number; bytes: number },
   ): StoreAnswer<{ rows: number; bytes: number }> {
     try {
-      return this.rollups.append(attempt, rows, bytesSoFar);
+      return this.rollups.append(attempt, rows, soFar);
     } catch (err) {
       const answer = buildFailure(attempt, err);
       this.rollups.fail(attempt, answer.error.message);

@@ -84,7 +84,7 @@ export async function buildPartition(
       },
       async (page) => {
         for (const batch of appendBatches(page.map((row) => build.columns.map((c) => row[c.name] ?? null)))) {
-          const answer = await store.appendPartitionRows(attempt, batch, written.bytes);
+          const answer = await store.appendPartitionRows(attempt, batch, written);
           if (isFailure(answer)) throw new BuildFailed(answer.error.message);
           written = answer;
         }

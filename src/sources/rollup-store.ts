@@ -328,8 +328,8 @@ export class RollupStore {
       .one().n;
   }
 
-  /** The attempt's staging table and its rows; throws when a newer attempt superseded it. */
-  private staged(spec: BuildAttempt): { staging: string; rows: number } {
+  /** The attempt's staging table; throws when a newer attempt superseded it. */
+  private staged(spec: BuildAttempt): { staging: string } {
     const row = this.find(spec.tableName, spec.timezone);
     const staging = stagingOf(physicalTableOf(spec.tableName, spec.timezone), spec.version, spec.attempt);
     if (!row || !this.isCurrentAttempt(row, spec) || !this.tableExists(staging)) {
@@ -337,7 +337,7 @@ export class RollupStore {
         `${spec.preAggregation}: the build of version ${spec.version} was superseded`,
       );
     }
-    return { staging, rows: this.sql.exec<{ n: number }>(`SELECT count(*) AS n FROM ${q(staging)}`).one().n };
+    return { staging };
   }
 
   private isCurrentAttempt(row: RegistryRow, spec: BuildAttempt): boolean {
@@ -363,15 +363,21 @@ export class RollupStore {
 
   /**
    * Appends rows (arrays in the build's column order) to a build's staging table, in statements
-   * of at most 100 bound parameters. Answers the staging table's rows and bytes so far.
+   * of at most 100 bound parameters. `soFar` is what the attempt's earlier appends answered (the
+   * builder carries it, so no append counts the table); answers the rows and bytes so far.
    */
-  append(spec: BuildAttempt, rows: unknown[][], bytesSoFar: number): { rows: number; bytes: number } {
+  append(
+    spec: BuildAttempt,
+    rows: unknown[][],
+    soFar: { rows: number; bytes: number },
+  ): { rows: number; bytes: number } {
     if (rows.length > APPEND_BATCH.maxRows) {
       throw new RollupBuildError(`${spec.preAggregation}: at most ${APPEND_BATCH.maxRows} rows per append`);
     }
     return this.storage.transactionSync(() => {
-      const { staging, rows: before } = this.staged(spec);
-      let bytes = bytesSoFar;
+      const { staging } = this.staged(spec);
+      const before = soFar.rows;
+      let bytes = soFar.bytes;
       for (const row of rows) {
         if (row.length !== spec.columns.length) {
           throw new RollupBuildError(

@@ -272,12 +272,18 @@ describe('concurrent attempts at one partition', () => {
     const attemptB = { ...spec, attempt: b.attempt };
     // A superseded attempt can write nothing more and cannot swap in.
     expect(
-      await stub(id).appendPartitionRows(attemptA, [['x', '2024-01-01T00:00:00.000Z', 1, 1]], 0),
+      await stub(id).appendPartitionRows(attemptA, [['x', '2024-01-01T00:00:00.000Z', 1, 1]], {
+        rows: 0,
+        bytes: 0,
+      }),
     ).toEqual({
       error: { kind: 'BUILD', message: 'orders.main: the build of version 5 was superseded' },
     });
     expect(
-      await stub(id).appendPartitionRows(attemptB, [['y', '2024-01-01T00:00:00.000Z', 2, 2.5]], 0),
+      await stub(id).appendPartitionRows(attemptB, [['y', '2024-01-01T00:00:00.000Z', 2, 2.5]], {
+        rows: 0,
+        bytes: 0,
+      }),
     ).toMatchObject({
       rows: 1,
     });
@@ -356,17 +362,16 @@ describe('bounds', () => {
       if (p2.state !== 'started') throw new Error('not begun');
       const wide = 'w'.repeat(120);
       const rowBytes = messageOf(() =>
-        store.append(
-          { ...spec('t2', 2), attempt: p2.attempt },
-          [[wide, '2024-01-01T00:00:00.000Z', 1, 1]],
-          0,
-        ),
+        store.append({ ...spec('t2', 2), attempt: p2.attempt }, [[wide, '2024-01-01T00:00:00.000Z', 1, 1]], {
+          rows: 0,
+          bytes: 0,
+        }),
       );
       const bytes = messageOf(() =>
         store.append(
           { ...spec('t2', 2), attempt: p2.attempt },
           [['a'.repeat(60), '2024-01-01T00:00:00.000Z', 1, 1]],
-          380,
+          { rows: 0, bytes: 380 },
         ),
       );
       return { rows, partitions, rowBytes, bytes };
