@@ -28,7 +28,6 @@ import {
   loadPostgres,
   onFreshConnection,
   usePostgres,
-  withoutRollups,
 } from './helpers/stores.mjs';
 
 const MAX_ROWS = 50_000; // the data service's MAX_RESULT_ROWS
@@ -258,12 +257,12 @@ export default async function semantic(ctx) {
     const embeddedId = await create(`Semantic embedded ${label}`);
     await usePostgres(ctx, directId, server);
     await usePostgres(ctx, pooledId, bouncer);
-    const directToken = await deployModel(ctx, directId, withoutRollups(demoModel(`${schema}.`)));
-    const pooledToken = await deployModel(ctx, pooledId, withoutRollups(demoModel(`${schema}.`)));
+    const directToken = await deployModel(ctx, directId, demoModel(`${schema}.`, { rollups: false }));
+    const pooledToken = await deployModel(ctx, pooledId, demoModel(`${schema}.`, { rollups: false }));
     started = Date.now();
     await loadEmbedded(ctx, embeddedId, tables);
     const embeddedLoad = Date.now() - started;
-    const embeddedToken = await deployModel(ctx, embeddedId, withoutRollups(demoModel('')));
+    const embeddedToken = await deployModel(ctx, embeddedId, demoModel('', { rollups: false }));
     const line = `${label}, ${rowCount.toLocaleString('en')} rows: generated in ${(generated / 1000).toFixed(1)} s, PostgreSQL load (COPY, indexes, ANALYZE) ${(pgLoad / 1000).toFixed(1)} s, embedded import (CSV over HTTP) ${(embeddedLoad / 1000).toFixed(1)} s`;
     console.log(`semantic bench: ${line}`);
     datasetLines.push(line);

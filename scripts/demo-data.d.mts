@@ -6,7 +6,7 @@ export interface DemoTable {
 
 export function demoTables(options?: { orders?: number }): DemoTable[];
 export function csvChunks(table: DemoTable, maxBytes?: number): string[];
-export function demoModel(prefix?: string): string;
+export function demoModel(prefix?: string, options?: { rollups?: boolean }): string;
 
 export interface DemoReport {
   /** The widget id that shows it, and its key in `demoDashboard`'s `reportIds`. */

@@ -159,8 +159,54 @@ export function csvChunks(table, maxBytes = 900_000) {
   return chunks;
 }
 
-/** The demo data model; `prefix` qualifies table names (`schema.` on PostgreSQL, none embedded). */
-export function demoModel(prefix = '') {
+/** The orders' rollups: with ORDER_ITEMS_ROLLUPS, they answer every chart of "Sales overview". */
+const ORDERS_ROLLUPS = `    # Rollups answering the charts of the demo dashboard "Sales overview" (with the one on
+    # order_items below); see docs/semantic-layer.md, "Pre-aggregations".
+    pre_aggregations:
+      - name: by_status_country
+        measures: [count, completed_count, completion_rate]
+        dimensions: [status, customers.country]
+        refresh_key:
+          every: 1 hour
+      - name: completion
+        measures: [completion_rate, count, completed_count]
+        refresh_key:
+          every: 1 hour
+`;
+
+const ORDER_ITEMS_ROLLUPS = `    pre_aggregations:
+      - name: by_product
+        measures: [revenue, quantity]
+        dimensions: [products.name, products.category, customers.country]
+        refresh_key:
+          every: 1 hour
+      - name: revenue_by_month
+        measures: [revenue]
+        dimensions: [customers.country, products.category]
+        time_dimension: orders.created_at
+        granularity: month
+        partition_granularity: month
+        refresh_key:
+          every: 1 hour
+          incremental: true
+          update_window: 7 days
+      - name: revenue_by_day
+        measures: [revenue]
+        dimensions: [customers.country, products.category]
+        time_dimension: orders.created_at
+        granularity: day
+        partition_granularity: month
+        refresh_key:
+          every: 1 hour
+          incremental: true
+          update_window: 7 days
+`;
+
+/**
+ * The demo data model; `prefix` qualifies table names (`schema.` on PostgreSQL, none embedded).
+ * `rollups: false` leaves out its pre-aggregations (a bench of queries on the source).
+ */
+export function demoModel(prefix = '', { rollups = true } = {}) {
   return `# The demo shop: customers place orders of products. See docs/semantic-layer.md.
 cubes:
   - name: customers
@@ -252,19 +298,7 @@ cubes:
     segments:
       - name: completed
         sql: "{CUBE}.status = 'completed'"
-    # Rollups answering the charts of the demo dashboard "Sales overview" (with the one on
-    # order_items below); see docs/semantic-layer.md, "Pre-aggregations".
-    pre_aggregations:
-      - name: by_status_country
-        measures: [count, completed_count, completion_rate]
-        dimensions: [status, customers.country]
-        refresh_key:
-          every: 1 hour
-      - name: completion
-        measures: [completion_rate, count, completed_count]
-        refresh_key:
-          every: 1 hour
-
+${rollups ? ORDERS_ROLLUPS : ''}
   - name: order_items
     sql_table: ${prefix}order_items
     joins:
@@ -289,33 +323,7 @@ cubes:
         format: currency
       - name: count
         type: count
-    pre_aggregations:
-      - name: by_product
-        measures: [revenue, quantity]
-        dimensions: [products.name, products.category, customers.country]
-        refresh_key:
-          every: 1 hour
-      - name: revenue_by_month
-        measures: [revenue]
-        dimensions: [customers.country, products.category]
-        time_dimension: orders.created_at
-        granularity: month
-        partition_granularity: month
-        refresh_key:
-          every: 1 hour
-          incremental: true
-          update_window: 7 days
-      - name: revenue_by_day
-        measures: [revenue]
-        dimensions: [customers.country, products.category]
-        time_dimension: orders.created_at
-        granularity: day
-        partition_granularity: month
-        refresh_key:
-          every: 1 hour
-          incremental: true
-          update_window: 7 days
-
+${rollups ? ORDER_ITEMS_ROLLUPS : ''}
 views:
   - name: sales
     cubes:

@@ -20,19 +20,18 @@ async function must(promise, what) {
  * schema `schema` (the semantic bench loads each scale into a schema of its own).
  */
 export async function loadPostgres(server, tables, schema = SCHEMA) {
-  const SCHEMA = schema;
   const client = new pg.Client(server);
   client.on('error', () => {});
   await client.connect();
   try {
-    await client.query(`CREATE SCHEMA ${SCHEMA}`);
+    await client.query(`CREATE SCHEMA ${schema}`);
     await client.query(`
-      CREATE TABLE ${SCHEMA}.customers (id int PRIMARY KEY, name text, country text, city text,
+      CREATE TABLE ${schema}.customers (id int PRIMARY KEY, name text, country text, city text,
         segment text, signed_up_at timestamptz);
-      CREATE TABLE ${SCHEMA}.products (id int PRIMARY KEY, name text, category text, price numeric(10,2));
-      CREATE TABLE ${SCHEMA}.orders (id int PRIMARY KEY, customer_id int, status text, channel text,
+      CREATE TABLE ${schema}.products (id int PRIMARY KEY, name text, category text, price numeric(10,2));
+      CREATE TABLE ${schema}.orders (id int PRIMARY KEY, customer_id int, status text, channel text,
         created_at timestamptz);
-      CREATE TABLE ${SCHEMA}.order_items (id int PRIMARY KEY, order_id int, product_id int,
+      CREATE TABLE ${schema}.order_items (id int PRIMARY KEY, order_id int, product_id int,
         quantity int, unit_price numeric(10,2), discount numeric(4,2));`);
     for (const table of tables) {
       execFileSync(
@@ -49,7 +48,7 @@ export async function loadPostgres(server, tables, schema = SCHEMA) {
           '-v',
           'ON_ERROR_STOP=1',
           '-qc',
-          `COPY ${SCHEMA}.${table.name} (${table.columns.join(', ')}) FROM STDIN WITH (FORMAT csv, HEADER true)`,
+          `COPY ${schema}.${table.name} (${table.columns.join(', ')}) FROM STDIN WITH (FORMAT csv, HEADER true)`,
         ],
         {
           input: csvChunks(table, Number.POSITIVE_INFINITY)[0],
@@ -60,10 +59,10 @@ export async function loadPostgres(server, tables, schema = SCHEMA) {
       );
     }
     await client.query(`
-      CREATE INDEX ON ${SCHEMA}.orders (customer_id);
-      CREATE INDEX ON ${SCHEMA}.orders (created_at);
-      CREATE INDEX ON ${SCHEMA}.order_items (order_id);
-      CREATE INDEX ON ${SCHEMA}.order_items (product_id);
+      CREATE INDEX ON ${schema}.orders (customer_id);
+      CREATE INDEX ON ${schema}.orders (created_at);
+      CREATE INDEX ON ${schema}.order_items (order_id);
+      CREATE INDEX ON ${schema}.order_items (product_id);
       ANALYZE;`);
   } finally {
     await client.end();
@@ -155,23 +154,4 @@ export async function onFreshConnection(server, { sql, params }) {
   } finally {
     await client.end();
   }
-}
-
-/**
- * A model's YAML without its cubes' `pre_aggregations:` lists: a bench of the data API over its
- * source must not have its queries matched to rollups (`/sql` would then show a rollup's SQL).
- */
-export function withoutRollups(yaml) {
-  const out = [];
-  let skipping = false;
-  for (const line of yaml.split('\n')) {
-    if (/^ {4}pre_aggregations:\s*$/.test(line)) {
-      skipping = true;
-      continue;
-    }
-    // The list ends at the cube's next key or the next cube.
-    if (skipping && line.trim() !== '' && !/^ {5}/.test(line)) skipping = false;
-    if (!skipping) out.push(line);
-  }
-  return out.join('\n');
 }
