@@ -25,32 +25,54 @@ export interface RollupPlan {
   partitions: { tableName: string; timezone: string; definition: string }[];
 }
 
-/** The rollup that answers `query` for this caller (policy filters included), or null. */
+/**
+ * The pre-aggregation that answers `query` for this caller (policy filters included), the
+ * partitions its range needs and the SQL reading them, each named by `physical` (the store's
+ * table, or Cube's name where `/sql` shows it); null when none matches, or when the range needs
+ * more partitions than a rollup may have (the source answers).
+ */
+export function matchedRollup(
+  model: CompiledModel,
+  query: NormalizedQuery,
+  extraFilters: NormalizedFilter[],
+  source: SourceDialect,
+  physical: (tableName: string, timezone: string) => string = physicalTable,
+) {
+  const match = matchPreAggregation(model, query, extraFilters, { source });
+  if (!match) return null;
+  try {
+    const specs = partitionsNeeded(match, query);
+    const tables = specs.map((spec) => ({
+      tableName: spec.tableName,
+      physical: physical(spec.tableName, spec.timezone),
+    }));
+    return { match, specs, query: rollupQueryOf(model, match, query, tables) };
+  } catch (err) {
+    if (err instanceof PreAggregationError) return null;
+    throw err;
+  }
+}
+
+/** The rollup that answers `query` for this caller, as the store reads it, or null. */
 export function rollupPlanOf(
   model: CompiledModel,
   query: NormalizedQuery,
   extraFilters: NormalizedFilter[],
   source: SourceDialect,
 ): RollupPlan | null {
-  const match = matchPreAggregation(model, query, extraFilters, { source });
-  if (!match) return null;
-  try {
-    const definition = definitionFor(model, match.preAggregation, source);
-    const tables = partitionsNeeded(match, query).map((spec) => ({
-      tableName: spec.tableName,
-      physical: physicalTable(spec.tableName, spec.timezone),
-    }));
-    const compiled = rollupQueryOf(model, match, query, tables);
-    return {
-      preAggregation: `${match.preAggregation.cube}.${match.preAggregation.name}`,
-      query: compiled,
-      partitions: compiled.tables.map((tableName) => ({ tableName, timezone: match.timezone, definition })),
-    };
-  } catch (err) {
-    // A range needing more partitions than a rollup may have: the source answers.
-    if (err instanceof PreAggregationError) return null;
-    throw err;
-  }
+  const matched = matchedRollup(model, query, extraFilters, source);
+  if (!matched) return null;
+  const { match } = matched;
+  const definition = definitionFor(model, match.preAggregation, source);
+  return {
+    preAggregation: `${match.preAggregation.cube}.${match.preAggregation.name}`,
+    query: matched.query,
+    partitions: matched.query.tables.map((tableName) => ({
+      tableName,
+      timezone: match.timezone,
+      definition,
+    })),
+  };
 }
 
 // A model's pre-aggregations never change (builds are immutable), and a partition's table name is

@@ -11,8 +11,11 @@
  * see on other isolates. Cube's default `refresh_key` (10 s) already lets an answer be that old.
  */
 export const SERVING_STATE_TTL_MS = 10_000;
-/** Deployments kept per isolate: the least recently read go first. */
-const MAX_KEPT = 200;
+/**
+ * Deployments kept per isolate, the least recently read going first. Each entry holds its
+ * compiled model, so this is the data API's own bound on models kept (MAX_CACHED_MODELS, 50).
+ */
+const MAX_KEPT = 50;
 
 interface Kept {
   accountId: number;
