@@ -63,8 +63,15 @@ export function isKnownTimeZone(zone: string): boolean {
   }
 }
 
+/**
+ * Names of UTC itself, whose wall clock is the instant's UTC reading: read without `Intl` (whose
+ * `formatToParts` is the dearest step of resolving a date range, and most queries ask in UTC).
+ */
+const UTC_NAMES = new Set(['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT']);
+
 /** The wall-clock time in `zone` at the UTC instant `ms` (throws for an unknown zone). */
 export function utcToZoned(ms: number, zone: string): LocalTime {
+  if (UTC_NAMES.has(zone)) return msToLocal(ms);
   const parts: Record<string, number> = {};
   for (const part of formatterOf(zone).formatToParts(new Date(ms))) {
     if (part.type !== 'literal') parts[part.type] = Number(part.value);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { offsetMinutesAt, zonedTimeToUtc } from '../../src/core/time-zone';
+import { offsetMinutesAt, utcToZoned, zonedTimeToUtc } from '../../src/core/time-zone';
 import { postgres } from '../../src/semantic/dialects/postgres';
 import { sqlite } from '../../src/semantic/dialects/sqlite';
 import { resolveDateRange } from '../../src/semantic/query/date-range';
@@ -275,6 +275,26 @@ describe('date ranges', () => {
       '2024-11-03T05:30:00.000Z',
     );
     expect(offsetMinutesAt(Date.UTC(2024, 6, 1), 'Asia/Kathmandu')).toBe(345);
+  });
+
+  it("reads UTC's wall clock without Intl, as Intl reads a zone that is always UTC", () => {
+    // Etc/GMT+0 never leaves UTC and is read through Intl; the names of UTC itself are not.
+    const instants = [
+      Date.UTC(1000, 0, 1),
+      Date.UTC(1969, 11, 31, 23, 59, 59, 999),
+      0,
+      Date.UTC(2024, 1, 29, 12, 34, 56, 789),
+      Date.UTC(2038, 0, 19, 3, 14, 8),
+      Date.UTC(9999, 11, 31, 23, 59, 59, 999),
+    ];
+    for (const ms of instants) {
+      const intl = utcToZoned(ms, 'Etc/GMT+0');
+      for (const zone of ['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT']) {
+        expect(utcToZoned(ms, zone), `${zone} at ${ms}`).toEqual(intl);
+        expect(zonedTimeToUtc(intl, zone)).toBe(ms);
+        expect(offsetMinutesAt(ms, zone)).toBe(0);
+      }
+    }
   });
 });
 
