@@ -1,4 +1,4 @@
-import { errors, jwtVerify } from 'jose';
+import { errors, type JWTPayload, jwtVerify } from 'jose';
 import { base64, base64url } from './text';
 
 const encoder = new TextEncoder();
@@ -68,6 +68,14 @@ export async function signHs256(signing: SigningKey, payload: Record<string, unk
 }
 
 /**
+ * Tokens this isolate verified lately, with the key that signed them: a token sent again (every
+ * request of a dashboard carries the same one) is checked without decoding or an HMAC. A
+ * remembered token still needs its key among those offered, and is checked against the time.
+ */
+const verifiedTokens = new Map<string, { kid: string; payload: JWTPayload }>();
+const MAX_VERIFIED_TOKENS = 512;
+
+/**
  * The payload of an HS256 compact JWS signed by one of `keys` (the one its header's `kid` names)
  * and valid at `now`, with `requiredClaims` present. Throws jose's errors: `JWTExpired` past
  * its expiry, `JWKSNoMatchingKey` for a kid of no key given.
@@ -78,15 +86,36 @@ export async function verifyHs256(
   now: Date,
   requiredClaims: string[],
 ): Promise<unknown> {
+  const known = verifiedTokens.get(token);
+  if (known && keys.some((k) => k.kid === known.kid)) {
+    // Signature and shape held when it was verified; only time and the claims asked for can differ.
+    const seconds = Math.floor(now.getTime() / 1000);
+    const { exp, nbf } = known.payload;
+    if (typeof exp === 'number' && exp <= seconds)
+      throw new errors.JWTExpired('"exp" claim timestamp check failed', known.payload, 'exp', 'check_failed');
+    if (typeof nbf === 'number' && nbf > seconds)
+      throw new errors.JWTClaimValidationFailed(
+        '"nbf" claim timestamp check failed',
+        known.payload,
+        'nbf',
+        'check_failed',
+      );
+    if (requiredClaims.every((claim) => claim in known.payload)) return known.payload;
+  }
+  let kid = '';
   const { payload } = await jwtVerify(
     token,
     (header) => {
       const match = keys.find((k) => k.kid === header.kid);
       if (!match) throw new errors.JWKSNoMatchingKey();
+      kid = match.kid;
       return match.key;
     },
     { algorithms: ['HS256'], currentDate: now, requiredClaims },
   );
+  if (verifiedTokens.size >= MAX_VERIFIED_TOKENS)
+    verifiedTokens.delete(verifiedTokens.keys().next().value as string);
+  verifiedTokens.set(token, { kid, payload });
   return payload;
 }
 
