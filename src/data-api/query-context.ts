@@ -3,14 +3,15 @@ import { ApiError, type ErrorCode } from '../core/errors';
 import { timed, timedSync } from '../core/timings';
 import { readDataSourceConfig } from '../deployments/env-vars.service';
 import { recallServingState, rememberServingState } from '../deployments/serving-state';
+import type { Dialect } from '../semantic/dialects/dialect';
 import { postgres } from '../semantic/dialects/postgres';
 import { sqlite } from '../semantic/dialects/sqlite';
 import type { CompiledModel } from '../semantic/model/model.types';
 import { applyControls } from '../semantic/query/controls';
 import { normalizeQuery } from '../semantic/query/normalize';
-import { compileQuery } from '../semantic/query/plan';
+import { type CompiledQuery, compileQuery } from '../semantic/query/plan';
 import { AccessDenied, policyFilters } from '../semantic/query/policies';
-import type { CubeQuery } from '../semantic/query/query.types';
+import type { CubeQuery, NormalizedFilter, NormalizedQuery } from '../semantic/query/query.types';
 import { QueryError } from '../semantic/query/query-error';
 import { type DataSourceConfig, DataSourceError, openDataSource } from '../sources/open-data-source';
 import * as repo from './data.repository';
@@ -162,6 +163,37 @@ export async function sourceContext(scope: DataScope): Promise<SourceContext> {
 
 export const dialectOf = (ctx: SourceContext) => (ctx.source.dialect === 'postgres' ? postgres : sqlite);
 
+/**
+ * Compiled queries by model, then by dialect and normalized query with its row-level filters: a
+ * query's SQL is a function of those alone (relative dates are already resolved in the
+ * normalized query), so a query asked again in this isolate is not compiled again. Bounded per
+ * model; a model's entries go with it.
+ */
+const compiledQueries = new WeakMap<CompiledModel, Map<string, CompiledQuery>>();
+const MAX_COMPILED_PER_MODEL = 200;
+
+function compiledOnce(
+  model: CompiledModel,
+  normalized: NormalizedQuery,
+  dialect: Dialect,
+  extraFilters: NormalizedFilter[],
+): CompiledQuery {
+  let byQuery = compiledQueries.get(model);
+  if (!byQuery) {
+    byQuery = new Map();
+    compiledQueries.set(model, byQuery);
+  }
+  const key = JSON.stringify([dialect.name, normalized, extraFilters]);
+  let compiled = byQuery.get(key);
+  if (!compiled) {
+    // Frozen: every request asking the same query shares it.
+    compiled = Object.freeze(compileQuery(model, normalized, dialect, { extraFilters }));
+    if (byQuery.size >= MAX_COMPILED_PER_MODEL) byQuery.delete(byQuery.keys().next().value as string);
+    byQuery.set(key, compiled);
+  }
+  return compiled;
+}
+
 /** A query checked for the scope's caller, its policies applied, compiled in the source's dialect. */
 export function planIn(ctx: SourceContext, scope: DataScope, query: CubeQuery) {
   return timedSync(scope.timings, 'plan', () => {
@@ -169,7 +201,7 @@ export function planIn(ctx: SourceContext, scope: DataScope, query: CubeQuery) {
     try {
       return {
         normalized,
-        compiled: compileQuery(ctx.model, normalized, dialectOf(ctx), { extraFilters }),
+        compiled: compiledOnce(ctx.model, normalized, dialectOf(ctx), extraFilters),
         extraFilters,
       };
     } catch (err) {

@@ -29,9 +29,26 @@ export const DEFAULT_REFRESH_SECONDS = 10;
 
 const inFlight = new Map<string, Promise<unknown>>();
 
+/**
+ * Keys this isolate hashed lately, by the text of their parts: a repeated query (a cached answer
+ * asked again) finds its key without hashing. Bounded in entries and in each text's length, so
+ * the map holds at most a few megabytes.
+ */
+const recentKeys = new Map<string, string>();
+const MAX_RECENT_KEYS = 256;
+const MAX_REMEMBERED_PARTS = 16_384;
+
 /** The cache key of any JSON-able parts of a deployment's answer. */
 export async function keyOf(deploymentId: number, parts: unknown): Promise<string> {
-  return `https://result-cache.edgeboard.invalid/${deploymentId}/${await sha256Hex(JSON.stringify(parts))}`;
+  const text = JSON.stringify(parts);
+  const known = recentKeys.get(text);
+  if (known) return known;
+  const key = `https://result-cache.edgeboard.invalid/${deploymentId}/${await sha256Hex(text)}`;
+  if (text.length <= MAX_REMEMBERED_PARTS) {
+    if (recentKeys.size >= MAX_RECENT_KEYS) recentKeys.delete(recentKeys.keys().next().value as string);
+    recentKeys.set(text, key);
+  }
+  return key;
 }
 
 export function cacheKeyOf(parts: CacheKeyParts): Promise<string> {
