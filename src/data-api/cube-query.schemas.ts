@@ -95,8 +95,12 @@ export const cubeQuerySchema: v.GenericSchema<CubeQuery> = v.object({
   responseFormat: v.optional(v.literal('default')),
 }) as unknown as v.GenericSchema<CubeQuery>;
 
-/** One query, or several answered together (Cube's data blending / `queryType=multi`). */
+/**
+ * One query, or several answered together (Cube's data blending / `queryType=multi`). The list
+ * is tried first: an array is an object to valibot's `object`, which would take a list of
+ * queries as one query naming nothing.
+ */
 export const cubeQueriesSchema = v.union([
-  cubeQuerySchema,
   v.pipe(v.array(cubeQuerySchema), v.minLength(1), v.maxLength(MAX_QUERIES_PER_REQUEST)),
+  cubeQuerySchema,
 ]);

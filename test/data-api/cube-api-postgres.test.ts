@@ -236,6 +236,29 @@ describe('/cubejs-api/v1/load over PostgreSQL', () => {
     expect(res.body.results[0].data).toEqual([{ 'orders.count': '8' }]);
   });
 
+  it('answers a list of queries together (data blending), by GET and by POST', async () => {
+    const queries = [
+      { measures: ['orders.count'] },
+      {
+        measures: ['orders.count'],
+        filters: [{ member: 'orders.status', operator: 'equals', values: ['nope'] }],
+      },
+    ];
+    for (const res of [
+      await load(token, queries),
+      await api('POST', '/cubejs-api/v1/load', { auth: { bearer: token }, body: { query: queries } }),
+    ]) {
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(res.body.queryType).toBe('blendingQuery');
+      expect(res.body.results.map((r: { data: unknown }) => r.data)).toEqual([
+        [{ 'orders.count': '8' }],
+        [{ 'orders.count': '0' }],
+      ]);
+    }
+    // A list with a malformed query is refused as a whole.
+    expectError(await load(token, [{ measures: ['orders.count'] }, { measures: 'orders.count' }]), 400);
+  });
+
   it('names an unknown member, operator or date range in a 400', async () => {
     const member = await load(token, { measures: ['orders.nope'] });
     expectError(member, 400);

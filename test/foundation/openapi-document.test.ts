@@ -51,9 +51,11 @@ describe('the served OpenAPI document', () => {
       .filter(([, node]) => Array.isArray(node.items))
       .map(([pointer]) => pointer);
     expect(arrays).toEqual([]);
-    const dateRange =
-      document.paths['/cubejs-api/v1/load'].post.requestBody.content['application/json'].schema.properties
-        .query.anyOf[0].properties.timeDimensions.items.properties.dateRange;
+    // The body's query: a list of queries, or one query (the object).
+    const query = document.paths['/cubejs-api/v1/load'].post.requestBody.content[
+      'application/json'
+    ].schema.properties.query.anyOf.find((option: Json) => option.type === 'object');
+    const dateRange = query.properties.timeDimensions.items.properties.dateRange;
     const tuple = [...walk(dateRange)].find(([, node]) => node.prefixItems)?.[1];
     expect(tuple).toMatchObject({
       type: 'array',
