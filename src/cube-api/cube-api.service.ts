@@ -4,7 +4,9 @@ import { toDetails } from '../core/validation';
 import { cubeQueriesSchema } from '../data-api/cube-query.schemas';
 import { dryRunQueries, type LoadResult, loadQuery, metaFor, sqlQuery } from '../data-api/data.service';
 import type { DataScope } from '../data-api/data-scope';
+import { jsonText } from '../http/route';
 import type { CubeQuery, NormalizedQuery } from '../semantic/query/query.types';
+import type { loadResponseSchema } from './cube-api.schemas';
 
 /** A `query=` parameter: JSON of one query or a list of them, checked like a POST body. */
 export function parseQueryParam(text: string): CubeQuery | CubeQuery[] {
@@ -42,10 +44,10 @@ function echo(asked: CubeQuery, normalized: NormalizedQuery) {
   };
 }
 
+/** Cube's answer to one query, but its `data` (which `answerText` writes in as stored). */
 function present(asked: CubeQuery, result: LoadResult) {
   return {
     query: echo(asked, result.query),
-    data: result.data,
     lastRefreshTime: result.lastRefreshTime,
     annotation: result.annotation,
     dataSource: 'default',
@@ -59,22 +61,32 @@ function present(asked: CubeQuery, result: LoadResult) {
   };
 }
 
+/** Cube's answer to one query as JSON text: `{query, data, …}`, its `data` the stored text. */
+function answerText(asked: CubeQuery, result: LoadResult): string {
+  const { query, ...rest } = present(asked, result);
+  return `{"query":${JSON.stringify(query)},"data":${result.dataJson},${JSON.stringify(rest).slice(1)}`;
+}
+
+type LoadAnswer = v.InferOutput<typeof loadResponseSchema>;
+
 /**
  * Cube's `/load`: one query answers `{query, data, annotation, …}`; with `queryType=multi` (what
- * `@cubejs-client/core` sends) or several queries, `{queryType, results: […]}`.
+ * `@cubejs-client/core` sends) or several queries, `{queryType, results: […]}`. The answer is
+ * written as text around each query's rows as the result cache keeps them.
  */
 export async function load(scope: DataScope, query: CubeQuery | CubeQuery[], queryType?: string) {
   const queries = Array.isArray(query) ? query : [query];
   const results = await Promise.all(
-    queries.map(async (q) => present(q, await loadQuery(scope, q, { renew: q.renewQuery === true }))),
+    queries.map(async (q) => ({ q, result: await loadQuery(scope, q, { renew: q.renewQuery === true }) })),
   );
-  if (!Array.isArray(query) && queryType !== 'multi') return results[0] as (typeof results)[number];
-  return {
-    queryType: Array.isArray(query) && query.length > 1 ? 'blendingQuery' : 'regularQuery',
-    results,
-    pivotQuery: results[0]?.query,
-    slowQuery: false,
-  };
+  const answers = results.map(({ q, result }) => answerText(q, result));
+  if (!Array.isArray(query) && queryType !== 'multi') return jsonText<LoadAnswer>(answers[0] as string);
+  const kind = Array.isArray(query) && query.length > 1 ? 'blendingQuery' : 'regularQuery';
+  const first = results[0];
+  const pivot = first ? `"pivotQuery":${JSON.stringify(echo(first.q, first.result.query))},` : '';
+  return jsonText<LoadAnswer>(
+    `{"queryType":"${kind}","results":[${answers.join(',')}],${pivot}"slowQuery":false}`,
+  );
 }
 
 /** Cube's `/sql`: the SQL text and its parameters, as `sql.sql = [text, params]`. */

@@ -1,4 +1,4 @@
-import { type LoadResult, loadQueries } from '../data-api/data.service';
+import { type LoadedResult, loadQueries } from '../data-api/data.service';
 import type { DataScope } from '../data-api/data-scope';
 import type { RenderSnapshot } from '../render/render.types';
 import { GRANULARITIES } from '../semantic/model/model.types';
@@ -58,7 +58,7 @@ function shownReports(config: unknown, widgetIds: readonly string[] | undefined)
  */
 export function liveSpec(
   settings: Obj,
-  result: LoadResult,
+  result: LoadedResult,
   rows: Record<string, unknown>[] = result.data,
   comparisons: readonly PeriodComparisonField[] = [],
 ): string {

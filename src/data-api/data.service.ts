@@ -10,7 +10,7 @@ import {
 } from '../semantic/query/controls';
 import { findMember } from '../semantic/query/members';
 import { normalizeQuery } from '../semantic/query/normalize';
-import { compileQuery } from '../semantic/query/plan';
+import { type CompiledQuery, compileQuery } from '../semantic/query/plan';
 import { memberVisible } from '../semantic/query/policies';
 import type { CubeQuery, NormalizedQuery } from '../semantic/query/query.types';
 import { annotationOf, shapeRows } from '../semantic/query/results';
@@ -27,7 +27,7 @@ import {
   servingModel,
   sourceContext,
 } from './query-context';
-import { cached, cachedJson, cacheKeyOf, DEFAULT_REFRESH_SECONDS, keyOf } from './result-cache';
+import { cachedAnswer, cachedJson, cacheKeyOf, DEFAULT_REFRESH_SECONDS, keyOf } from './result-cache';
 import {
   type RollupRows,
   readRollup,
@@ -55,7 +55,11 @@ function refreshSeconds(model: CompiledModel, query: NormalizedQuery): number {
 
 export interface LoadResult {
   query: NormalizedQuery;
-  data: Record<string, unknown>[];
+  /**
+   * Cube's `data` as JSON text: a cached answer is stored as this text and served without being
+   * parsed or written again (`dataOf` reads the rows).
+   */
+  dataJson: string;
   annotation: ReturnType<typeof annotationOf>;
   lastRefreshTime: string;
   total?: number;
@@ -77,7 +81,7 @@ async function execute(
   const sourceFingerprint = await ctx.sourceFingerprint;
   // Every answer keys on the rollups' generation too: a partition swapped in never hides behind
   // an answer cached before it (whether that answer came from the rollup or from the source).
-  const keyOfRun = (sql: string, params: unknown[]) =>
+  const keyOfRun = (sql: string, params: unknown[], shape?: unknown) =>
     timed(scope.timings, 'cache-key', () =>
       cacheKeyOf({
         deploymentId: scope.deploymentId,
@@ -86,6 +90,7 @@ async function execute(
         rollupGeneration: ctx.rollupGeneration,
         sql,
         params,
+        shape,
       }),
     );
   const cacheOptions = {
@@ -122,7 +127,7 @@ async function execute(
       const oldest = main.partitions.map((p) => p.builtAt).sort()[0];
       const result: LoadResult = {
         query: normalized,
-        data: timedSync(scope.timings, 'shape', () => shapeRows(plan.query, main.rows)),
+        dataJson: timedSync(scope.timings, 'shape', () => JSON.stringify(shapeRows(plan.query, main.rows))),
         annotation: annotationOf(ctx.model, normalized),
         lastRefreshTime: oldest ?? scope.now.toISOString(),
         dbType: ctx.source.dialect,
@@ -136,8 +141,11 @@ async function execute(
   }
   if (ctx.rollupOnly) throw rollupOnlyError(plan, notBuilt);
 
-  const run = async (sql: string, params: unknown[]) =>
-    cached(await keyOfRun(sql, params), ttl, cacheOptions, async () => {
+  // Each answer is stored as the text it is served as: the page as Cube's `data` (so the key
+  // carries its columns), the total as the rows read.
+  const run = async (sql: string, params: unknown[], shape: CompiledQuery['columns'] | 'rows') =>
+    cachedAnswer(await keyOfRun(sql, params, shape), ttl, cacheOptions, async () => {
+      let rows: Record<string, unknown>[];
       try {
         const limits = {
           timeoutMs: QUERY_TIMEOUT_MS,
@@ -145,26 +153,39 @@ async function execute(
           timings: scope.timings,
           waitUntil: scope.waitUntil,
         };
-        return (await ctx.source.run(sql, params, limits)).rows;
+        rows = (await ctx.source.run(sql, params, limits)).rows;
       } catch (err) {
         throw asApiError(err);
       }
+      return shape === 'rows'
+        ? JSON.stringify(rows)
+        : timedSync(scope.timings, 'shape', () => JSON.stringify(shapeRows(compiled, rows)));
     });
   const [main, total] = await Promise.all([
-    run(compiled.sql, compiled.params),
-    compiled.totalSql ? run(compiled.totalSql.sql, compiled.totalSql.params) : Promise.resolve(null),
+    run(compiled.sql, compiled.params, compiled.columns),
+    compiled.totalSql ? run(compiled.totalSql.sql, compiled.totalSql.params, 'rows') : Promise.resolve(null),
   ]);
   const result: LoadResult = {
     query: normalized,
-    data: timedSync(scope.timings, 'shape', () => shapeRows(compiled, main.result.rows)),
+    dataJson: main.value.json,
     annotation: annotationOf(ctx.model, normalized),
-    lastRefreshTime: main.result.refreshedAt,
+    lastRefreshTime: main.value.refreshedAt,
     dbType: ctx.source.dialect,
     cacheHit: main.hit,
     usedPreAggregations: {},
   };
-  if (total) result.total = Number(Object.values(total.result.rows[0] ?? { total: 0 })[0] ?? 0);
+  if (total) {
+    const [first] = JSON.parse(total.value.json) as Record<string, unknown>[];
+    result.total = Number(Object.values(first ?? { total: 0 })[0] ?? 0);
+  }
   return result;
+}
+
+/** An answer with its rows read (Cube's `data`): what a dashboard's queries are answered with. */
+export type LoadedResult = Omit<LoadResult, 'dataJson'> & { data: Record<string, unknown>[] };
+
+function withRows({ dataJson, ...result }: LoadResult): LoadedResult {
+  return { ...result, data: JSON.parse(dataJson) };
 }
 
 /** Runs one Cube query for the scope's caller: Cube's `/load` answer for it. */
@@ -175,7 +196,7 @@ export async function loadQuery(scope: DataScope, query: CubeQuery, options: { r
 
 /** One query's outcome among several: its answer (and the control filters that narrowed it), or the API error it alone failed with. */
 export type QueryOutcome =
-  | { ok: true; result: LoadResult; applied: string[] }
+  | { ok: true; result: LoadedResult; applied: string[] }
   | { ok: false; error: ApiError };
 
 /**
@@ -203,7 +224,7 @@ export async function loadQueries(
           const controlled = options.controls
             ? applyControls(ctx.model, query, options.controls, scope.now)
             : { query, applied: [] };
-          const result = await execute(ctx, scope, planIn(ctx, scope, controlled.query), options);
+          const result = withRows(await execute(ctx, scope, planIn(ctx, scope, controlled.query), options));
           return { ok: true, result, applied: controlled.applied };
         } catch (err) {
           const error = asApiError(err);
@@ -257,7 +278,7 @@ export async function loadQueries(
 
 /** An outcome as the cache holds it (JSON): an error by its code and message. */
 type StoredOutcome =
-  | { ok: true; result: LoadResult; applied: string[] }
+  | { ok: true; result: LoadedResult; applied: string[] }
   | { ok: false; error: { code: ErrorCode; message: string } };
 
 /** Whether a query's answer depends on when it is asked (a relative date range such as `last 7 days`). */

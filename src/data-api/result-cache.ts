@@ -8,8 +8,9 @@ import { type Timings, timed } from '../core/timings';
  * filters and the time zone). Entries live for the refresh interval of the cubes queried.
  * Identical queries arriving together share one execution within an isolate.
  */
-export interface CachedResult {
-  rows: Record<string, unknown>[];
+export interface CachedAnswer {
+  /** The answer as JSON text, stored and served as it is (never parsed on the way out). */
+  json: string;
   /** When the rows were read from the data source (ISO). */
   refreshedAt: string;
 }
@@ -22,6 +23,8 @@ export interface CacheKeyParts {
   rollupGeneration: number;
   sql: string;
   params: unknown[];
+  /** How the rows are written into the stored text (the answer's columns), when not as read. */
+  shape?: unknown;
 }
 
 /** Cube's default refresh interval: every 10 seconds. */
@@ -59,6 +62,7 @@ export function cacheKeyOf(parts: CacheKeyParts): Promise<string> {
     parts.rollupGeneration,
     parts.sql,
     parts.params,
+    parts.shape ?? null,
   ]);
 }
 
@@ -68,21 +72,21 @@ function cacheOf(): Cache | null {
   return typeof caches === 'undefined' ? null : caches.default;
 }
 
-/**
- * The cached rows for `key`, or `run()`'s, stored for `ttlSeconds`. `fresh` skips the read
- * (Cube's `renewQuery`) but still shares an execution already under way and stores its answer.
- */
-export async function cached(
+/** The answer `run` writes as JSON text for `key`, or the one cached; `fresh` as for `cachedJson`. */
+export function cachedAnswer(
   key: string,
   ttlSeconds: number,
   options: CacheOptions,
-  run: () => Promise<Record<string, unknown>[]>,
-): Promise<{ result: CachedResult; hit: boolean }> {
-  const { value, hit } = await cachedJson<CachedResult>(key, ttlSeconds, options, async () => ({
-    rows: await run(),
-    refreshedAt: options.now.toISOString(),
-  }));
-  return { result: value, hit };
+  run: () => Promise<string>,
+): Promise<{ value: CachedAnswer; hit: boolean }> {
+  return cachedEntry(
+    key,
+    ttlSeconds,
+    options,
+    async () => ({ json: await run(), refreshedAt: options.now.toISOString() }),
+    () => true,
+    ANSWER_TEXT,
+  );
 }
 
 export interface CacheOptions {
@@ -92,23 +96,54 @@ export interface CacheOptions {
   timings?: Timings;
 }
 
+/** How a cached value is written into a Response and read back from one. */
+interface Codec<T> {
+  write(value: T): { body: string; headers?: Record<string, string> };
+  read(stored: Response): Promise<T>;
+}
+
+const JSON_VALUE: Codec<unknown> = {
+  write: (value) => ({ body: JSON.stringify(value) }),
+  read: (stored) => stored.json(),
+};
+
+/** An answer's text as the body, its refresh time beside it: read back without parsing. */
+const ANSWER_TEXT: Codec<CachedAnswer> = {
+  write: ({ json, refreshedAt }) => ({ body: json, headers: { 'x-refreshed-at': refreshedAt } }),
+  read: async (stored) => ({
+    json: await stored.text(),
+    refreshedAt: stored.headers.get('x-refreshed-at') ?? new Date(0).toISOString(),
+  }),
+};
+
 /**
- * Any JSON value cached like query rows: read unless `fresh`, else computed once per isolate
+ * Any JSON value cached like query answers: read unless `fresh`, else computed once per isolate
  * for concurrent callers and stored for `ttlSeconds` (or what it answers once the value is
  * computed) when `keep(value)` allows it.
  */
-export async function cachedJson<T>(
+export function cachedJson<T>(
   key: string,
   ttlSeconds: number | (() => number),
   options: CacheOptions,
   run: () => Promise<T>,
   keep: (value: T) => boolean = () => true,
 ): Promise<{ value: T; hit: boolean }> {
+  return cachedEntry(key, ttlSeconds, options, run, keep, JSON_VALUE as Codec<T>);
+}
+
+async function cachedEntry<T>(
+  key: string,
+  ttlSeconds: number | (() => number),
+  options: CacheOptions,
+  run: () => Promise<T>,
+  keep: (value: T) => boolean,
+  codec: Codec<T>,
+): Promise<{ value: T; hit: boolean }> {
   const cache = cacheOf();
   if (cache && !options.fresh) {
     const hit = await timed(options.timings, 'cache-read', async () => {
       const found = await cache.match(key);
-      return found ? { value: (await found.json()) as T } : null;
+      return found ? { value: await codec.read(found) } : null;
     });
     if (hit) return { value: hit.value, hit: true };
   }
@@ -118,10 +153,11 @@ export async function cachedJson<T>(
     const value = await run();
     const ttl = typeof ttlSeconds === 'function' ? ttlSeconds() : ttlSeconds;
     if (cache && ttl > 0 && keep(value)) {
+      const { body, headers } = codec.write(value);
       const put = cache.put(
         key,
-        new Response(JSON.stringify(value), {
-          headers: { 'content-type': 'application/json', 'cache-control': `max-age=${ttl}` },
+        new Response(body, {
+          headers: { 'content-type': 'application/json', 'cache-control': `max-age=${ttl}`, ...headers },
         }),
       );
       if (options.waitUntil) options.waitUntil(put);

@@ -226,6 +226,40 @@ describe('/cubejs-api/v1/load over PostgreSQL', () => {
     expect(res.body.total).toBe(8);
   });
 
+  it('answers from the cache what it answered from the source: rows, total and the multi format', async () => {
+    const query = {
+      measures: ['orders.count', 'orders.total_amount'],
+      dimensions: ['orders.status'],
+      order: { 'orders.status': 'asc' },
+      limit: 2,
+      total: true,
+    } as const;
+    const fresh = await load(token, { ...query, renewQuery: true });
+    expect(fresh.status, JSON.stringify(fresh.body)).toBe(200);
+    const expected = await pgRows(
+      `SELECT status, count(*), sum(amount) FROM ${schema}.orders GROUP BY status ORDER BY status LIMIT 2`,
+    );
+    expect(rowsOf(fresh.body.data, ['orders.status', 'orders.count', 'orders.total_amount'])).toEqual(
+      textRows(expected),
+    );
+    const groups = await pgRows(`SELECT count(DISTINCT status) AS n FROM ${schema}.orders`);
+    expect(fresh.body.total).toBe(Number(groups[0]?.n));
+    const cached = await load(token, query);
+    expect(cached.body).toEqual({ ...fresh.body, query: { ...fresh.body.query, renewQuery: undefined } });
+    expect(cached.body.lastRefreshTime).toBe(fresh.body.lastRefreshTime);
+    const multi = await api('POST', '/cubejs-api/v1/load', {
+      auth: { bearer: token },
+      body: { query: [query, { measures: ['orders.count'] }], queryType: 'multi' },
+    });
+    expect(multi.status, JSON.stringify(multi.body)).toBe(200);
+    expect(multi.body.queryType).toBe('blendingQuery');
+    expect(multi.body.results[0]).toEqual(cached.body);
+    expect(multi.body.pivotQuery).toEqual(cached.body.query);
+    expect(multi.body.slowQuery).toBe(false);
+    const [all] = await pgRows(`SELECT count(*)::text AS n FROM ${schema}.orders`);
+    expect(multi.body.results[1].data).toEqual([{ 'orders.count': all?.n }]);
+  });
+
   it('takes POST and the multi format @cubejs-client/core asks for', async () => {
     const res = await api('POST', '/cubejs-api/v1/load', {
       auth: { bearer: token },
