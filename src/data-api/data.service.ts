@@ -79,18 +79,20 @@ async function execute(
 ): Promise<LoadResult> {
   const ttl = refreshSeconds(ctx.model, normalized);
   const sourceFingerprint = await ctx.sourceFingerprint;
-  // Every answer keys on the rollups' generation too: a partition swapped in never hides behind
-  // an answer cached before it (whether that answer came from the rollup or from the source).
-  const keyOfRun = (sql: string, params: unknown[], shape?: unknown) =>
+  // A rollup's answers (rows, or "not built yet") key on the rollups' generation too, so a
+  // partition swapped in never hides behind one cached before it. The source's answers do not: a
+  // query a rollup matches asks the rollup first whatever the source cached, and the answers of
+  // queries no rollup matches outlive every swap.
+  const keyOfRun = (sql: string, params: unknown[], read: { rollup: true } | { shape: unknown }) =>
     timed(scope.timings, 'cache-key', () =>
       cacheKeyOf({
         deploymentId: scope.deploymentId,
         buildId: ctx.buildId,
         sourceFingerprint,
-        rollupGeneration: ctx.rollupGeneration,
+        rollupGeneration: 'rollup' in read ? ctx.rollupGeneration : null,
         sql,
         params,
-        shape,
+        shape: 'shape' in read ? read.shape : undefined,
       }),
     );
   const cacheOptions = {
@@ -105,7 +107,7 @@ async function execute(
   if (plan) {
     const read = async (sql: string, params: unknown[]) =>
       cachedJson<RollupRows>(
-        await keyOfRun(sql, params),
+        await keyOfRun(sql, params, { rollup: true }),
         ttl,
         cacheOptions,
         () =>
@@ -144,7 +146,7 @@ async function execute(
   // Each answer is stored as the text it is served as: the page as Cube's `data` (so the key
   // carries its columns), the total as the rows read.
   const run = async (sql: string, params: unknown[], shape: CompiledQuery['columns'] | 'rows') =>
-    cachedAnswer(await keyOfRun(sql, params, shape), ttl, cacheOptions, async () => {
+    cachedAnswer(await keyOfRun(sql, params, { shape }), ttl, cacheOptions, async () => {
       let rows: Record<string, unknown>[];
       try {
         const limits = {

@@ -4,8 +4,8 @@ import { type Timings, timed } from '../core/timings';
 /**
  * Query results cached at the edge (the Workers Cache API of the location serving the request),
  * keyed by everything that decides an answer: the deployment, its build, its data source
- * settings, its rollups' generation, and the SQL with its parameters (which carry the query, the caller's row-level
- * filters and the time zone). Entries live for the refresh interval of the cubes queried.
+ * settings, its rollups' generation (for a rollup's answers), and the SQL with its parameters
+ * (which carry the query, the caller's row-level filters and the time zone). Entries live for the refresh interval of the cubes queried.
  * Identical queries arriving together share one execution within an isolate.
  */
 export interface CachedAnswer {
@@ -19,8 +19,8 @@ export interface CacheKeyParts {
   deploymentId: number;
   buildId: number;
   sourceFingerprint: string;
-  /** The deployment's rollup generation (moves with every partition swapped in). */
-  rollupGeneration: number;
+  /** The deployment's rollup generation (moves with every partition swapped in), for a rollup's answers. */
+  rollupGeneration: number | null;
   sql: string;
   params: unknown[];
   /** How the rows are written into the stored text (the answer's columns), when not as read. */

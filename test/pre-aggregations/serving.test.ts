@@ -1,6 +1,7 @@
 import { env } from 'cloudflare:test';
 import cube, { type Query } from '@cubejs-client/core';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { SERVING_STATE_TTL_MS } from '../../src/deployments/serving-state';
 import { deploymentStore } from '../../src/sources/deployment-store';
 import {
   cubeToken,
@@ -12,6 +13,8 @@ import {
 } from '../data-api/fixtures';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
 import { api, workerFetch } from '../helpers/http';
+import { clockAt, platform } from '../helpers/platform';
+import { dbOf } from '../helpers/shards';
 import { modelWithRollups, ROLLUPS, refreshAll } from './fixtures';
 
 /**
@@ -123,6 +126,33 @@ describe.each([
     expect(Object.keys(byCountry.body.usedPreAggregations)).toEqual([
       'prod_pre_aggregations.orders_by_country',
     ]);
+  });
+
+  it('keeps the cached answers of queries no rollup matches across a swap, and asks the rollups again', async () => {
+    // An average is not additive: no rollup of the model answers it.
+    const AVERAGE = { measures: ['orders.average_amount'], dimensions: ['orders.status'] };
+    const t0 = Date.now();
+    platform.clock = clockAt(t0);
+    const before = await load(manager, { ...AVERAGE, renewQuery: true });
+    expect(before.status, JSON.stringify(before.body)).toBe(200);
+    expect(before.body.usedPreAggregations).toEqual({});
+    expect(before.body.lastRefreshTime).toBe(new Date(t0).toISOString());
+    const monthly = await load(manager, MONTHLY);
+    // A swap made elsewhere: this isolate sees the new generation once its serving state expires.
+    await dbOf(deploymentId)
+      .prepare('UPDATE pre_aggregation_plans SET generation = generation + 1 WHERE deployment_id = ?')
+      .bind(deploymentId)
+      .run();
+    platform.clock = clockAt(t0 + SERVING_STATE_TTL_MS);
+    const after = await load(manager, AVERAGE);
+    expect(after.body.lastRefreshTime).toBe(before.body.lastRefreshTime);
+    expect(after.body.data).toEqual(before.body.data);
+    // The rollup is read again under the new generation, and answers as before.
+    const again = await load(manager, MONTHLY);
+    expect(again.headers.get('server-timing')).toContain('store-rollup');
+    expect(monthly.headers.get('server-timing')).not.toContain('store-rollup');
+    expect(again.body.data).toEqual(fromSource.MONTHLY);
+    expect(again.body.usedPreAggregations).toEqual(monthly.body.usedPreAggregations);
   });
 
   it("answers Cube's own client unchanged from the rollup", async () => {
