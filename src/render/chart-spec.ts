@@ -1,6 +1,6 @@
 import { type ColumnFormat, type ColumnFormats, formatFor, formatValue } from './column-format';
 import type { ChartSpec, ChartType } from './render.types';
-import { cleanText } from './text';
+import { CURRENCY_SYMBOLS, cleanText } from './text';
 
 const TYPES: Record<string, ChartType> = {
   bar: 'bar',
@@ -69,7 +69,9 @@ const MEASURE_FORMAT: ColumnFormat = {
 };
 
 /** Currency symbols a spec's `unit` may be, and the currency each stands for. */
-const CURRENCY_UNITS: Record<string, string> = { $: 'USD', '€': 'EUR', '£': 'GBP', '¥': 'JPY' };
+const CURRENCY_UNITS: Record<string, string> = Object.fromEntries(
+  Object.entries(CURRENCY_SYMBOLS).map(([code, symbol]) => [symbol, code]),
+);
 
 /** A currency's format: its symbol, thousands separated, its fixed decimals (2; 0 for JPY, …). */
 const currencyFormat = (currency: string): ColumnFormat => ({
@@ -179,11 +181,13 @@ export function parseChartSpec(
   if (type === 'table') {
     const columns = keys.slice(0, 12);
     if (columns.length === 0) return null;
+    // Measures in the chart's currency `unit` when it names one, as its series are.
+    const measureFormat = unitCurrency ? currencyFormat(unitCurrency) : MEASURE_FORMAT;
     const columnFormats = columns.map(
       (c) =>
         formatFor(formats, c, labels.get(c)) ??
         modelCurrency(c) ??
-        (measures.has(c) ? MEASURE_FORMAT : undefined),
+        (measures.has(c) ? measureFormat : undefined),
     );
     // Numbers line up on the right, as in a spreadsheet; text on the left.
     const numeric = columns.map((c) => {

@@ -1,4 +1,4 @@
-import { cleanText } from './text';
+import { CURRENCY_SYMBOLS, cleanText } from './text';
 
 /**
  * How a report's numeric field is written (a report's `preferences.columnFormats`, keyed by field
@@ -22,8 +22,6 @@ const TYPES = new Set(['number', 'currency', 'percent']);
 const MAX_FORMATS = 200;
 const MAX_AFFIX = 8;
 const MAX_DECIMALS = 6;
-// Symbols the PDF's Helvetica and the PNG's Arimo can draw; other codes are written as "CHF 12".
-const SYMBOLS: Record<string, string> = { USD: '$', EUR: '€', GBP: '£', JPY: '¥' };
 const ZERO_DECIMAL_CURRENCIES = new Set(['JPY', 'KRW', 'VND', 'CLP', 'ISK']);
 
 type Obj = Record<string, unknown>;
@@ -149,7 +147,7 @@ export function formatValue(
   }
   const negative = v < 0 && /[1-9]/.test(digits);
   const code = format.currency;
-  const symbol = code ? (SYMBOLS[code] ?? `${code} `) : '';
+  const symbol = code ? (CURRENCY_SYMBOLS[code] ?? `${code} `) : '';
   const percent = format.type === 'percent' ? '%' : '';
   return `${negative ? '-' : ''}${symbol}${format.prefix}${digits}${unit}${percent}${format.suffix}`;
 }

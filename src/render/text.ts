@@ -132,7 +132,12 @@ export function wrapText(
 
 const compact = new Intl.NumberFormat('en-US', { notation: 'compact', maximumFractionDigits: 1 });
 const full = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 });
-const PREFIX_UNITS = new Set(['$', '€', '£', '¥']);
+/**
+ * The currencies written by their symbol, which the PDF's Helvetica and the PNG's Arimo can draw
+ * (other codes are written as "CHF 12"); a chart's `unit` may be one of the symbols.
+ */
+export const CURRENCY_SYMBOLS: Readonly<Record<string, string>> = { USD: '$', EUR: '€', GBP: '£', JPY: '¥' };
+const PREFIX_UNITS = new Set(Object.values(CURRENCY_SYMBOLS));
 
 /** Axis labels are compact (12K); single figures are written out up to a trillion. */
 export function formatNumber(

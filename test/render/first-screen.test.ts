@@ -181,6 +181,29 @@ describe('money', () => {
     } as RenderInput;
     expect(dashboardFragment(unitOnly).html).toContain('>$1,234.50</text>');
   });
+
+  it("writes a table's measures in its currency unit too, and leaves its other columns alone", () => {
+    const spec = {
+      type: 'table',
+      y: ['amount'],
+      unit: '€',
+      data: [
+        { shop: 'Lyon', year: 2024, amount: 1234.5 },
+        { shop: 'Nice', year: 2025, amount: 99 },
+      ],
+    };
+    const table = {
+      config: {
+        widgets: [{ id: 't', type: 'CHART', position: { x: 0, y: 0, w: 6, h: 3 }, config: { reportId: 1 } }],
+      },
+      reportSnapshots: [{ reportId: 1, title: 'Sales', spec: JSON.stringify(spec) }],
+    } as RenderInput;
+    const { html } = dashboardFragment(table);
+    expect(html).toContain('<td class="eb-num">€1,234.50</td>');
+    expect(html).toContain('<td class="eb-num">€99.00</td>');
+    expect(html).toContain('<td class="eb-num">2024</td>');
+    expect(html).not.toContain('€2,024');
+  });
 });
 
 describe('KPI captions', () => {
