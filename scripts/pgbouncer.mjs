@@ -6,26 +6,19 @@
 // PgBouncer refuses to run as root: as root it runs as the `postgres` user the server package
 // creates.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
+import { aptInstall, asServerUser, stopper } from './postgres.mjs';
 
 const BIN = '/usr/sbin/pgbouncer';
 
 function ensureInstalled() {
   if (existsSync(BIN)) return BIN;
-  if (process.getuid?.() !== 0) {
-    throw new Error('PgBouncer is not installed: run `sudo apt-get install -y pgbouncer`, then try again');
-  }
-  console.error('Installing PgBouncer (Debian package pgbouncer)…');
-  execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
-  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'pgbouncer'], {
-    stdio: 'inherit',
-    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-  });
+  aptInstall('pgbouncer', 'PgBouncer');
   // The package starts a system-wide instance on 6432; this script runs its own.
   try {
     execFileSync('service', ['pgbouncer', 'stop'], { stdio: 'ignore' });
@@ -104,28 +97,20 @@ export async function startPgBouncer(server, { port, poolSize = 10 } = {}) {
     ].join('\n'),
   );
   chmodSync(join(dir, 'userlist.txt'), 0o644);
-  const root = process.getuid?.() === 0;
-  const [file, args] = root ? ['runuser', ['-u', 'postgres', '--', bin, ini]] : [bin, [ini]];
+  const [file, args] = asServerUser(bin, [ini]);
   const child = spawn(file, args, { stdio: 'ignore' });
-  await waitListening(port, child);
-  const stop = async () => {
-    if (child.exitCode === null) {
-      // runuser passes no signal on: end PgBouncer itself by the pid it wrote.
-      try {
-        execFileSync('kill', [
-          '-TERM',
-          execFileSync('cat', [join(dir, 'pgbouncer.pid')])
-            .toString()
-            .trim(),
-        ]);
-      } catch {}
-      const exited = new Promise((resolve) => child.once('exit', resolve));
-      if (!(await Promise.race([exited.then(() => true), delay(5_000).then(() => false)]))) {
-        child.kill('SIGKILL');
-      }
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
+  const pidFile = join(dir, 'pgbouncer.pid');
+  // runuser passes no signal on: PgBouncer is ended by the pid it wrote.
+  const stop = stopper(child, dir, pidFile, () => {
+    const pid = Number(readFileSync(pidFile, 'utf8').trim());
+    if (pid > 0) process.kill(pid, 'SIGTERM');
+  });
+  try {
+    await waitListening(port, child);
+  } catch (err) {
+    await stop();
+    throw err;
+  }
   return {
     host: '127.0.0.1',
     port,

@@ -5,7 +5,15 @@
 //
 // As root, initdb and postgres refuse to run; they run as the `postgres` user the package creates.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,18 +29,26 @@ function serverBinDir() {
   return versions.length > 0 ? join(DEBIAN_ROOT, versions[0], 'bin') : null;
 }
 
-function ensureInstalled() {
-  let bin = serverBinDir();
-  if (bin) return bin;
+/**
+ * Installs Debian's package `name` (`what` names it in messages) with apt-get, which needs root:
+ * anyone else is told the command to run.
+ */
+export function aptInstall(name, what) {
   if (process.getuid?.() !== 0) {
-    throw new Error('PostgreSQL is not installed: run `sudo apt-get install -y postgresql`, then try again');
+    throw new Error(`${what} is not installed: run \`sudo apt-get install -y ${name}\`, then try again`);
   }
-  console.error('Installing PostgreSQL (Debian package postgresql)…');
+  console.error(`Installing ${what} (Debian package ${name})…`);
   execFileSync('apt-get', ['update', '-qq'], { stdio: 'inherit' });
-  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', 'postgresql'], {
+  execFileSync('apt-get', ['install', '-y', '-qq', '--no-install-recommends', name], {
     stdio: 'inherit',
     env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
   });
+}
+
+function ensureInstalled() {
+  let bin = serverBinDir();
+  if (bin) return bin;
+  aptInstall('postgresql', 'PostgreSQL');
   bin = serverBinDir();
   if (!bin) throw new Error('apt-get installed postgresql but no server binary was found');
   return bin;
@@ -51,9 +67,52 @@ function freePort() {
 }
 
 /** Runs a server binary, as `postgres` when we are root. */
-function asServerUser(file, args, options = {}) {
+export function asServerUser(file, args, options = {}) {
   const root = process.getuid?.() === 0;
   return root ? ['runuser', ['-u', 'postgres', '--', file, ...args], options] : [file, args, options];
+}
+
+/** The pid on the first line of a server's pid file, or null when there is none. */
+function pidIn(pidFile) {
+  try {
+    const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
+    return Number.isInteger(pid) && pid > 0 ? pid : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The `stop()` of a server started through `asServerUser` (as `child`) in its own folder `dir`:
+ * `end()` asks it to stop; one still up 5 s later is killed, so a run never waits on its teardown;
+ * then the folder goes. A Node process ending without `stop()` (a crash, a failed bench) kills
+ * the server by the pid it wrote in `pidFile` (runuser passes no signal on), so none is left
+ * listening, and removes the folder.
+ */
+export function stopper(child, dir, pidFile, end) {
+  const kill = () => {
+    const pid = pidIn(pidFile);
+    try {
+      if (pid) process.kill(pid, 'SIGKILL');
+    } catch {}
+    if (child.exitCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', () => {
+    if (child.exitCode === null) kill();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return async () => {
+    if (child.exitCode === null) {
+      try {
+        end();
+      } catch {
+        // Already gone, or refused: the kill below ends it.
+      }
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      if (!(await Promise.race([exited.then(() => true), delay(5_000).then(() => false)]))) kill();
+    }
+    rmSync(dir, { recursive: true, force: true });
+  };
 }
 
 async function waitReady(bin, port, server) {
@@ -138,24 +197,10 @@ export async function startPostgres({ quiet = true } = {}) {
     );
   psql("CREATE ROLE edgeboard LOGIN PASSWORD 'edgeboard'");
   psql('CREATE DATABASE edgeboard OWNER edgeboard');
-  // runuser does not pass a signal on to the server it started: pg_ctl stops the server itself,
-  // and a server still up after that is killed, so a test run never waits on its teardown.
-  const stop = async () => {
-    if (server.exitCode === null) {
-      try {
-        run('pg_ctl', ['stop', '-D', data, '-m', 'immediate', '-w', '-t', '10']);
-      } catch {
-        // Already gone, or refused: the kill below ends it.
-      }
-      const exited = new Promise((resolve) => server.once('exit', resolve));
-      const waited = await Promise.race([exited.then(() => true), delay(5_000).then(() => false)]);
-      if (!waited) server.kill('SIGKILL');
-    }
-    rmSync(dir, { recursive: true, force: true });
-  };
-  process.once('exit', () => {
-    if (server.exitCode === null) server.kill('SIGKILL');
-  });
+  // runuser does not pass a signal on to the server it started: pg_ctl stops the server itself.
+  const stop = stopper(server, dir, join(data, 'postmaster.pid'), () =>
+    run('pg_ctl', ['stop', '-D', data, '-m', 'immediate', '-w', '-t', '10']),
+  );
   return {
     host: '127.0.0.1',
     port,
