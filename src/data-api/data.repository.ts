@@ -43,16 +43,6 @@ export async function deploymentExists(scope: DeploymentOf): Promise<boolean> {
   return rows.length > 0;
 }
 
-/** The compiled model of a build (read once per build and isolate: builds never change). */
-export async function readCompiledModel(db: Db, buildId: number): Promise<unknown> {
-  const rows = await db
-    .select({ model: builds.compiledModel })
-    .from(builds)
-    .where(eq(builds.id, buildId))
-    .limit(1);
-  return rows[0]?.model ?? null;
-}
-
 /** A deployment by the slug of its URL host (`https://<slug>.<domain>`). */
 export async function findDeploymentBySlug(
   db: Db,

@@ -1,6 +1,7 @@
 import { sha256Hex } from '../core/crypto';
 import { ApiError, type ErrorCode } from '../core/errors';
 import { timed, timedSync } from '../core/timings';
+import { modelOfBuild } from '../deployments/built-models';
 import { readDataSourceConfig } from '../deployments/env-vars.service';
 import { recallServingState, rememberServingState } from '../deployments/serving-state';
 import type { Dialect } from '../semantic/dialects/dialect';
@@ -26,10 +27,6 @@ import type { DataScope } from './data-scope';
 /** The caller of a model-only operation: no groups, attributes or security context, so no policy applies. */
 export const NOBODY = { groups: [], userAttributes: {}, securityContext: {} };
 
-// Builds never change once built: an isolate compiles nothing and reads each model once.
-const models = new Map<number, CompiledModel>();
-const MAX_CACHED_MODELS = 50;
-
 /** The deployment has no built data model yet (409): nothing can be checked against its model. */
 export class NoBuiltModel extends ApiError {
   constructor() {
@@ -49,14 +46,9 @@ export async function servingModel(
     }
     throw new NoBuiltModel();
   }
-  let model = models.get(build.buildId);
-  if (!model) {
-    model = (await timed(scope.timings, 'd1-model', () =>
-      repo.readCompiledModel(scope.db, build.buildId),
-    )) as CompiledModel;
-    if (models.size >= MAX_CACHED_MODELS) models.delete(models.keys().next().value as number);
-    models.set(build.buildId, model);
-  }
+  // Builds never change once built: an isolate compiles nothing and reads each model once.
+  const model = await timed(scope.timings, 'd1-model', () => modelOfBuild(scope.db, build.buildId));
+  if (!model) throw new NoBuiltModel();
   return { buildId: build.buildId, model, rollupGeneration: build.rollupGeneration };
 }
 

@@ -4,7 +4,6 @@ import { type BuildStatus, builds, deployments, projectFiles } from '../../schem
 import { mapRow, runBatch } from '../core/db';
 import type { Db } from '../core/env';
 import type { AccountScope, RequestScope } from '../core/scope';
-import type { CompiledModel } from '../semantic/model/model.types';
 
 export type DeploymentRow = typeof deployments.$inferSelect;
 export type NewDeployment = Omit<typeof deployments.$inferInsert, 'id'>;
@@ -275,22 +274,18 @@ function finishStatement(db: Db, buildId: number, outcome: BuildOutcome, finishe
 }
 
 /**
- * The latest build of the deployment that built, with its model: read through the partial index
- * of built builds (builds_built_idx), newest first, so failed builds are never read. Builds from
- * before models were compiled have no model and are passed over.
+ * The latest build of the deployment that built (its model is read by `modelOfBuild`): read
+ * through the partial index of built builds (builds_built_idx), newest first, so failed builds
+ * are never read. Builds from before models were compiled have no model and are passed over.
  */
-export async function latestBuiltModel(
-  db: Db,
-  deploymentId: number,
-): Promise<{ buildId: number; model: CompiledModel } | null> {
+export async function latestBuiltId(db: Db, deploymentId: number): Promise<number | null> {
   // Raw: INDEXED BY, which the builder cannot say.
-  const rows = await db.all<{ id: number; compiled_model: string }>(
-    sql`SELECT id, compiled_model FROM builds INDEXED BY builds_built_idx
+  const rows = await db.all<{ id: number }>(
+    sql`SELECT id FROM builds INDEXED BY builds_built_idx
       WHERE deployment_id = ${deploymentId} AND status = 'built' AND compiled_model IS NOT NULL
       ORDER BY id DESC LIMIT 1`,
   );
-  const row = rows[0];
-  return row ? { buildId: row.id, model: JSON.parse(row.compiled_model) as CompiledModel } : null;
+  return rows[0]?.id ?? null;
 }
 
 /**

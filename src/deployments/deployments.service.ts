@@ -8,6 +8,7 @@ import { slugify } from '../core/text';
 import { compileModel, isModelFile } from '../semantic/model/compile';
 import type { CompiledModel, CompileResult, ModelError } from '../semantic/model/model.types';
 import { STARTER_MODEL } from '../semantic/model/starter';
+import { modelOfBuild } from './built-models';
 import * as repo from './deployments.repository';
 import {
   type CloudProvider,
@@ -353,7 +354,9 @@ export async function activeModel(
   db: Db,
   deploymentId: number,
 ): Promise<{ buildId: number; model: CompiledModel } | null> {
-  return repo.latestBuiltModel(db, deploymentId);
+  const buildId = await repo.latestBuiltId(db, deploymentId);
+  const model = buildId === null ? null : await modelOfBuild(db, buildId);
+  return buildId !== null && model ? { buildId, model } : null;
 }
 
 /** Cron: re-enqueue builds whose message was lost (enqueue failed, or the builder died). */

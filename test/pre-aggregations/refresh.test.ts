@@ -372,9 +372,12 @@ describe('refresh keys', () => {
       incremental: true,
       updateWindow: 10 * 86_400,
     };
+    // Published as a new build, as a deploy would (a build never changes once built).
     await env.DB.prepare(
-      `UPDATE builds SET compiled_model = json_set(compiled_model, '$.cubes.orders.preAggregations', json(?))
-        WHERE deployment_id = ? AND status = 'built'`,
+      `INSERT INTO builds (deployment_id, status, attempts, created_at, finished_at, compiled_model)
+       SELECT deployment_id, 'built', 1, created_at, finished_at,
+              json_set(compiled_model, '$.cubes.orders.preAggregations', json(?))
+         FROM builds WHERE deployment_id = ? AND status = 'built' ORDER BY id DESC LIMIT 1`,
     )
       .bind(JSON.stringify([{ ...MAIN, refreshKey }]), deploymentId)
       .run();
