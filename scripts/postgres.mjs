@@ -175,7 +175,10 @@ export async function startPostgres({ quiet = true } = {}) {
     'max_connections=200',
   ]);
   const server = spawn(file, args, { stdio: quiet ? 'ignore' : 'inherit', detached: false });
-  await waitReady(bin, port, server);
+  // runuser does not pass a signal on to the server it started: pg_ctl stops the server itself.
+  const stop = stopper(server, dir, join(data, 'postmaster.pid'), () =>
+    run('pg_ctl', ['stop', '-D', data, '-m', 'immediate', '-w', '-t', '10']),
+  );
   const psql = (sql) =>
     execFileSync(
       join(bin, 'psql'),
@@ -195,12 +198,15 @@ export async function startPostgres({ quiet = true } = {}) {
       ],
       { stdio: quiet ? 'ignore' : 'inherit' },
     );
-  psql("CREATE ROLE edgeboard LOGIN PASSWORD 'edgeboard'");
-  psql('CREATE DATABASE edgeboard OWNER edgeboard');
-  // runuser does not pass a signal on to the server it started: pg_ctl stops the server itself.
-  const stop = stopper(server, dir, join(data, 'postmaster.pid'), () =>
-    run('pg_ctl', ['stop', '-D', data, '-m', 'immediate', '-w', '-t', '10']),
-  );
+  try {
+    await waitReady(bin, port, server);
+    psql("CREATE ROLE edgeboard LOGIN PASSWORD 'edgeboard'");
+    psql('CREATE DATABASE edgeboard OWNER edgeboard');
+  } catch (err) {
+    // A server that started but could not be set up is not left running.
+    await stop();
+    throw err;
+  }
   return {
     host: '127.0.0.1',
     port,
