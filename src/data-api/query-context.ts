@@ -178,8 +178,12 @@ function compiledOnce(
   const key = JSON.stringify([dialect.name, normalized, extraFilters]);
   let compiled = byQuery.get(key);
   if (!compiled) {
-    // Frozen: every request asking the same query shares it.
-    compiled = Object.freeze(compileQuery(model, normalized, dialect, { extraFilters }));
+    // Frozen, with its lists and its total's SQL: every request asking the same query shares it.
+    const fresh = compileQuery(model, normalized, dialect, { extraFilters });
+    Object.freeze(fresh.params);
+    Object.freeze(fresh.columns);
+    if (fresh.totalSql) Object.freeze(Object.freeze(fresh.totalSql).params);
+    compiled = Object.freeze(fresh);
     if (byQuery.size >= MAX_COMPILED_PER_MODEL) byQuery.delete(byQuery.keys().next().value as string);
     byQuery.set(key, compiled);
   }
