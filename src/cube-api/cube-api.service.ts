@@ -64,7 +64,7 @@ function present(asked: CubeQuery, result: LoadResult) {
 /** Cube's answer to one query as JSON text: `{query, data, …}`, its `data` the stored text. */
 function answerText(asked: CubeQuery, result: LoadResult): string {
   const { query, ...rest } = present(asked, result);
-  return `{"query":${JSON.stringify(query)},"data":${result.dataJson},${JSON.stringify(rest).slice(1)}`;
+  return `{"query":${JSON.stringify(query)},"data":${result.data.json},${JSON.stringify(rest).slice(1)}`;
 }
 
 type LoadAnswer = v.InferOutput<typeof loadResponseSchema>;

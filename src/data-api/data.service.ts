@@ -53,13 +53,37 @@ function refreshSeconds(model: CompiledModel, query: NormalizedQuery): number {
   return Number.isFinite(seconds) ? seconds : DEFAULT_REFRESH_SECONDS;
 }
 
+/**
+ * Cube's `data` of an answer, as its rows or as the JSON text the result cache stores: each form
+ * is made from the other once, and only when asked for (`/load` sends the text as stored,
+ * dashboards read the rows).
+ */
+export class AnswerData {
+  #rows: Record<string, unknown>[] | undefined;
+  #json: string | undefined;
+
+  constructor(from: { rows: Record<string, unknown>[]; json?: string } | { json: string }) {
+    this.#rows = 'rows' in from ? from.rows : undefined;
+    this.#json = from.json;
+  }
+
+  get rows(): Record<string, unknown>[] {
+    this.#rows ??= JSON.parse(this.#json as string) as Record<string, unknown>[];
+    return this.#rows;
+  }
+
+  get json(): string {
+    this.#json ??= JSON.stringify(this.#rows);
+    return this.#json;
+  }
+}
+
+/** What a total query answers: its first row's one value (0 when it has no row). */
+const totalOf = (rows: Record<string, unknown>[]) => Number(Object.values(rows[0] ?? { total: 0 })[0] ?? 0);
+
 export interface LoadResult {
   query: NormalizedQuery;
-  /**
-   * Cube's `data` as JSON text: a cached answer is stored as this text and served without being
-   * parsed or written again (`dataOf` reads the rows).
-   */
-  dataJson: string;
+  data: AnswerData;
   annotation: ReturnType<typeof annotationOf>;
   lastRefreshTime: string;
   total?: number;
@@ -129,14 +153,16 @@ async function execute(
       const oldest = main.partitions.map((p) => p.builtAt).sort()[0];
       const result: LoadResult = {
         query: normalized,
-        dataJson: timedSync(scope.timings, 'shape', () => JSON.stringify(shapeRows(plan.query, main.rows))),
+        data: new AnswerData({
+          rows: timedSync(scope.timings, 'shape', () => shapeRows(plan.query, main.rows)),
+        }),
         annotation: annotationOf(ctx.model, normalized),
         lastRefreshTime: oldest ?? scope.now.toISOString(),
         dbType: ctx.source.dialect,
         cacheHit: hit,
         usedPreAggregations: usedPreAggregationsOf(main.partitions),
       };
-      if (total) result.total = Number(Object.values(total.rows[0] ?? { total: 0 })[0] ?? 0);
+      if (total) result.total = totalOf(total.rows);
       return result;
     }
     notBuilt = 'notBuilt' in main ? main.notBuilt : total && 'notBuilt' in total ? total.notBuilt : undefined;
@@ -144,7 +170,9 @@ async function execute(
   if (ctx.rollupOnly) throw rollupOnlyError(plan, notBuilt);
 
   // Each answer is stored as the text it is served as: the page as Cube's `data` (so the key
-  // carries its columns), the total as the rows read.
+  // carries its columns), the total as the rows read. The page's rows shaped by this request are
+  // kept beside its text.
+  let pageRows: Record<string, unknown>[] | undefined;
   const run = async (sql: string, params: unknown[], shape: CompiledQuery['columns'] | 'rows') =>
     cachedAnswer(await keyOfRun(sql, params, { shape }), ttl, cacheOptions, async () => {
       let rows: Record<string, unknown>[];
@@ -159,9 +187,9 @@ async function execute(
       } catch (err) {
         throw asApiError(err);
       }
-      return shape === 'rows'
-        ? JSON.stringify(rows)
-        : timedSync(scope.timings, 'shape', () => JSON.stringify(shapeRows(compiled, rows)));
+      if (shape === 'rows') return JSON.stringify(rows);
+      pageRows = timedSync(scope.timings, 'shape', () => shapeRows(compiled, rows));
+      return JSON.stringify(pageRows);
     });
   const [main, total] = await Promise.all([
     run(compiled.sql, compiled.params, compiled.columns),
@@ -169,26 +197,21 @@ async function execute(
   ]);
   const result: LoadResult = {
     query: normalized,
-    dataJson: main.value.json,
+    data: new AnswerData(pageRows ? { rows: pageRows, json: main.value.json } : { json: main.value.json }),
     annotation: annotationOf(ctx.model, normalized),
     lastRefreshTime: main.value.refreshedAt,
     dbType: ctx.source.dialect,
     cacheHit: main.hit,
     usedPreAggregations: {},
   };
-  if (total) {
-    const [first] = JSON.parse(total.value.json) as Record<string, unknown>[];
-    result.total = Number(Object.values(first ?? { total: 0 })[0] ?? 0);
-  }
+  if (total) result.total = totalOf(JSON.parse(total.value.json));
   return result;
 }
 
 /** An answer with its rows read (Cube's `data`): what a dashboard's queries are answered with. */
-export type LoadedResult = Omit<LoadResult, 'dataJson'> & { data: Record<string, unknown>[] };
+export type LoadedResult = Omit<LoadResult, 'data'> & { data: Record<string, unknown>[] };
 
-function withRows({ dataJson, ...result }: LoadResult): LoadedResult {
-  return { ...result, data: JSON.parse(dataJson) };
-}
+const withRows = (result: LoadResult): LoadedResult => ({ ...result, data: result.data.rows });
 
 /** Runs one Cube query for the scope's caller: Cube's `/load` answer for it. */
 export async function loadQuery(scope: DataScope, query: CubeQuery, options: { renew?: boolean } = {}) {
