@@ -10,7 +10,7 @@ import type { CompiledModel } from '../semantic/model/model.types';
  * read dropped first.
  */
 const models = new Map<number, CompiledModel>();
-const MAX_CACHED_MODELS = 50;
+export const MAX_CACHED_MODELS = 50;
 
 /**
  * The compiled model of build `buildId`, which the caller read in a statement of its own (checked

@@ -276,13 +276,14 @@ function finishStatement(db: Db, buildId: number, outcome: BuildOutcome, finishe
 /**
  * The latest build of the deployment that built (its model is read by `modelOfBuild`): read
  * through the partial index of built builds (builds_built_idx), newest first, so failed builds
- * are never read. Builds from before models were compiled have no model and are passed over.
+ * are never read. The same build the data API serves (`findServingBuild`, `servingStateColumns`):
+ * one without a model (built before models were compiled) serves none.
  */
 export async function latestBuiltId(db: Db, deploymentId: number): Promise<number | null> {
   // Raw: INDEXED BY, which the builder cannot say.
   const rows = await db.all<{ id: number }>(
     sql`SELECT id FROM builds INDEXED BY builds_built_idx
-      WHERE deployment_id = ${deploymentId} AND status = 'built' AND compiled_model IS NOT NULL
+      WHERE deployment_id = ${deploymentId} AND status = 'built'
       ORDER BY id DESC LIMIT 1`,
   );
   return rows[0]?.id ?? null;

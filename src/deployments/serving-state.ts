@@ -6,6 +6,8 @@
  * this isolate is seen at once (`forgetServingState`).
  */
 
+import { MAX_CACHED_MODELS } from './built-models';
+
 /**
  * How long an isolate serves from what it read: the staleness a model or data source change may
  * see on other isolates. Cube's default `refresh_key` (10 s) already lets an answer be that old.
@@ -13,9 +15,9 @@
 export const SERVING_STATE_TTL_MS = 10_000;
 /**
  * Deployments kept per isolate, the least recently read going first. Each entry holds its
- * compiled model, so this is the data API's own bound on models kept (MAX_CACHED_MODELS, 50).
+ * compiled model, so this is the isolate's bound on models kept.
  */
-const MAX_KEPT = 50;
+const MAX_KEPT = MAX_CACHED_MODELS;
 
 interface Kept {
   accountId: number;
