@@ -67,8 +67,11 @@ function setHeaders(
   try {
     for (const [name, value] of headers) c.res.headers.set(name, value);
   } catch {
-    // Immutable headers (an answer fetched or read from a cache): Hono copies it.
-    for (const [name, value] of headers) c.header(name, value);
+    // Immutable headers (an answer fetched or read from a cache): Hono's `c.header` copies the
+    // answer once, and the copy takes the rest.
+    const [first, ...rest] = headers;
+    if (first) c.header(first[0], first[1]);
+    for (const [name, value] of rest) c.res.headers.set(name, value);
   }
 }
 

@@ -29,11 +29,9 @@ export interface ExportQueue {
 
 /**
  * Messages of the pre-aggregations queue: register a deployment's partitions for its serving
- * build (a plan), or build one partition at the version its claim took. Ids only.
- */
-/**
- * A pre-aggregation message. `shard` is the shard whose row it names: a moved account's rows keep
- * the ids they were made with on its old shard, so the id alone no longer says where they live.
+ * build (a plan), or build one partition at the version its claim took. Ids only, with `shard`,
+ * the shard whose row it names: a moved account's rows keep the ids they were made with on its
+ * old shard, so the id alone no longer says where they live.
  */
 export type PreAggregationMessage =
   | { kind: 'pre-aggregation-plan'; deploymentId: number; version: number; shard?: number }

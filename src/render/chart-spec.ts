@@ -175,14 +175,15 @@ export function parseChartSpec(
   const modelFormats = modelFormatsOf(parsed.formats);
   const unitCurrency =
     unit !== null && Object.hasOwn(CURRENCY_UNITS, unit) ? CURRENCY_UNITS[unit] : undefined;
+  const unitFormat = unitCurrency ? currencyFormat(unitCurrency) : null;
   const modelCurrency = (key: string) =>
-    modelFormats.get(key) === 'currency' ? currencyFormat(unitCurrency ?? 'USD') : null;
+    modelFormats.get(key) === 'currency' ? (unitFormat ?? currencyFormat('USD')) : null;
 
   if (type === 'table') {
     const columns = keys.slice(0, 12);
     if (columns.length === 0) return null;
     // Measures in the chart's currency `unit` when it names one, as its series are.
-    const measureFormat = unitCurrency ? currencyFormat(unitCurrency) : MEASURE_FORMAT;
+    const measureFormat = unitFormat ?? MEASURE_FORMAT;
     const columnFormats = columns.map(
       (c) =>
         formatFor(formats, c, labels.get(c)) ??
@@ -230,10 +231,7 @@ export function parseChartSpec(
     key: k,
     name: label(k),
     values: rows.map((r) => capped(toNumber(r[k]))),
-    format:
-      formatFor(formats, k, labels.get(k)) ??
-      modelCurrency(k) ??
-      (unitCurrency ? currencyFormat(unitCurrency) : null),
+    format: formatFor(formats, k, labels.get(k)) ?? modelCurrency(k) ?? unitFormat,
   }));
   if (!series.some((s) => s.values.some((v) => v !== null))) return null;
   // Without a category field a KPI is captioned by its series; other charts number their points.

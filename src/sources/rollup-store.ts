@@ -376,7 +376,6 @@ export class RollupStore {
     }
     return this.storage.transactionSync(() => {
       const { staging } = this.staged(spec);
-      const before = soFar.rows;
       let bytes = soFar.bytes;
       for (const row of rows) {
         if (row.length !== spec.columns.length) {
@@ -392,7 +391,7 @@ export class RollupStore {
         }
         bytes += size;
       }
-      this.checkBounds(spec, before + rows.length, bytes);
+      this.checkBounds(spec, soFar.rows + rows.length, bytes);
       const names = spec.columns.map((c) => q(c.name)).join(', ');
       const tuple = `(${spec.columns.map(() => '?').join(', ')})`;
       const perStatement = Math.max(1, Math.floor(MAX_PARAMS / spec.columns.length));
@@ -403,7 +402,7 @@ export class RollupStore {
           ...chunk.flat().map(bindable),
         );
       }
-      return { rows: before + rows.length, bytes };
+      return { rows: soFar.rows + rows.length, bytes };
     });
   }
 

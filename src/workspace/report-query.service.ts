@@ -59,8 +59,8 @@ function parseQuery(text: string): CubeQuery {
  * operator or granularity is a 400 naming it) and whose `sqlQuery` becomes the SQL that query
  * compiles to in the deployment's dialect (before any viewer's row-level filters). Before the
  * deployment's first build there is no model to check it against: a query of Cube's shape is
- * taken as it is, without `sqlQuery`, as Cube does (a client sets up its workspace while its
- * model builds); a load reports a query the model then does not fit as that chart's error. A
+ * taken as it is, its `sqlQuery` empty (never the client's), as Cube does (a client sets up its
+ * workspace while its model builds); a load reports a query the model then does not fit as that chart's error. A
  * body without `jsonQuery` (or with null: not sent, as every field of Cube's report bodies)
  * passes as it is.
  */
