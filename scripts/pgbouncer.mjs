@@ -6,13 +6,13 @@
 // PgBouncer refuses to run as root: as root it runs as the `postgres` user the server package
 // creates.
 import { execFileSync, spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import pg from 'pg';
-import { aptInstall, asServerUser, stopper } from './postgres.mjs';
+import { aptInstall, asServerUser, pidIn, stopper } from './postgres.mjs';
 
 const BIN = '/usr/sbin/pgbouncer';
 
@@ -73,10 +73,12 @@ async function scramSecret(server) {
  */
 export async function startPgBouncer(server, { port, poolSize = 10 } = {}) {
   const bin = ensureInstalled();
+  // Read before the folder exists: a server that cannot be asked leaves nothing behind.
+  const secret = await scramSecret(server);
   const dir = mkdtempSync(join(tmpdir(), 'edgeboard-pgbouncer-'));
   chmodSync(dir, 0o777);
   const ini = join(dir, 'pgbouncer.ini');
-  writeFileSync(join(dir, 'userlist.txt'), `"${server.user}" "${await scramSecret(server)}"\n`);
+  writeFileSync(join(dir, 'userlist.txt'), `"${server.user}" "${secret}"\n`);
   writeFileSync(
     ini,
     [
@@ -102,8 +104,8 @@ export async function startPgBouncer(server, { port, poolSize = 10 } = {}) {
   const pidFile = join(dir, 'pgbouncer.pid');
   // runuser passes no signal on: PgBouncer is ended by the pid it wrote.
   const stop = stopper(child, dir, pidFile, () => {
-    const pid = Number(readFileSync(pidFile, 'utf8').trim());
-    if (pid > 0) process.kill(pid, 'SIGTERM');
+    const pid = pidIn(pidFile);
+    if (pid) process.kill(pid, 'SIGTERM');
   });
   try {
     await waitListening(port, child);

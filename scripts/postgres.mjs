@@ -73,7 +73,7 @@ export function asServerUser(file, args, options = {}) {
 }
 
 /** The pid on the first line of a server's pid file, or null when there is none. */
-function pidIn(pidFile) {
+export function pidIn(pidFile) {
   try {
     const pid = Number(readFileSync(pidFile, 'utf8').split('\n')[0]);
     return Number.isInteger(pid) && pid > 0 ? pid : null;
@@ -97,11 +97,13 @@ export function stopper(child, dir, pidFile, end) {
     } catch {}
     if (child.exitCode === null) child.kill('SIGKILL');
   };
-  process.once('exit', () => {
+  const onExit = () => {
     if (child.exitCode === null) kill();
     rmSync(dir, { recursive: true, force: true });
-  });
+  };
+  process.once('exit', onExit);
   return async () => {
+    process.off('exit', onExit);
     if (child.exitCode === null) {
       try {
         end();
@@ -135,6 +137,7 @@ async function waitReady(bin, port, server) {
  */
 export async function startPostgres({ quiet = true } = {}) {
   const bin = ensureInstalled();
+  const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), 'edgeboard-pg-'));
   chmodSync(dir, 0o777);
   const data = join(dir, 'data');
@@ -142,7 +145,13 @@ export async function startPostgres({ quiet = true } = {}) {
     const [f, a] = asServerUser(join(bin, file), args);
     execFileSync(f, a, { stdio: quiet ? 'ignore' : 'inherit' });
   };
-  run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8']);
+  try {
+    run('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--locale=C.UTF-8']);
+  } catch (err) {
+    // No server yet: only the folder to remove.
+    rmSync(dir, { recursive: true, force: true });
+    throw err;
+  }
   // Passwords are checked for every role but the superuser the setup itself uses, as a real
   // server checks them: a test of a wrong password must see it refused.
   writeFileSync(
@@ -155,7 +164,6 @@ export async function startPostgres({ quiet = true } = {}) {
       '',
     ].join('\n'),
   );
-  const port = await freePort();
   const [file, args] = asServerUser(join(bin, 'postgres'), [
     '-D',
     data,
