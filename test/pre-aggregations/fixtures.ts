@@ -69,3 +69,10 @@ export async function refreshAll(): Promise<boolean> {
   }
   return false;
 }
+
+/**
+ * Freezes the account (`at`), as a move to another shard does while it copies the account's rows,
+ * or thaws it (`null`).
+ */
+export const freezeAccount = (accountId: number, at: string | null) =>
+  env.DB.prepare('UPDATE accounts SET frozen_at = ? WHERE id = ?').bind(at, accountId).run();

@@ -5,7 +5,13 @@ import { cubeToken, deployModel, loadShopIntoStore } from '../data-api/fixtures'
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { deploymentPolicy, userWithRole } from '../roles/fixtures';
-import { cronTick, deliverPreAggregations, modelWithRollups, recordPreAggregations } from './fixtures';
+import {
+  cronTick,
+  deliverPreAggregations,
+  freezeAccount,
+  modelWithRollups,
+  recordPreAggregations,
+} from './fixtures';
 
 /**
  * Cube's Orchestration API: `POST /cubejs-api/v1/pre-aggregations/jobs` with a deployment's Cube
@@ -151,8 +157,7 @@ describe('the Orchestration API and an account move', () => {
     )
       .bind(deploymentId)
       .all();
-    const freeze = (at: string | null) =>
-      env.DB.prepare('UPDATE accounts SET frozen_at = ? WHERE id = ?').bind(at, acme.accountId).run();
+    const freeze = (at: string | null) => freezeAccount(acme.accountId, at);
     await freeze('2026-01-01T00:00:00.000Z');
     try {
       record();

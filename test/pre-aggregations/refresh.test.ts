@@ -10,7 +10,7 @@ import { deployModel, loadShopIntoStore, shopModel } from '../data-api/fixtures'
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { clockAt, platform } from '../helpers/platform';
-import { cronTick, deliverPreAggregations, recordPreAggregations } from './fixtures';
+import { cronTick, deliverPreAggregations, freezeAccount, recordPreAggregations } from './fixtures';
 
 /**
  * The refresh of pre-aggregations through the Worker's own handlers: the cron claims what is due
@@ -450,8 +450,7 @@ describe('a plan and an account move', () => {
     expect(plan).toHaveLength(1);
     const before = await partitions();
     expect(before.every((p) => p.timezone === 'UTC')).toBe(true);
-    const freeze = (at: string | null) =>
-      env.DB.prepare('UPDATE accounts SET frozen_at = ? WHERE id = ?').bind(at, acme.accountId).run();
+    const freeze = (at: string | null) => freezeAccount(acme.accountId, at);
     // The move freezes the account after the claim, before the message arrives.
     await freeze('2026-05-04T00:00:01.000Z');
     try {

@@ -137,6 +137,8 @@ describe.each([
     expect(before.status, JSON.stringify(before.body)).toBe(200);
     expect(before.body.usedPreAggregations).toEqual({});
     expect(before.body.lastRefreshTime).toBe(new Date(t0).toISOString());
+    // Read twice: the second is this test's own cache hit, whatever earlier tests left.
+    await load(manager, { ...MONTHLY, renewQuery: true });
     const monthly = await load(manager, MONTHLY);
     // A swap made elsewhere: this isolate sees the new generation once its serving state expires.
     await dbOf(deploymentId)
