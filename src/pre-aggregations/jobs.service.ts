@@ -1,12 +1,14 @@
 import { sql } from 'drizzle-orm';
 import type { InferOutput } from 'valibot';
 import { accountMoving, FROZEN_ACCOUNTS } from '../core/account-moving';
+import { runBatch } from '../core/db';
 import type { PreAggregationMessage } from '../core/env';
 import { ApiError } from '../core/errors';
 import type { RequestScope } from '../core/scope';
 import { activeModel } from '../deployments/deployments.service';
 import { type JobsSelector, type jobsBody, MAX_JOB_PARTITIONS } from './jobs.schemas';
 import { CLAIM_TIMEOUT_MS, MAX_TIMEZONES } from './pre-aggregations.limits';
+import type { Claimed } from './pre-aggregations.repository';
 import * as repo from './pre-aggregations.repository';
 import { preAggregationsOf } from './refresh.service';
 
@@ -60,8 +62,10 @@ export async function postJobs(scope: JobScope, selector: JobsSelector): Promise
       `The selector names more than ${MAX_JOB_PARTITIONS} partitions: narrow it by cubes, preAggregations or timezones`,
     );
   }
-  // Zones the plan does not build yet join it, and it is due at once (the next tick registers them).
-  await scope.db.run(sql`
+  // Zones the plan does not build yet join it, and it is due at once (the next tick registers
+  // them); the claim is in the same batch, so a failure leaves neither.
+  const [, claim] = await runBatch<Claimed>(scope.db, [
+    sql`
     UPDATE pre_aggregation_plans
        SET timezones = (SELECT json_group_array(z) FROM (
              SELECT value AS z FROM json_each(timezones)
@@ -70,13 +74,10 @@ export async function postJobs(scope: JobScope, selector: JobsSelector): Promise
      WHERE deployment_id = ${scope.deploymentId} AND account_id = ${scope.accountId}
        AND account_id NOT IN ${FROZEN_ACCOUNTS}
        AND EXISTS (SELECT 1 FROM json_each(${JSON.stringify(zones)}) n
-                    WHERE n.value <> 'UTC' AND n.value NOT IN (SELECT value FROM json_each(timezones)))`);
-  const claimed = await repo.claimPartitions(
-    scope.db,
-    scope.deploymentId,
-    ids,
-    new Date(scope.now.getTime() + CLAIM_TIMEOUT_MS),
-  );
+                    WHERE n.value <> 'UTC' AND n.value NOT IN (SELECT value FROM json_each(timezones)))`,
+    repo.claimStatement(scope.deploymentId, ids, new Date(scope.now.getTime() + CLAIM_TIMEOUT_MS)),
+  ]);
+  const claimed = claim?.results ?? [];
   const messages = claimed.map(
     (c): MessageSendRequest<PreAggregationMessage> => ({
       body: { kind: 'pre-aggregation-build', partitionId: c.id, version: c.version, shard: scope.shard },

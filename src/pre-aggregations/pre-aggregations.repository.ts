@@ -53,23 +53,19 @@ export async function claimDue(
 }
 
 /**
- * Claims these partitions now, whatever their next refresh (the Orchestration API): as the
- * cron does, but for named ids of one deployment. A partition building already is claimed too:
- * its version moves on, so the running build cannot record over the new one.
+ * Claims partitions `ids` of the deployment whatever their next refresh (a new version, queued,
+ * due again at `claimUntil` if no build takes the claim), as a statement for a caller's batch;
+ * it returns each claimed partition's id and version (the Orchestration API). A partition
+ * building already is claimed too: its version moves on, so the running build cannot record over
+ * the new one. A moving account's partitions are not claimed.
  */
-export async function claimPartitions(
-  db: Db,
-  deploymentId: number,
-  ids: readonly number[],
-  claimUntil: Date,
-): Promise<Claimed[]> {
-  if (ids.length === 0) return [];
-  return db.all<Claimed>(sql`
+export function claimStatement(deploymentId: number, ids: readonly number[], claimUntil: Date) {
+  return sql`
     UPDATE pre_aggregation_partitions
        SET version = version + 1, state = 'queued', next_refresh_at = ${claimUntil.toISOString()}
      WHERE deployment_id = ${deploymentId} AND id IN (SELECT value FROM json_each(${JSON.stringify(ids)}))
        AND account_id NOT IN ${FROZEN_ACCOUNTS}
-    RETURNING id, version`);
+    RETURNING id, version`;
 }
 
 /**
