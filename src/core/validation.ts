@@ -34,14 +34,23 @@ function deepestIssues(issue: v.BaseIssue<unknown>): readonly v.BaseIssue<unknow
 
 const isRecord = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
 
+/** Whether a union given a list failed inside a field of one of its elements. */
+const intoElementFields = (issue: v.BaseIssue<unknown>) =>
+  Array.isArray(issue.input) && (issue.issues ?? []).some((inner) => (inner.path?.length ?? 0) >= 2);
+
 /** Valibot issues as the error envelope's `details`, one per offending field. */
 export function toDetails(issues: readonly v.BaseIssue<unknown>[]): ErrorDetail[] {
   return (
     issues
-      // Only a union given an object is replaced by its deeper issues (the object's field that
-      // failed); one given a list or a value (a parameter that is one value or a list of them)
+      // A union given an object is replaced by its deeper issues (the object's field that
+      // failed), and so is one given a list whose element's field failed (a list of queries);
+      // one given a value or a list of values (a parameter that is one value or a list of them)
       // keeps naming itself.
-      .flatMap((issue) => (issue.type === 'union' && isRecord(issue.input) ? deepestIssues(issue) : [issue]))
+      .flatMap((issue) =>
+        issue.type === 'union' && (isRecord(issue.input) || intoElementFields(issue))
+          ? deepestIssues(issue)
+          : [issue],
+      )
       .map((issue) => ({ path: issuePath(issue) || '(body)', message: issueMessage(issue) }))
   );
 }

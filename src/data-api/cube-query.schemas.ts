@@ -96,11 +96,14 @@ export const cubeQuerySchema: v.GenericSchema<CubeQuery> = v.object({
 }) as unknown as v.GenericSchema<CubeQuery>;
 
 /**
- * One query, or several answered together (Cube's data blending / `queryType=multi`). The list
- * is tried first: an array is an object to valibot's `object`, which would take a list of
- * queries as one query naming nothing.
+ * One query, or several answered together (Cube's data blending / `queryType=multi`). An array
+ * is an object to valibot's `object`, so the one-query option refuses arrays before reading
+ * them: a list with a bad query is reported at that query, not read as one query naming nothing.
  */
 export const cubeQueriesSchema = v.union([
   v.pipe(v.array(cubeQuerySchema), v.minLength(1), v.maxLength(MAX_QUERIES_PER_REQUEST)),
-  cubeQuerySchema,
+  v.pipe(
+    v.custom<CubeQuery>((input) => !Array.isArray(input), 'A query must be a JSON object'),
+    cubeQuerySchema,
+  ),
 ]);

@@ -289,8 +289,16 @@ describe('/cubejs-api/v1/load over PostgreSQL', () => {
         [{ 'orders.count': '0' }],
       ]);
     }
-    // A list with a malformed query is refused as a whole.
-    expectError(await load(token, [{ measures: ['orders.count'] }, { measures: 'orders.count' }]), 400);
+    // A list with a malformed query is refused as a whole, at that query, by GET and by POST.
+    const malformed = [{ measures: ['orders.count'] }, { measures: 'orders.count' }];
+    for (const res of [
+      await load(token, malformed),
+      await api('POST', '/cubejs-api/v1/load', { auth: { bearer: token }, body: { query: malformed } }),
+    ]) {
+      expectError(res, 400);
+      expect(res.body.error).toContain('query.1.measures');
+      expect(res.body.error).not.toContain('at least one member');
+    }
   });
 
   it('names an unknown member, operator or date range in a 400', async () => {
