@@ -11,6 +11,7 @@ import { createRouter } from '../core/router';
 import type { AccountScope } from '../core/scope';
 import { validate } from '../core/validation';
 import { apiDocs } from './api-docs';
+import { JsonText } from './json-text';
 import type {
   AnyRoute,
   GroupDefaults,
@@ -26,6 +27,7 @@ import type {
 } from './route.types';
 
 export { type ApiDocs, apiDocs, type OperationDoc } from './api-docs';
+export { JsonText, jsonText } from './json-text';
 export type {
   GroupDefaults,
   HandlerResult,
@@ -183,18 +185,6 @@ function middlewaresOf(route: AnyRoute): MiddlewareHandler[] {
   if (body) chain.push(validate('json', body));
   return chain;
 }
-
-/** A JSON route's answer already written as JSON text (see `jsonText`). */
-class JsonText {
-  constructor(readonly text: string) {}
-}
-
-/**
- * `text`, the JSON of a route's answer, sent as it is: for answers assembled from JSON text a
- * cache stored (never parsed only to be written again). Typed as the answer it must be the JSON
- * of: the caller vouches for that, as the route's answer schema describes it.
- */
-export const jsonText = <T>(text: string): T => new JsonText(text) as unknown as T;
 
 function handlerOf(route: AnyRoute): MiddlewareHandler {
   const status = firstStatus(route.responses);

@@ -7,6 +7,7 @@ import type { ScopeKind, ScopeOf } from '../auth/scope';
 import type { AppEnv } from '../core/env';
 import type { RequestScope } from '../core/scope';
 import type { ApiDocs } from './api-docs';
+import type { JsonText } from './json-text';
 
 /**
  * Who may call a route. One word drives both the middleware that checks the credential and
@@ -57,9 +58,13 @@ export interface RouteInput<P extends MaybeSchema, Q extends MaybeSchema, B exte
 type JsonBodies<R extends Responses> = {
   [K in keyof R & ContentfulStatusCode]: R[K] extends v.GenericSchema ? v.InferInput<R[K]> : never;
 };
-/** What a handler may return: the body of the first declared status, or (for raw responses) a Response. */
+/**
+ * What a handler may return: the body of the first declared status (or its JSON text, as
+ * `jsonText` writes it), or (for raw responses) a Response.
+ */
 export type HandlerResult<R extends Responses> =
   | JsonBodies<R>[FirstStatus<R>]
+  | JsonText<JsonBodies<R>[FirstStatus<R>]>
   | ({ [K in keyof R]: R[K] extends RawResponse ? true : never }[keyof R] extends never ? never : Response);
 
 export type FirstStatus<R extends Responses> =
