@@ -27,14 +27,15 @@ import {
   servingModel,
   sourceContext,
 } from './query-context';
-import { cachedAnswer, cachedJson, cacheKeyOf, DEFAULT_REFRESH_SECONDS, keyOf } from './result-cache';
 import {
-  type RollupRows,
-  readRollup,
-  rollupOnlyError,
-  rollupPlanOf,
-  usedPreAggregationsOf,
-} from './rollup-serving';
+  cachedAnswer,
+  cachedJson,
+  cachedRollupAnswer,
+  cacheKeyOf,
+  DEFAULT_REFRESH_SECONDS,
+  keyOf,
+} from './result-cache';
+import { readRollup, rollupOnlyError, rollupPlanOf, usedPreAggregationsOf } from './rollup-serving';
 
 /** How long one query may run on the data source, and how many rows it may answer. */
 export const QUERY_TIMEOUT_MS = 30_000;
@@ -106,17 +107,23 @@ async function execute(
   // A rollup's answers (rows, or "not built yet") key on the rollups' generation too, so a
   // partition swapped in never hides behind one cached before it. The source's answers do not: a
   // query a rollup matches asks the rollup first whatever the source cached, and the answers of
-  // queries no rollup matches outlive every swap.
-  const keyOfRun = (sql: string, params: unknown[], read: { rollup: true } | { shape: unknown }) =>
+  // queries no rollup matches outlive every swap. Each answer is stored as the text it is served
+  // as: a page as Cube's `data` (so the key carries its columns), a total as the rows read.
+  const keyOfRun = (
+    sql: string,
+    params: unknown[],
+    shape: CompiledQuery['columns'] | 'rows',
+    rollup: boolean,
+  ) =>
     timed(scope.timings, 'cache-key', () =>
       cacheKeyOf({
         deploymentId: scope.deploymentId,
         buildId: ctx.buildId,
         sourceFingerprint,
-        rollupGeneration: 'rollup' in read ? ctx.rollupGeneration : null,
+        rollupGeneration: rollup ? ctx.rollupGeneration : null,
         sql,
         params,
-        shape: 'shape' in read ? read.shape : undefined,
+        shape,
       }),
     );
   const cacheOptions = {
@@ -129,15 +136,22 @@ async function execute(
   const plan = rollupPlanOf(ctx.model, normalized, extraFilters, ctx.source.dialect);
   let notBuilt: string | undefined;
   if (plan) {
-    const read = async (sql: string, params: unknown[]) =>
-      cachedJson<RollupRows>(
-        await keyOfRun(sql, params, { rollup: true }),
+    // The page's rows shaped by this request, kept beside its text.
+    let rollupRows: Record<string, unknown>[] | undefined;
+    const read = async (sql: string, params: unknown[], shape: CompiledQuery['columns'] | 'rows') =>
+      cachedRollupAnswer(
+        await keyOfRun(sql, params, shape, true),
         ttl,
         cacheOptions,
-        () =>
-          timed(scope.timings, 'store-rollup', () =>
+        async () => {
+          const answer = await timed(scope.timings, 'store-rollup', () =>
             readRollup(scope.env, scope.deploymentId, plan, sql, params, MAX_RESULT_ROWS),
-          ),
+          );
+          if (!('rows' in answer)) return answer;
+          if (shape === 'rows') return { json: JSON.stringify(answer.rows), partitions: answer.partitions };
+          rollupRows = timedSync(scope.timings, 'shape', () => shapeRows(plan.query, answer.rows));
+          return { json: JSON.stringify(rollupRows), partitions: answer.partitions };
+        },
         // "Not built yet" is remembered like rows: the key moves with the rollups' generation, so
         // a partition swapped in is asked for as soon as the load sees the new generation. A
         // store that could not be asked is asked again next time.
@@ -145,36 +159,32 @@ async function execute(
       );
     const { totalSql } = plan.query;
     const [{ value: main, hit }, total] = await Promise.all([
-      read(plan.query.sql, plan.query.params),
-      totalSql ? read(totalSql.sql, totalSql.params).then((r) => r.value) : null,
+      read(plan.query.sql, plan.query.params, plan.query.columns),
+      totalSql ? read(totalSql.sql, totalSql.params, 'rows').then((r) => r.value) : null,
     ]);
     // The page and its total come from the rollup together, or the source answers both.
-    if ('rows' in main && (!total || 'rows' in total)) {
+    if ('json' in main && (!total || 'json' in total)) {
       const oldest = main.partitions.map((p) => p.builtAt).sort()[0];
       const result: LoadResult = {
         query: normalized,
-        data: new AnswerData({
-          rows: timedSync(scope.timings, 'shape', () => shapeRows(plan.query, main.rows)),
-        }),
+        data: new AnswerData(rollupRows ? { rows: rollupRows, json: main.json } : { json: main.json }),
         annotation: annotationOf(ctx.model, normalized),
         lastRefreshTime: oldest ?? scope.now.toISOString(),
         dbType: ctx.source.dialect,
         cacheHit: hit,
         usedPreAggregations: usedPreAggregationsOf(main.partitions),
       };
-      if (total) result.total = totalOf(total.rows);
+      if (total) result.total = totalOf(JSON.parse(total.json));
       return result;
     }
     notBuilt = 'notBuilt' in main ? main.notBuilt : total && 'notBuilt' in total ? total.notBuilt : undefined;
   }
   if (ctx.rollupOnly) throw rollupOnlyError(plan, notBuilt);
 
-  // Each answer is stored as the text it is served as: the page as Cube's `data` (so the key
-  // carries its columns), the total as the rows read. The page's rows shaped by this request are
-  // kept beside its text.
+  // The page's rows shaped by this request are kept beside its text.
   let pageRows: Record<string, unknown>[] | undefined;
   const run = async (sql: string, params: unknown[], shape: CompiledQuery['columns'] | 'rows') =>
-    cachedAnswer(await keyOfRun(sql, params, { shape }), ttl, cacheOptions, async () => {
+    cachedAnswer(await keyOfRun(sql, params, shape, false), ttl, cacheOptions, async () => {
       let rows: Record<string, unknown>[];
       try {
         const limits = {

@@ -116,6 +116,51 @@ const ANSWER_TEXT: Codec<CachedAnswer> = {
   }),
 };
 
+/** Which partitions of a rollup answered (the rows' age is the oldest's `builtAt`). */
+export type RollupPartitions = { tableName: string; version: number; builtAt: string }[];
+
+/**
+ * A rollup's answer as cached: its JSON text (Cube's `data`, or a total's rows) with the
+ * partitions that answered it, or the first partition not built yet (`unreachable` when the store
+ * could not be asked).
+ */
+export type RollupAnswer =
+  | { json: string; partitions: RollupPartitions }
+  | { notBuilt: string; unreachable?: true };
+
+/**
+ * A rollup's answer as the body: a first line of JSON (the partitions, or what was not built),
+ * then the answer's text as it is served. JSON.stringify never writes a raw newline, so the
+ * first one ends the first line, and only that line is parsed when read back.
+ */
+const ROLLUP_TEXT: Codec<RollupAnswer> = {
+  write: (value) => ({
+    body:
+      'json' in value
+        ? `${JSON.stringify({ partitions: value.partitions })}\n${value.json}`
+        : JSON.stringify(value),
+  }),
+  read: async (stored) => {
+    const text = await stored.text();
+    const end = text.indexOf('\n');
+    const head = JSON.parse(end < 0 ? text : text.slice(0, end)) as
+      | { partitions: RollupPartitions }
+      | { notBuilt: string; unreachable?: true };
+    return 'partitions' in head ? { json: text.slice(end + 1), partitions: head.partitions } : head;
+  },
+};
+
+/** A rollup's answer `run` reads, or the one cached, kept when `keep` allows it; `fresh` as for `cachedJson`. */
+export function cachedRollupAnswer(
+  key: string,
+  ttlSeconds: number,
+  options: CacheOptions,
+  run: () => Promise<RollupAnswer>,
+  keep: (value: RollupAnswer) => boolean,
+): Promise<{ value: RollupAnswer; hit: boolean }> {
+  return cachedEntry(key, ttlSeconds, options, run, keep, ROLLUP_TEXT);
+}
+
 /**
  * Any JSON value cached like query answers: read unless `fresh`, else computed once per isolate
  * for concurrent callers and stored for `ttlSeconds` (or what it answers once the value is

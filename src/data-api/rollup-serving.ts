@@ -9,6 +9,7 @@ import { type RollupQuery, rollupQueryOf } from '../semantic/query/pre-aggregati
 import type { NormalizedFilter, NormalizedQuery } from '../semantic/query/query.types';
 import { deploymentStore, type StoreAnswer } from '../sources/deployment-store';
 import { definitionOf, physicalTableOf } from '../sources/rollup-store';
+import type { RollupPartitions } from './result-cache';
 
 /**
  * Serving a query from the rollup it matches (Cube's rules, src/semantic/query/pre-aggregations):
@@ -104,7 +105,7 @@ function physicalTable(tableName: string, timezone: string): string {
  * (`unreachable` when the store could not be asked at all).
  */
 export type RollupRows =
-  | { rows: Record<string, unknown>[]; partitions: { tableName: string; version: number; builtAt: string }[] }
+  | { rows: Record<string, unknown>[]; partitions: RollupPartitions }
   | { notBuilt: string; unreachable?: true };
 
 /** Runs `sql` over the plan's partitions in the deployment's store. */
@@ -136,7 +137,7 @@ export async function readRollup(
 }
 
 /** Cube's `usedPreAggregations`: each partition that served, by its table name. */
-export function usedPreAggregationsOf(partitions: { tableName: string; version: number; builtAt: string }[]) {
+export function usedPreAggregationsOf(partitions: RollupPartitions) {
   return Object.fromEntries(
     partitions.map((p) => [
       p.tableName,

@@ -128,6 +128,21 @@ describe.each([
     ]);
   });
 
+  it('answers from the cache what the rollup answered: rows, total and partitions', async () => {
+    const query = { ...MONTHLY, limit: 2, total: true };
+    const fresh = await load(manager, { ...query, renewQuery: true });
+    expect(fresh.status, JSON.stringify(fresh.body)).toBe(200);
+    expect(fresh.headers.get('server-timing')).toContain('store-rollup');
+    expect(fresh.body.data).toEqual((fromSource.MONTHLY as unknown[]).slice(0, 2));
+    expect(fresh.body.total).toBe((fromSource.MONTHLY as unknown[]).length);
+    expect(Object.keys(fresh.body.usedPreAggregations)).toEqual([
+      'prod_pre_aggregations.orders_monthly20240101',
+    ]);
+    const cached = await load(manager, query);
+    expect(cached.headers.get('server-timing')).not.toContain('store-rollup');
+    expect(cached.body).toEqual({ ...fresh.body, query: { ...fresh.body.query, renewQuery: undefined } });
+  });
+
   it('keeps the cached answers of queries no rollup matches across a swap, and asks the rollups again', async () => {
     // An average is not additive: no rollup of the model answers it.
     const AVERAGE = { measures: ['orders.average_amount'], dimensions: ['orders.status'] };
