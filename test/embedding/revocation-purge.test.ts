@@ -1,22 +1,10 @@
-import {
-  createExecutionContext,
-  createScheduledController,
-  env,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
-import worker from '../../src/index';
 import { seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
-import { clockAt, platform } from '../helpers/platform';
+import { clockAt, cronTick, platform } from '../helpers/platform';
 import { claimsOf, mintOk, rows } from './fixtures';
 
-async function tick(at: number) {
-  const controller = createScheduledController({ scheduledTime: new Date(at), cron: '* * * * *' });
-  const ctx = createExecutionContext();
-  await worker.scheduled(controller, env, ctx);
-  await waitOnExecutionContext(ctx);
-}
+const tick = (at: number) => cronTick(at);
 
 describe('revocation records', () => {
   it('are kept until the session would have expired, then the cron drops them', async () => {

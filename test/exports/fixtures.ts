@@ -1,14 +1,8 @@
-import {
-  createExecutionContext,
-  createMessageBatch,
-  createScheduledController,
-  env,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
+import { createMessageBatch, env } from 'cloudflare:test';
 import { expect } from 'vitest';
 import type { ExportMessage } from '../../src/core/env';
 import { type ApiResponse, type Auth, api } from '../helpers/http';
-import { deliverBatch, platform, worker } from '../helpers/platform';
+import { cronTick, deliverBatch, platform } from '../helpers/platform';
 import { routedDb } from '../helpers/shards';
 import { fetchBytes } from '../render/seed';
 
@@ -97,12 +91,7 @@ export const consume = (exportIds: number[], options: Delivery = {}) =>
   );
 
 /** One cron tick through the Worker's scheduled handler, on the test's platform. */
-export async function tick(scheduledTime: string | Date): Promise<void> {
-  const controller = createScheduledController({ scheduledTime: new Date(scheduledTime), cron: '* * * * *' });
-  const ctx = createExecutionContext();
-  await worker.scheduled(controller, env, ctx);
-  await waitOnExecutionContext(ctx);
-}
+export const tick = (scheduledTime: string | Date): Promise<void> => cronTick(scheduledTime);
 
 export const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 /** `%PDF-` */

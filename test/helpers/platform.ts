@@ -1,5 +1,6 @@
 import {
   createExecutionContext,
+  createScheduledController,
   env,
   getQueueResult,
   type QueueResult,
@@ -71,6 +72,23 @@ export async function fetchWorker(input: RequestInfo | URL, init?: RequestInit):
   const res = await worker.fetch(request, env, ctx);
   await waitOnExecutionContext(ctx);
   return res;
+}
+
+/**
+ * One run of the Worker's scheduled handler at `at`, for trigger `cron` (the every-minute one
+ * unless named), on the test's platform with `bindings`, waited for with the work it left running.
+ */
+export async function cronTick(
+  at: Date | string | number,
+  options: { cron?: string; bindings?: typeof env } = {},
+): Promise<void> {
+  const controller = createScheduledController({
+    scheduledTime: new Date(at),
+    cron: options.cron ?? '* * * * *',
+  });
+  const ctx = createExecutionContext();
+  await worker.scheduled(controller, options.bindings ?? env, ctx);
+  await waitOnExecutionContext(ctx);
 }
 
 /**

@@ -1,13 +1,7 @@
-import {
-  createExecutionContext,
-  createMessageBatch,
-  createScheduledController,
-  env,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
+import { createMessageBatch } from 'cloudflare:test';
 import type { NotificationMessage } from '../../src/core/env';
 import type { DeliveryPorts, OutgoingEmail, RenderRequest } from '../../src/notifications/delivery';
-import { deliverBatch, worker } from '../helpers/platform';
+import { cronTick, deliverBatch } from '../helpers/platform';
 
 /** Test doubles of the delivery ports that record what they were asked to do. */
 export function recordingPorts() {
@@ -58,12 +52,7 @@ export function recordingPorts() {
 }
 
 /** One cron tick through the Worker's scheduled handler, on the test's platform. */
-export async function tick(scheduledTime: string): Promise<void> {
-  const controller = createScheduledController({ scheduledTime: new Date(scheduledTime), cron: '* * * * *' });
-  const ctx = createExecutionContext();
-  await worker.scheduled(controller, env, ctx);
-  await waitOnExecutionContext(ctx);
-}
+export const tick = (scheduledTime: string): Promise<void> => cronTick(scheduledTime);
 
 let messageCounter = 0;
 

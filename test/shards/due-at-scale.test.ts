@@ -1,9 +1,4 @@
-import {
-  createExecutionContext,
-  createScheduledController,
-  env,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
+import { env } from 'cloudflare:test';
 import { getTableColumns } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { notifications } from '../../schema/notifications';
@@ -13,7 +8,7 @@ import { shardOfId } from '../../src/core/shards';
 import { CLAIM_PAGE, CLAIM_PER_TICK } from '../../src/notifications/notifications.limits';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
-import { clockAt, platform, worker } from '../helpers/platform';
+import { clockAt, cronTick, platform } from '../helpers/platform';
 import { countedShardsEnv, shardDbs, shardsRead, statementsOf } from '../helpers/shards';
 import { seedDashboard } from '../notifications/fixtures';
 import { recordingPorts } from '../notifications/ports';
@@ -86,12 +81,7 @@ beforeAll(async () => {
 });
 
 /** The Worker's scheduled handler at `at`, given `bindings` (the test's, or counted ones). */
-async function tickAt(bindings: typeof env, at: string): Promise<void> {
-  const controller = createScheduledController({ scheduledTime: new Date(at), cron: '* * * * *' });
-  const ctx = createExecutionContext();
-  await worker.scheduled(controller, bindings, ctx);
-  await waitOnExecutionContext(ctx);
-}
+const tickAt = (bindings: typeof env, at: string): Promise<void> => cronTick(at, { bindings });
 
 /** The recording queue, refusing what Queues refuse (so an oversized batch fails the tick's enqueue). */
 function limitedRecorder() {

@@ -1,11 +1,4 @@
-import {
-  createExecutionContext,
-  createMessageBatch,
-  createScheduledController,
-  env,
-  getQueueResult,
-  waitOnExecutionContext,
-} from 'cloudflare:test';
+import { createExecutionContext, createMessageBatch, env, getQueueResult } from 'cloudflare:test';
 import { expect } from 'vitest';
 import { MOVE_PLAN, shapeOf } from '../../src/accounts/move-plan';
 import type { MoveMessage } from '../../src/core/env';
@@ -13,7 +6,7 @@ import { shardDatabase } from '../../src/core/shards';
 import { MOVES_CRON } from '../../src/worker';
 import { OPERATOR } from '../helpers/harness';
 import { type ApiResponse, api } from '../helpers/http';
-import { platform, worker } from '../helpers/platform';
+import { cronTick, platform, worker } from '../helpers/platform';
 
 /** The steps a move enqueued, kept for the test to deliver (the move's queue on the test's platform). */
 export const movesSent: MoveMessage[] = [];
@@ -119,9 +112,4 @@ export async function directory(accountId: number) {
 }
 
 /** A tick of the trigger that enqueues stalled moves again, at `at`. */
-export async function resumeTick(at: Date): Promise<void> {
-  const controller = createScheduledController({ scheduledTime: at, cron: MOVES_CRON });
-  const ctx = createExecutionContext();
-  await worker.scheduled(controller, env, ctx);
-  await waitOnExecutionContext(ctx);
-}
+export const resumeTick = (at: Date): Promise<void> => cronTick(at, { cron: MOVES_CRON });
