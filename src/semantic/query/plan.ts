@@ -18,6 +18,17 @@ export interface ResultColumn {
   granularity?: Granularity;
 }
 
+/** The result columns of a query's selected members, in order: aliased `c0`, `c1`, … */
+export function resultColumns(selected: readonly Omit<ResultColumn, 'alias'>[]): ResultColumn[] {
+  return selected.map((column, index) => ({
+    alias: `c${index}`,
+    member: column.member,
+    kind: column.kind,
+    type: column.type,
+    ...(column.granularity ? { granularity: column.granularity } : {}),
+  }));
+}
+
 /** SQL for one dialect, its parameters, how to read its rows, and the total-rows count. */
 export interface CompiledQuery extends CompiledSql {
   columns: ResultColumn[];
@@ -172,13 +183,7 @@ export function compileQuery(
   const from = fromClause(tree, sqlOf);
   const where = rowConditions.length > 0 ? ` WHERE ${rowConditions.join(' AND ')}` : '';
 
-  const columns: ResultColumn[] = [...dimensions, ...measures].map((column, index) => ({
-    alias: `c${index}`,
-    member: column.member,
-    kind: column.kind,
-    type: column.type,
-    ...('granularity' in column ? { granularity: column.granularity } : {}),
-  }));
+  const columns = resultColumns([...dimensions, ...measures]);
   let body: string;
   if (query.ungrouped) {
     const select = [...dimensions, ...measures].map((column, index) => `${column.expr} AS c${index}`);

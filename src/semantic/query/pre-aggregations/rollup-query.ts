@@ -3,7 +3,7 @@ import type { CompiledModel } from '../../model/model.types';
 import { type FilterTarget, filterMembers, filterSql } from '../filters';
 import { MemberSql } from '../member-sql';
 import { cubeMemberOf } from '../members';
-import type { CompiledQuery, ResultColumn } from '../plan';
+import { type CompiledQuery, resultColumns } from '../plan';
 import type { CompiledSql, NormalizedFilter, NormalizedQuery, QueryMember } from '../query.types';
 import { QueryError } from '../query-error';
 import { pageOf, SqlParams } from '../sql-params';
@@ -139,13 +139,7 @@ export function rollupQueryOf(
   ];
   const body = `SELECT ${select.join(', ')} FROM ${from}${where}${groupBy}${having}`;
 
-  const columns: ResultColumn[] = [...dimensions, ...measures].map((column, index) => ({
-    alias: `c${index}`,
-    member: column.member,
-    kind: column.kind,
-    type: column.type,
-    ...('granularity' in column ? { granularity: column.granularity } : {}),
-  }));
+  const columns = resultColumns([...dimensions, ...measures]);
   const order = query.order.map(({ member, desc }) => {
     const index = columns.findIndex((candidate) => candidate.member === member);
     const column = columns[index];
