@@ -163,29 +163,40 @@ function collect(client: pg.Client, sql: string, params: unknown[], maxRows: num
  * statement time limit and UTC, `body` run on it, then ended by COMMIT (not by closing: a pooler,
  * Hyperdrive or PgBouncer, drops a server connection its client left inside a transaction, so
  * every read would open a new one) and closed. With `waitUntil` the caller has its answer before
- * the COMMIT; after a failure, closing ends the transaction, and `deadline` rejecting closes the
- * connection under whatever still runs on it. Failures are DataSourceErrors.
+ * the COMMIT; after a failure, closing ends the transaction. The server cancels each statement at
+ * `statementTimeoutMs`; past `deadline.ms` (a server or network that stops answering) the read
+ * fails with TIMEOUT and `deadline.message`, closing the connection under whatever still runs on
+ * it. Failures are DataSourceErrors, but for a PageHandlerFailed `body` throws, whose reason is
+ * thrown as it is.
  */
 async function readOnly<T>(
   target: Target,
-  timeoutMs: number,
-  options: {
+  limits: {
+    statementTimeoutMs: number;
+    deadline: { ms: number; message: string };
     timings?: Timings;
     waitUntil?: (promise: Promise<unknown>) => void;
-    deadline: Promise<never>;
   },
   body: (client: pg.Client) => Promise<T>,
 ): Promise<T> {
+  const timeoutMs = limits.statementTimeoutMs;
   const client = new pg.Client({ ...target.client, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types });
   // After end(), or when the server goes away, pg emits 'error' on the client: without a
   // listener that is an unhandled rejection in the isolate. Failures reach us through the query.
   client.on('error', () => {});
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new DataSourceError('TIMEOUT', limits.deadline.message)),
+      limits.deadline.ms,
+    );
+  });
   let ending: Promise<unknown> | null = null;
   const transaction = async () => {
-    await timed(options.timings, 'pg-connect', () => client.connect());
+    await timed(limits.timings, 'pg-connect', () => client.connect());
     // SET LOCAL lasts for this read-only transaction only, so a pooled connection (Hyperdrive)
     // goes back as it came. The timeout is a number we computed, not caller text.
-    await timed(options.timings, 'pg-begin', () =>
+    await timed(limits.timings, 'pg-begin', () =>
       client.query(`BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeoutMs}; SET LOCAL TIME ZONE 'UTC'`),
     );
     return body(client);
@@ -194,45 +205,35 @@ async function readOnly<T>(
     const running = transaction();
     // Past the deadline what still runs fails on the closed connection: nobody waits for it.
     running.catch(() => {});
-    const result = await Promise.race([running, options.deadline]);
-    ending = timed(options.timings, 'pg-commit', () => client.query('COMMIT'))
+    const result = await Promise.race([running, deadline]);
+    ending = timed(limits.timings, 'pg-commit', () => client.query('COMMIT'))
       .catch(() => {})
       .finally(() => client.end().catch(() => {}));
-    if (options.waitUntil) options.waitUntil(ending);
+    if (limits.waitUntil) limits.waitUntil(ending);
     else await ending;
     return result;
   } catch (err) {
-    if (err instanceof PageHandlerFailed) throw err;
+    // The caller's own failure (where it writes the rows) is its to report, as it threw it.
+    if (err instanceof PageHandlerFailed) throw err.reason;
     throw toDataSourceError(err, target.secrets, timeoutMs);
   } finally {
+    clearTimeout(timer);
     if (!ending) client.end().catch(() => {});
   }
 }
 
-/** A rejection after `ms`, and its timer's cancel: what catches a server that stops answering. */
-function deadlineAfter(ms: number, error: () => DataSourceError) {
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(error()), ms);
-  });
-  return { deadline, cancel: () => clearTimeout(timer) };
-}
-
 async function run(target: Target, sql: string, params: unknown[], limits: RunLimits) {
   const timeoutMs = Math.max(1, Math.floor(limits.timeoutMs));
-  // The server cancels at timeoutMs; the deadline catches a server or network that stops answering.
-  const { deadline, cancel } = deadlineAfter(
-    timeoutMs + CLIENT_GRACE_MS,
-    () => new DataSourceError('TIMEOUT', `The query ran longer than ${timeoutMs} ms`),
+  const read = {
+    ...limits,
+    statementTimeoutMs: timeoutMs,
+    // The server cancels at timeoutMs; the deadline is for a server that stops answering.
+    deadline: { ms: timeoutMs + CLIENT_GRACE_MS, message: `The query ran longer than ${timeoutMs} ms` },
+  };
+  const rows = await readOnly(target, read, (client) =>
+    timed(limits.timings, 'pg-query', () => collect(client, sql, params, limits.maxRows)),
   );
-  try {
-    const rows = await readOnly(target, timeoutMs, { ...limits, deadline }, (client) =>
-      timed(limits.timings, 'pg-query', () => collect(client, sql, params, limits.maxRows)),
-    );
-    return { rows };
-  } finally {
-    cancel();
-  }
+  return { rows };
 }
 
 /** Bounds of a paged read: each statement's time limit, the whole read's, and the rows per page. */
@@ -246,7 +247,8 @@ export interface PageLimits {
  * Reads a query's rows page by page through a cursor in a read-only transaction, handing each
  * page to `onPage` before fetching the next: memory stays at one page however many rows the
  * query has, and the caller writes at its own pace. Each statement has the time limit of a
- * query and the whole read `totalTimeoutMs`; failures are DataSourceErrors safe to show.
+ * query and the whole read `totalTimeoutMs`; failures are DataSourceErrors safe to show, but
+ * for `onPage`'s own, thrown as it threw them.
  */
 export async function pagePostgres(
   env: Bindings,
@@ -257,39 +259,29 @@ export async function pagePostgres(
   onPage: (rows: Record<string, unknown>[]) => Promise<void>,
 ): Promise<void> {
   const target = targetOf(env, config);
-  const timeoutMs = Math.max(1, Math.floor(limits.statementTimeoutMs));
   const pageRows = Math.max(1, Math.floor(limits.pageRows));
-  const { deadline, cancel } = deadlineAfter(
-    limits.totalTimeoutMs,
-    () => new DataSourceError('TIMEOUT', `The build read longer than ${limits.totalTimeoutMs} ms`),
-  );
-  const read = (client: pg.Client) =>
-    (async () => {
-      // The model's SQL is one statement (the compiler's); DECLARE takes its bound parameters.
-      await client.query({ text: `DECLARE rollup_rows NO SCROLL CURSOR FOR ${sql}`, values: params });
-      for (;;) {
-        const page = await client.query<Record<string, unknown>>(
-          `FETCH FORWARD ${pageRows} FROM rollup_rows`,
-        );
-        if (page.rows.length > 0) {
-          try {
-            await onPage(page.rows);
-          } catch (err) {
-            throw new PageHandlerFailed(err);
-          }
+  const read = {
+    statementTimeoutMs: Math.max(1, Math.floor(limits.statementTimeoutMs)),
+    deadline: {
+      ms: limits.totalTimeoutMs,
+      message: `The build read longer than ${limits.totalTimeoutMs} ms`,
+    },
+  };
+  await readOnly(target, read, async (client) => {
+    // The model's SQL is one statement (the compiler's); DECLARE takes its bound parameters.
+    await client.query({ text: `DECLARE rollup_rows NO SCROLL CURSOR FOR ${sql}`, values: params });
+    for (;;) {
+      const page = await client.query<Record<string, unknown>>(`FETCH FORWARD ${pageRows} FROM rollup_rows`);
+      if (page.rows.length > 0) {
+        try {
+          await onPage(page.rows);
+        } catch (err) {
+          throw new PageHandlerFailed(err);
         }
-        if (page.rows.length < pageRows) break;
       }
-    })();
-  try {
-    await readOnly(target, timeoutMs, { deadline }, read);
-  } catch (err) {
-    // The caller's own failure (where it writes the rows) is its to report, as it threw it.
-    if (err instanceof PageHandlerFailed) throw err.reason;
-    throw err;
-  } finally {
-    cancel();
-  }
+      if (page.rows.length < pageRows) break;
+    }
+  });
 }
 
 /** A page handler's failure, told apart from the source's. */

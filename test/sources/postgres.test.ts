@@ -3,6 +3,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bindings } from '../../src/core/env';
 import { type DataSourceConfig, DataSourceError, openDataSource } from '../../src/sources/open-data-source';
+import { pagePostgres } from '../../src/sources/postgres.source';
 
 /**
  * The postgres adapter against the run's real PostgreSQL server (test/global/postgres.setup.ts).
@@ -207,5 +208,72 @@ describe('postgres data source', () => {
     expect(err.code).toBe('CONNECTION');
     expect(err.message).toMatch(/^Could not connect to the data source: /);
     expect(err.message).not.toContain(server.host);
+  });
+});
+
+describe('paged postgres reads (rollup builds)', () => {
+  const pageLimits = { statementTimeoutMs: 5_000, totalTimeoutMs: 10_000, pageRows: 10 };
+  const pgConfig = config as Parameters<typeof pagePostgres>[1];
+
+  it('hands the rows over page by page, with bound parameters', async () => {
+    const pages: number[][] = [];
+    await pagePostgres(
+      env as Bindings,
+      pgConfig,
+      'SELECT g FROM generate_series(1, $1::int) g ORDER BY g',
+      [25],
+      pageLimits,
+      async (rows) => void pages.push(rows.map((r) => r.g as number)),
+    );
+    expect(pages.map((p) => p.length)).toEqual([10, 10, 5]);
+    expect(pages.flat()).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+  });
+
+  it("throws the page handler's own failure as it threw it, not as the source's", async () => {
+    const full = new Error('the store is full');
+    let pages = 0;
+    const read = pagePostgres(
+      env as Bindings,
+      pgConfig,
+      'SELECT g FROM generate_series(1, 30) g',
+      [],
+      pageLimits,
+      async () => {
+        pages += 1;
+        throw full;
+      },
+    );
+    await expect(read).rejects.toBe(full);
+    expect(pages).toBe(1);
+  });
+
+  it('stops a read past its whole time limit: TIMEOUT', async () => {
+    const err = await failure(
+      pagePostgres(
+        env as Bindings,
+        pgConfig,
+        'SELECT g, pg_sleep(0.2) FROM generate_series(1, 20) g',
+        [],
+        { statementTimeoutMs: 5_000, totalTimeoutMs: 300, pageRows: 1 },
+        async () => {},
+      ),
+    );
+    expect(err.code).toBe('TIMEOUT');
+    expect(err.message).toBe('The build read longer than 300 ms');
+  });
+
+  it('reads only', async () => {
+    const err = await failure(
+      pagePostgres(
+        env as Bindings,
+        pgConfig,
+        `SELECT id FROM ${SCHEMA}.orders FOR UPDATE`,
+        [],
+        pageLimits,
+        async () => {},
+      ),
+    );
+    expect(err.code).toBe('QUERY');
+    expect(err.message).toMatch(/read-only/);
   });
 });
