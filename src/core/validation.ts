@@ -17,10 +17,17 @@ function issueMessage(issue: v.BaseIssue<unknown>): string {
   return issue.message;
 }
 
+/** How many path steps `inner` lies below `outer`. */
+const depthBelow = (inner: v.BaseIssue<unknown>, outer: v.BaseIssue<unknown>) =>
+  (inner.path?.length ?? 0) - (outer.path?.length ?? 0);
+
 /**
  * The issues a union failed with, when one of its options matched the value's type and failed
  * deeper inside it (an object whose `timezone` is a number): those deeper issues name the field,
- * where the union's own issue only says the value is none of its options.
+ * where the union's own issue only says the value is none of its options. Given a list, the
+ * issues inside a field of its elements come first when there are some (a list of queries, an
+ * order of [member, direction] pairs): an option that reads the list as an object (a record)
+ * fails at the element itself, which says nothing of what is wrong in it.
  */
 function deepestIssues(issue: v.BaseIssue<unknown>): readonly v.BaseIssue<unknown>[] {
   // An option's issues carry paths from the union's own value: prefix the union's path.
@@ -29,28 +36,27 @@ function deepestIssues(issue: v.BaseIssue<unknown>): readonly v.BaseIssue<unknow
     .map(
       (inner) => ({ ...inner, path: [...(issue.path ?? []), ...(inner.path ?? [])] }) as v.BaseIssue<unknown>,
     );
-  return deeper.length > 0 ? deeper.flatMap(deepestIssues) : [issue];
+  const inFields = Array.isArray(issue.input) ? deeper.filter((inner) => depthBelow(inner, issue) >= 2) : [];
+  const chosen = inFields.length > 0 ? inFields : deeper;
+  return chosen.length > 0 ? chosen.flatMap(deepestIssues) : [issue];
 }
 
 const isRecord = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
-
-/** Whether a union given a list failed inside a field of one of its elements. */
-const intoElementFields = (issue: v.BaseIssue<unknown>) =>
-  Array.isArray(issue.input) && (issue.issues ?? []).some((inner) => (inner.path?.length ?? 0) >= 2);
 
 /** Valibot issues as the error envelope's `details`, one per offending field. */
 export function toDetails(issues: readonly v.BaseIssue<unknown>[]): ErrorDetail[] {
   return (
     issues
       // A union given an object is replaced by its deeper issues (the object's field that
-      // failed), and so is one given a list whose element's field failed (a list of queries);
-      // one given a value or a list of values (a parameter that is one value or a list of them)
-      // keeps naming itself.
-      .flatMap((issue) =>
-        issue.type === 'union' && (isRecord(issue.input) || intoElementFields(issue))
-          ? deepestIssues(issue)
-          : [issue],
-      )
+      // failed), and one given a list by those inside a field of its elements, if that is where
+      // it failed (a list of queries); one given a value or a list of values (a parameter that
+      // is one value or a list of them) keeps naming itself.
+      .flatMap((issue) => {
+        if (issue.type !== 'union') return [issue];
+        if (isRecord(issue.input)) return deepestIssues(issue);
+        const deeper = Array.isArray(issue.input) ? deepestIssues(issue) : [];
+        return deeper.length > 0 && deeper.every((inner) => depthBelow(inner, issue) >= 2) ? deeper : [issue];
+      })
       .map((issue) => ({ path: issuePath(issue) || '(body)', message: issueMessage(issue) }))
   );
 }

@@ -100,10 +100,13 @@ export const cubeQuerySchema: v.GenericSchema<CubeQuery> = v.object({
  * is an object to valibot's `object`, so the one-query option refuses arrays before reading
  * them: a list with a bad query is reported at that query, not read as one query naming nothing.
  */
-export const cubeQueriesSchema = v.union([
-  v.pipe(v.array(cubeQuerySchema), v.minLength(1), v.maxLength(MAX_QUERIES_PER_REQUEST)),
-  v.pipe(
-    v.custom<CubeQuery>((input) => !Array.isArray(input), 'A query must be a JSON object'),
-    cubeQuerySchema,
-  ),
-]);
+export const cubeQueriesSchema = v.union(
+  [
+    v.pipe(v.array(cubeQuerySchema), v.minLength(1), v.maxLength(MAX_QUERIES_PER_REQUEST)),
+    v.pipe(
+      v.custom<CubeQuery>((input) => !Array.isArray(input)),
+      cubeQuerySchema,
+    ),
+  ],
+  `Expected a query object or a list of 1 to ${MAX_QUERIES_PER_REQUEST} of them`,
+);

@@ -104,7 +104,7 @@ async function execute(
 ): Promise<LoadResult> {
   const ttl = refreshSeconds(ctx.model, normalized);
   const sourceFingerprint = await ctx.sourceFingerprint;
-  // A rollup's answers (rows, or "not built yet") key on the rollups' generation too, so a
+  // A rollup's answers (its text, or "not built yet") key on the rollups' generation too, so a
   // partition swapped in never hides behind one cached before it. The source's answers do not: a
   // query a rollup matches asks the rollup first whatever the source cached, and the answers of
   // queries no rollup matches outlive every swap. Each answer is stored as the text it is served

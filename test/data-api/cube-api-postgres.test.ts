@@ -299,6 +299,14 @@ describe('/cubejs-api/v1/load over PostgreSQL', () => {
       expect(res.body.error).toContain('query.1.measures');
       expect(res.body.error).not.toContain('at least one member');
     }
+    // A list whose element is no query at all, or a query that is neither: named as such.
+    for (const query of [[{ measures: ['orders.count'] }, 5], 5]) {
+      const res = await load(token, query);
+      expectError(res, 400);
+      expect(res.body.error).toBe(
+        'Invalid query: query Expected a query object or a list of 1 to 10 of them',
+      );
+    }
   });
 
   it('names an unknown member, operator or date range in a 400', async () => {
@@ -318,6 +326,11 @@ describe('/cubejs-api/v1/load over PostgreSQL', () => {
     expectError(range, 400);
     expect(range.body.error).toContain('next blue moon');
     expectError(await load(token, { measures: ['orders.count'], limit: 50_001 }), 400);
+    // An order of [member, direction] pairs is named at the bad direction, not at the pair.
+    const order = await load(token, { measures: ['orders.count'], order: [['orders.count', 'up']] });
+    expectError(order, 400);
+    expect(order.body.error).toMatch(/^Invalid query: query\.order\.0\.1 /);
+    expect(order.body.details).toHaveLength(1);
     expectError(await api('GET', '/cubejs-api/v1/load?query=%7Bnot-json', { auth: { raw: token } }), 400);
   });
 
