@@ -17,34 +17,52 @@ function issueMessage(issue: v.BaseIssue<unknown>): string {
   return issue.message;
 }
 
-/** How many path steps `inner` lies below `outer`. */
-const depthBelow = (inner: v.BaseIssue<unknown>, outer: v.BaseIssue<unknown>) =>
-  (inner.path?.length ?? 0) - (outer.path?.length ?? 0);
-
-/**
- * The issues a union failed with, when one of its options matched the value's type and failed
- * deeper inside it (an object whose `timezone` is a number): those deeper issues name the field,
- * where the union's own issue only says the value is none of its options. Given a list, the
- * issues inside a field of its elements come first when there are some (a list of queries, an
- * order of [member, direction] pairs): an option that reads the list as an object (a record)
- * fails at the element itself, which says nothing of what is wrong in it.
- */
-function deepestIssues(issue: v.BaseIssue<unknown>): readonly v.BaseIssue<unknown>[] {
-  // An option's issues carry paths from the union's own value: prefix the union's path.
-  const deeper = (issue.issues ?? [])
+/** A union's issues one level down: its options' issues, their paths prefixed with its own. */
+function optionIssues(issue: v.BaseIssue<unknown>): v.BaseIssue<unknown>[] {
+  return (issue.issues ?? [])
     .filter((inner) => (inner.path?.length ?? 0) > 0)
     .map(
       (inner) => ({ ...inner, path: [...(issue.path ?? []), ...(inner.path ?? [])] }) as v.BaseIssue<unknown>,
     );
-  const inFields = Array.isArray(issue.input) ? deeper.filter((inner) => depthBelow(inner, issue) >= 2) : [];
-  const chosen = inFields.length > 0 ? inFields : deeper;
+}
+
+/**
+ * Of a union's option issues, those inside a field of an element of the list it was given (a
+ * list of queries, an order of [member, direction] pairs): an option that reads the list as an
+ * object (a record) fails at the element itself, which says nothing of what is wrong in it.
+ */
+function inElementFields(issue: v.BaseIssue<unknown>, options: v.BaseIssue<unknown>[]) {
+  if (!Array.isArray(issue.input)) return [];
+  const depth = issue.path?.length ?? 0;
+  return options.filter((inner) => (inner.path?.length ?? 0) - depth >= 2);
+}
+
+/**
+ * The issues a union failed with, when one of its options matched the value's type and failed
+ * deeper inside it (an object whose `timezone` is a number): those deeper issues name the field,
+ * where the union's own issue only says the value is none of its options. Given a list, those
+ * inside its elements' fields come first.
+ */
+function deepestIssues(issue: v.BaseIssue<unknown>): readonly v.BaseIssue<unknown>[] {
+  const options = optionIssues(issue);
+  const inFields = inElementFields(issue, options);
+  const chosen = inFields.length > 0 ? inFields : options;
   return chosen.length > 0 ? chosen.flatMap(deepestIssues) : [issue];
 }
 
 const isRecord = (value: unknown) => typeof value === 'object' && value !== null && !Array.isArray(value);
 
-/** Valibot issues as the error envelope's `details`, one per offending field. */
-export function toDetails(issues: readonly v.BaseIssue<unknown>[]): ErrorDetail[] {
+/**
+ * Valibot issues as the error envelope's `details`, one per offending field. `within` names the
+ * value checked (a parameter holding JSON): paths read `within.<field>`, and `within` itself at
+ * its root; without it the root is `(body)`.
+ */
+export function toDetails(issues: readonly v.BaseIssue<unknown>[], within?: string): ErrorDetail[] {
+  const pathOf = (issue: v.BaseIssue<unknown>) => {
+    const path = issuePath(issue);
+    if (!within) return path || '(body)';
+    return path ? `${within}.${path}` : within;
+  };
   return (
     issues
       // A union given an object is replaced by its deeper issues (the object's field that
@@ -54,10 +72,10 @@ export function toDetails(issues: readonly v.BaseIssue<unknown>[]): ErrorDetail[
       .flatMap((issue) => {
         if (issue.type !== 'union') return [issue];
         if (isRecord(issue.input)) return deepestIssues(issue);
-        const deeper = Array.isArray(issue.input) ? deepestIssues(issue) : [];
-        return deeper.length > 0 && deeper.every((inner) => depthBelow(inner, issue) >= 2) ? deeper : [issue];
+        const inFields = inElementFields(issue, optionIssues(issue));
+        return inFields.length > 0 ? inFields.flatMap(deepestIssues) : [issue];
       })
-      .map((issue) => ({ path: issuePath(issue) || '(body)', message: issueMessage(issue) }))
+      .map((issue) => ({ path: pathOf(issue), message: issueMessage(issue) }))
   );
 }
 

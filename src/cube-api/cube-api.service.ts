@@ -18,11 +18,7 @@ export function parseQueryParam(text: string): CubeQuery | CubeQuery[] {
   }
   const result = v.safeParse(cubeQueriesSchema, parsed);
   if (!result.success) {
-    // The parameter itself is `query`; what lies inside it is `query.<path>`.
-    const details = toDetails(result.issues).map((d) => ({
-      ...d,
-      path: d.path === '(body)' ? 'query' : `query.${d.path}`,
-    }));
+    const details = toDetails(result.issues, 'query');
     throw new ApiError(
       'VALIDATION_FAILED',
       `Invalid query: ${details[0]?.path} ${details[0]?.message}`,

@@ -79,8 +79,11 @@ export class AnswerData {
   }
 }
 
-/** What a total query answers: its first row's one value (0 when it has no row). */
-const totalOf = (rows: Record<string, unknown>[]) => Number(Object.values(rows[0] ?? { total: 0 })[0] ?? 0);
+/** What a total query answers, from the text of its rows: the first row's one value (0 when it has no row). */
+function totalOf(json: string): number {
+  const [first] = JSON.parse(json) as Record<string, unknown>[];
+  return Number(Object.values(first ?? { total: 0 })[0] ?? 0);
+}
 
 export interface LoadResult {
   query: NormalizedQuery;
@@ -133,11 +136,19 @@ async function execute(
     timings: scope.timings,
   };
 
+  // The text each answer is stored as: a page shaped into Cube's `data` (the rows this request
+  // shaped kept beside it, for a dashboard to read), a total's rows as read.
+  let pageRows: Record<string, unknown>[] | undefined;
+  const textOf = (rows: Record<string, unknown>[], shape: CompiledQuery['columns'] | 'rows') => {
+    if (shape === 'rows') return JSON.stringify(rows);
+    pageRows = timedSync(scope.timings, 'shape', () => shapeRows({ columns: shape }, rows));
+    return JSON.stringify(pageRows);
+  };
+  const dataOf = (json: string) => new AnswerData(pageRows ? { rows: pageRows, json } : { json });
+
   const plan = rollupPlanOf(ctx.model, normalized, extraFilters, ctx.source.dialect);
   let notBuilt: string | undefined;
   if (plan) {
-    // The page's rows shaped by this request, kept beside its text.
-    let rollupRows: Record<string, unknown>[] | undefined;
     const read = async (sql: string, params: unknown[], shape: CompiledQuery['columns'] | 'rows') =>
       cachedRollupAnswer(
         await keyOfRun(sql, params, shape, true),
@@ -147,10 +158,9 @@ async function execute(
           const answer = await timed(scope.timings, 'store-rollup', () =>
             readRollup(scope.env, scope.deploymentId, plan, sql, params, MAX_RESULT_ROWS),
           );
-          if (!('rows' in answer)) return answer;
-          if (shape === 'rows') return { json: JSON.stringify(answer.rows), partitions: answer.partitions };
-          rollupRows = timedSync(scope.timings, 'shape', () => shapeRows(plan.query, answer.rows));
-          return { json: JSON.stringify(rollupRows), partitions: answer.partitions };
+          return 'rows' in answer
+            ? { json: textOf(answer.rows, shape), partitions: answer.partitions }
+            : answer;
         },
         // "Not built yet" is remembered like rows: the key moves with the rollups' generation, so
         // a partition swapped in is asked for as soon as the load sees the new generation. A
@@ -167,22 +177,22 @@ async function execute(
       const oldest = main.partitions.map((p) => p.builtAt).sort()[0];
       const result: LoadResult = {
         query: normalized,
-        data: new AnswerData(rollupRows ? { rows: rollupRows, json: main.json } : { json: main.json }),
+        data: dataOf(main.json),
         annotation: annotationOf(ctx.model, normalized),
         lastRefreshTime: oldest ?? scope.now.toISOString(),
         dbType: ctx.source.dialect,
         cacheHit: hit,
         usedPreAggregations: usedPreAggregationsOf(main.partitions),
       };
-      if (total) result.total = totalOf(JSON.parse(total.json));
+      if (total) result.total = totalOf(total.json);
       return result;
     }
     notBuilt = 'notBuilt' in main ? main.notBuilt : total && 'notBuilt' in total ? total.notBuilt : undefined;
   }
   if (ctx.rollupOnly) throw rollupOnlyError(plan, notBuilt);
 
-  // The page's rows shaped by this request are kept beside its text.
-  let pageRows: Record<string, unknown>[] | undefined;
+  // Rows the rollup shaped (its total was not built) are not the source's answer's.
+  pageRows = undefined;
   const run = async (sql: string, params: unknown[], shape: CompiledQuery['columns'] | 'rows') =>
     cachedAnswer(await keyOfRun(sql, params, shape, false), ttl, cacheOptions, async () => {
       let rows: Record<string, unknown>[];
@@ -197,9 +207,7 @@ async function execute(
       } catch (err) {
         throw asApiError(err);
       }
-      if (shape === 'rows') return JSON.stringify(rows);
-      pageRows = timedSync(scope.timings, 'shape', () => shapeRows(compiled, rows));
-      return JSON.stringify(pageRows);
+      return textOf(rows, shape);
     });
   const [main, total] = await Promise.all([
     run(compiled.sql, compiled.params, compiled.columns),
@@ -207,14 +215,14 @@ async function execute(
   ]);
   const result: LoadResult = {
     query: normalized,
-    data: new AnswerData(pageRows ? { rows: pageRows, json: main.value.json } : { json: main.value.json }),
+    data: dataOf(main.value.json),
     annotation: annotationOf(ctx.model, normalized),
     lastRefreshTime: main.value.refreshedAt,
     dbType: ctx.source.dialect,
     cacheHit: main.hit,
     usedPreAggregations: {},
   };
-  if (total) result.total = totalOf(JSON.parse(total.value.json));
+  if (total) result.total = totalOf(total.value.json);
   return result;
 }
 

@@ -8,7 +8,6 @@ import type { RequestScope } from '../core/scope';
 import { activeModel } from '../deployments/deployments.service';
 import { type JobsSelector, type jobsBody, MAX_JOB_PARTITIONS } from './jobs.schemas';
 import { CLAIM_TIMEOUT_MS, MAX_TIMEZONES } from './pre-aggregations.limits';
-import type { Claimed } from './pre-aggregations.repository';
 import * as repo from './pre-aggregations.repository';
 import { preAggregationsOf } from './refresh.service';
 
@@ -64,7 +63,7 @@ export async function postJobs(scope: JobScope, selector: JobsSelector): Promise
   }
   // Zones the plan does not build yet join it, and it is due at once (the next tick registers
   // them); the claim is in the same batch, so a failure leaves neither.
-  const [, claim] = await runBatch<Claimed>(scope.db, [
+  const [, claim] = await runBatch<repo.Claimed>(scope.db, [
     sql`
     UPDATE pre_aggregation_plans
        SET timezones = (SELECT json_group_array(z) FROM (

@@ -225,7 +225,8 @@ async function readOnly<T>(
 async function run(target: Target, sql: string, params: unknown[], limits: RunLimits) {
   const timeoutMs = Math.max(1, Math.floor(limits.timeoutMs));
   const read = {
-    ...limits,
+    timings: limits.timings,
+    waitUntil: limits.waitUntil,
     statementTimeoutMs: timeoutMs,
     // The server cancels at timeoutMs; the deadline is for a server that stops answering.
     deadline: { ms: timeoutMs + CLIENT_GRACE_MS, message: `The query ran longer than ${timeoutMs} ms` },

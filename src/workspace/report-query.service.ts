@@ -48,7 +48,7 @@ function parseQuery(text: string): CubeQuery {
   }
   const shaped = v.safeParse(cubeQuerySchema, parsed);
   if (!shaped.success) {
-    const details = toDetails(shaped.issues).map((d) => ({ ...d, path: `jsonQuery.${d.path}` }));
+    const details = toDetails(shaped.issues, 'jsonQuery');
     throw badRequest(`jsonQuery is not a Cube query: ${details[0]?.path} ${details[0]?.message}`, details);
   }
   return shaped.output;
