@@ -59,6 +59,37 @@ export default defineConfig({
     // time use both. Each file still has its own runtime and storage; PostgreSQL fixtures live in
     // a schema of their own per file.
     maxWorkers: Math.max(2, availableParallelism() - 1),
+    // Every test file loads the Worker into a fresh runtime, one module per request to vitest:
+    // about 800 modules, half of them from a few packages. Pre-bundling those packages (each
+    // entry below becomes one module) halves what every file loads. pg stays out: it needs Node's
+    // built-ins, which the Workers runtime provides and the pre-bundler cannot resolve.
+    deps: {
+      optimizer: {
+        ssr: {
+          enabled: true,
+          include: [
+            'drizzle-orm',
+            'drizzle-orm/casing',
+            'drizzle-orm/d1',
+            'drizzle-orm/sqlite-core',
+            'hono',
+            'hono/body-limit',
+            'hono/client',
+            'hono/factory',
+            'hono/html',
+            'hono/http-exception',
+            'hono/utils/html',
+            'hono/utils/http-status',
+            'hono-openapi',
+            'jose',
+            'pdf-lib',
+            'valibot',
+            'yaml',
+            '@cubejs-client/core',
+          ],
+        },
+      },
+    },
     setupFiles: ['./test/setup.ts'],
     testTimeout: 20_000,
   },
