@@ -92,13 +92,17 @@ curl() {
 `;
 
 async function main() {
-  const files = [
-    'README.md',
-    ...readdirSync(path.join(root, 'docs'))
-      .filter((f) => f.endsWith('.md'))
-      .sort()
-      .map((f) => `docs/${f}`),
-  ];
+  // README.md first, then the pages that fire the Cron Trigger themselves, then the rest. Every
+  // page seeds a demo deployment whose rollups the next tick plans and the queue builds in turn;
+  // a page that waits for its own deployment's builds waits behind every earlier page's, so it
+  // runs before the others add theirs (about a minute less in all).
+  const pages = readdirSync(path.join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .sort()
+    .map((f) => `docs/${f}`);
+  const firesCron = (file) =>
+    readFileSync(path.join(root, file), 'utf8').includes('/cdn-cgi/handler/scheduled');
+  const files = ['README.md', ...pages.filter(firesCron), ...pages.filter((f) => !firesCron(f))];
   const adminToken = `docs-${randomBytes(12).toString('hex')}`;
   const server = await startServer({ adminToken });
   // The examples run from a scratch directory that looks like the repository root (scripts,
