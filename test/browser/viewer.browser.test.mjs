@@ -210,63 +210,6 @@ test('a picture that fails to load falls back to the initials, without an error'
   await page.close();
 });
 
-test('an expired session shows its message, posts session-expired, and set-session recovers it', async () => {
-  // The stale session was minted at the start with a 60 s lifetime.
-  await sleep(Math.max(0, staleMintedAt + TTL_MS + 2_000 - Date.now()));
-  const page = await openHost({ session: staleSession });
-  const frame = viewer(page);
-  const notice = frame.locator('#eb-notice h1');
-  await notice.waitFor();
-  assert.equal(await notice.textContent(), 'This session has expired');
-  await screenshot(page, 'viewer-expired');
-  assert.ok(await notice.isVisible());
-  assert.equal(await frame.locator('h2.eb-widget-title').count(), 0);
-  await waitFor(
-    async () => (await messages(page)).includes('edgeboard:session-expired'),
-    'edgeboard:session-expired',
-  );
-
-  // The same document carries on: a mark set now must survive the renewal.
-  await frame.locator('body').evaluate(() => {
-    window.edgeboardMark = 'same-document';
-  });
-  await page.evaluate(() => window.renew());
-  await frame.locator('h2.eb-widget-title', { hasText: 'Revenue vs cost' }).waitFor();
-  assert.ok(await frame.locator('h2.eb-widget-title', { hasText: 'Revenue vs cost' }).isVisible());
-  assert.equal(await frame.locator('#eb-notice').isVisible(), false);
-  assert.equal(await frame.locator('body').evaluate(() => window.edgeboardMark), 'same-document');
-  await waitFor(
-    async () => (await messages(page)).includes('edgeboard:session-renewed'),
-    'edgeboard:session-renewed',
-  );
-  assert.deepEqual(problems, []);
-  await page.close();
-});
-
-test('a session running out while open warns, then hides the dashboard until set-session', async () => {
-  const page = livePage;
-  const frame = viewer(page);
-  await waitFor(
-    async () => (await messages(page)).includes('edgeboard:session-expired'),
-    'expiry of the open page',
-    20_000,
-  );
-  const seen = await messages(page);
-  assert.deepEqual(
-    seen.filter((m) => m !== 'edgeboard:session-renewed'),
-    ['edgeboard:ready', 'edgeboard:session-expiring', 'edgeboard:session-expired'],
-  );
-  assert.equal(await frame.locator('#eb-notice h1').textContent(), 'This session has expired');
-  assert.equal(await frame.locator('h2.eb-widget-title').count(), 0);
-  await frame.locator('body').evaluate(() => {
-    window.edgeboardMark = 'kept';
-  });
-  await page.evaluate(() => window.renew());
-  await frame.locator('h2.eb-widget-title', { hasText: 'Active users' }).waitFor();
-  assert.equal(await frame.locator('body').evaluate(() => window.edgeboardMark), 'kept');
-  assert.deepEqual(problems, []);
-});
-
 /** How many viewer pages the server refused so far (its log records paths and statuses). */
 const refusedPages = () => server.output().match(/GET \/embed\/dashboard\/[\w-]+ 401/g)?.length ?? 0;
 
@@ -341,24 +284,6 @@ test('only the origins the account allows may frame the viewer (CSP frame-ancest
   assert.deepEqual(allowed.refusals, []);
   await allowed.page.close();
 });
-
-test('no session id reaches the page markup or the server’s log', async () => {
-  const html = await viewer(livePage)
-    .locator('html')
-    .evaluate((el) => el.outerHTML);
-  const log = server.output();
-  assert.ok(world.minted.length >= 6, `${world.minted.length} sessions minted`);
-  for (const session of world.minted) {
-    assert.ok(!html.includes(session), 'session id in the page');
-    assert.ok(!log.includes(session), 'session id in the npm start output');
-  }
-  // The log does record the viewer's requests (paths only), so the check above means something.
-  assert.match(log, /GET \/embed\/dashboard\/[\w-]+ 401/);
-});
-
-/** The number a KPI widget of the viewer shows. */
-const kpiOf = (frame, widgetId) =>
-  frame.locator(`[data-widget-id="${widgetId}"] svg text`).first().textContent();
 
 test('a filter control re-runs the charts it narrows, with each viewer’s policy applied', async () => {
   const live = await seedLive(server.url, ADMIN_TOKEN);
@@ -865,3 +790,82 @@ for (const width of [1280, 360]) {
     await page.close();
   });
 }
+
+// The sessions minted in `before` run out 60 s after it: the tests that need them expired, and
+// the one that reads the page renewed after that, come last, so the tests above run while the
+// sessions age instead of after a wait.
+
+test('an expired session shows its message, posts session-expired, and set-session recovers it', async () => {
+  // The stale session was minted at the start with a 60 s lifetime.
+  await sleep(Math.max(0, staleMintedAt + TTL_MS + 2_000 - Date.now()));
+  const page = await openHost({ session: staleSession });
+  const frame = viewer(page);
+  const notice = frame.locator('#eb-notice h1');
+  await notice.waitFor();
+  assert.equal(await notice.textContent(), 'This session has expired');
+  await screenshot(page, 'viewer-expired');
+  assert.ok(await notice.isVisible());
+  assert.equal(await frame.locator('h2.eb-widget-title').count(), 0);
+  await waitFor(
+    async () => (await messages(page)).includes('edgeboard:session-expired'),
+    'edgeboard:session-expired',
+  );
+
+  // The same document carries on: a mark set now must survive the renewal.
+  await frame.locator('body').evaluate(() => {
+    window.edgeboardMark = 'same-document';
+  });
+  await page.evaluate(() => window.renew());
+  await frame.locator('h2.eb-widget-title', { hasText: 'Revenue vs cost' }).waitFor();
+  assert.ok(await frame.locator('h2.eb-widget-title', { hasText: 'Revenue vs cost' }).isVisible());
+  assert.equal(await frame.locator('#eb-notice').isVisible(), false);
+  assert.equal(await frame.locator('body').evaluate(() => window.edgeboardMark), 'same-document');
+  await waitFor(
+    async () => (await messages(page)).includes('edgeboard:session-renewed'),
+    'edgeboard:session-renewed',
+  );
+  assert.deepEqual(problems, []);
+  await page.close();
+});
+
+test('a session running out while open warns, then hides the dashboard until set-session', async () => {
+  const page = livePage;
+  const frame = viewer(page);
+  await waitFor(
+    async () => (await messages(page)).includes('edgeboard:session-expired'),
+    'expiry of the open page',
+    20_000,
+  );
+  const seen = await messages(page);
+  assert.deepEqual(
+    seen.filter((m) => m !== 'edgeboard:session-renewed'),
+    ['edgeboard:ready', 'edgeboard:session-expiring', 'edgeboard:session-expired'],
+  );
+  assert.equal(await frame.locator('#eb-notice h1').textContent(), 'This session has expired');
+  assert.equal(await frame.locator('h2.eb-widget-title').count(), 0);
+  await frame.locator('body').evaluate(() => {
+    window.edgeboardMark = 'kept';
+  });
+  await page.evaluate(() => window.renew());
+  await frame.locator('h2.eb-widget-title', { hasText: 'Active users' }).waitFor();
+  assert.equal(await frame.locator('body').evaluate(() => window.edgeboardMark), 'kept');
+  assert.deepEqual(problems, []);
+});
+
+test('no session id reaches the page markup or the server’s log', async () => {
+  const html = await viewer(livePage)
+    .locator('html')
+    .evaluate((el) => el.outerHTML);
+  const log = server.output();
+  assert.ok(world.minted.length >= 6, `${world.minted.length} sessions minted`);
+  for (const session of world.minted) {
+    assert.ok(!html.includes(session), 'session id in the page');
+    assert.ok(!log.includes(session), 'session id in the npm start output');
+  }
+  // The log does record the viewer's requests (paths only), so the check above means something.
+  assert.match(log, /GET \/embed\/dashboard\/[\w-]+ 401/);
+});
+
+/** The number a KPI widget of the viewer shows. */
+const kpiOf = (frame, widgetId) =>
+  frame.locator(`[data-widget-id="${widgetId}"] svg text`).first().textContent();
