@@ -61,8 +61,10 @@ export default defineConfig({
     maxWorkers: Math.max(2, availableParallelism() - 1),
     // Every test file loads the Worker into a fresh runtime, one module per request to vitest:
     // about 800 modules, half of them from a few packages. Pre-bundling those packages (each
-    // entry below becomes one module) halves what every file loads. pg stays out: it needs Node's
-    // built-ins, which the Workers runtime provides and the pre-bundler cannot resolve.
+    // entry below becomes one module) halves what every file loads. It also gives pg one instance
+    // of each of its modules, as wrangler's bundle does: src/sources/scram-keys.ts replaces an
+    // export of pg's crypto helpers that pg's SCRAM code reads, which an instance loaded apart
+    // would not see. Node's built-ins stay imports: the Workers runtime provides them.
     deps: {
       optimizer: {
         ssr: {
@@ -83,10 +85,28 @@ export default defineConfig({
             'hono-openapi',
             'jose',
             'pdf-lib',
+            'pg',
+            'pg/lib/crypto/utils.js',
             'valibot',
             'yaml',
             '@cubejs-client/core',
           ],
+          rolldownOptions: {
+            external: [
+              /^node:/,
+              'crypto',
+              'dns',
+              'events',
+              'fs',
+              'net',
+              'path',
+              'stream',
+              'string_decoder',
+              'tls',
+              'util',
+              'util/types',
+            ],
+          },
         },
       },
     },

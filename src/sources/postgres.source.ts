@@ -3,6 +3,7 @@ import type { Bindings } from '../core/env';
 import { type Timings, timed } from '../core/timings';
 import { type DataSource, type DataSourceConfig, DataSourceError, type RunLimits } from './data-source';
 import { forbiddenHostReason } from './host-check';
+import './scram-keys';
 
 /** How long connecting (TCP, TLS and authentication) may take before it is a CONNECTION error. */
 export const CONNECT_TIMEOUT_MS = 5_000;

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Bindings } from '../../src/core/env';
 import { type DataSourceConfig, DataSourceError, openDataSource } from '../../src/sources/open-data-source';
 import { pagePostgres } from '../../src/sources/postgres.source';
+import { scramDerivations } from '../../src/sources/scram-keys';
 
 /**
  * The postgres adapter against the run's real PostgreSQL server (test/global/postgres.setup.ts).
@@ -187,6 +188,26 @@ describe('postgres data source', () => {
     );
     expect(err.code).toBe('QUERY');
     expect(err.message).toMatch(/read-only/);
+  });
+
+  it("derives a SCRAM login's salted password once, not on every connection; a new salt derives again", async () => {
+    const source = openDataSource(env as Bindings, 1, config);
+    const one = (n: number) => source.run('SELECT $1::int AS n', [n], limits);
+    expect((await one(1)).rows).toEqual([{ n: 1 }]);
+    // The server asked for SCRAM and pg derived through the cache.
+    const derived = scramDerivations();
+    expect(derived).toBeGreaterThan(0);
+    expect((await one(2)).rows).toEqual([{ n: 2 }]);
+    expect((await one(3)).rows).toEqual([{ n: 3 }]);
+    expect(scramDerivations()).toBe(derived);
+
+    // Setting the password again (to the same value) gives the role a new salt: the next login
+    // derives for it and succeeds, and the one after reuses that.
+    await admin(`ALTER ROLE ${server.user} PASSWORD '${server.password}'`);
+    expect((await one(4)).rows).toEqual([{ n: 4 }]);
+    expect(scramDerivations()).toBe(derived + 1);
+    expect((await one(5)).rows).toEqual([{ n: 5 }]);
+    expect(scramDerivations()).toBe(derived + 1);
   });
 
   it('a wrong password is a CONNECTION error naming neither the password nor the host', async () => {
