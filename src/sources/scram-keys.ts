@@ -7,7 +7,9 @@ import pgCrypto from 'pg/lib/crypto/utils.js';
  * the round count, which the server keeps until the password changes, so the isolate keeps the
  * last few (RFC 5802 §3 allows the client this cache). A changed password or salt is another key:
  * nothing stale is ever used. Kept: at most MAX_KEYS, the oldest dropped first; a derivation that
- * fails is not kept.
+ * fails is not kept. The entries are shared by the isolate's deployments, which is safe: an entry
+ * is a function of the password and the server's salt alone, so only a source that already holds
+ * both can find it.
  */
 const MAX_KEYS = 32;
 
@@ -22,7 +24,10 @@ function cachedDeriveKey(password: string, salt: Uint8Array, iterations: number)
   if (!entry) {
     derivations++;
     entry = derive(password, salt, iterations);
-    entry.catch(() => salted.delete(key));
+    const derived = entry;
+    derived.catch(() => {
+      if (salted.get(key) === derived) salted.delete(key);
+    });
     if (salted.size >= MAX_KEYS) salted.delete(salted.keys().next().value as string);
     salted.set(key, entry);
   }
