@@ -6,30 +6,42 @@ import pgCrypto from 'pg/lib/crypto/utils.js';
  * connection per read. Its result, the salted password, depends only on the password, the salt and
  * the round count, which the server keeps until the password changes, so the isolate keeps the
  * last few (RFC 5802 §3 allows the client this cache). A changed password or salt is another key:
- * nothing stale is ever used. Kept: at most MAX_KEYS, the oldest dropped first; a derivation that
- * fails is not kept. The entries are shared by the isolate's deployments, which is safe: an entry
- * is a function of the password and the server's salt alone, so only a source that already holds
- * both can find it.
+ * nothing stale is ever used.
+ *
+ * Kept: at most MAX_KEYS, first in first out; a derivation that fails is not kept, nor one for a
+ * salt longer than MAX_SALT_BYTES (PostgreSQL's are 16; a server may send any). An entry is found
+ * by a SHA-256 of the round count, the salt and the password, so no password outlives its use in
+ * the map. The entries are shared by the isolate's deployments, which is safe: finding one takes
+ * the password and the server's salt, which only a source that already holds both has.
  */
 const MAX_KEYS = 32;
+const MAX_SALT_BYTES = 64;
 
 const derive = pgCrypto.deriveKey;
 const salted = new Map<string, Promise<ArrayBuffer>>();
+const encoder = new TextEncoder();
 let derivations = 0;
 
+async function entryKey(password: string, salt: Uint8Array, iterations: number): Promise<string> {
+  const text = `${iterations}:${btoa(String.fromCharCode(...salt))}:${password}`;
+  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)));
+  return btoa(String.fromCharCode(...digest));
+}
+
 /** pg's own derivation, run once per password, salt and round count while the entry is kept. */
-function cachedDeriveKey(password: string, salt: Uint8Array, iterations: number): Promise<ArrayBuffer> {
-  const key = `${iterations}:${btoa(String.fromCharCode(...salt))}:${password}`;
+async function cachedDeriveKey(password: string, salt: Uint8Array, iterations: number): Promise<ArrayBuffer> {
+  if (salt.length > MAX_SALT_BYTES) return derive(password, salt, iterations);
+  const key = await entryKey(password, salt, iterations);
   let entry = salted.get(key);
   if (!entry) {
     derivations++;
-    entry = derive(password, salt, iterations);
-    const derived = entry;
+    const derived = derive(password, salt, iterations);
     derived.catch(() => {
       if (salted.get(key) === derived) salted.delete(key);
     });
     if (salted.size >= MAX_KEYS) salted.delete(salted.keys().next().value as string);
-    salted.set(key, entry);
+    salted.set(key, derived);
+    entry = derived;
   }
   return entry;
 }
@@ -37,5 +49,5 @@ function cachedDeriveKey(password: string, salt: Uint8Array, iterations: number)
 // pg's SASL session calls `crypto.deriveKey` on this module's exports at each authentication.
 pgCrypto.deriveKey = cachedDeriveKey;
 
-/** How many salted passwords this isolate has derived (tests). */
+/** How many salted passwords this isolate has derived and kept (tests). */
 export const scramDerivations = (): number => derivations;

@@ -285,6 +285,10 @@ test('only the origins the account allows may frame the viewer (CSP frame-ancest
   await allowed.page.close();
 });
 
+/** The number a KPI widget of the viewer shows. */
+const kpiOf = (frame, widgetId) =>
+  frame.locator(`[data-widget-id="${widgetId}"] svg text`).first().textContent();
+
 test('a filter control re-runs the charts it narrows, with each viewer’s policy applied', async () => {
   const live = await seedLive(server.url, ADMIN_TOKEN);
   const viewers = [
@@ -865,7 +869,3 @@ test('no session id reaches the page markup or the server’s log', async () => 
   // The log does record the viewer's requests (paths only), so the check above means something.
   assert.match(log, /GET \/embed\/dashboard\/[\w-]+ 401/);
 });
-
-/** The number a KPI widget of the viewer shows. */
-const kpiOf = (frame, widgetId) =>
-  frame.locator(`[data-widget-id="${widgetId}"] svg text`).first().textContent();
