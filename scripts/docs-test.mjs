@@ -101,9 +101,10 @@ async function main() {
     .filter((f) => f.endsWith('.md'))
     .sort()
     .map((f) => `docs/${f}`);
-  const firesCron = (file) =>
-    readFileSync(path.join(root, file), 'utf8').includes('/cdn-cgi/handler/scheduled');
-  const files = ['README.md', ...pages.filter(firesCron), ...pages.filter((f) => !firesCron(f))];
+  const firesCron = new Set(
+    pages.filter((f) => readFileSync(path.join(root, f), 'utf8').includes('/cdn-cgi/handler/scheduled')),
+  );
+  const files = ['README.md', ...firesCron, ...pages.filter((f) => !firesCron.has(f))];
   const adminToken = `docs-${randomBytes(12).toString('hex')}`;
   const server = await startServer({ adminToken });
   // The examples run from a scratch directory that looks like the repository root (scripts,

@@ -1,5 +1,5 @@
 import { ApiError, type ErrorCode } from '../core/errors';
-import { timed, timedSync } from '../core/timings';
+import { type Timings, timed, timedSync } from '../core/timings';
 import { metaOf } from '../semantic/model/meta';
 import type { CompiledModel } from '../semantic/model/model.types';
 import {
@@ -85,6 +85,26 @@ function totalOf(json: string): number {
   return Number(Object.values(first ?? { total: 0 })[0] ?? 0);
 }
 
+type Rows = Record<string, unknown>[];
+
+/**
+ * The text each answer is stored as (a page shaped into Cube's `data`, a total's rows as read),
+ * and the answer's data: the rows this shaper shaped kept beside their text, for a dashboard to
+ * read without parsing it. One per answering store, so rows one store shaped never sit beside
+ * the other's text.
+ */
+function pageShaper(timings: Timings | undefined) {
+  let shaped: Rows | undefined;
+  return {
+    textOf(rows: Rows, shape: CompiledQuery['columns'] | 'rows'): string {
+      if (shape === 'rows') return JSON.stringify(rows);
+      shaped = timedSync(timings, 'shape', () => shapeRows({ columns: shape }, rows));
+      return JSON.stringify(shaped);
+    },
+    dataOf: (json: string) => new AnswerData(shaped ? { rows: shaped, json } : { json }),
+  };
+}
+
 export interface LoadResult {
   query: NormalizedQuery;
   data: AnswerData;
@@ -136,19 +156,10 @@ async function execute(
     timings: scope.timings,
   };
 
-  // The text each answer is stored as: a page shaped into Cube's `data` (the rows this request
-  // shaped kept beside it, for a dashboard to read), a total's rows as read.
-  let pageRows: Record<string, unknown>[] | undefined;
-  const textOf = (rows: Record<string, unknown>[], shape: CompiledQuery['columns'] | 'rows') => {
-    if (shape === 'rows') return JSON.stringify(rows);
-    pageRows = timedSync(scope.timings, 'shape', () => shapeRows({ columns: shape }, rows));
-    return JSON.stringify(pageRows);
-  };
-  const dataOf = (json: string) => new AnswerData(pageRows ? { rows: pageRows, json } : { json });
-
   const plan = rollupPlanOf(ctx.model, normalized, extraFilters, ctx.source.dialect);
   let notBuilt: string | undefined;
   if (plan) {
+    const page = pageShaper(scope.timings);
     const read = async (sql: string, params: unknown[], shape: CompiledQuery['columns'] | 'rows') =>
       cachedRollupAnswer(
         await keyOfRun(sql, params, shape, true),
@@ -159,7 +170,7 @@ async function execute(
             readRollup(scope.env, scope.deploymentId, plan, sql, params, MAX_RESULT_ROWS),
           );
           return 'rows' in answer
-            ? { json: textOf(answer.rows, shape), partitions: answer.partitions }
+            ? { json: page.textOf(answer.rows, shape), partitions: answer.partitions }
             : answer;
         },
         // "Not built yet" is remembered like rows: the key moves with the rollups' generation, so
@@ -177,7 +188,7 @@ async function execute(
       const oldest = main.partitions.map((p) => p.builtAt).sort()[0];
       const result: LoadResult = {
         query: normalized,
-        data: dataOf(main.json),
+        data: page.dataOf(main.json),
         annotation: annotationOf(ctx.model, normalized),
         lastRefreshTime: oldest ?? scope.now.toISOString(),
         dbType: ctx.source.dialect,
@@ -191,11 +202,10 @@ async function execute(
   }
   if (ctx.rollupOnly) throw rollupOnlyError(plan, notBuilt);
 
-  // Rows the rollup shaped (its total was not built) are not the source's answer's.
-  pageRows = undefined;
+  const page = pageShaper(scope.timings);
   const run = async (sql: string, params: unknown[], shape: CompiledQuery['columns'] | 'rows') =>
     cachedAnswer(await keyOfRun(sql, params, shape, false), ttl, cacheOptions, async () => {
-      let rows: Record<string, unknown>[];
+      let rows: Rows;
       try {
         const limits = {
           timeoutMs: QUERY_TIMEOUT_MS,
@@ -207,7 +217,7 @@ async function execute(
       } catch (err) {
         throw asApiError(err);
       }
-      return textOf(rows, shape);
+      return page.textOf(rows, shape);
     });
   const [main, total] = await Promise.all([
     run(compiled.sql, compiled.params, compiled.columns),
@@ -215,7 +225,7 @@ async function execute(
   ]);
   const result: LoadResult = {
     query: normalized,
-    data: dataOf(main.value.json),
+    data: page.dataOf(main.value.json),
     annotation: annotationOf(ctx.model, normalized),
     lastRefreshTime: main.value.refreshedAt,
     dbType: ctx.source.dialect,

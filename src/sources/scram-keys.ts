@@ -1,4 +1,6 @@
 import pgCrypto from 'pg/lib/crypto/utils.js';
+import { sha256Hex } from '../core/crypto';
+import { base64 } from '../core/text';
 
 /**
  * SCRAM-SHA-256 costs the client one PBKDF2 of the password (4,096 rounds of SHA-256 at
@@ -8,42 +10,31 @@ import pgCrypto from 'pg/lib/crypto/utils.js';
  * last few (RFC 5802 §3 allows the client this cache). A changed password or salt is another key:
  * nothing stale is ever used.
  *
- * Kept: at most MAX_KEYS, first in first out; a derivation that fails is not kept, nor one for a
- * salt longer than MAX_SALT_BYTES (PostgreSQL's are 16; a server may send any). An entry is found
- * by a SHA-256 of the round count, the salt and the password, so no password outlives its use in
- * the map. The entries are shared by the isolate's deployments, which is safe: finding one takes
- * the password and the server's salt, which only a source that already holds both has.
+ * Kept: at most MAX_KEYS, first in first out; a derivation that fails is not kept. An entry is
+ * found by a SHA-256 of the round count, the salt and the password, so a key is the same size
+ * whatever salt a server sends, and no password outlives its use in the map. The entries are
+ * shared by the isolate's deployments, which is safe: finding one takes the password and the
+ * server's salt, which only a source that already holds both has.
  */
 const MAX_KEYS = 32;
-const MAX_SALT_BYTES = 64;
 
 const derive = pgCrypto.deriveKey;
 const salted = new Map<string, Promise<ArrayBuffer>>();
-const encoder = new TextEncoder();
 let derivations = 0;
-
-async function entryKey(password: string, salt: Uint8Array, iterations: number): Promise<string> {
-  const text = `${iterations}:${btoa(String.fromCharCode(...salt))}:${password}`;
-  const digest = new Uint8Array(await crypto.subtle.digest('SHA-256', encoder.encode(text)));
-  return btoa(String.fromCharCode(...digest));
-}
 
 /** pg's own derivation, run once per password, salt and round count while the entry is kept. */
 async function cachedDeriveKey(password: string, salt: Uint8Array, iterations: number): Promise<ArrayBuffer> {
-  if (salt.length > MAX_SALT_BYTES) return derive(password, salt, iterations);
-  const key = await entryKey(password, salt, iterations);
-  let entry = salted.get(key);
-  if (!entry) {
-    derivations++;
-    const derived = derive(password, salt, iterations);
-    derived.catch(() => {
-      if (salted.get(key) === derived) salted.delete(key);
-    });
-    if (salted.size >= MAX_KEYS) salted.delete(salted.keys().next().value as string);
-    salted.set(key, derived);
-    entry = derived;
-  }
-  return entry;
+  const key = await sha256Hex(`${iterations}:${base64(salt)}:${password}`);
+  const kept = salted.get(key);
+  if (kept) return kept;
+  derivations++;
+  const derived = derive(password, salt, iterations);
+  derived.catch(() => {
+    if (salted.get(key) === derived) salted.delete(key);
+  });
+  if (salted.size >= MAX_KEYS) salted.delete(salted.keys().next().value as string);
+  salted.set(key, derived);
+  return derived;
 }
 
 // pg's SASL session calls `crypto.deriveKey` on this module's exports at each authentication.

@@ -1,17 +1,11 @@
-import {
-  createExecutionContext,
-  createMessageBatch,
-  createScheduledController,
-  env,
-  getQueueResult,
-} from 'cloudflare:test';
+import { createExecutionContext, createMessageBatch, env, getQueueResult } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/core/db';
 import { activeModel } from '../../src/deployments/deployments.service';
 import worker from '../../src/index';
 import { expectError, seedWorld, type World } from '../helpers/harness';
 import { api, workerFetch } from '../helpers/http';
-import { clockAt, platform } from '../helpers/platform';
+import { clockAt, cronTick, platform } from '../helpers/platform';
 import { holdAnswersToCube } from './cube-openapi';
 
 // Every 2xx answer below is also held to Cube's published response schema for its operation.
@@ -565,21 +559,13 @@ describe('upload transactions', () => {
       404,
     );
 
-    const controller = createScheduledController({
-      scheduledTime: new Date('2031-01-01T10:59:00.000Z'),
-      cron: '* * * * *',
-    });
-    await worker.scheduled(controller, env, createExecutionContext());
+    await cronTick('2031-01-01T10:59:00.000Z');
     const count = () =>
       env.DB.prepare('SELECT count(*) AS n FROM model_uploads WHERE id = ?')
         .bind(transaction)
         .first<{ n: number }>();
     expect((await count())?.n).toBe(1);
-    const later = createScheduledController({
-      scheduledTime: new Date('2031-01-01T11:01:00.000Z'),
-      cron: '* * * * *',
-    });
-    await worker.scheduled(later, env, createExecutionContext());
+    await cronTick('2031-01-01T11:01:00.000Z');
     expect((await count())?.n).toBe(0);
     const orphans = await env.DB.prepare('SELECT count(*) AS n FROM model_upload_files WHERE upload_id = ?')
       .bind(transaction)

@@ -4,8 +4,6 @@ import { api } from '../helpers/http';
 import { clockAt, cronTick, platform } from '../helpers/platform';
 import { claimsOf, mintOk, rows } from './fixtures';
 
-const tick = (at: number) => cronTick(at);
-
 describe('revocation records', () => {
   it('are kept until the session would have expired, then the cron drops them', async () => {
     const acme = await seedAccount({ embedSessionTtlSeconds: 300 });
@@ -19,9 +17,9 @@ describe('revocation records', () => {
     expect(revoked.body).toEqual({ revoked: true });
     const record = () =>
       rows('SELECT session_id FROM embed_session_revocations WHERE session_id = ?', claimsOf(sid).jti);
-    await tick(start + 299_000);
+    await cronTick(start + 299_000);
     expect(await record()).toHaveLength(1);
-    await tick(start + 300_000);
+    await cronTick(start + 300_000);
     expect(await record()).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@ import { createMessageBatch, env } from 'cloudflare:test';
 import { expect } from 'vitest';
 import type { ExportMessage } from '../../src/core/env';
 import { type ApiResponse, type Auth, api } from '../helpers/http';
-import { cronTick, deliverBatch, platform } from '../helpers/platform';
+import { deliverBatch, platform } from '../helpers/platform';
 import { routedDb } from '../helpers/shards';
 import { fetchBytes } from '../render/seed';
 
@@ -91,7 +91,7 @@ export const consume = (exportIds: number[], options: Delivery = {}) =>
   );
 
 /** One cron tick through the Worker's scheduled handler, on the test's platform. */
-export const tick = (scheduledTime: string | Date): Promise<void> => cronTick(scheduledTime);
+export { cronTick as tick } from '../helpers/platform';
 
 export const PNG_MAGIC = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 /** `%PDF-` */

@@ -1,14 +1,9 @@
-import {
-  createExecutionContext,
-  createMessageBatch,
-  createScheduledController,
-  env,
-  getQueueResult,
-} from 'cloudflare:test';
+import { createExecutionContext, createMessageBatch, env, getQueueResult } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import worker from '../../src/index';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { cronTick } from '../helpers/platform';
 
 let acme: SeededAccount;
 beforeAll(async () => {
@@ -150,12 +145,9 @@ describe('the cron sweep of stranded builds', () => {
       ...env.BUILDS_QUEUE,
       sendBatch: async (msgs: { body: unknown }[]) => void sent.push(...msgs.map((m) => m.body)),
     };
-    const controller = createScheduledController({ scheduledTime: new Date(), cron: '* * * * *' });
-    await worker.scheduled(
-      controller,
-      { ...env, BUILDS_QUEUE: queue as unknown as typeof env.BUILDS_QUEUE },
-      createExecutionContext(),
-    );
+    await cronTick(new Date(), {
+      bindings: { ...env, BUILDS_QUEUE: queue as unknown as typeof env.BUILDS_QUEUE },
+    });
     expect(sent).toContainEqual({ kind: 'build', buildId });
     expect(sent).not.toContainEqual({ kind: 'build', buildId: fresh.buildId });
   });

@@ -75,11 +75,12 @@ export async function fetchWorker(input: RequestInfo | URL, init?: RequestInit):
 }
 
 /**
- * One run of the Worker's scheduled handler at `at`, for trigger `cron` (the every-minute one
- * unless named), on the test's platform with `bindings`, waited for with the work it left running.
+ * One run of the Worker's scheduled handler at `at` (a second from now unless given: after what
+ * the test just wrote), for trigger `cron` (the every-minute one unless named), on the test's
+ * platform with `bindings`, waited for with the work it left running.
  */
 export async function cronTick(
-  at: Date | string | number,
+  at: Date | string | number = Date.now() + 1_000,
   options: { cron?: string; bindings?: typeof env } = {},
 ): Promise<void> {
   const controller = createScheduledController({

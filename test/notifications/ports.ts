@@ -1,7 +1,7 @@
 import { createMessageBatch } from 'cloudflare:test';
 import type { NotificationMessage } from '../../src/core/env';
 import type { DeliveryPorts, OutgoingEmail, RenderRequest } from '../../src/notifications/delivery';
-import { cronTick, deliverBatch } from '../helpers/platform';
+import { deliverBatch } from '../helpers/platform';
 
 /** Test doubles of the delivery ports that record what they were asked to do. */
 export function recordingPorts() {
@@ -52,7 +52,7 @@ export function recordingPorts() {
 }
 
 /** One cron tick through the Worker's scheduled handler, on the test's platform. */
-export const tick = (scheduledTime: string): Promise<void> => cronTick(scheduledTime);
+export { cronTick as tick } from '../helpers/platform';
 
 let messageCounter = 0;
 

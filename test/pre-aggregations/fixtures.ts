@@ -2,7 +2,7 @@ import { createMessageBatch, env } from 'cloudflare:test';
 import { expect } from 'vitest';
 import type { PreAggregationMessage } from '../../src/core/env';
 import { shopModel } from '../data-api/fixtures';
-import { deliverBatch, platform, cronTick as tickAt } from '../helpers/platform';
+import { cronTick, deliverBatch, platform } from '../helpers/platform';
 
 /** Two rollups on the shop's orders: monthly by status (partitioned by year), and by country. */
 export const ROLLUPS = `    pre_aggregations:
@@ -29,9 +29,6 @@ export function recordPreAggregations(into: PreAggregationMessage[] = []): PreAg
   platform.preAggregationsQueue = { sendBatch: async (m) => void into.push(...[...m].map((r) => r.body)) };
   return into;
 }
-
-/** One run of the Worker's cron at `at` (a second from now unless given), waited for. */
-export const cronTick = (at: Date = new Date(Date.now() + 1_000)): Promise<void> => tickAt(at);
 
 let delivered = 0;
 /** Delivers `messages` to the Worker's pre-aggregations queue consumer, each a first attempt. */

@@ -4,14 +4,9 @@ import type { PreAggregationMessage } from '../../src/core/env';
 import { cubeToken, deployModel, loadShopIntoStore } from '../data-api/fixtures';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
+import { cronTick } from '../helpers/platform';
 import { deploymentPolicy, userWithRole } from '../roles/fixtures';
-import {
-  cronTick,
-  deliverPreAggregations,
-  freezeAccount,
-  modelWithRollups,
-  recordPreAggregations,
-} from './fixtures';
+import { deliverPreAggregations, freezeAccount, modelWithRollups, recordPreAggregations } from './fixtures';
 
 /**
  * Cube's Orchestration API: `POST /cubejs-api/v1/pre-aggregations/jobs` with a deployment's Cube

@@ -9,8 +9,8 @@ import { deploymentStore } from '../../src/sources/deployment-store';
 import { deployModel, loadShopIntoStore, shopModel } from '../data-api/fixtures';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
-import { clockAt, platform } from '../helpers/platform';
-import { cronTick, deliverPreAggregations, freezeAccount, recordPreAggregations } from './fixtures';
+import { clockAt, cronTick, platform } from '../helpers/platform';
+import { deliverPreAggregations, freezeAccount, recordPreAggregations } from './fixtures';
 
 /**
  * The refresh of pre-aggregations through the Worker's own handlers: the cron claims what is due
@@ -81,8 +81,6 @@ const compiler: RollupCompiler = {
 /** The messages the Worker sent to the pre-aggregations queue since the last call. */
 const sent: PreAggregationMessage[] = [];
 
-const tick = (at: string) => cronTick(new Date(at));
-
 function deliver(messages: PreAggregationMessage[], at: string) {
   platform.clock = clockAt(at);
   return deliverPreAggregations(messages, new Date(at));
@@ -145,7 +143,7 @@ describe('the refresh of pre-aggregations', () => {
       recordPreAggregations(sent);
     };
     use();
-    await tick('2026-05-01T10:00:00.000Z');
+    await cronTick('2026-05-01T10:00:00.000Z');
     const plans = take();
     expect(plans).toEqual([{ kind: 'pre-aggregation-plan', deploymentId, version: 1, shard: 0 }]);
     expect(await deliver(plans, '2026-05-01T10:00:05.000Z')).toMatchObject({
@@ -165,7 +163,7 @@ describe('the refresh of pre-aggregations', () => {
     ]);
 
     use();
-    await Promise.all([tick('2026-05-01T10:01:00.000Z'), tick('2026-05-01T10:01:00.000Z')]);
+    await Promise.all([cronTick('2026-05-01T10:01:00.000Z'), cronTick('2026-05-01T10:01:00.000Z')]);
     const builds = take();
     expect(builds).toHaveLength(8);
     expect(new Set(builds.map((m) => (m as { partitionId: number }).partitionId)).size).toBe(8);
@@ -209,7 +207,7 @@ describe('the refresh of pre-aggregations', () => {
       .run();
     const before = (await deploymentStore(env, deploymentId).listPartitions()) as Record<string, unknown>[];
     failing.add('2024-03');
-    await tick('2026-05-02T00:00:00.000Z');
+    await cronTick('2026-05-02T00:00:00.000Z');
     // (The hourly plan is due again too; this test delivers the builds only.)
     const messages = take('pre-aggregation-build');
     expect(messages).toEqual([
@@ -240,7 +238,7 @@ describe('the refresh of pre-aggregations', () => {
 
     // The retry, once due, builds it and bumps the generation.
     recordPreAggregations(sent);
-    await tick('2026-05-02T00:02:00.000Z');
+    await cronTick('2026-05-02T00:02:00.000Z');
     const retry = take('pre-aggregation-build');
     expect(retry).toEqual([
       {
@@ -274,7 +272,7 @@ describe('the refresh of pre-aggregations', () => {
     )
       .bind(deploymentId)
       .run();
-    await tick('2026-05-03T00:00:00.000Z');
+    await cronTick('2026-05-03T00:00:00.000Z');
     const plan = take().filter((m) => m.kind === 'pre-aggregation-plan');
     expect(plan).toHaveLength(1);
     platform.rollupCompiler = compiler;
@@ -348,7 +346,7 @@ describe('refresh keys', () => {
   async function cycle(at: string) {
     use();
     sent.splice(0);
-    await tick(at);
+    await cronTick(at);
     const messages = take();
     use();
     if (messages.length > 0) await deliver(messages, at);
@@ -445,7 +443,7 @@ describe('a plan and an account move', () => {
     )
       .bind(deploymentId)
       .run();
-    await tick('2026-05-04T00:00:00.000Z');
+    await cronTick('2026-05-04T00:00:00.000Z');
     const plan = take('pre-aggregation-plan');
     expect(plan).toHaveLength(1);
     const before = await partitions();
@@ -468,7 +466,7 @@ describe('a plan and an account move', () => {
       await freeze(null);
     }
     platform.rollupCompiler = compiler;
-    await tick('2026-05-04T00:21:00.000Z');
+    await cronTick('2026-05-04T00:21:00.000Z');
     const again = take('pre-aggregation-plan');
     expect(again).toHaveLength(1);
     platform.rollupCompiler = compiler;

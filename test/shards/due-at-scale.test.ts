@@ -1,4 +1,3 @@
-import { env } from 'cloudflare:test';
 import { getTableColumns } from 'drizzle-orm';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { notifications } from '../../schema/notifications';
@@ -80,9 +79,6 @@ beforeAll(async () => {
   for (const [shard, account] of onShard.entries()) await seedDue(account, shard);
 });
 
-/** The Worker's scheduled handler at `at`, given `bindings` (the test's, or counted ones). */
-const tickAt = (bindings: typeof env, at: string): Promise<void> => cronTick(at, { bindings });
-
 /** The recording queue, refusing what Queues refuse (so an oversized batch fails the tick's enqueue). */
 function limitedRecorder() {
   const rec = recordingPorts();
@@ -126,7 +122,7 @@ describe('a cron tick at scale', () => {
 
     // Two overlapping ticks at the due time: each claims at most CLAIM_PER_TICK per shard, and
     // every row either reads is claimed by one of them.
-    const overlapping = await statementsOf(() => Promise.all([tickAt(env, DUE), tickAt(env, DUE)]));
+    const overlapping = await statementsOf(() => Promise.all([cronTick(DUE), cronTick(DUE)]));
     // Every shard's jobs ran; the control database only for the sweep's pass.
     expect(shardsRead(overlapping)).toEqual([CONTROL_DATABASE, 0, 1, 2, 3]);
     // Every claim batch names only ids of the shard it ran on.
@@ -152,7 +148,7 @@ describe('a cron tick at scale', () => {
     const ticks = Math.ceil((PER_SHARD - CLAIM_PER_TICK) / CLAIM_PER_TICK);
     const counted = countedShardsEnv();
     const sendsBefore = rec.batchSizes.length;
-    await tickAt(counted.env, minute(1));
+    await cronTick(minute(1), { bindings: counted.env });
     // What one full tick costs each shard: the claim's two pages (a read and a claim batch each)
     // and its stranded-run sweep, plus one round trip per other job (the pre-aggregations' refresh
     // is one: its claims of plans and partitions go in one batch); the same on every shard.
@@ -161,7 +157,7 @@ describe('a cron tick at scale', () => {
     expect(trips[0]).toBeLessThanOrEqual(11);
     // Each page's runs in sendBatch calls of at most 100: three per page of 250.
     expect(rec.batchSizes.slice(sendsBefore)).toHaveLength(SHARDS * (CLAIM_PER_TICK / CLAIM_PAGE) * 3);
-    const second = await statementsOf(() => tickAt(env, minute(2)));
+    const second = await statementsOf(() => cronTick(minute(2)));
     for (let shard = 0; shard < SHARDS; shard++) {
       const on = second.filter((st) => (st.shard ?? 0) === shard);
       const reads = on.filter((st) => /^select .* from "notifications"/i.test(st.sql));
@@ -171,12 +167,12 @@ describe('a cron tick at scale', () => {
         CLAIM_PER_TICK / CLAIM_PAGE,
       ]);
     }
-    for (let i = 3; i <= ticks; i++) await tickAt(env, minute(i));
+    for (let i = 3; i <= ticks; i++) await cronTick(minute(i));
     expect(await dueLeft()).toEqual([0, 0, 0, 0]);
 
     // One more tick finds nothing left.
     const queuedBefore = rec.queued.length;
-    await tickAt(env, minute(ticks + 1));
+    await cronTick(minute(ticks + 1));
     expect(rec.queued).toHaveLength(queuedBefore);
 
     // Exactly one message per due notification, none twice, in batches Queues accept.
