@@ -3,7 +3,7 @@ import type { Bindings } from '../core/env';
 import { type Timings, timed } from '../core/timings';
 import { type DataSource, type DataSourceConfig, DataSourceError, type RunLimits } from './data-source';
 import { forbiddenHostReason } from './host-check';
-import './scram-keys';
+import { withLoginTarget } from './scram-keys';
 
 /** How long connecting (TCP, TLS and authentication) may take before it is a CONNECTION error. */
 export const CONNECT_TIMEOUT_MS = 5_000;
@@ -12,10 +12,14 @@ const CLIENT_GRACE_MS = 1_000;
 
 export type PostgresConfig = Extract<DataSourceConfig, { type: 'postgres' }>;
 
-/** Where a postgres source connects, and the values its error messages must never show. */
+/**
+ * Where a postgres source connects, the values its error messages must never show, and the login
+ * it makes (host, port, database, user; src/sources/scram-keys.ts keeps its salted passwords apart).
+ */
 interface Target {
   client: pg.ClientConfig;
   secrets: string[];
+  login: string;
 }
 
 /** PostgreSQL time values as ISO text: the shaping layer works on text, never on Date objects. */
@@ -78,6 +82,7 @@ function targetOf(env: Bindings, config: PostgresConfig): Target {
     return {
       client: { connectionString: binding.connectionString },
       secrets: [url.hostname, decodeURIComponent(url.username), decodeURIComponent(url.password)],
+      login: JSON.stringify([url.hostname, url.port, url.pathname, decodeURIComponent(url.username)]),
     };
   }
   const { host, user } = config;
@@ -95,16 +100,11 @@ function targetOf(env: Bindings, config: PostgresConfig): Target {
       `CUBEJS_DB_HOST is ${reason}; data sources must be reachable on the public internet`,
     );
   }
+  const database = config.database ?? user;
   return {
-    client: {
-      host,
-      port,
-      user,
-      password: config.password ?? '',
-      database: config.database ?? user,
-      ssl: ssl === 'true',
-    },
+    client: { host, port, user, password: config.password ?? '', database, ssl: ssl === 'true' },
     secrets: [host, user, config.password ?? '', config.database ?? ''],
+    login: JSON.stringify([host, String(port), database, user]),
   };
 }
 
@@ -194,7 +194,7 @@ async function readOnly<T>(
   });
   let ending: Promise<unknown> | null = null;
   const transaction = async () => {
-    await timed(limits.timings, 'pg-connect', () => client.connect());
+    await timed(limits.timings, 'pg-connect', () => withLoginTarget(target.login, () => client.connect()));
     // SET LOCAL lasts for this read-only transaction only, so a pooled connection (Hyperdrive)
     // goes back as it came. The timeout is a number we computed, not caller text.
     await timed(limits.timings, 'pg-begin', () =>

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import pgCrypto from 'pg/lib/crypto/utils.js';
 import { sha256Hex } from '../core/crypto';
 import { base64 } from '../core/text';
@@ -10,21 +11,32 @@ import { base64 } from '../core/text';
  * last few (RFC 5802 §3 allows the client this cache). A changed password or salt is another key:
  * nothing stale is ever used.
  *
- * Kept: at most MAX_KEYS, first in first out; a derivation that fails is not kept. An entry is
- * found by a SHA-256 of the round count, the salt and the password, so a key is the same size
- * whatever salt a server sends, and no password outlives its use in the map. The entries are
- * shared by the isolate's deployments, which is safe: finding one takes the password and the
- * server's salt, which only a source that already holds both has.
+ * Kept: at most MAX_KEYS, first in first out; a derivation that fails is not kept. An entry
+ * belongs to one login target (host, port, database and user, as `withLoginTarget` names it) and
+ * is found by a SHA-256 of the target, the round count, the salt and the password, so a key is the
+ * same size whatever salt a server sends, and no password outlives its use in the map. Keeping
+ * targets apart matters because a tenant chooses its server: a server of its own could send the
+ * salt of another tenant's server and, if entries were shared, time a login to learn whether a
+ * guessed password was the one kept. A target's entry is found only through that target, whose
+ * real server sends its own salt. A login outside `withLoginTarget` derives without keeping.
  */
 const MAX_KEYS = 32;
 
 const derive = pgCrypto.deriveKey;
 const salted = new Map<string, Promise<ArrayBuffer>>();
+const loginTarget = new AsyncLocalStorage<string>();
 let derivations = 0;
 
-/** pg's own derivation, run once per password, salt and round count while the entry is kept. */
+/** Runs `connect` (a pg client's connect) as a login to `target`, whose salted passwords it may keep. */
+export function withLoginTarget<T>(target: string, connect: () => Promise<T>): Promise<T> {
+  return loginTarget.run(target, connect);
+}
+
+/** pg's own derivation, run once per target, password, salt and round count while the entry is kept. */
 async function cachedDeriveKey(password: string, salt: Uint8Array, iterations: number): Promise<ArrayBuffer> {
-  const key = await sha256Hex(`${iterations}:${base64(salt)}:${password}`);
+  const target = loginTarget.getStore();
+  if (target === undefined) return derive(password, salt, iterations);
+  const key = await sha256Hex(JSON.stringify([target, iterations, base64(salt), password]));
   const kept = salted.get(key);
   if (kept) return kept;
   derivations++;
@@ -40,5 +52,5 @@ async function cachedDeriveKey(password: string, salt: Uint8Array, iterations: n
 // pg's SASL session calls `crypto.deriveKey` on this module's exports at each authentication.
 pgCrypto.deriveKey = cachedDeriveKey;
 
-/** How many salted passwords this isolate has derived and kept (tests). */
+/** How many salted passwords this isolate has derived for a login target and kept (tests). */
 export const scramDerivations = (): number => derivations;

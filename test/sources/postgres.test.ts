@@ -208,6 +208,24 @@ describe('postgres data source', () => {
     expect(scramDerivations()).toBe(before + 2);
   });
 
+  it('keeps salted passwords per login target: the same password and salt elsewhere derive again', async () => {
+    // The same role, password and salt, but another database of the server: another target, whose
+    // login must not find the first one's entry (a tenant's own server could send any salt).
+    const here = openDataSource(env as Bindings, 1, config);
+    const there = openDataSource(env as Bindings, 1, { ...config, database: 'postgres' });
+    const one = (source: typeof here) => source.run('SELECT current_database() AS db', [], limits);
+    await admin(`ALTER ROLE ${server.user} PASSWORD '${server.password}'`);
+    const before = scramDerivations();
+    expect((await one(here)).rows).toEqual([{ db: server.database }]);
+    expect((await one(here)).rows).toEqual([{ db: server.database }]);
+    expect(scramDerivations()).toBe(before + 1);
+    expect((await one(there)).rows).toEqual([{ db: 'postgres' }]);
+    expect(scramDerivations()).toBe(before + 2);
+    expect((await one(there)).rows).toEqual([{ db: 'postgres' }]);
+    expect((await one(here)).rows).toEqual([{ db: server.database }]);
+    expect(scramDerivations()).toBe(before + 2);
+  });
+
   it('a wrong password is a CONNECTION error naming neither the password nor the host', async () => {
     const password = 'wrong-password-7f3a9c';
     const err = await failure(
