@@ -1,11 +1,10 @@
-import { createExecutionContext, createMessageBatch, env, getQueueResult } from 'cloudflare:test';
+import { createMessageBatch, env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createDb } from '../../src/core/db';
 import { activeModel } from '../../src/deployments/deployments.service';
-import worker from '../../src/index';
 import { expectError, seedWorld, type World } from '../helpers/harness';
 import { api, workerFetch } from '../helpers/http';
-import { clockAt, cronTick, platform } from '../helpers/platform';
+import { clockAt, cronTick, deliverBatch, platform } from '../helpers/platform';
 import { holdAnswersToCube } from './cube-openapi';
 
 // Every 2xx answer below is also held to Cube's published response schema for its operation.
@@ -60,9 +59,7 @@ async function runLatestBuild(id: number) {
   const batch = createMessageBatch('edgeboard-builds', [
     { id: `m-${latest.id}`, timestamp: new Date(), attempts: 1, body: { kind: 'build', buildId: latest.id } },
   ]);
-  const ctx = createExecutionContext();
-  await worker.queue(batch, env, ctx);
-  await getQueueResult(batch, ctx);
+  await deliverBatch(batch);
   for (let i = 0; i < 100; i++) {
     const row = (await buildsOf(id)).find((b) => b.id === latest.id);
     if (row && (row.status === 'built' || row.status === 'failed')) return row;

@@ -1,9 +1,8 @@
-import { createExecutionContext, createMessageBatch, env, getQueueResult } from 'cloudflare:test';
+import { createMessageBatch, env } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
-import worker from '../../src/index';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
-import { cronTick } from '../helpers/platform';
+import { cronTick, deliverBatch } from '../helpers/platform';
 
 let acme: SeededAccount;
 beforeAll(async () => {
@@ -47,9 +46,7 @@ async function deliver(buildId: number, id = `m-${buildId}`, attempts = 1) {
   const batch = createMessageBatch('edgeboard-builds', [
     { id, timestamp: new Date(), attempts, body: { kind: 'build', buildId } },
   ]);
-  const ctx = createExecutionContext();
-  await worker.queue(batch, env, ctx);
-  return getQueueResult(batch, ctx);
+  return deliverBatch(batch);
 }
 
 const buildRow = (id: number) =>
