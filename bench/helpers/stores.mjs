@@ -139,6 +139,26 @@ export async function usePostgres(ctx, deploymentId, server) {
 }
 
 /**
+ * A query sent with the statements that open its transaction, in one round trip, as the
+ * PostgreSQL data source sends it (OpenedQuery in src/sources/postgres.source.ts).
+ */
+class OpenedQuery extends pg.Query {
+  constructor(config, opening) {
+    super({ ...config, queryMode: 'extended' });
+    this.opening = opening;
+  }
+
+  prepare(connection) {
+    for (const text of this.opening) {
+      connection.parse({ text });
+      connection.bind({});
+      connection.execute({});
+    }
+    super.prepare(connection);
+  }
+}
+
+/**
  * A statement on a connection of its own in a read-only transaction, as the PostgreSQL data
  * source runs it (`server` may be a pooler in front of the server: scripts/pgbouncer.mjs).
  */
@@ -147,10 +167,17 @@ export async function onFreshConnection(server, { sql, params }) {
   client.on('error', () => {});
   await client.connect();
   try {
-    await client.query("BEGIN READ ONLY; SET LOCAL statement_timeout = 30000; SET LOCAL TIME ZONE 'UTC'");
-    const { rows } = await client.query(sql, params);
+    const opening = ['BEGIN READ ONLY', 'SET LOCAL statement_timeout = 30000', "SET LOCAL TIME ZONE 'UTC'"];
+    const rows = await new Promise((resolve, reject) => {
+      let count = 0;
+      const query = new OpenedQuery({ text: sql, values: params }, opening);
+      query.on('row', () => count++);
+      query.on('error', reject);
+      query.on('end', () => resolve(count));
+      client.query(query);
+    });
     await client.query('COMMIT');
-    return rows.length;
+    return rows;
   } finally {
     await client.end();
   }

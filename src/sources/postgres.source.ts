@@ -143,25 +143,76 @@ function toDataSourceError(err: unknown, secrets: string[], timeoutMs: number): 
   return couldNotConnect('the server could not be reached');
 }
 
-/** Runs the query, keeping at most `maxRows` rows: one more and it stops with TOO_MANY_ROWS. */
-function collect(client: pg.Client, sql: string, params: unknown[], maxRows: number) {
-  return new Promise<Record<string, unknown>[]>((resolve, reject) => {
-    const rows: Record<string, unknown>[] = [];
-    // A 'row' listener stops pg from accumulating rows itself, so memory stays at maxRows rows.
-    const query = new pg.Query({ text: sql, values: params });
-    query.on('row', (row: Record<string, unknown>) => {
-      if (rows.length < maxRows) rows.push(row);
-      else reject(new DataSourceError('TOO_MANY_ROWS', `The query returned more than ${maxRows} rows`));
-    });
+/** pg's connection as an extended-protocol query writes to it (untyped in pg's types). */
+interface Wire {
+  parse(message: { text: string }): void;
+  bind(message: object): void;
+  execute(message: object): void;
+}
+
+const writeQuery = (pg.Query.prototype as unknown as { prepare(this: pg.Query, wire: Wire): void }).prepare;
+
+/**
+ * A query sent together with the statements that open its transaction: their Parse, Bind and
+ * Execute messages go ahead of the query's own, under its one Sync, so the server runs them in
+ * order and the whole is one round trip. Sent apart, `BEGIN` would cost one more: through
+ * Hyperdrive, a trip to the pool next to the database. A failure in any of them fails the query.
+ */
+class OpenedQuery extends pg.Query {
+  readonly #opening: readonly string[];
+
+  constructor(config: pg.QueryConfig, opening: readonly string[]) {
+    super({ ...config, queryMode: 'extended' } as pg.QueryConfig);
+    this.#opening = opening;
+  }
+
+  /** What pg calls to write the query: the opening statements first. */
+  prepare(wire: Wire): void {
+    for (const text of this.#opening) {
+      wire.parse({ text });
+      wire.bind({});
+      wire.execute({});
+    }
+    writeQuery.call(this, wire);
+  }
+}
+
+/** Runs `query` to its end (its rows go to its own listeners). */
+function submit(client: pg.Client, query: pg.Query): Promise<void> {
+  return new Promise((resolve, reject) => {
     query.on('error', reject);
-    query.on('end', () => resolve(rows));
+    query.on('end', () => resolve());
     client.query(query);
   });
 }
 
 /**
- * One read-only transaction on a connection of its own: connected, `BEGIN READ ONLY` with the
- * statement time limit and UTC, `body` run on it, then ended by COMMIT (not by closing: a pooler,
+ * Runs the query after `opening`, keeping at most `maxRows` rows: one more and it stops with
+ * TOO_MANY_ROWS.
+ */
+function collect(
+  client: pg.Client,
+  opening: readonly string[],
+  sql: string,
+  params: unknown[],
+  maxRows: number,
+) {
+  return new Promise<Record<string, unknown>[]>((resolve, reject) => {
+    const rows: Record<string, unknown>[] = [];
+    // A 'row' listener stops pg from accumulating rows itself, so memory stays at maxRows rows.
+    const query = new OpenedQuery({ text: sql, values: params }, opening);
+    query.on('row', (row: Record<string, unknown>) => {
+      if (rows.length < maxRows) rows.push(row);
+      else reject(new DataSourceError('TOO_MANY_ROWS', `The query returned more than ${maxRows} rows`));
+    });
+    submit(client, query).then(() => resolve(rows), reject);
+  });
+}
+
+/**
+ * One read-only transaction on a connection of its own: connected, then `body` run on it, which
+ * sends `opening` (`BEGIN READ ONLY` with the statement time limit and UTC) with its first query
+ * (an OpenedQuery: one round trip for both), then ended by COMMIT (not by closing: a pooler,
  * Hyperdrive or PgBouncer, drops a server connection its client left inside a transaction, so
  * every read would open a new one) and closed. With `waitUntil` the caller has its answer before
  * the COMMIT; after a failure, closing ends the transaction. The server cancels each statement at
@@ -178,7 +229,7 @@ async function readOnly<T>(
     timings?: Timings;
     waitUntil?: (promise: Promise<unknown>) => void;
   },
-  body: (client: pg.Client) => Promise<T>,
+  body: (client: pg.Client, opening: readonly string[]) => Promise<T>,
 ): Promise<T> {
   const timeoutMs = limits.statementTimeoutMs;
   const client = new pg.Client({ ...target.client, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types });
@@ -197,10 +248,11 @@ async function readOnly<T>(
     await timed(limits.timings, 'pg-connect', () => withLoginTarget(target.login, () => client.connect()));
     // SET LOCAL lasts for this read-only transaction only, so a pooled connection (Hyperdrive)
     // goes back as it came. The timeout is a number we computed, not caller text.
-    await timed(limits.timings, 'pg-begin', () =>
-      client.query(`BEGIN READ ONLY; SET LOCAL statement_timeout = ${timeoutMs}; SET LOCAL TIME ZONE 'UTC'`),
-    );
-    return body(client);
+    return body(client, [
+      'BEGIN READ ONLY',
+      `SET LOCAL statement_timeout = ${timeoutMs}`,
+      "SET LOCAL TIME ZONE 'UTC'",
+    ]);
   };
   try {
     const running = transaction();
@@ -232,8 +284,8 @@ async function run(target: Target, sql: string, params: unknown[], limits: RunLi
     // The server cancels at timeoutMs; the deadline is for a server that stops answering.
     deadline: { ms: timeoutMs + CLIENT_GRACE_MS, message: `The query ran longer than ${timeoutMs} ms` },
   };
-  const rows = await readOnly(target, read, (client) =>
-    timed(limits.timings, 'pg-query', () => collect(client, sql, params, limits.maxRows)),
+  const rows = await readOnly(target, read, (client, opening) =>
+    timed(limits.timings, 'pg-query', () => collect(client, opening, sql, params, limits.maxRows)),
   );
   return { rows };
 }
@@ -269,9 +321,12 @@ export async function pagePostgres(
       message: `The build read longer than ${limits.totalTimeoutMs} ms`,
     },
   };
-  await readOnly(target, read, async (client) => {
+  await readOnly(target, read, async (client, opening) => {
     // The model's SQL is one statement (the compiler's); DECLARE takes its bound parameters.
-    await client.query({ text: `DECLARE rollup_rows NO SCROLL CURSOR FOR ${sql}`, values: params });
+    await submit(
+      client,
+      new OpenedQuery({ text: `DECLARE rollup_rows NO SCROLL CURSOR FOR ${sql}`, values: params }, opening),
+    );
     for (;;) {
       const page = await client.query<Record<string, unknown>>(`FETCH FORWARD ${pageRows} FROM rollup_rows`);
       if (page.rows.length > 0) {

@@ -190,6 +190,33 @@ describe('postgres data source', () => {
     expect(err.message).toMatch(/read-only/);
   });
 
+  it('opens the read-only transaction, its time limit and UTC with the query: one round trip', async () => {
+    const source = openDataSource(env as Bindings, 1, config);
+    // Each round trip with the server ends in ReadyForQuery: count the client's.
+    const client = pg.Client.prototype as unknown as {
+      _handleReadyForQuery: (...args: unknown[]) => unknown;
+    };
+    const original = client._handleReadyForQuery;
+    let answers = 0;
+    client._handleReadyForQuery = function (this: unknown, ...args: unknown[]) {
+      answers++;
+      return original.apply(this, args);
+    };
+    try {
+      const { rows } = await source.run(
+        `SELECT current_setting('transaction_read_only') AS read_only,
+           current_setting('statement_timeout') AS time_limit, current_setting('TimeZone') AS zone`,
+        [],
+        limits,
+      );
+      expect(rows).toEqual([{ read_only: 'on', time_limit: '5s', zone: 'UTC' }]);
+    } finally {
+      client._handleReadyForQuery = original;
+    }
+    // The login's, the query's (BEGIN and the SETs went with it) and COMMIT's.
+    expect(answers).toBe(3);
+  });
+
   it("derives a SCRAM login's salted password once per salt, not on every connection", async () => {
     const source = openDataSource(env as Bindings, 1, config);
     const one = (n: number) => source.run('SELECT $1::int AS n', [n], limits);
