@@ -139,22 +139,33 @@ export async function usePostgres(ctx, deploymentId, server) {
 }
 
 /**
- * A query sent with the statements that open its transaction, in one round trip, as the
- * PostgreSQL data source sends it (OpenedQuery in src/sources/postgres.source.ts).
+ * A query sent with the statements that open and end its transaction, in one round trip, as the
+ * PostgreSQL data source sends it (FramedQuery in src/sources/postgres.source.ts).
  */
-class OpenedQuery extends pg.Query {
-  constructor(config, opening) {
+class FramedQuery extends pg.Query {
+  constructor(config, opening, closing) {
     super({ ...config, queryMode: 'extended' });
     this.opening = opening;
+    this.closing = closing;
   }
 
   prepare(connection) {
-    for (const text of this.opening) {
-      connection.parse({ text });
-      connection.bind({});
-      connection.execute({});
-    }
+    writeStatements(connection, this.opening);
     super.prepare(connection);
+  }
+
+  _getRows(connection) {
+    connection.execute({ portal: this.portal });
+    writeStatements(connection, this.closing);
+    connection.sync();
+  }
+}
+
+function writeStatements(connection, statements) {
+  for (const text of statements) {
+    connection.parse({ text });
+    connection.bind({});
+    connection.execute({});
   }
 }
 
@@ -168,16 +179,14 @@ export async function onFreshConnection(server, { sql, params }) {
   await client.connect();
   try {
     const opening = ['BEGIN READ ONLY', 'SET LOCAL statement_timeout = 30000', "SET LOCAL TIME ZONE 'UTC'"];
-    const rows = await new Promise((resolve, reject) => {
+    return await new Promise((resolve, reject) => {
       let count = 0;
-      const query = new OpenedQuery({ text: sql, values: params }, opening);
+      const query = new FramedQuery({ text: sql, values: params }, opening, ['COMMIT']);
       query.on('row', () => count++);
       query.on('error', reject);
       query.on('end', () => resolve(count));
       client.query(query);
     });
-    await client.query('COMMIT');
-    return rows;
   } finally {
     await client.end();
   }

@@ -148,32 +148,56 @@ interface Wire {
   parse(message: { text: string }): void;
   bind(message: object): void;
   execute(message: object): void;
+  sync(): void;
 }
 
-const writeQuery = (pg.Query.prototype as unknown as { prepare(this: pg.Query, wire: Wire): void }).prepare;
+const pgQuery = pg.Query.prototype as unknown as {
+  prepare(this: pg.Query, wire: Wire): void;
+  _getRows(this: pg.Query, wire: Wire, rows?: number): void;
+};
 
 /**
- * A query sent together with the statements that open its transaction: their Parse, Bind and
- * Execute messages go ahead of the query's own, under its one Sync, so the server runs them in
- * order and the whole is one round trip. Sent apart, `BEGIN` would cost one more: through
- * Hyperdrive, a trip to the pool next to the database. A failure in any of them fails the query.
+ * A query sent together with the statements around it in its transaction: the Parse, Bind and
+ * Execute messages of `opening` go ahead of the query's own and those of `closing` after them,
+ * under the query's one Sync, so the server runs them in order and the whole is one round trip.
+ * Sent apart, `BEGIN` would cost one more round trip before the answer and `COMMIT` one after it,
+ * through Hyperdrive each a trip to the pool next to the database. After a failure the server
+ * skips what follows: the query fails, and the transaction is left to the connection's closing.
  */
-class OpenedQuery extends pg.Query {
+class FramedQuery extends pg.Query {
   readonly #opening: readonly string[];
+  readonly #closing: readonly string[];
 
-  constructor(config: pg.QueryConfig, opening: readonly string[]) {
+  constructor(config: pg.QueryConfig, opening: readonly string[], closing: readonly string[] = []) {
     super({ ...config, queryMode: 'extended' } as pg.QueryConfig);
     this.#opening = opening;
+    this.#closing = closing;
   }
 
   /** What pg calls to write the query: the opening statements first. */
   prepare(wire: Wire): void {
-    for (const text of this.#opening) {
-      wire.parse({ text });
-      wire.bind({});
-      wire.execute({});
+    writeStatements(wire, this.#opening);
+    pgQuery.prepare.call(this, wire);
+  }
+
+  /** What pg calls to write the query's Execute and Sync: the closing statements between them. */
+  _getRows(wire: Wire, rows?: number): void {
+    if (rows || this.#closing.length === 0) {
+      pgQuery._getRows.call(this, wire, rows);
+      return;
     }
-    writeQuery.call(this, wire);
+    wire.execute({ portal: (this as unknown as { portal: string }).portal });
+    writeStatements(wire, this.#closing);
+    wire.sync();
+  }
+}
+
+/** Statements without parameters as extended-protocol messages (their Sync is the query's). */
+function writeStatements(wire: Wire, statements: readonly string[]) {
+  for (const text of statements) {
+    wire.parse({ text });
+    wire.bind({});
+    wire.execute({});
   }
 }
 
@@ -187,20 +211,24 @@ function submit(client: pg.Client, query: pg.Query): Promise<void> {
 }
 
 /**
- * Runs the query after `opening`, keeping at most `maxRows` rows: one more and it stops with
- * TOO_MANY_ROWS.
+ * The statements around a read's queries: `opening` goes with its first query (`BEGIN READ ONLY`
+ * with the statement time limit and UTC), and `closing()` gives `COMMIT` to a body whose last
+ * query ends the transaction itself; the read then sends no COMMIT of its own.
  */
-function collect(
-  client: pg.Client,
-  opening: readonly string[],
-  sql: string,
-  params: unknown[],
-  maxRows: number,
-) {
+interface Frame {
+  opening: readonly string[];
+  closing(): readonly string[];
+}
+
+/**
+ * Runs the query as the whole transaction, keeping at most `maxRows` rows: one more and it stops
+ * with TOO_MANY_ROWS.
+ */
+function collect(client: pg.Client, frame: Frame, sql: string, params: unknown[], maxRows: number) {
   return new Promise<Record<string, unknown>[]>((resolve, reject) => {
     const rows: Record<string, unknown>[] = [];
     // A 'row' listener stops pg from accumulating rows itself, so memory stays at maxRows rows.
-    const query = new OpenedQuery({ text: sql, values: params }, opening);
+    const query = new FramedQuery({ text: sql, values: params }, frame.opening, frame.closing());
     query.on('row', (row: Record<string, unknown>) => {
       if (rows.length < maxRows) rows.push(row);
       else reject(new DataSourceError('TOO_MANY_ROWS', `The query returned more than ${maxRows} rows`));
@@ -210,16 +238,16 @@ function collect(
 }
 
 /**
- * One read-only transaction on a connection of its own: connected, then `body` run on it, which
- * sends `opening` (`BEGIN READ ONLY` with the statement time limit and UTC) with its first query
- * (an OpenedQuery: one round trip for both), then ended by COMMIT (not by closing: a pooler,
- * Hyperdrive or PgBouncer, drops a server connection its client left inside a transaction, so
- * every read would open a new one) and closed. With `waitUntil` the caller has its answer before
- * the COMMIT; after a failure, closing ends the transaction. The server cancels each statement at
- * `statementTimeoutMs`; past `deadline.ms` (a server or network that stops answering) the read
- * fails with TIMEOUT and `deadline.message`, closing the connection under whatever still runs on
- * it. Failures are DataSourceErrors, but for a PageHandlerFailed `body` throws, whose reason is
- * thrown as it is.
+ * One read-only transaction on a connection of its own: connected, then `body` run on it with the
+ * transaction's frame (its first query carries the opening statements: one round trip for both),
+ * ended by COMMIT (not by closing: a pooler, Hyperdrive or PgBouncer, drops a server connection
+ * its client left inside a transaction, so every read would open a new one) and closed. The
+ * COMMIT goes with the body's last query when the body asked for it (`frame.closing()`), else
+ * after the body, and with `waitUntil` the caller has its answer before it. After a failure,
+ * closing ends the transaction. The server cancels each statement at `statementTimeoutMs`; past
+ * `deadline.ms` (a server or network that stops answering) the read fails with TIMEOUT and
+ * `deadline.message`, closing the connection under whatever still runs on it. Failures are
+ * DataSourceErrors, but for a PageHandlerFailed `body` throws, whose reason is thrown as it is.
  */
 async function readOnly<T>(
   target: Target,
@@ -229,7 +257,7 @@ async function readOnly<T>(
     timings?: Timings;
     waitUntil?: (promise: Promise<unknown>) => void;
   },
-  body: (client: pg.Client, opening: readonly string[]) => Promise<T>,
+  body: (client: pg.Client, frame: Frame) => Promise<T>,
 ): Promise<T> {
   const timeoutMs = limits.statementTimeoutMs;
   const client = new pg.Client({ ...target.client, connectionTimeoutMillis: CONNECT_TIMEOUT_MS, types });
@@ -243,25 +271,30 @@ async function readOnly<T>(
       limits.deadline.ms,
     );
   });
+  let committedByBody = false;
+  const frame: Frame = {
+    // SET LOCAL lasts for this read-only transaction only, so a pooled connection (Hyperdrive)
+    // goes back as it came. The timeout is a number we computed, not caller text.
+    opening: ['BEGIN READ ONLY', `SET LOCAL statement_timeout = ${timeoutMs}`, "SET LOCAL TIME ZONE 'UTC'"],
+    closing: () => {
+      committedByBody = true;
+      return ['COMMIT'];
+    },
+  };
   let ending: Promise<unknown> | null = null;
   const transaction = async () => {
     await timed(limits.timings, 'pg-connect', () => withLoginTarget(target.login, () => client.connect()));
-    // SET LOCAL lasts for this read-only transaction only, so a pooled connection (Hyperdrive)
-    // goes back as it came. The timeout is a number we computed, not caller text.
-    return body(client, [
-      'BEGIN READ ONLY',
-      `SET LOCAL statement_timeout = ${timeoutMs}`,
-      "SET LOCAL TIME ZONE 'UTC'",
-    ]);
+    return body(client, frame);
   };
   try {
     const running = transaction();
     // Past the deadline what still runs fails on the closed connection: nobody waits for it.
     running.catch(() => {});
     const result = await Promise.race([running, deadline]);
-    ending = timed(limits.timings, 'pg-commit', () => client.query('COMMIT'))
-      .catch(() => {})
-      .finally(() => client.end().catch(() => {}));
+    const committed = committedByBody
+      ? Promise.resolve()
+      : timed(limits.timings, 'pg-commit', () => client.query('COMMIT')).catch(() => {});
+    ending = committed.finally(() => client.end().catch(() => {}));
     if (limits.waitUntil) limits.waitUntil(ending);
     else await ending;
     return result;
@@ -284,8 +317,8 @@ async function run(target: Target, sql: string, params: unknown[], limits: RunLi
     // The server cancels at timeoutMs; the deadline is for a server that stops answering.
     deadline: { ms: timeoutMs + CLIENT_GRACE_MS, message: `The query ran longer than ${timeoutMs} ms` },
   };
-  const rows = await readOnly(target, read, (client, opening) =>
-    timed(limits.timings, 'pg-query', () => collect(client, opening, sql, params, limits.maxRows)),
+  const rows = await readOnly(target, read, (client, frame) =>
+    timed(limits.timings, 'pg-query', () => collect(client, frame, sql, params, limits.maxRows)),
   );
   return { rows };
 }
@@ -321,11 +354,14 @@ export async function pagePostgres(
       message: `The build read longer than ${limits.totalTimeoutMs} ms`,
     },
   };
-  await readOnly(target, read, async (client, opening) => {
+  await readOnly(target, read, async (client, frame) => {
     // The model's SQL is one statement (the compiler's); DECLARE takes its bound parameters.
     await submit(
       client,
-      new OpenedQuery({ text: `DECLARE rollup_rows NO SCROLL CURSOR FOR ${sql}`, values: params }, opening),
+      new FramedQuery(
+        { text: `DECLARE rollup_rows NO SCROLL CURSOR FOR ${sql}`, values: params },
+        frame.opening,
+      ),
     );
     for (;;) {
       const page = await client.query<Record<string, unknown>>(`FETCH FORWARD ${pageRows} FROM rollup_rows`);
