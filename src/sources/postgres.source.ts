@@ -82,7 +82,8 @@ function targetOf(env: Bindings, config: PostgresConfig): Target {
     return {
       client: { connectionString: binding.connectionString },
       secrets: [url.hostname, decodeURIComponent(url.username), decodeURIComponent(url.password)],
-      login: JSON.stringify([url.hostname, url.port, url.pathname, decodeURIComponent(url.username)]),
+      // The binding's own name: its host is a name the runtime makes up for the binding.
+      login: JSON.stringify(['hyperdrive', config.hyperdrive, decodeURIComponent(url.username)]),
     };
   }
   const { host, user } = config;
@@ -104,7 +105,7 @@ function targetOf(env: Bindings, config: PostgresConfig): Target {
   return {
     client: { host, port, user, password: config.password ?? '', database, ssl: ssl === 'true' },
     secrets: [host, user, config.password ?? '', config.database ?? ''],
-    login: JSON.stringify([host, String(port), database, user]),
+    login: JSON.stringify(['direct', host.toLowerCase(), port, database, user]),
   };
 }
 

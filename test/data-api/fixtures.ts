@@ -1,8 +1,8 @@
-import { createExecutionContext, createMessageBatch, env, getQueueResult } from 'cloudflare:test';
+import { createMessageBatch, env } from 'cloudflare:test';
 import { Client } from 'pg';
 import { expect } from 'vitest';
-import worker from '../../src/index';
 import { type Auth, api } from '../helpers/http';
+import { deliverBatch } from '../helpers/platform';
 
 /**
  * A small shop: users, their orders and the orders' line items, with the awkward values a
@@ -261,9 +261,7 @@ export async function runLatestBuild(auth: Auth, deploymentId: number) {
   const batch = createMessageBatch('edgeboard-builds', [
     { id: `b-${buildId}`, timestamp: new Date(), attempts: 1, body: { kind: 'build', buildId } },
   ]);
-  const ctx = createExecutionContext();
-  await worker.queue(batch, env, ctx);
-  await getQueueResult(batch, ctx);
+  await deliverBatch(batch);
   const after = await api('GET', `/api/v1/deployments/${deploymentId}/build-status`, { auth });
   return after.body as { status: string; errorText: string | null; buildId: number };
 }

@@ -1,10 +1,10 @@
-import { createExecutionContext, createMessageBatch, env, getQueueResult } from 'cloudflare:test';
+import { createMessageBatch } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { CONTROL_DATABASE } from '../../src/core/db';
 import { shardOfId } from '../../src/core/shards';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
-import { clockAt, platform, worker } from '../helpers/platform';
+import { clockAt, deliverBatch, platform } from '../helpers/platform';
 import { dbOf, shardsRead, statementsOf } from '../helpers/shards';
 import { seedDashboard } from '../notifications/fixtures';
 import { consume, recordingPorts, tick } from '../notifications/ports';
@@ -49,9 +49,7 @@ describe('the queue consumers', () => {
       })),
     ]);
     const log = await statementsOf(async () => {
-      const ctx = createExecutionContext();
-      await worker.queue(batch, env, ctx);
-      const result = await getQueueResult(batch, ctx);
+      const result = await deliverBatch(batch);
       expect(result.explicitAcks.sort()).toEqual(builds.map((b) => `b-${b}`).sort());
       expect(result.retryMessages).toEqual([]);
     });

@@ -1,4 +1,4 @@
-import { createExecutionContext, createMessageBatch, env, getQueueResult } from 'cloudflare:test';
+import { createMessageBatch, env } from 'cloudflare:test';
 import { expect } from 'vitest';
 import { MOVE_PLAN, shapeOf } from '../../src/accounts/move-plan';
 import type { MoveMessage } from '../../src/core/env';
@@ -6,7 +6,7 @@ import { shardDatabase } from '../../src/core/shards';
 import { MOVES_CRON } from '../../src/worker';
 import { OPERATOR } from '../helpers/harness';
 import { type ApiResponse, api } from '../helpers/http';
-import { cronTick, platform, worker } from '../helpers/platform';
+import { cronTick, deliverBatch, platform } from '../helpers/platform';
 
 /** The steps a move enqueued, kept for the test to deliver (the move's queue on the test's platform). */
 export const movesSent: MoveMessage[] = [];
@@ -28,9 +28,7 @@ export async function deliverMoves(messages: MoveMessage[]) {
     'edgeboard-builds',
     messages.map((body) => ({ id: `move-${++delivered}`, timestamp: new Date(), attempts: 1, body })),
   );
-  const ctx = createExecutionContext();
-  await worker.queue(batch, env, ctx);
-  return getQueueResult(batch, ctx);
+  return deliverBatch(batch);
 }
 
 export const startMove = (accountId: number, shard: unknown): Promise<ApiResponse> =>

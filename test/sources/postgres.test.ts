@@ -158,7 +158,20 @@ describe('postgres data source', () => {
       }),
     );
     expect(err.code).toBe('TIMEOUT');
-    expect(Date.now() - started).toBeLessThan(1_500);
+    // The server's cancel at 200 ms, well before the client's own deadline (the limit + 1 s):
+    // the time limit set with BEGIN in the query's round trip applies to the query.
+    expect(Date.now() - started).toBeLessThan(1_000);
+  });
+
+  it('runs one statement per query: a second, such as a COMMIT then a write, is refused', async () => {
+    const source = openDataSource(env as Bindings, 1, config);
+    for (const sql of ['SELECT 1; SELECT 2', `COMMIT; DELETE FROM ${SCHEMA}.orders`]) {
+      const err = await failure(source.run(sql, [], limits));
+      expect(err.code).toBe('QUERY');
+      expect(err.message).toMatch(/multiple commands/);
+    }
+    const { rows } = await source.run(`SELECT count(*)::int AS n FROM ${SCHEMA}.orders`, [], limits);
+    expect(rows).toEqual([{ n: 3 }]);
   });
 
   it('refuses more rows than maxRows: TOO_MANY_ROWS', async () => {
