@@ -21,6 +21,7 @@ import pg from 'pg';
 import { demoModel, demoTables } from '../scripts/demo-data.mjs';
 import { startPgBouncer } from '../scripts/pgbouncer.mjs';
 import { startPostgres } from '../scripts/postgres.mjs';
+import { startDelayProxy } from './helpers/delay-proxy.mjs';
 import { median, ms, pad, pct, phasesOf, timed } from './helpers/figures.mjs';
 import {
   deployModel,
@@ -225,6 +226,20 @@ export default async function semantic(ctx) {
     port: portFlag >= 0 ? Number(process.argv[portFlag + 1]) : PGBOUNCER_PORT,
   });
   ctx.defer(() => bouncer.stop());
+  // --network-delay <ms>: the Worker and Node reach PostgreSQL and PgBouncer through a proxy that
+  // delays every chunk by that much each way, so round trips cost what a network makes them cost.
+  const delayFlag = process.argv.indexOf('--network-delay');
+  const delayMs = delayFlag >= 0 ? Number(process.argv[delayFlag + 1]) : 0;
+  const reach = async (target) => {
+    if (!(delayMs > 0)) return target;
+    const proxy = await startDelayProxy(target, delayMs);
+    ctx.defer(() => proxy.stop());
+    return proxy;
+  };
+  const direct = await reach(server);
+  const pooled = await reach(bouncer);
+  if (delayMs > 0)
+    console.log(`semantic bench: PostgreSQL and PgBouncer reached with ${delayMs} ms each way`);
   const create = async (name) =>
     (
       await must(
@@ -233,7 +248,7 @@ export default async function semantic(ctx) {
       )
     ).id;
 
-  const warm = new pg.Client(server);
+  const warm = new pg.Client(direct);
   warm.on('error', () => {});
   await warm.connect();
   await warm.query("SET TIME ZONE 'UTC'");
@@ -255,8 +270,8 @@ export default async function semantic(ctx) {
     const directId = await create(`Semantic PostgreSQL ${label}`);
     const pooledId = await create(`Semantic PostgreSQL pooled ${label}`);
     const embeddedId = await create(`Semantic embedded ${label}`);
-    await usePostgres(ctx, directId, server);
-    await usePostgres(ctx, pooledId, bouncer);
+    await usePostgres(ctx, directId, direct);
+    await usePostgres(ctx, pooledId, pooled);
     const directToken = await deployModel(ctx, directId, demoModel(`${schema}.`, { rollups: false }));
     const pooledToken = await deployModel(ctx, pooledId, demoModel(`${schema}.`, { rollups: false }));
     started = Date.now();
@@ -277,12 +292,12 @@ export default async function semantic(ctx) {
       {
         store: `PostgreSQL direct, ${label}`,
         token: directToken,
-        engine: pgEngine(server, 'fresh connection'),
+        engine: pgEngine(direct, 'fresh connection'),
       },
       {
         store: `PostgreSQL pooled (PgBouncer), ${label}`,
         token: pooledToken,
-        engine: pgEngine(bouncer, 'fresh connection to PgBouncer'),
+        engine: pgEngine(pooled, 'fresh connection to PgBouncer'),
       },
       {
         store: `embedded, ${label}`,
