@@ -213,12 +213,12 @@ function submit(client: pg.Client, query: pg.Query): Promise<void> {
 
 /**
  * The statements around a read's queries: `opening` goes with its first query (`BEGIN READ ONLY`
- * with the statement time limit and UTC), and `closing()` gives `COMMIT` to a body whose last
- * query ends the transaction itself; the read then sends no COMMIT of its own.
+ * with the statement time limit and UTC), `closing` with its last when the body ends the
+ * transaction itself (`readOnly`'s `bodyCommits`).
  */
 interface Frame {
   opening: readonly string[];
-  closing(): readonly string[];
+  closing: readonly string[];
 }
 
 /**
@@ -229,7 +229,7 @@ function collect(client: pg.Client, frame: Frame, sql: string, params: unknown[]
   return new Promise<Record<string, unknown>[]>((resolve, reject) => {
     const rows: Record<string, unknown>[] = [];
     // A 'row' listener stops pg from accumulating rows itself, so memory stays at maxRows rows.
-    const query = new FramedQuery({ text: sql, values: params }, frame.opening, frame.closing());
+    const query = new FramedQuery({ text: sql, values: params }, frame.opening, frame.closing);
     query.on('row', (row: Record<string, unknown>) => {
       if (rows.length < maxRows) rows.push(row);
       else reject(new DataSourceError('TOO_MANY_ROWS', `The query returned more than ${maxRows} rows`));
@@ -243,7 +243,7 @@ function collect(client: pg.Client, frame: Frame, sql: string, params: unknown[]
  * transaction's frame (its first query carries the opening statements: one round trip for both),
  * ended by COMMIT (not by closing: a pooler, Hyperdrive or PgBouncer, drops a server connection
  * its client left inside a transaction, so every read would open a new one) and closed. The
- * COMMIT goes with the body's last query when the body asked for it (`frame.closing()`), else
+ * COMMIT goes with the body's last query when `bodyCommits` (the body sends `frame.closing`), else
  * after the body, and with `waitUntil` the caller has its answer before it. After a failure,
  * closing ends the transaction. The server cancels each statement at `statementTimeoutMs`; past
  * `deadline.ms` (a server or network that stops answering) the read fails with TIMEOUT and
@@ -257,6 +257,7 @@ async function readOnly<T>(
     deadline: { ms: number; message: string };
     timings?: Timings;
     waitUntil?: (promise: Promise<unknown>) => void;
+    bodyCommits?: boolean;
   },
   body: (client: pg.Client, frame: Frame) => Promise<T>,
 ): Promise<T> {
@@ -272,15 +273,11 @@ async function readOnly<T>(
       limits.deadline.ms,
     );
   });
-  let committedByBody = false;
   const frame: Frame = {
     // SET LOCAL lasts for this read-only transaction only, so a pooled connection (Hyperdrive)
     // goes back as it came. The timeout is a number we computed, not caller text.
     opening: ['BEGIN READ ONLY', `SET LOCAL statement_timeout = ${timeoutMs}`, "SET LOCAL TIME ZONE 'UTC'"],
-    closing: () => {
-      committedByBody = true;
-      return ['COMMIT'];
-    },
+    closing: ['COMMIT'],
   };
   let ending: Promise<unknown> | null = null;
   const transaction = async () => {
@@ -292,9 +289,7 @@ async function readOnly<T>(
     // Past the deadline what still runs fails on the closed connection: nobody waits for it.
     running.catch(() => {});
     const result = await Promise.race([running, deadline]);
-    const committed = committedByBody
-      ? Promise.resolve()
-      : timed(limits.timings, 'pg-commit', () => client.query('COMMIT')).catch(() => {});
+    const committed = limits.bodyCommits ? Promise.resolve() : client.query('COMMIT').catch(() => {});
     ending = committed.finally(() => client.end().catch(() => {}));
     if (limits.waitUntil) limits.waitUntil(ending);
     else await ending;
@@ -314,6 +309,7 @@ async function run(target: Target, sql: string, params: unknown[], limits: RunLi
   const read = {
     timings: limits.timings,
     waitUntil: limits.waitUntil,
+    bodyCommits: true,
     statementTimeoutMs: timeoutMs,
     // The server cancels at timeoutMs; the deadline is for a server that stops answering.
     deadline: { ms: timeoutMs + CLIENT_GRACE_MS, message: `The query ran longer than ${timeoutMs} ms` },
