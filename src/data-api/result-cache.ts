@@ -6,6 +6,7 @@ import { type Timings, timed } from '../core/timings';
  * keyed by everything that decides an answer: the deployment, its build, its data source
  * settings, its rollups' generation (for a rollup's answers), and the SQL with its parameters
  * (which carry the query, the caller's row-level filters and the time zone). Entries live for the refresh interval of the cubes queried.
+ * An isolate also keeps the answers it read or wrote lately in memory, for the same time.
  * Identical queries arriving together share one execution within an isolate.
  */
 export interface CachedAnswer {
@@ -68,7 +69,7 @@ export function cacheKeyOf(parts: CacheKeyParts): Promise<string> {
 
 function cacheOf(): Cache | null {
   // Not every runtime exposes caches (and a Worker on a workers.dev route has no-op caches):
-  // without one, every query runs.
+  // without one, an answer is kept in the isolate's memory alone.
   return typeof caches === 'undefined' ? null : caches.default;
 }
 
@@ -96,23 +97,26 @@ export interface CacheOptions {
   timings?: Timings;
 }
 
-/** How a cached value is written into a Response and read back from one. */
+/**
+ * How a cached value is written as the text of a Response (and its headers) and read back from
+ * them: the same text serves the Cache API and this isolate's memory.
+ */
 interface Codec<T> {
   write(value: T): { body: string; headers?: Record<string, string> };
-  read(stored: Response): Promise<T>;
+  read(body: string, header: (name: string) => string | null): T;
 }
 
 const JSON_VALUE: Codec<unknown> = {
   write: (value) => ({ body: JSON.stringify(value) }),
-  read: (stored) => stored.json(),
+  read: (body) => JSON.parse(body),
 };
 
 /** An answer's text as the body, its refresh time beside it: read back without parsing. */
 const ANSWER_TEXT: Codec<CachedAnswer> = {
   write: ({ json, refreshedAt }) => ({ body: json, headers: { 'x-refreshed-at': refreshedAt } }),
-  read: async (stored) => ({
-    json: await stored.text(),
-    refreshedAt: stored.headers.get('x-refreshed-at') ?? new Date(0).toISOString(),
+  read: (body, header) => ({
+    json: body,
+    refreshedAt: header('x-refreshed-at') ?? new Date(0).toISOString(),
   }),
 };
 
@@ -140,8 +144,7 @@ const ROLLUP_TEXT: Codec<RollupAnswer> = {
         ? `${JSON.stringify({ partitions: value.partitions })}\n${value.json}`
         : JSON.stringify(value),
   }),
-  read: async (stored) => {
-    const text = await stored.text();
+  read: (text) => {
     const end = text.indexOf('\n');
     const head = JSON.parse(end < 0 ? text : text.slice(0, end)) as
       | { partitions: RollupPartitions }
@@ -176,6 +179,77 @@ export function cachedJson<T>(
   return cachedEntry(key, ttlSeconds, options, run, keep, JSON_VALUE as Codec<T>);
 }
 
+/**
+ * Answers this isolate read or wrote lately, in front of the Cache API: a query asked again here
+ * within its refresh interval is answered from memory, with no Cache API read. An entry is the
+ * text the Cache API holds, kept until the same instant the Cache API's copy expires (the real
+ * clock, as the Cache API's), so it is never older than the refresh interval allows. Bounded in
+ * each entry's length and in the total, the least recently used going first.
+ */
+interface Remembered {
+  body: string;
+  headers: Record<string, string>;
+  /** When the Cache API's copy expires (ms since the epoch). */
+  expiresAt: number;
+}
+
+const remembered = new Map<string, Remembered>();
+let rememberedChars = 0;
+/** The longest answer kept in memory (characters of its text); longer ones stay in the Cache API only. */
+export const MAX_REMEMBERED_ANSWER_CHARS = 256 * 1024;
+/** All the answers kept in memory together (characters): at most about 8 MB of the isolate's 128. */
+const MAX_REMEMBERED_TOTAL_CHARS = 4 * 1024 * 1024;
+/** The header that carries an entry's expiry, so another isolate that reads it keeps it no longer. */
+const EXPIRES_AT = 'x-expires-at';
+
+function forget(key: string): void {
+  const entry = remembered.get(key);
+  if (!entry) return;
+  remembered.delete(key);
+  rememberedChars -= entry.body.length;
+}
+
+function remember(key: string, entry: Remembered): void {
+  forget(key);
+  if (entry.body.length > MAX_REMEMBERED_ANSWER_CHARS || !(entry.expiresAt > Date.now())) return;
+  while (rememberedChars + entry.body.length > MAX_REMEMBERED_TOTAL_CHARS) {
+    forget(remembered.keys().next().value as string);
+  }
+  remembered.set(key, entry);
+  rememberedChars += entry.body.length;
+}
+
+/** The entry kept for `key` while it is fresh, marked as the most recently used. */
+function recall(key: string): Remembered | undefined {
+  const entry = remembered.get(key);
+  if (!entry) return undefined;
+  forget(key);
+  if (entry.expiresAt <= Date.now()) return undefined;
+  remembered.set(key, entry);
+  rememberedChars += entry.body.length;
+  return entry;
+}
+
+/** Reads `key` from this isolate's memory, else from the Cache API (keeping what it found). */
+async function lookUp<T>(cache: Cache | null, key: string, codec: Codec<T>, timings?: Timings) {
+  const kept = recall(key);
+  if (kept) {
+    timings?.add('cache-memory', 0);
+    return { value: codec.read(kept.body, (name) => kept.headers[name] ?? null) };
+  }
+  if (!cache) return null;
+  return timed(timings, 'cache-read', async () => {
+    const found = await cache.match(key);
+    if (!found) return null;
+    const body = await found.text();
+    const expiresAt = Number(found.headers.get(EXPIRES_AT));
+    const headers: Record<string, string> = {};
+    for (const [name, value] of found.headers) headers[name] = value;
+    if (Number.isFinite(expiresAt)) remember(key, { body, headers, expiresAt });
+    return { value: codec.read(body, (name) => found.headers.get(name)) };
+  });
+}
+
 async function cachedEntry<T>(
   key: string,
   ttlSeconds: number | (() => number),
@@ -185,11 +259,8 @@ async function cachedEntry<T>(
   codec: Codec<T>,
 ): Promise<{ value: T; hit: boolean }> {
   const cache = cacheOf();
-  if (cache && !options.fresh) {
-    const hit = await timed(options.timings, 'cache-read', async () => {
-      const found = await cache.match(key);
-      return found ? { value: await codec.read(found) } : null;
-    });
+  if (!options.fresh) {
+    const hit = await lookUp(cache, key, codec, options.timings);
     if (hit) return { value: hit.value, hit: true };
   }
   const pending = inFlight.get(key) as Promise<T> | undefined;
@@ -197,16 +268,21 @@ async function cachedEntry<T>(
   const execution = (async () => {
     const value = await run();
     const ttl = typeof ttlSeconds === 'function' ? ttlSeconds() : ttlSeconds;
-    if (cache && ttl > 0 && keep(value)) {
-      const { body, headers } = codec.write(value);
-      const put = cache.put(
-        key,
-        new Response(body, {
-          headers: { 'content-type': 'application/json', 'cache-control': `max-age=${ttl}`, ...headers },
-        }),
-      );
-      if (options.waitUntil) options.waitUntil(put);
-      else await put;
+    if (ttl > 0 && keep(value)) {
+      const written = codec.write(value);
+      const expiresAt = Date.now() + ttl * 1000;
+      const headers = { ...written.headers, [EXPIRES_AT]: String(expiresAt) };
+      remember(key, { body: written.body, headers, expiresAt });
+      if (cache) {
+        const put = cache.put(
+          key,
+          new Response(written.body, {
+            headers: { 'content-type': 'application/json', 'cache-control': `max-age=${ttl}`, ...headers },
+          }),
+        );
+        if (options.waitUntil) options.waitUntil(put);
+        else await put;
+      }
     }
     return value;
   })();

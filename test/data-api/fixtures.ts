@@ -3,6 +3,7 @@ import { Client } from 'pg';
 import { expect } from 'vitest';
 import { type Auth, api } from '../helpers/http';
 import { deliverBatch } from '../helpers/platform';
+import { dbOf } from '../helpers/shards';
 
 /**
  * A small shop: users, their orders and the orders' line items, with the awkward values a
@@ -314,4 +315,24 @@ export async function cubeToken(
 export function load(token: string, query: unknown, extra: Record<string, string> = {}) {
   const qs = new URLSearchParams({ query: JSON.stringify(query), ...extra });
   return api('GET', `/cubejs-api/v1/load?${qs}`, { auth: { raw: token } });
+}
+
+/**
+ * Waits until no build of these deployments (one account's) is queued or building: the starter
+ * builds the queue delivers on its own would otherwise finish mid-test, and a finished build
+ * makes the isolate forget what it keeps and changes the answers' cache keys.
+ */
+export async function buildsSettled(deployments: readonly number[]): Promise<void> {
+  const ids = JSON.stringify(deployments);
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const row = await dbOf(deployments[0] as number)
+      .prepare(
+        "SELECT count(*) AS n FROM builds WHERE deployment_id IN (SELECT value FROM json_each(?)) AND status IN ('queued', 'building')",
+      )
+      .bind(ids)
+      .first<{ n: number }>();
+    if (row?.n === 0) return;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('builds still queued or building after 10 s');
 }

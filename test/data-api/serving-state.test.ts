@@ -4,7 +4,7 @@ import { type SeededAccount, seedAccount } from '../helpers/harness';
 import { api } from '../helpers/http';
 import { clockAt, platform } from '../helpers/platform';
 import { dbOf } from '../helpers/shards';
-import { cubeToken, deployModel, load, ORDERS, pgClient, usePostgres } from './fixtures';
+import { buildsSettled, cubeToken, deployModel, load, ORDERS, pgClient, usePostgres } from './fixtures';
 
 /**
  * A load recalls its deployment's serving build and data source from the isolate for
@@ -51,26 +51,6 @@ async function loadStoreOrders(deploymentId: number) {
   expect(res.status, JSON.stringify(res.body)).toBe(200);
 }
 
-/**
- * Waits until no build of the account's deployments is queued or building: the starter builds the
- * queue delivers on its own would otherwise finish mid-test, and a finished build makes this
- * isolate forget what it keeps.
- */
-async function buildsSettled() {
-  const ids = JSON.stringify(acme.deployments);
-  for (let attempt = 0; attempt < 200; attempt++) {
-    const row = await dbOf(acme.deployments[0] as number)
-      .prepare(
-        "SELECT count(*) AS n FROM builds WHERE deployment_id IN (SELECT value FROM json_each(?)) AND status IN ('queued', 'building')",
-      )
-      .bind(ids)
-      .first<{ n: number }>();
-    if (row?.n === 0) return;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('builds still queued or building after 10 s');
-}
-
 beforeAll(async () => {
   acme = await seedAccount();
   table = `serving_${crypto.randomUUID().replace(/-/g, '').slice(0, 12)}`;
@@ -97,7 +77,7 @@ describe('the serving state an isolate keeps', () => {
     // The second model, built where it changes nothing this isolate keeps.
     await usePostgres(acme.admin, other);
     await deployModel(acme.admin, other, model('pending'));
-    await buildsSettled();
+    await buildsSettled(acme.deployments);
     const t0 = Date.parse('2030-01-01T00:00:00Z');
     platform.clock = clockAt(t0);
     const token = await cubeToken(acme.admin, deploymentId);
