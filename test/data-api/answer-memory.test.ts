@@ -18,30 +18,25 @@ let table: string;
 /** Rows enough that the answer's text passes what the isolate keeps in memory. */
 const LONG_ROWS = 4000;
 
+/** A count and an id: what the two cubes over the table share. */
+const COUNTED = `    measures:
+      - name: count
+        type: count
+    dimensions:
+      - name: id
+        sql: id
+        type: number
+        primary_key: true
+`;
+
 const model = () => `cubes:
   - name: orders
     sql_table: main.${table}
-    measures:
-      - name: count
-        type: count
-    dimensions:
-      - name: id
-        sql: id
-        type: number
-        primary_key: true
-  - name: quick
+${COUNTED}  - name: quick
     sql: "SELECT id FROM main.${table}"
     refresh_key:
       every: 1 second
-    measures:
-      - name: count
-        type: count
-    dimensions:
-      - name: id
-        sql: id
-        type: number
-        primary_key: true
-  - name: long
+${COUNTED}  - name: long
     sql: "SELECT g AS id, repeat('x', 64) AS label FROM generate_series(1, ${LONG_ROWS}) AS g"
     dimensions:
       - name: id
