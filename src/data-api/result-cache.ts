@@ -111,12 +111,15 @@ const JSON_VALUE: Codec<unknown> = {
   read: (body) => JSON.parse(body),
 };
 
+/** The header that carries an answer's refresh time. */
+const REFRESHED_AT = 'x-refreshed-at';
+
 /** An answer's text as the body, its refresh time beside it: read back without parsing. */
 const ANSWER_TEXT: Codec<CachedAnswer> = {
-  write: ({ json, refreshedAt }) => ({ body: json, headers: { 'x-refreshed-at': refreshedAt } }),
+  write: ({ json, refreshedAt }) => ({ body: json, headers: { [REFRESHED_AT]: refreshedAt } }),
   read: (body, header) => ({
     json: body,
-    refreshedAt: header('x-refreshed-at') ?? new Date(0).toISOString(),
+    refreshedAt: header(REFRESHED_AT) ?? new Date(0).toISOString(),
   }),
 };
 
@@ -181,42 +184,72 @@ export function cachedJson<T>(
 
 /**
  * Answers this isolate read or wrote lately, in front of the Cache API: a query asked again here
- * within its refresh interval is answered from memory, with no Cache API read. An entry is the
- * text the Cache API holds, kept until the same instant the Cache API's copy expires (the real
- * clock, as the Cache API's), so it is never older than the refresh interval allows. Bounded in
- * each entry's length and in the total, the least recently used going first.
+ * is answered from memory, with no Cache API read. An entry is the text the Cache API holds, kept
+ * until the same instant the Cache API's copy expires (by the real clock, as the Cache API's): the
+ * refresh interval after the answer was stored. Bounded in each answer's length, in entries and in
+ * characters (texts and keys, plus a fixed charge per entry for the rest), the least recently used
+ * going first.
  */
 interface Remembered {
   body: string;
-  headers: Record<string, string>;
+  /** The answer's refresh time (`x-refreshed-at`), for the codecs that store one. */
+  refreshedAt: string | null;
   /** When the Cache API's copy expires (ms since the epoch). */
   expiresAt: number;
+  /** What it counts against MAX_REMEMBERED_TOTAL_CHARS. */
+  charge: number;
 }
 
 const remembered = new Map<string, Remembered>();
 let rememberedChars = 0;
 /** The longest answer kept in memory (characters of its text); longer ones stay in the Cache API only. */
 export const MAX_REMEMBERED_ANSWER_CHARS = 256 * 1024;
-/** All the answers kept in memory together (characters): at most about 8 MB of the isolate's 128. */
+/**
+ * All entries together, in characters: 4 to 8 MB of the isolate's 128 (V8 stores a string in one
+ * or two bytes a character).
+ */
 const MAX_REMEMBERED_TOTAL_CHARS = 4 * 1024 * 1024;
+/** Entries kept at the most, however short: the map's own overhead stays bounded too. */
+export const MAX_REMEMBERED_ENTRIES = 1024;
+/** What an entry costs besides its text and key (its object, the map's slot), in characters. */
+const ENTRY_CHARGE = 256;
 /** The header that carries an entry's expiry, so another isolate that reads it keeps it no longer. */
 const EXPIRES_AT = 'x-expires-at';
-
 function forget(key: string): void {
   const entry = remembered.get(key);
   if (!entry) return;
   remembered.delete(key);
-  rememberedChars -= entry.body.length;
+  rememberedChars -= entry.charge;
 }
 
-function remember(key: string, entry: Remembered): void {
+function hold(key: string, entry: Remembered): void {
+  remembered.set(key, entry);
+  rememberedChars += entry.charge;
+}
+
+/**
+ * Keeps `body` for `key` until `expiresAt`, in place of what is kept, unless `unlessNewer` and
+ * what is kept expires no earlier (an answer renewed while an older copy was being read).
+ */
+function remember(
+  key: string,
+  body: string,
+  refreshedAt: string | null,
+  expiresAt: number,
+  unlessNewer = false,
+): void {
+  const kept = remembered.get(key);
+  if (unlessNewer && kept && kept.expiresAt >= expiresAt) return;
   forget(key);
-  if (entry.body.length > MAX_REMEMBERED_ANSWER_CHARS || !(entry.expiresAt > Date.now())) return;
-  while (rememberedChars + entry.body.length > MAX_REMEMBERED_TOTAL_CHARS) {
+  if (body.length > MAX_REMEMBERED_ANSWER_CHARS || !(expiresAt > Date.now())) return;
+  const charge = body.length + key.length + ENTRY_CHARGE;
+  while (
+    remembered.size > 0 &&
+    (remembered.size >= MAX_REMEMBERED_ENTRIES || rememberedChars + charge > MAX_REMEMBERED_TOTAL_CHARS)
+  ) {
     forget(remembered.keys().next().value as string);
   }
-  remembered.set(key, entry);
-  rememberedChars += entry.body.length;
+  hold(key, { body, refreshedAt, expiresAt, charge });
 }
 
 /** The entry kept for `key` while it is fresh, marked as the most recently used. */
@@ -225,8 +258,7 @@ function recall(key: string): Remembered | undefined {
   if (!entry) return undefined;
   forget(key);
   if (entry.expiresAt <= Date.now()) return undefined;
-  remembered.set(key, entry);
-  rememberedChars += entry.body.length;
+  hold(key, entry);
   return entry;
 }
 
@@ -235,17 +267,15 @@ async function lookUp<T>(cache: Cache | null, key: string, codec: Codec<T>, timi
   const kept = recall(key);
   if (kept) {
     timings?.add('cache-memory', 0);
-    return { value: codec.read(kept.body, (name) => kept.headers[name] ?? null) };
+    return { value: codec.read(kept.body, (name) => (name === REFRESHED_AT ? kept.refreshedAt : null)) };
   }
   if (!cache) return null;
   return timed(timings, 'cache-read', async () => {
     const found = await cache.match(key);
     if (!found) return null;
     const body = await found.text();
-    const expiresAt = Number(found.headers.get(EXPIRES_AT));
-    const headers: Record<string, string> = {};
-    for (const [name, value] of found.headers) headers[name] = value;
-    if (Number.isFinite(expiresAt)) remember(key, { body, headers, expiresAt });
+    const expiresAt = found.headers.get(EXPIRES_AT);
+    if (expiresAt !== null) remember(key, body, found.headers.get(REFRESHED_AT), Number(expiresAt), true);
     return { value: codec.read(body, (name) => found.headers.get(name)) };
   });
 }
@@ -271,8 +301,8 @@ async function cachedEntry<T>(
     if (ttl > 0 && keep(value)) {
       const written = codec.write(value);
       const expiresAt = Date.now() + ttl * 1000;
-      const headers = { ...written.headers, [EXPIRES_AT]: String(expiresAt) };
-      remember(key, { body: written.body, headers, expiresAt });
+      const headers: Record<string, string> = { ...written.headers, [EXPIRES_AT]: String(expiresAt) };
+      remember(key, written.body, headers[REFRESHED_AT] ?? null, expiresAt);
       if (cache) {
         const put = cache.put(
           key,

@@ -1,6 +1,10 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Timings } from '../../src/core/timings';
-import { cachedAnswer, MAX_REMEMBERED_ANSWER_CHARS } from '../../src/data-api/result-cache';
+import {
+  cachedAnswer,
+  MAX_REMEMBERED_ANSWER_CHARS,
+  MAX_REMEMBERED_ENTRIES,
+} from '../../src/data-api/result-cache';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
 import { buildsSettled, cubeToken, deployModel, load, pgClient, usePostgres } from './fixtures';
 
@@ -179,18 +183,69 @@ describe('the memory in front of the Cache API', () => {
     expect(again.timings.header()).toContain('cache-read');
   });
 
+  it('keeps an entry read from the Cache API only until the expiry it carries', async () => {
+    const k = key();
+    await caches.default.put(
+      k,
+      new Response('[]', {
+        headers: { 'cache-control': 'max-age=60', 'x-expires-at': String(Date.now() + 200) },
+      }),
+    );
+    expect((await cachedAnswer(k, 60, options(), never)).hit).toBe(true);
+    await caches.default.delete(k);
+    expect((await cachedAnswer(k, 60, options(), never)).hit).toBe(true);
+    await new Promise((r) => setTimeout(r, 250));
+    const later = await cachedAnswer(k, 60, options(), async () => '[{"n":"2"}]');
+    expect(later).toMatchObject({ value: { json: '[{"n":"2"}]' }, hit: false });
+  });
+
+  it('keeps an answer renewed while an older copy was being read, not the older copy', async () => {
+    const k = key();
+    await caches.default.put(
+      k,
+      new Response('"old"', {
+        headers: { 'cache-control': 'max-age=60', 'x-expires-at': String(Date.now() + 30_000) },
+      }),
+    );
+    // The read waits on the Cache API while the renewal runs and stores its answer.
+    const read = cachedAnswer(k, 60, options(), never);
+    const renewed = await cachedAnswer(k, 60, { ...options(), fresh: true }, async () => '"new"');
+    expect(renewed.value.json).toBe('"new"');
+    expect((await read).value.json).toBe('"old"');
+    const after = options();
+    expect((await cachedAnswer(k, 60, after, never)).value.json).toBe('"new"');
+    expect(after.timings.header()).toContain('cache-memory');
+  });
+
   it('forgets the least recently used answers past its total', async () => {
     const text = 'x'.repeat(MAX_REMEMBERED_ANSWER_CHARS);
-    const keys = Array.from({ length: 17 }, key);
-    for (const k of keys) await cachedAnswer(k, 60, options(), async () => text);
-    // 16 of them fill the total: the first went when the 17th came, the last is still kept.
+    const keys = Array.from({ length: 20 }, key);
+    for (const k of keys) {
+      await cachedAnswer(k, 60, options(), async () => text);
+      // The first answer is asked again after each new one: always the most recently used.
+      const first = options();
+      await cachedAnswer(keys[0] as string, 60, first, never);
+      expect(first.timings.header()).toContain('cache-memory');
+    }
+    // 20 answers of the longest kept pass the total: the oldest unused went, the last is kept.
     const last = options();
-    await cachedAnswer(keys[16] as string, 60, last, never);
+    await cachedAnswer(keys[19] as string, 60, last, never);
     expect(last.timings.header()).toContain('cache-memory');
-    const oldest = options();
-    const back = await cachedAnswer(keys[0] as string, 60, oldest, never);
+    const second = options();
+    const back = await cachedAnswer(keys[1] as string, 60, second, never);
     expect(back).toMatchObject({ value: { json: text }, hit: true });
+    expect(second.timings.header()).toContain('cache-read');
+    expect(second.timings.header()).not.toContain('cache-memory');
+  });
+
+  it('keeps at most MAX_REMEMBERED_ENTRIES answers, however short', async () => {
+    const keys = Array.from({ length: MAX_REMEMBERED_ENTRIES + 1 }, key);
+    for (const k of keys) await cachedAnswer(k, 60, { fresh: true, now: new Date() }, async () => '1');
+    const newest = options();
+    await cachedAnswer(keys[MAX_REMEMBERED_ENTRIES] as string, 60, newest, never);
+    expect(newest.timings.header()).toContain('cache-memory');
+    const oldest = options();
+    await cachedAnswer(keys[0] as string, 60, oldest, never);
     expect(oldest.timings.header()).toContain('cache-read');
-    expect(oldest.timings.header()).not.toContain('cache-memory');
   });
 });
