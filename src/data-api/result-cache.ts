@@ -215,6 +215,7 @@ export const MAX_REMEMBERED_ENTRIES = 1024;
 const ENTRY_CHARGE = 256;
 /** The header that carries an entry's expiry, so another isolate that reads it keeps it no longer. */
 const EXPIRES_AT = 'x-expires-at';
+
 function forget(key: string): void {
   const entry = remembered.get(key);
   if (!entry) return;
@@ -301,8 +302,8 @@ async function cachedEntry<T>(
     if (ttl > 0 && keep(value)) {
       const written = codec.write(value);
       const expiresAt = Date.now() + ttl * 1000;
-      const headers: Record<string, string> = { ...written.headers, [EXPIRES_AT]: String(expiresAt) };
-      remember(key, written.body, headers[REFRESHED_AT] ?? null, expiresAt);
+      const headers = { ...written.headers, [EXPIRES_AT]: String(expiresAt) };
+      remember(key, written.body, written.headers?.[REFRESHED_AT] ?? null, expiresAt);
       if (cache) {
         const put = cache.put(
           key,
