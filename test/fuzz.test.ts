@@ -124,6 +124,9 @@ const WRONG_VALUES: Json[] = [
   '',
   'x'.repeat(10_000),
   '\u0000\ud800<script>',
+  // Lone surrogates alone, where no other rule of a field refuses the text first.
+  '\ud800',
+  'a\udfffb',
   [],
   [1, 'a', null],
   {},

@@ -33,6 +33,33 @@ export function tooDeepAt(value: unknown, maxDepth: number): string | null {
   return null;
 }
 
+/** A UTF-16 surrogate that is not half of a pair: with the `u` flag, a pair is one code point. */
+const LONE_SURROGATE = /\p{Cs}/u;
+
+/**
+ * The first string (a value or a key) of `value` that is not well-formed Unicode, as a dotted
+ * path ('' for `value` itself), or null. JSON's `\ud800` escapes parse to lone surrogates, which
+ * storage would turn into U+FFFD: the stored text would then differ from the text sent.
+ * Iterative, like `tooDeepAt`.
+ */
+export function illFormedTextAt(value: unknown): string | null {
+  const stack: [unknown, string][] = [[value, '']];
+  while (stack.length > 0) {
+    const [node, path] = stack.pop() as [unknown, string];
+    if (typeof node === 'string') {
+      if (LONE_SURROGATE.test(node)) return path;
+      continue;
+    }
+    if (!isContainer(node)) continue;
+    for (const [key, child] of Object.entries(node)) {
+      const at = path ? `${path}.${key}` : key;
+      if (LONE_SURROGATE.test(key)) return at;
+      stack.push([child, at]);
+    }
+  }
+  return null;
+}
+
 const utf8Length = (text: string) => new TextEncoder().encode(text).byteLength;
 
 /** Why `value` breaks `limits`, or null when it keeps them. */

@@ -2,7 +2,14 @@ import type { Context, Env, MiddlewareHandler } from 'hono';
 import { uniqueSymbol } from 'hono-openapi';
 import * as v from 'valibot';
 import { ApiError, type ErrorDetail } from './errors';
-import { type JsonLimits, jsonBounds, jsonBoundsDoc, MAX_BODY_DEPTH, tooDeepAt } from './json';
+import {
+  illFormedTextAt,
+  type JsonLimits,
+  jsonBounds,
+  jsonBoundsDoc,
+  MAX_BODY_DEPTH,
+  tooDeepAt,
+} from './json';
 import { documented } from './openapi';
 
 type Target = 'json' | 'query' | 'param';
@@ -88,6 +95,16 @@ export function validationError(issues: readonly v.BaseIssue<unknown>[], where: 
 
 const JSON_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
+/** The 400 for text holding a lone surrogate at `path` of the JSON `where` names. */
+export function illFormedText(path: string, where: string): ApiError {
+  return new ApiError('VALIDATION_FAILED', `${where} holds text that is not well-formed Unicode`, [
+    {
+      path: path || '(body)',
+      message: 'Text with a lone UTF-16 surrogate (an unpaired \\ud800-\\udfff escape)',
+    },
+  ]);
+}
+
 /**
  * The request body as JSON. An empty body is `undefined` (so optional bodies work with or
  * without a Content-Type); a non-empty body must be JSON and declared as such.
@@ -116,6 +133,8 @@ async function readJsonBody(c: Context): Promise<unknown> {
       { path: deepAt || '(body)', message: `Nested deeper than ${MAX_BODY_DEPTH} levels` },
     ]);
   }
+  const illFormedAt = illFormedTextAt(body);
+  if (illFormedAt !== null) throw illFormedText(illFormedAt, 'Request body');
   return body;
 }
 

@@ -86,7 +86,11 @@ export const cubeQuerySchema: v.GenericSchema<CubeQuery> = v.object({
     ]),
   ),
   limit: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0)))),
-  offset: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0)))),
+  // Cube sets no maximum; past 2^53 - 1 a number is no longer an exact integer, and SQLite refuses
+  // an OFFSET past 2^63 - 1 as a datatype mismatch, which read as the model's own SQL failing.
+  offset: v.optional(
+    v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER))),
+  ),
   total: v.optional(v.boolean()),
   timezone: v.optional(v.pipe(v.string(), v.maxLength(64))),
   ungrouped: v.optional(v.boolean()),

@@ -397,6 +397,17 @@ describe('POST /api/v1/embed-tenants/{embedTenantName}/user (provisionEmbedUser)
     expectError(await api('POST', path, { auth, body: { externalId: 'Erin' } }), 400);
     expectError(await api('POST', path, { auth, body: { externalId: ' erin' } }), 400);
     expectError(await api('POST', path, { auth, body: { externalId: 'erin', unknownField: 1 } }), 400);
+    // A lone surrogate (JSON's unpaired "\ud800") would be stored as U+FFFD: another id than sent.
+    for (const externalId of ['\ud800', 'a\udfffb']) {
+      const lone = await api('POST', path, { auth, body: { externalId } });
+      expectError(lone, 400, 'VALIDATION_FAILED');
+      expect(lone.body.details).toEqual([
+        { path: 'externalId', message: expect.stringContaining('surrogate') },
+      ]);
+    }
+    const bulk = await api('POST', `${path}s`, { auth, body: { users: [{ externalId: 'x\ud800' }] } });
+    expectError(bulk, 400, 'VALIDATION_FAILED');
+    expect(bulk.body.details[0].path).toBe('users.0.externalId');
     expect(await rows('SELECT id FROM embed_users WHERE account_id = ?', account.accountId)).toEqual([]);
 
     await limitTo(account.accountId, 1);

@@ -334,6 +334,38 @@ describe('/cubejs-api/v1/load over PostgreSQL', () => {
     expectError(await api('GET', '/cubejs-api/v1/load?query=%7Bnot-json', { auth: { raw: token } }), 400);
   });
 
+  it('names a lone surrogate or an offset past 2^53 - 1 in a 400, by GET and by POST', async () => {
+    const status = (value: string) => ({
+      measures: ['orders.count'],
+      filters: [{ member: 'orders.status', operator: 'equals', values: [value] }],
+    });
+    const byGet = await load(token, status('paid\ud800'));
+    expectError(byGet, 400, 'VALIDATION_FAILED');
+    expect(byGet.body.details).toEqual([
+      { path: 'query.filters.0.values.0', message: expect.stringContaining('surrogate') },
+    ]);
+    const byPost = await api('POST', '/cubejs-api/v1/load', {
+      auth: { raw: token },
+      body: { query: status('\udc00paid') },
+    });
+    expectError(byPost, 400, 'VALIDATION_FAILED');
+    expect(byPost.body.details[0].path).toBe('query.filters.0.values.0');
+    // A pair is one character: a value like any other.
+    const pair = await load(token, status('paid😀'));
+    expect(pair.status, JSON.stringify(pair.body)).toBe(200);
+    expect(rowsOf(pair.body.data, ['orders.count'])).toEqual([['0']]);
+
+    const byStatus = { measures: ['orders.count'], dimensions: ['orders.status'] };
+    for (const offset of [2 ** 53, 2 ** 63, 1e300]) {
+      const res = await load(token, { ...byStatus, offset });
+      expectError(res, 400, 'VALIDATION_FAILED');
+      expect(res.body.details[0].path).toBe('query.offset');
+    }
+    const last = await load(token, { ...byStatus, offset: 2 ** 53 - 1 });
+    expect(last.status, JSON.stringify(last.body)).toBe(200);
+    expect(last.body.data).toEqual([]);
+  });
+
   it('/sql binds every value: a hostile value never reaches the SQL text', async () => {
     const hostile = "x'); DROP TABLE orders; --";
     const qs = new URLSearchParams({

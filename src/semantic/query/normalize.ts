@@ -78,7 +78,11 @@ export function normalizeQuery(
   if (!Number.isInteger(limit) || limit < 0) throw new QueryError(`Invalid limit: ${String(limit)}`);
   if (limit > MAX_LIMIT) throw new QueryError(`Limit ${limit} is above the maximum of ${MAX_LIMIT}`);
   const offset = query.offset ?? 0;
-  if (!Number.isInteger(offset) || offset < 0) throw new QueryError(`Invalid offset: ${String(offset)}`);
+  if (!Number.isSafeInteger(offset) || offset < 0) {
+    throw new QueryError(
+      `Invalid offset: ${String(offset)} (a whole number from 0 to ${Number.MAX_SAFE_INTEGER})`,
+    );
+  }
 
   const normalized: NormalizedQuery = {
     measures,
