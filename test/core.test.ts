@@ -1,8 +1,9 @@
+import { env } from 'cloudflare:test';
 import { describe, expect, it } from 'vitest';
 import { createApp } from '../src/app';
 import { ApiError, isNotFound, notFound, toApiError } from '../src/core/errors';
 import { expectError, OPERATOR } from './helpers/harness';
-import { api } from './helpers/http';
+import { api, workerFetch } from './helpers/http';
 
 describe('the app core', () => {
   it('answers /healthz without credentials', async () => {
@@ -31,6 +32,24 @@ describe('the app core', () => {
     expectError(res, 400, 'INVALID_JSON');
   });
 
+  it('rejects a body that is not UTF-8 with 400, rather than storing U+FFFD', async () => {
+    const accounts = () =>
+      env.CONTROL_DB.prepare('SELECT count(*) AS n FROM accounts').first<{ n: number }>();
+    const before = await accounts();
+    const bytes = new Uint8Array([...new TextEncoder().encode('{"name":"Bad byte '), 0xff, 0x22, 0x7d]);
+    const res = await workerFetch('http://localhost/admin/v1/accounts', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${OPERATOR.bearer}`, 'content-type': 'application/json' },
+      body: bytes,
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({
+      code: 'INVALID_JSON',
+      error: 'Request body is not valid UTF-8',
+    });
+    expect(await accounts()).toEqual(before);
+  });
+
   it('rejects a body that is not JSON with 415', async () => {
     const res = await api('POST', '/admin/v1/accounts', {
       auth: OPERATOR,
@@ -38,6 +57,26 @@ describe('the app core', () => {
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
     expectError(res, 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it('rejects a compressed body with 415 naming its Content-Encoding, not as malformed JSON', async () => {
+    const gzip = new Response(
+      new Blob([JSON.stringify({ name: 'Zipped' })]).stream().pipeThrough(new CompressionStream('gzip')),
+    );
+    const res = await workerFetch('http://localhost/admin/v1/accounts', {
+      method: 'POST',
+      headers: {
+        authorization: `Bearer ${OPERATOR.bearer}`,
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+      },
+      body: await gzip.arrayBuffer(),
+    });
+    expect(res.status).toBe(415);
+    expect(await res.json()).toMatchObject({
+      code: 'UNSUPPORTED_MEDIA_TYPE',
+      error: expect.stringContaining('gzip'),
+    });
   });
 
   it('rejects bodies over 1 MiB with 413', async () => {

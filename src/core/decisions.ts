@@ -1,6 +1,7 @@
 /** Decisions of the app core, recorded in the OpenAPI document (see core/openapi.ts) and docs/decisions.md. */
 export const CORE_DECISIONS = [
-  'Bodies that are not JSON are a 415; an empty body counts as no body.',
+  'Bodies that are not JSON are a 415; an empty body counts as no body. A compressed body (a `Content-Encoding` other than `identity`) is a 415 too, naming the coding: bodies are read as sent.',
+  'Every JSON text a request sends (its body, and the Cube API’s `query=` parameter) must be well-formed Unicode. A body whose bytes are not UTF-8 is a 400 `INVALID_JSON`; a string or key holding a lone UTF-16 surrogate (an unpaired `\\ud800`–`\\udfff` escape, which JSON’s grammar allows and RFC 7493 forbids) is a 400 `VALIDATION_FAILED` naming its path, on every route. Stored, it would become U+FFFD, so the text kept would not be the text sent (an embed user’s id, a group’s name) and a later lookup by the sent text would miss it; a bad byte, decoded leniently, would be stored the same way. A surrogate pair (an emoji) is one character like any other.',
   'Every response carries `x-request-id` (a well-formed one sent by the client is kept); error bodies repeat it.',
   'Path ids that are not positive integers are a 400 naming the parameter.',
   'A cursor from another list or ordering is a 400 (`INVALID_CURSOR`), never a silently wrong page.',

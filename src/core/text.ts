@@ -36,3 +36,18 @@ export function fromBase64url(input: string): Uint8Array {
 export function escapeMarkup(s: string): string {
   return s.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
+
+const UTF8 = new TextDecoder('utf-8', { fatal: true, ignoreBOM: false });
+
+/**
+ * `bytes` as text, or null when they are not UTF-8: a lenient decode would keep U+FFFD for each
+ * bad byte, so what was stored would not be what was sent. The decoder keeps no state between
+ * calls, so one serves every request.
+ */
+export function strictUtf8(bytes: ArrayBuffer): string | null {
+  try {
+    return UTF8.decode(bytes);
+  } catch {
+    return null;
+  }
+}

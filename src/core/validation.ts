@@ -11,6 +11,7 @@ import {
   tooDeepAt,
 } from './json';
 import { documented } from './openapi';
+import { strictUtf8 } from './text';
 
 type Target = 'json' | 'query' | 'param';
 
@@ -106,6 +107,20 @@ export function illFormedText(path: string, where: string): ApiError {
 }
 
 /**
+ * A 415 for a body sent compressed (RFC 7694): read as it came, it would be answered as malformed
+ * JSON or text that is not UTF-8.
+ */
+export function refuseCompressed(c: Context): void {
+  const coding = c.req.header('content-encoding')?.trim().toLowerCase();
+  if (coding && coding !== 'identity') {
+    throw new ApiError(
+      'UNSUPPORTED_MEDIA_TYPE',
+      `Request bodies are read uncompressed: Content-Encoding ${coding} is not supported`,
+    );
+  }
+}
+
+/**
  * The request body as JSON. An empty body is `undefined` (so optional bodies work with or
  * without a Content-Type); a non-empty body must be JSON and declared as such.
  */
@@ -119,7 +134,9 @@ async function readJsonBody(c: Context): Promise<unknown> {
       'Request bodies must be JSON (Content-Type: application/json)',
     );
   }
-  const text = new TextDecoder().decode(bytes);
+  refuseCompressed(c);
+  const text = strictUtf8(bytes);
+  if (text === null) throw new ApiError('INVALID_JSON', 'Request body is not valid UTF-8');
   if (text.trim() === '') return undefined;
   let body: unknown;
   try {

@@ -1,5 +1,6 @@
 import { ApiError } from '../core/errors';
-import { idParams } from '../core/validation';
+import { strictUtf8 } from '../core/text';
+import { idParams, refuseCompressed } from '../core/validation';
 import { apiDocs, routeGroup, routes } from '../http/route';
 import { STORE_LIMITS } from '../sources/deployment-store';
 import markdown from './data-store.routes.md';
@@ -35,7 +36,11 @@ export const dataStoreRoutes = routes(
       if (!CSV.test(c.req.header('content-type') ?? '')) {
         throw new ApiError('UNSUPPORTED_MEDIA_TYPE', 'Send the CSV as the body, with content-type text/csv');
       }
-      const csv = await c.req.text();
+      refuseCompressed(c);
+      const csv = strictUtf8(await c.req.arrayBuffer());
+      if (csv === null) {
+        throw new ApiError('BAD_REQUEST', 'The CSV is not valid UTF-8: save it as UTF-8 and send it again');
+      }
       return importTable(scope, deploymentIdOf(scope, params), {
         table: params.table,
         csv,

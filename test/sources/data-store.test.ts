@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { Bindings } from '../../src/core/env';
 import { openDataSource } from '../../src/sources/open-data-source';
 import { expectError, seedWorld, type World } from '../helpers/harness';
-import { api } from '../helpers/http';
+import { api, workerFetch } from '../helpers/http';
 
 /** The embedded store's HTTP operations: import CSV, list and drop tables. */
 
@@ -73,6 +73,19 @@ describe('POST …/data/tables/{table}/import', () => {
       const res = await importCsv(table, csv, query);
       expectError(res, 400);
     }
+    // "São" saved as Latin-1: refused, not stored as "S\ufffdo".
+    const latin1 = new Uint8Array([
+      ...new TextEncoder().encode('city\nS'),
+      0xe3,
+      ...new TextEncoder().encode('o\n'),
+    ]);
+    const res = await workerFetch(`http://localhost${tables()}/latin/import`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${admin.bearer}`, 'content-type': 'text/csv' },
+      body: latin1,
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ code: 'BAD_REQUEST', error: expect.stringContaining('UTF-8') });
     const list = await api('GET', tables(), { auth: admin });
     expect(list.body.items.map((t: { name: string }) => t.name)).toEqual(['sales', 'zips']);
     expect(list.body.items[0].rowCount).toBe(3);
