@@ -118,7 +118,9 @@ export async function leaveShard(
       SELECT ${kind}, k.key, ${shard}, ${accountId}, ${now} FROM (${keys}) k WHERE true
       ON CONFLICT (kind, key) DO UPDATE SET shard = excluded.shard, account_id = excluded.account_id`;
   const results = await runBatch(db, [
-    forward('account', sql`SELECT CAST(${accountId} AS TEXT) AS key`),
+    // Bound as text: D1 binds a JS number as REAL, whose text ('2.0') no hint (String(accountId))
+    // would ever match.
+    forward('account', sql`SELECT ${String(accountId)} AS key`),
     forward('secret', sql`SELECT key_hash AS key FROM api_keys WHERE account_id = ${accountId}`),
     forward('secret', sql`SELECT token_hash AS key FROM access_tokens WHERE account_id = ${accountId}`),
     forward(

@@ -1,5 +1,5 @@
 import { and, eq, inArray, lte, notInArray, type SQL, type SQLWrapper, sql } from 'drizzle-orm';
-import { users } from '../../schema/accounts';
+import { accounts, users } from '../../schema/accounts';
 import { embedSessionRevocations, WRITE_GUARDS, type WriteGuard } from '../../schema/embedding';
 import { FROZEN_ACCOUNTS } from '../core/account-moving';
 import { failedCheck } from '../core/db';
@@ -237,6 +237,13 @@ export const revocationStatement = (db: Db, sessionId: string, tenantId: number)
     .select({ sessionId: embedSessionRevocations.sessionId })
     .from(embedSessionRevocations)
     .where(inArray(embedSessionRevocations.sessionId, [sessionId, tenantRevocationKey(tenantId)]));
+
+/**
+ * The account's row on this shard, for a check made without a route's credential lookup: none,
+ * or one marked moved, once the account has left the shard (src/accounts/move-account.*).
+ */
+export const accountHereStatement = (db: Db, accountId: number) =>
+  db.select({ movedTo: accounts.movedTo }).from(accounts).where(eq(accounts.id, accountId));
 
 /** true when this call recorded the revocation, false when it was already recorded. */
 export async function insertRevocation(

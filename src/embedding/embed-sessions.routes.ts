@@ -2,6 +2,7 @@ import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import * as v from 'valibot';
 import { apiKeyCredential, parseAuthorization } from '../auth/auth.middleware';
+import { ShardForward } from '../auth/forwards';
 import { requestScope } from '../auth/scope';
 import { shardOfSignedToken, useShard } from '../auth/shard-routing';
 import type { AppEnv } from '../core/env';
@@ -106,9 +107,16 @@ export const embedRoutes = routes(
     // The credential is the session id in the body: an expired, revoked or unknown one is a 401.
     errors: [401],
     handler: async (c, { body }) => {
-      // The credential is in the body, so the request goes to its shard here rather than before auth.
+      // The credential is in the body, so the request goes to its shard here rather than before
+      // auth; an account moved from that shard is followed once, as the routing middleware does.
       useShard(c, shardOfSignedToken(body.sessionId));
-      return exchangeSession(requestScope(c), body.sessionId);
+      try {
+        return await exchangeSession(requestScope(c), body.sessionId);
+      } catch (error) {
+        if (!(error instanceof ShardForward)) throw error;
+        useShard(c, error.shard);
+        return exchangeSession(requestScope(c), body.sessionId);
+      }
     },
   }),
   route.post('/session/revoke', 'revokeSession', revokedSchema, {

@@ -1,4 +1,5 @@
 import { requireDeploymentScope } from '../auth/auth.middleware';
+import { followForward } from '../auth/forwards';
 import { createDb, runBatch } from '../core/db';
 import type { Db } from '../core/env';
 import { ApiError } from '../core/errors';
@@ -207,8 +208,16 @@ export async function exchangeSession(scope: RequestScope, sessionId: string): P
   const claims = await verifySession(scope.env, sessionId, now);
   // The replica, like every load: a revocation reaches it within its replication lag.
   const db = createDb(scope.d1.withSession('first-unconstrained'));
-  if ((await repo.revocationStatement(db, claims.sessionId, claims.tenant.id)).length > 0)
-    throw sessionRevoked();
+  const [revoked, here] = await runBatch(db, [
+    repo.revocationStatement(db, claims.sessionId, claims.tenant.id),
+    repo.accountHereStatement(db, claims.accountId),
+  ]);
+  // An account moved away keeps its revocations on its new shard: the exchange runs there.
+  const home = here?.results[0] as { moved_to: number | null } | undefined;
+  if (!home || home.moved_to !== null) {
+    await followForward(db, { kind: 'account', key: String(claims.accountId) });
+  }
+  if ((revoked?.results.length ?? 0) > 0) throw sessionRevoked();
   const issuedAt = Math.floor(now.getTime() / 1000);
   const token = await signSession(
     scope.env,

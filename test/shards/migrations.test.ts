@@ -29,6 +29,33 @@ describe('migrations on every shard', () => {
   });
 });
 
+describe('0013: account forwards keyed by the id as text', () => {
+  it('mends a key written as a REAL ("7.0") and leaves the others as they were', async () => {
+    const migration = env.TEST_MIGRATIONS.find((m) => m.name === '0013_account_forward_keys.sql');
+    if (!migration) throw new Error('migration 0013 not found');
+    const db = shardDbs()[2] as D1Database;
+    const insert = db.prepare(
+      "INSERT INTO forwards (kind, key, shard, account_id, created_at) VALUES (?, ?, 3, ?, 'now')",
+    );
+    await db.batch([
+      insert.bind('account', '2000000000007.0', 2000000000007),
+      insert.bind('account', '2000000000008', 2000000000008),
+      insert.bind('public-id', 'abc.0', 2000000000007),
+    ]);
+    await db.batch(migration.queries.map((q) => db.prepare(q)));
+    const { results } = await db
+      .prepare(
+        'SELECT kind, key FROM forwards WHERE account_id IN (2000000000007, 2000000000008) ORDER BY kind, key',
+      )
+      .all();
+    expect(results).toEqual([
+      { kind: 'account', key: '2000000000007' },
+      { kind: 'account', key: '2000000000008' },
+      { kind: 'public-id', key: 'abc.0' },
+    ]);
+  });
+});
+
 describe('the migration check', () => {
   it('catches a shard left behind: a migration not applied, a schema object missing, ids out of range', async () => {
     const [, , shard2, shard3] = shardDbs() as [D1Database, D1Database, D1Database, D1Database];

@@ -54,6 +54,9 @@ const BY_STATUS = {
   order: { 'orders.status': 'asc' },
 };
 let fromSource: unknown;
+/** Minted before the move: a revoked embed session, and a Cube API token. */
+let revokedSession: string;
+let tokenBefore: string;
 
 /**
  * Runs the pre-aggregations' refresh until nothing is due: a tick of the cron, then the messages
@@ -132,8 +135,8 @@ async function seedEverything(a: SeededAccount): Promise<void> {
       body: { embedTenantName: 'partners', action: 'read' },
     }),
   );
-  const revoked = await mintOk(a.key, { deploymentId: d, externalId: 'leaver' });
-  await ok(api('POST', '/api/v1/embed/session/revoke', { auth: a.key, body: { sessionId: revoked } }));
+  revokedSession = await mintOk(a.key, { deploymentId: d, externalId: 'leaver' });
+  await ok(api('POST', '/api/v1/embed/session/revoke', { auth: a.key, body: { sessionId: revokedSession } }));
   const role = await newRole(a, [globalPolicy('WorkbookEdit', 'FolderEdit', 'ReportEdit')]);
   await assign(a, role, a.memberUserId);
   // A notification with a recipient and a delivered run.
@@ -155,8 +158,8 @@ async function seedEverything(a: SeededAccount): Promise<void> {
   expect((await consume(rec.queued.splice(0))).retryMessages).toEqual([]);
   // A published model with a rollup: its plan registers the partition, the refresh builds it.
   await deployRollup(a, rollups());
-  const token = await cubeToken(a.admin, rollups(), { cubeCloud: { groups: ['managers'] } });
-  const source = await cubeLoad(token, BY_STATUS);
+  tokenBefore = await cubeToken(a.admin, rollups(), { cubeCloud: { groups: ['managers'] } });
+  const source = await cubeLoad(tokenBefore, BY_STATUS);
   expect(source.status, JSON.stringify(source.body)).toBe(200);
   expect(source.body.usedPreAggregations).toEqual({});
   fromSource = source.body.data;
@@ -345,6 +348,25 @@ describe('moving an account', () => {
     expect(page.headers.get('content-security-policy')).toContain(
       'frame-ancestors https://host4.example.com',
     );
+    // A Cube API token and an embed session name the account itself, on routes without a public
+    // id: the account's forward finds it (its key is the id as text, however D1 binds a number).
+    expect(
+      await shardDatabase(env, 0)
+        .prepare("SELECT key FROM forwards WHERE kind = 'account' AND account_id = ?")
+        .bind(a.accountId)
+        .all(),
+    ).toMatchObject({ results: [{ key: String(a.accountId) }] });
+    const meta = await api('GET', '/cubejs-api/v1/meta', { auth: { raw: tokenBefore } });
+    expect(meta.status, JSON.stringify(meta.body)).toBe(200);
+    const sharedItems = await api('GET', `/api/v1/deployments/${d}/shared-workspace`, {
+      auth: { session: viewer },
+    });
+    expect(sharedItems.status, JSON.stringify(sharedItems.body)).toBe(200);
+    // The session/token exchange reads the revocations where the account lives now.
+    const exchange = (sessionId: string) =>
+      api('POST', '/api/v1/embed/session/token', { body: { sessionId } });
+    expectError(await exchange(revokedSession), 401, 'SESSION_REVOKED');
+    expect((await exchange(viewer)).status).toBe(200);
     // A forward costs its lookup after the miss; the request then runs as on its own shard.
     const fresh = await api('POST', '/api/v1/api-keys', { auth: a.admin, body: { name: 'after the move' } });
     expect(fresh.status, JSON.stringify(fresh.body)).toBe(200);
