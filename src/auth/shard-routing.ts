@@ -2,7 +2,7 @@ import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import type { AppEnv } from '../core/env';
 import { shardOfPublicId } from '../core/shard-marks';
-import { isShard, openShard } from '../core/shards';
+import { isShard, openShard, shardCount } from '../core/shards';
 import { shardOfSecret } from './credentials';
 import { forwardedShard, hintsOf, replayRequest, ShardForward } from './forwards';
 
@@ -20,6 +20,28 @@ export function useShard(c: Context<AppEnv>, shard: number): void {
   c.set('d1', d1);
   c.set('db', db);
   c.set('scope', { ...scope, shard: target, d1, db });
+}
+
+/**
+ * Runs `run` on `shard`, then again on the shard each `ShardForward` it throws names: for a
+ * route that picks its shard from a credential in its body, after the routing middleware has
+ * run. Moves only go to higher-numbered shards, so an account moved more than once is followed
+ * hop by hop and the hops end; more than one per shard would be forwards that loop, a fault.
+ */
+export async function followingMoves<T>(
+  c: Context<AppEnv>,
+  shard: number,
+  run: () => Promise<T>,
+): Promise<T> {
+  useShard(c, shard);
+  for (let hops = 0; ; hops++) {
+    try {
+      return await run();
+    } catch (error) {
+      if (!(error instanceof ShardForward) || hops >= shardCount(c.env)) throw error;
+      useShard(c, error.shard);
+    }
+  }
 }
 
 /**

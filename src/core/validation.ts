@@ -96,11 +96,16 @@ export function validationError(issues: readonly v.BaseIssue<unknown>[], where: 
 
 const JSON_TYPE = /^application\/([\w.-]+\+)?json$/i;
 
-/** The 400 for text holding a lone surrogate at `path` of the JSON `where` names. */
-export function illFormedText(path: string, where: string): ApiError {
-  return new ApiError('VALIDATION_FAILED', `${where} holds text that is not well-formed Unicode`, [
+/**
+ * A 400 when parsed JSON holds text with a lone surrogate, naming its path: under `root` (the
+ * parameter the JSON came in), else from the body's top.
+ */
+export function requireWellFormedText(value: unknown, where: string, root?: string): void {
+  const at = illFormedTextAt(value);
+  if (at === null) return;
+  throw new ApiError('VALIDATION_FAILED', `${where} holds text that is not well-formed Unicode`, [
     {
-      path: path || '(body)',
+      path: root ? [root, at].filter(Boolean).join('.') : at || '(body)',
       message: 'Text with a lone UTF-16 surrogate (an unpaired \\ud800-\\udfff escape)',
     },
   ]);
@@ -150,8 +155,7 @@ async function readJsonBody(c: Context): Promise<unknown> {
       { path: deepAt || '(body)', message: `Nested deeper than ${MAX_BODY_DEPTH} levels` },
     ]);
   }
-  const illFormedAt = illFormedTextAt(body);
-  if (illFormedAt !== null) throw illFormedText(illFormedAt, 'Request body');
+  requireWellFormedText(body, 'Request body');
   return body;
 }
 

@@ -1,7 +1,6 @@
 import * as v from 'valibot';
 import { ApiError } from '../core/errors';
-import { illFormedTextAt } from '../core/json';
-import { illFormedText, toDetails } from '../core/validation';
+import { requireWellFormedText, toDetails } from '../core/validation';
 import { cubeQueriesSchema } from '../data-api/cube-query.schemas';
 import { dryRunQueries, type LoadResult, loadQuery, metaFor, sqlQuery } from '../data-api/data.service';
 import type { DataScope } from '../data-api/data-scope';
@@ -17,8 +16,7 @@ export function parseQueryParam(text: string): CubeQuery | CubeQuery[] {
   } catch {
     throw new ApiError('BAD_REQUEST', 'query must be a JSON object (Cube query format)');
   }
-  const illFormedAt = illFormedTextAt(parsed);
-  if (illFormedAt !== null) throw illFormedText(illFormedAt ? `query.${illFormedAt}` : 'query', 'query');
+  requireWellFormedText(parsed, 'query', 'query');
   const result = v.safeParse(cubeQueriesSchema, parsed);
   if (!result.success) {
     const details = toDetails(result.issues, 'query');

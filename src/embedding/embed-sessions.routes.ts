@@ -2,9 +2,8 @@ import type { Context } from 'hono';
 import { createMiddleware } from 'hono/factory';
 import * as v from 'valibot';
 import { apiKeyCredential, parseAuthorization } from '../auth/auth.middleware';
-import { ShardForward } from '../auth/forwards';
 import { requestScope } from '../auth/scope';
-import { shardOfSignedToken, useShard } from '../auth/shard-routing';
+import { followingMoves, shardOfSignedToken } from '../auth/shard-routing';
 import type { AppEnv } from '../core/env';
 import { ApiError } from '../core/errors';
 import { controlParams, dashboardControlsSchema } from '../dashboards/controls.schemas';
@@ -108,15 +107,10 @@ export const embedRoutes = routes(
     errors: [401],
     handler: async (c, { body }) => {
       // The credential is in the body, so the request goes to its shard here rather than before
-      // auth; an account moved from that shard is followed once, as the routing middleware does.
-      useShard(c, shardOfSignedToken(body.sessionId));
-      try {
-        return await exchangeSession(requestScope(c), body.sessionId);
-      } catch (error) {
-        if (!(error instanceof ShardForward)) throw error;
-        useShard(c, error.shard);
-        return exchangeSession(requestScope(c), body.sessionId);
-      }
+      // auth, and on to where its account moved.
+      return followingMoves(c, shardOfSignedToken(body.sessionId), () =>
+        exchangeSession(requestScope(c), body.sessionId),
+      );
     },
   }),
   route.post('/session/revoke', 'revokeSession', revokedSchema, {

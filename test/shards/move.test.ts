@@ -401,6 +401,20 @@ describe('moving an account', () => {
     // The notification left due is claimed where the account lives now.
     await tick(due);
     expect(rec.queued.map(shardOfId)).toEqual([2]);
+
+    // Moved again (2 → 3), once that run is delivered. The tick three days ahead purged the
+    // revocation above with the expiry it recorded, so a session of shard 0 is revoked now: its
+    // exchange is followed hop by hop (0 → 2 → 3) to the one shard that holds the record.
+    expect((await consume(rec.queued.splice(0))).retryMessages).toEqual([]);
+    expect((await exchange(viewer)).status).toBe(200);
+    const revoke = await api('POST', '/api/v1/embed/session/revoke', {
+      auth: a.key,
+      body: { sessionId: viewer },
+    });
+    expect(revoke.body).toEqual({ revoked: true });
+    expect((await startMove(a.accountId, 3)).status).toBe(202);
+    expect(await driveMove(a.accountId)).toMatchObject({ state: 'done', error: null });
+    expectError(await exchange(viewer), 401, 'SESSION_REVOKED');
   });
 });
 
