@@ -23,10 +23,10 @@ export function useShard(c: Context<AppEnv>, shard: number): void {
 }
 
 /**
- * Runs `run` on `shard`, then again on the shard each `ShardForward` it throws names: for a
- * route that picks its shard from a credential in its body, after the routing middleware has
- * run. Moves only go to higher-numbered shards, so an account moved more than once is followed
- * hop by hop and the hops end; more than one per shard would be forwards that loop, a fault.
+ * Runs `run` on `shard`, then again on the shard each `ShardForward` it throws names, hop by hop
+ * as `routeToShard` runs a request again: for a route that picks its shard from a credential in
+ * its body, which the middleware cannot read. More hops than shards would be forwards that loop,
+ * a fault.
  */
 export async function followingMoves<T>(
   c: Context<AppEnv>,
@@ -93,16 +93,14 @@ const MISSED = new Set([401, 404]);
 /**
  * Before a route's authentication: the request goes to the shard its credential names. When the
  * account has been moved away from that shard (a lookup threw `ShardForward`, or the hint found
- * nothing and the shard keeps a forward for it), the request runs once more on the shard the
- * account lives on now; a run again is never sent on further.
+ * nothing and the shard keeps a forward for it), the request runs again on the shard the forward
+ * names, and from there on again for an account moved more than once: moves only go to
+ * higher-numbered shards, so the hops end (at most one per shard; more would be forwards that
+ * loop, and the last answer stands).
  */
 export const routeToShard = createMiddleware<AppEnv>(async (c, next) => {
   const replay = c.get('replay');
-  if (replay) {
-    useShard(c, replay.shard);
-    return next();
-  }
-  useShard(c, shardOfRequest(c));
+  useShard(c, replay ? replay.shard : shardOfRequest(c));
   // The body as sent, for a run on another shard (a clone costs nothing unless it is read).
   const original = c.req.raw.body === null ? c.req.raw : c.req.raw.clone();
   const tripsBefore = c.get('queries').roundTrips;
@@ -117,9 +115,12 @@ export const routeToShard = createMiddleware<AppEnv>(async (c, next) => {
         ? await forwardedShard(c.get('scope').db, await hintsOf(c))
         : null;
   if (shard === null || shard === c.get('scope').shard || !isShard(c.env, shard)) return;
+  const hops = (replay?.hops ?? 0) + 1;
+  if (hops > shardCount(c.env)) return;
   c.res = await c.get('dispatch')(
     replayRequest(original, {
       shard,
+      hops,
       requestId: c.get('requestId'),
       queries: c.get('queries'),
       controlQueries: c.get('controlQueries'),

@@ -100,6 +100,8 @@ export type Db = DrizzleD1Database<Record<string, never>> & { $client: D1Databas
  */
 export interface Replay {
   shard: number;
+  /** Runs on another shard so far: one per move the request's hint followed. */
+  hops: number;
   requestId: string;
   queries: QueryCounter;
   controlQueries: QueryCounter;

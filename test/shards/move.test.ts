@@ -415,6 +415,12 @@ describe('moving an account', () => {
     expect((await startMove(a.accountId, 3)).status).toBe(202);
     expect(await driveMove(a.accountId)).toMatchObject({ state: 'done', error: null });
     expectError(await exchange(viewer), 401, 'SESSION_REVOKED');
+    // Every other hint from before the first move is run again hop by hop too: 0 → 2 → 3.
+    const keyed = await api('GET', `/api/v1/deployments/${d}`, { auth: a.key });
+    expect(keyed.status, JSON.stringify(keyed.body)).toBe(200);
+    const twiceMeta = await api('GET', '/cubejs-api/v1/meta', { auth: { raw: tokenBefore } });
+    expect(twiceMeta.status, JSON.stringify(twiceMeta.body)).toBe(200);
+    expect((await api('GET', `/embed/dashboard/${board.publicId}`)).status).toBe(200);
   });
 });
 
