@@ -1,4 +1,5 @@
 import * as v from 'valibot';
+import { illFormedTextAt } from '../core/json';
 import { obj } from '../core/validation';
 import { VALUELESS_OPERATORS as VALUELESS } from '../semantic/query/control-operators';
 import { CONTROL_OPERATORS, TIME_GRAINS } from '../semantic/query/controls';
@@ -75,12 +76,22 @@ export const jsonParam = <S extends v.GenericSchema>(schema: S) =>
     v.string(),
     v.maxLength(MAX_CONTROLS_PARAM),
     v.rawTransform(({ dataset, addIssue, NEVER }) => {
+      let parsed: unknown;
       try {
-        return JSON.parse(dataset.value) as unknown;
+        parsed = JSON.parse(dataset.value);
       } catch {
         addIssue({ message: 'Expected JSON' });
         return NEVER;
       }
+      // Escapes in the JSON may spell a lone surrogate, which a query would bind as U+FFFD.
+      const at = illFormedTextAt(parsed);
+      if (at !== null) {
+        addIssue({
+          message: `Text${at ? ` at ${at}` : ''} is not well-formed Unicode (a lone UTF-16 surrogate)`,
+        });
+        return NEVER;
+      }
+      return parsed;
     }),
     schema,
   );

@@ -1,7 +1,7 @@
 import * as v from 'valibot';
 import { ApiError, badRequest } from '../core/errors';
 import type { DeploymentScope } from '../core/scope';
-import { toDetails } from '../core/validation';
+import { requireWellFormedText, toDetails } from '../core/validation';
 import { cubeQuerySchema } from '../data-api/cube-query.schemas';
 import { compileModelQuery } from '../data-api/data.service';
 import { NoBuiltModel } from '../data-api/query-context';
@@ -46,6 +46,8 @@ function parseQuery(text: string): CubeQuery {
       { path: 'jsonQuery', message: 'Expected a JSON object such as {"measures": ["orders.count"]}' },
     ]);
   }
+  // The text's own escapes may spell a lone surrogate that the body's check could not see.
+  requireWellFormedText(parsed, 'jsonQuery', 'jsonQuery');
   const shaped = v.safeParse(cubeQuerySchema, parsed);
   if (!shaped.success) {
     const details = toDetails(shaped.issues, 'jsonQuery');

@@ -336,6 +336,10 @@ describe('the render endpoint', () => {
     const res = await api('GET', `${url}?format=png&filters=${filters}`, { auth: acme.admin });
     expect(res.status).toBe(200);
     expectError(await api('GET', `${url}?filters=%5B1%5D`, { auth: acme.admin }), 400, 'VALIDATION_FAILED');
+    const lone = encodeURIComponent('[{"member":"orders.status","values":["a\\ud800"]}]');
+    const refused = await api('GET', `${url}?format=png&filters=${lone}`, { auth: acme.admin });
+    expectError(refused, 400, 'VALIDATION_FAILED');
+    expect(JSON.stringify(refused.body.details)).toContain('not well-formed Unicode');
   });
 });
 
@@ -408,6 +412,11 @@ describe('reports written before the first build', () => {
         'jsonQuery.timeDimensions.0.dateRange',
       ],
       ['[{"measures":["orders.count"]}]', 'jsonQuery'],
+      // Escaped inside the text, a lone surrogate passes the body's own check but not the query's.
+      [
+        '{"filters":[{"member":"orders.status","operator":"equals","values":["a\\ud800"]}]}',
+        'jsonQuery.filters.0.values.0',
+      ],
     ] as const) {
       const bad = await api('POST', `${at}/reports`, { auth, body: { workbookId, jsonQuery } });
       expectError(bad, 400);
