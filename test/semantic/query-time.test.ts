@@ -1,4 +1,6 @@
+import { env } from 'cloudflare:test';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { sqlite } from '../../src/semantic/dialects/sqlite';
 import { GRANULARITIES } from '../../src/semantic/model/model.types';
 import { expectMatches, load, openShop, type Shop } from './dataset';
 
@@ -33,6 +35,31 @@ describe('time dimensions', () => {
       }
     });
   }
+
+  it('on SQLite a zone change takes effect at its instant, wherever the query’s span starts', async () => {
+    const zone = 'America/New_York';
+    // A relative range (`from 7 days ago to now`) starts at any millisecond.
+    for (const [from, to] of [
+      ['2024-11-03T05:59:30.123Z', '2024-11-03T07:00:00Z'],
+      ['2024-11-01T00:00:00Z', '2024-11-09T00:00:00Z'],
+      ['2024-03-10T06:59:30.5Z', '2024-03-10T08:00:00Z'],
+    ] as const) {
+      const span: [number, number] = [Date.parse(from), Date.parse(to)];
+      const local = (instant: string) =>
+        env.DB.prepare(
+          `SELECT ${sqlite.localTime(`'${instant}'`, { zone, zoneParam: '?', span }, 'second')} AS l`,
+        )
+          .first<{ l: string }>()
+          .then((row) => row?.l);
+      if (from.startsWith('2024-03')) {
+        expect(await local('2024-03-10T06:59:59Z')).toBe('2024-03-10T01:59:59.000');
+        expect(await local('2024-03-10T07:00:10Z')).toBe('2024-03-10T03:00:10.000');
+      } else {
+        expect(await local('2024-11-03T05:59:59Z')).toBe('2024-11-03T01:59:59.000');
+        expect(await local('2024-11-03T06:00:10Z')).toBe('2024-11-03T01:00:10.000');
+      }
+    }
+  });
 
   it('DST days in New York: 23 and 25 hours, one hour read twice', async () => {
     const query = (granularity: 'day' | 'hour') => ({

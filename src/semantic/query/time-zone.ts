@@ -11,31 +11,39 @@ export interface OffsetTransition {
 }
 
 const transitionsCache = new Map<string, { initial: number; transitions: OffsetTransition[] }>();
-const SCAN_STEP_MS = 7 * 86_400_000;
+/** Spans kept per isolate: whole UTC days, so a relative range asked again hits the same entry. */
+const MAX_CACHED_SPANS = 512;
+const DAY_MS = 86_400_000;
+const SCAN_STEP_MS = 7 * DAY_MS;
 
 /**
- * The zone's offset at `fromMs` and every change of it up to `toMs`. Scans week by week and
- * narrows each change to the minute; real zones never change twice within a week.
+ * The zone's offset at `fromMs` and every change of it up to `toMs`, over the whole UTC days the
+ * span touches. Scans week by week and narrows each change to the millisecond it takes effect
+ * (a change on a coarser grid would put the times just after it on the old offset); real zones
+ * never change twice within a week.
  */
 export function offsetTransitions(
   zone: string,
   fromMs: number,
   toMs: number,
 ): { initial: number; transitions: OffsetTransition[] } {
-  const key = `${zone}|${fromMs}|${toMs}`;
+  const from = Math.floor(fromMs / DAY_MS) * DAY_MS;
+  const to = Math.ceil(toMs / DAY_MS) * DAY_MS;
+  const key = `${zone}|${from}|${to}`;
   const cached = transitionsCache.get(key);
   if (cached) return cached;
-  const initial = offsetMinutesAt(fromMs, zone);
+  const initial = offsetMinutesAt(from, zone);
   const transitions: OffsetTransition[] = [];
   let previous = initial;
-  for (let start = fromMs; start < toMs; start += SCAN_STEP_MS) {
-    const end = Math.min(start + SCAN_STEP_MS, toMs);
+  for (let start = from; start < to; start += SCAN_STEP_MS) {
+    const end = Math.min(start + SCAN_STEP_MS, to);
     const offset = offsetMinutesAt(end, zone);
     if (offset === previous) continue;
+    // `low` reads the old offset and `high` the new: halve until they are one millisecond apart.
     let low = start;
     let high = end;
-    while (high - low > 60_000) {
-      const middle = low + Math.floor((high - low) / 120_000) * 60_000;
+    while (high - low > 1) {
+      const middle = Math.floor((low + high) / 2);
       if (offsetMinutesAt(middle, zone) === previous) low = middle;
       else high = middle;
     }
@@ -43,6 +51,7 @@ export function offsetTransitions(
     previous = offset;
   }
   const result = { initial, transitions };
+  if (transitionsCache.size >= MAX_CACHED_SPANS) transitionsCache.clear();
   transitionsCache.set(key, result);
   return result;
 }
