@@ -130,6 +130,20 @@ export function offsetMinutesAt(ms: number, zone: string): number {
 }
 
 /**
+ * Whether the wall-clock reading at `instant` in `zone` also reads at another instant: it falls
+ * in the hour (or half hour) a clock set back repeats, such as 01:30 on a November Sunday in New
+ * York, which is first EDT and then EST.
+ */
+export function wallClockRepeats(instant: number, zone: string): boolean {
+  const own = offsetAt(instant, zone);
+  return [instant - DAY_MS, instant + DAY_MS].some((near) => {
+    const other = offsetAt(near, zone);
+    // The instant whose reading under the other offset is this one's.
+    return other !== own && offsetAt(instant + own - other, zone) === other;
+  });
+}
+
+/**
  * The UTC instant of a wall-clock time in `zone`. A time skipped by a DST change resolves with
  * the offset before the change (02:30 on a spring-forward day is 03:30 local); a repeated one
  * takes its first occurrence. (Schedules map skipped times their own way: notifications' `dayMapper`.)

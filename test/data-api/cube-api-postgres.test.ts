@@ -332,6 +332,18 @@ describe('/cubejs-api/v1/load over PostgreSQL', () => {
     expect(order.body.error).toMatch(/^Invalid query: query\.order\.0\.1 /);
     expect(order.body.details).toHaveLength(1);
     expectError(await api('GET', '/cubejs-api/v1/load?query=%7Bnot-json', { auth: { raw: token } }), 400);
+    // Nothing to answer with: a 400 in Cube's words, on the embedded store's SQL too (never `SELECT  FROM`).
+    for (const query of [
+      {},
+      { segments: ['orders.completed'] },
+      { filters: [{ member: 'orders.status', operator: 'set' }] },
+    ]) {
+      const empty = await load(token, query);
+      expectError(empty, 400);
+      expect(empty.body.error).toContain(
+        'Query should contain either measures, dimensions or timeDimensions',
+      );
+    }
   });
 
   it('names a lone surrogate or an offset past 2^53 - 1 in a 400, by GET and by POST', async () => {

@@ -372,6 +372,15 @@ const CASES: {
     rollup: 'orders.by_amount',
   },
   {
+    title: 'text filters fold case beyond ASCII, as on the source',
+    query: {
+      measures: ['products.count'],
+      dimensions: ['products.name'],
+      filters: [{ member: 'products.name', operator: 'contains', values: ['é'] }],
+    },
+    rollup: 'products.copy',
+  },
+  {
     title: 'a non-strict date range on a rollup that allows it',
     query: {
       measures: ['orders.count'],
@@ -487,6 +496,34 @@ for (const source of ['postgres', 'sqlite'] as const) {
         if (query.total) expect(totals?.[1]).toBe(totals?.[0]);
       });
     }
+
+    it('a range off the buckets of a non-strict rollup reads each bucket it touches, whole', async () => {
+      const byDay = (dateRange: [string, string]): CubeQuery => ({
+        measures: ['orders.count'],
+        timeDimensions: [{ dimension: 'orders.created_at', granularity: 'day', dateRange }],
+      });
+      const partial = await bothWays(
+        source,
+        byDay(['2024-03-10T07:00:00', '2024-03-11T03:59:59']),
+        'orders.loose_daily',
+      );
+      const whole = await bothWays(source, byDay(['2024-03-10', '2024-03-11']), 'orders.daily');
+      expect(whole.fromSource).toEqual([
+        {
+          'orders.created_at.day': '2024-03-10T00:00:00.000',
+          'orders.created_at': '2024-03-10T00:00:00.000',
+          'orders.count': '2',
+        },
+        {
+          'orders.created_at.day': '2024-03-11T00:00:00.000',
+          'orders.created_at': '2024-03-11T00:00:00.000',
+          'orders.count': '2',
+        },
+      ]);
+      expect(partial.fromRollup).toEqual(whole.fromSource);
+      // The source itself counts the range's instants only.
+      expect(partial.fromSource.map((row) => row['orders.count'])).toEqual(['1', '1']);
+    });
 
     it('a query whose date range needs some partitions reads only those', async () => {
       const { match } = await bothWays(

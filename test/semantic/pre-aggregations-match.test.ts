@@ -174,6 +174,24 @@ describe('additivity', () => {
 });
 
 describe('members', () => {
+  it('text filters only on string dimensions: a rollup keeps numbers and booleans as values', () => {
+    const filtered = (member: string, operator: string) =>
+      byMonth({ dimensions: ['orders.status'], filters: [{ member, operator, values: ['1'] }] });
+    expect(matched(filtered('orders.status', 'contains'))).toBe('orders.daily');
+    expect(matched(filtered('orders.status', 'equals'))).toBe('orders.daily');
+    for (const operator of ['contains', 'notStartsWith', 'endsWith']) {
+      const byAmount = { measures: ['orders.count'], dimensions: ['orders.amount'] };
+      expect(matched(byAmount)).toBe('orders.by_amount');
+      const text = { ...byAmount, filters: [{ member: 'orders.amount', operator, values: ['1'] }] };
+      expect(verdict('orders.by_amount', text)).toContain(
+        `filter ${operator} on orders.amount matches text, and it is not a string dimension`,
+      );
+      expect(matched(text)).toBeNull();
+      const flag = { ...byAmount, filters: [{ member: 'orders.is_big', operator, values: ['t'] }] };
+      expect(matched(flag)).toBeNull();
+    }
+  });
+
   it('every measure and dimension of the query is in the rollup', () => {
     expect(matched(byMonth({ dimensions: ['orders.status'] }))).toBe('orders.daily');
     expect(verdict('orders.daily', byMonth({ measures: ['users.count'] }))).toContain(
@@ -283,6 +301,25 @@ describe('time', () => {
     expect(matched({ ...range(['2024-01-01', '2024-01-31']), timezone: 'America/New_York' })).toBe(
       'orders.daily',
     );
+  });
+
+  it('no bound of the date range at a wall-clock time the zone repeats', () => {
+    const within = (dateRange: [string, string], timezone = 'America/New_York') => ({
+      measures: ['orders.count'],
+      timeDimensions: [{ dimension: 'orders.created_at', granularity: 'day' as const, dateRange }],
+      timezone,
+    });
+    // Ending at 01:45 EDT on 3 November 2024, whose wall-clock text 01:45 EST reads again an hour later.
+    const repeated = within(['2024-11-03T04:00:00Z', '2024-11-03T05:45:00Z']);
+    expect(verdict('orders.loose_daily', repeated)).toContain(
+      'the date range of orders.created_at starts or ends at a wall-clock time America/New_York repeats',
+    );
+    expect(matched(repeated)).toBeNull();
+    // The same instants in UTC, and a range clear of the repeated hour, still match.
+    expect(matched(within(['2024-11-03T04:00:00Z', '2024-11-03T05:45:00Z'], 'UTC'))).toBe(
+      'orders.loose_daily',
+    );
+    expect(matched(within(['2024-11-03T07:00:00Z', '2024-11-03T08:45:00Z']))).toBe('orders.loose_daily');
   });
 
   it('a partitioned rollup needs a date range on its time dimension', () => {

@@ -139,6 +139,54 @@ describe('text matching', () => {
     );
   });
 
+  it('case folds beyond ASCII on both stores, as ILIKE does', async () => {
+    await expectIds(
+      'products',
+      [{ member: 'products.name', operator: 'contains', values: ['é'] }],
+      "name = 'Éclair'",
+    );
+    await expectIds(
+      'products',
+      [{ member: 'products.name', operator: 'startsWith', values: ['ÉCLAIR'] }],
+      "name = 'Éclair'",
+    );
+    await expectIds('users', [{ member: 'users.name', operator: 'endsWith', values: ['ZOË'] }], 'id = 1');
+    await expectIds(
+      'users',
+      [{ member: 'users.name', operator: 'notContains', values: ['Ë'] }],
+      "(name <> 'Zoë' OR name IS NULL)",
+    );
+  });
+
+  it("GLOB's own wildcards in values match themselves on SQLite", async () => {
+    for (const value of ['*', '?', '[', ']', '[a-z]', '^']) {
+      await expectIds(
+        'products',
+        [{ member: 'products.name', operator: 'contains', values: [value] }],
+        '1 = 0',
+      );
+    }
+    await expectIds(
+      'products',
+      [{ member: 'products.name', operator: 'endsWith', values: ['0%'] }],
+      "name = 'Gadget 100%'",
+    );
+  });
+
+  it("a boolean's text is true or false on both stores", async () => {
+    await expectIds(
+      'orders',
+      [{ member: 'orders.is_big', operator: 'contains', values: ['TR'] }],
+      'amount > 100',
+    );
+    await expectIds('orders', [{ member: 'orders.is_big', operator: 'startsWith', values: ['1'] }], '1 = 0');
+    await expectIds(
+      'orders',
+      [{ member: 'orders.is_big', operator: 'notEndsWith', values: ['lse'] }],
+      '(amount > 100 OR amount IS NULL)',
+    );
+  });
+
   it('%, _ and \\ in values match themselves', async () => {
     await expectIds(
       'products',

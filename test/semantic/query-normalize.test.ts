@@ -34,6 +34,21 @@ describe('bad queries are QueryErrors naming what is wrong', () => {
     );
   });
 
+  it("a query with nothing to answer with, as Cube's gateway refuses it", () => {
+    const rule =
+      'Query should contain either measures, dimensions or timeDimensions with granularities in order to be valid';
+    fails({}, rule);
+    fails({ segments: ['orders.completed'] }, rule);
+    fails({ timeDimensions: [{ dimension: 'orders.created_at', dateRange: 'last week' }] }, rule);
+    fails({ filters: [{ member: 'orders.status', operator: 'set' }] }, rule);
+    // A member's own error still comes first: it says more.
+    fails({ filters: [{ member: 'orders.bar', operator: 'set' }] }, 'Unknown member: orders.bar');
+    const grained = normalize({ timeDimensions: [{ dimension: 'orders.created_at', granularity: 'day' }] });
+    expect(grained.timeDimensions).toEqual([
+      { name: 'orders.created_at', target: 'orders.created_at', granularity: 'day' },
+    ]);
+  });
+
   it('unknown operators, granularities, date ranges and time zones', () => {
     fails(
       { filters: [{ member: 'orders.status', operator: 'foo', values: ['1'] }] },
@@ -167,6 +182,7 @@ describe('normalized queries', () => {
 
   it('filter values in canonical form, date operators as instants in the time zone', () => {
     const query = normalize({
+      measures: ['orders.count'],
       filters: [
         { member: 'orders.amount', operator: 'gt', values: [10] },
         { member: 'orders.is_big', operator: 'equals', values: [true, '0'] },

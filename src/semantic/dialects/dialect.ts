@@ -40,7 +40,12 @@ export interface Dialect {
   notInList(expr: string, param: string): string;
   /** How a list of values is bound as one parameter. */
   listValue(values: unknown[]): unknown;
-  /** `expr` matches, case-insensitively, one of the LIKE patterns of a list parameter. */
+  /**
+   * The pattern `likeAny` matches `value` with: anywhere in the text (`contains`), at its start
+   * or at its end, case-insensitively, every character of `value` literal.
+   */
+  textPattern(value: string, kind: TextMatch): string;
+  /** `expr` matches one of the patterns (`textPattern`) of a list parameter. */
   likeAny(expr: string, param: string): string;
   /** Null-safe equality. */
   same(left: string, right: string): string;
@@ -50,6 +55,14 @@ export interface Dialect {
   booleanValue(value: boolean): unknown;
   /** Text of a number for LIKE and comparisons with text. */
   asText(expr: string): string;
+}
+
+/** Where a text filter (`contains`, `startsWith`, `endsWith` and their negations) looks. */
+export type TextMatch = 'contains' | 'startswith' | 'endswith';
+
+/** A LIKE pattern of `kind` around `escaped` (wildcards already escaped). */
+export function likePattern(escaped: string, kind: TextMatch): string {
+  return kind === 'contains' ? `%${escaped}%` : kind === 'startswith' ? `${escaped}%` : `%${escaped}`;
 }
 
 /** Escapes LIKE wildcards (`%`, `_`) and the escape character itself; patterns use `ESCAPE '\'`. */

@@ -1,6 +1,6 @@
 import type { Granularity } from '../model/model.types';
 import { offsetTransitions } from '../query/time-zone';
-import type { Dialect, ZoneContext } from './dialect';
+import type { Dialect, TextMatch, ZoneContext } from './dialect';
 
 /**
  * SQLite (D1, a Durable Object's storage). Times are ISO-8601 text, with or without an offset
@@ -35,13 +35,31 @@ export const sqlite: Dialect = {
   inList: (expr, param) => `(${expr}) IN (SELECT value FROM json_each(${param}))`,
   notInList: (expr, param) => `(${expr}) NOT IN (SELECT value FROM json_each(${param}))`,
   listValue: (values) => JSON.stringify(values),
-  likeAny: (expr, param) =>
-    `EXISTS (SELECT 1 FROM json_each(${param}) WHERE lower(${expr}) LIKE lower(value) ESCAPE '\\')`,
+  textPattern: caseFoldingGlob,
+  likeAny: (expr, param) => `EXISTS (SELECT 1 FROM json_each(${param}) WHERE (${expr}) GLOB value)`,
   same: (left, right) => `${left} IS ${right}`,
   numberParam: (param) => param,
   booleanValue: (value) => (value ? 1 : 0),
   asText: (expr) => `CAST(${expr} AS TEXT)`,
 };
+
+/**
+ * A GLOB pattern that finds `value` case-insensitively. SQLite's `lower()` and LIKE fold ASCII
+ * letters only (`é` never finds `É`), and GLOB folds none, but it takes character classes: each
+ * letter becomes the class of its cases (`é` → `[éÉ]`), as PostgreSQL's ILIKE folds them, and
+ * GLOB's own wildcards in `value` become classes that hold only themselves (`*` → `[*]`).
+ */
+function caseFoldingGlob(value: string, kind: TextMatch): string {
+  let pattern = '';
+  for (const char of value) {
+    // A case of more than one character (`ß` → `SS`) cannot stand in a class: left out.
+    const cases = new Set([char, char.toLowerCase(), char.toUpperCase()].filter((c) => [...c].length === 1));
+    if (cases.size > 1) pattern += `[${[...cases].join('')}]`;
+    else if (char === '*' || char === '?' || char === '[') pattern += `[${char}]`;
+    else pattern += char;
+  }
+  return kind === 'contains' ? `*${pattern}*` : kind === 'startswith' ? `${pattern}*` : `*${pattern}`;
+}
 
 /** Local text `l` (`YYYY-MM-DD HH:MM:SS.SSS`) truncated and in Cube's `T` format. */
 function truncate(l: string, granularity: Granularity | undefined): string {

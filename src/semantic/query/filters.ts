@@ -1,4 +1,4 @@
-import { type Dialect, escapeLike } from '../dialects/dialect';
+import type { Dialect, TextMatch } from '../dialects/dialect';
 import type { DimensionType } from '../model/model.types';
 import type { NormalizedFilter, QueryMember } from './query.types';
 import type { SqlParams } from './sql-params';
@@ -70,12 +70,11 @@ export function filterSql(filter: NormalizedFilter, context: FilterContext): str
     case 'notStartsWith':
     case 'endsWith':
     case 'notEndsWith': {
-      const kind = filter.operator.replace(/^not/, '').toLowerCase();
-      const patterns = present.map((value) => {
-        const escaped = escapeLike(value);
-        return kind === 'contains' ? `%${escaped}%` : kind === 'startswith' ? `${escaped}%` : `%${escaped}`;
-      });
-      const matches = dialect.likeAny(target.sql, params.add(dialect.listValue(patterns)));
+      const kind = filter.operator.replace(/^not/, '').toLowerCase() as TextMatch;
+      const patterns = present.map((value) => dialect.textPattern(value, kind));
+      // A boolean's text is `true` or `false` on every store (SQLite keeps it as 1 or 0).
+      const text = target.type === 'boolean' ? booleanText(target.sql) : target.sql;
+      const matches = dialect.likeAny(text, params.add(dialect.listValue(patterns)));
       return filter.operator.startsWith('not') ? `(NOT ${matches} OR ${expr} IS NULL)` : `(${matches})`;
     }
     case 'gt':
@@ -105,6 +104,8 @@ export function filterSql(filter: NormalizedFilter, context: FilterContext): str
   }
 }
 
+const booleanText = (sql: string) => `CASE WHEN (${sql}) THEN 'true' WHEN NOT (${sql}) THEN 'false' END`;
+
 function junction(
   children: NormalizedFilter[],
   separator: string,
@@ -115,9 +116,27 @@ function junction(
   return `(${children.map((child) => filterSql(child, context)).join(separator)})`;
 }
 
+/** A filter on one member: the leaves of `and` and `or`. */
+export type MemberFilter = Extract<NormalizedFilter, { member: QueryMember }>;
+
+/** The one-member filters of a filter, nested ones included. */
+export function filterLeaves(filter: NormalizedFilter): MemberFilter[] {
+  if ('and' in filter) return filter.and.flatMap(filterLeaves);
+  if ('or' in filter) return filter.or.flatMap(filterLeaves);
+  return [filter];
+}
+
 /** The members a filter tests, nested ones included. */
 export function filterMembers(filter: NormalizedFilter): QueryMember[] {
-  if ('and' in filter) return filter.and.flatMap(filterMembers);
-  if ('or' in filter) return filter.or.flatMap(filterMembers);
-  return [filter.member];
+  return filterLeaves(filter).map((leaf) => leaf.member);
 }
+
+/** The operators that match a member's text: `contains`, `startsWith`, `endsWith` and their negations. */
+export const TEXT_OPERATORS: ReadonlySet<string> = new Set([
+  'contains',
+  'notContains',
+  'startsWith',
+  'notStartsWith',
+  'endsWith',
+  'notEndsWith',
+]);

@@ -74,6 +74,13 @@ export function normalizeQuery(
     normalizeFilter(model, filter, timezone, options.now, use),
   );
 
+  // Cube's own rule (checked after the members, whose errors say more): without these a query
+  // has no column to answer with.
+  if (measures.length === 0 && dimensions.length === 0 && !timeDimensions.some((t) => t.granularity)) {
+    throw new QueryError(
+      'Query should contain either measures, dimensions or timeDimensions with granularities in order to be valid',
+    );
+  }
   const limit = query.limit ?? DEFAULT_LIMIT;
   if (!Number.isInteger(limit) || limit < 0) throw new QueryError(`Invalid limit: ${String(limit)}`);
   if (limit > MAX_LIMIT) throw new QueryError(`Limit ${limit} is above the maximum of ${MAX_LIMIT}`);

@@ -1,8 +1,9 @@
+import { wallClockRepeats } from '../../../core/time-zone';
 import { sqlite } from '../../dialects/sqlite';
 import type { CompiledModel, Measure } from '../../model/model.types';
 import { granularityNests, preAggregationTableName } from '../../model/pre-aggregations';
 import type { PartitionSpec, PreAggregation } from '../../model/pre-aggregations.types';
-import { filterMembers } from '../filters';
+import { filterLeaves, filterMembers, TEXT_OPERATORS } from '../filters';
 import { type JoinTree, multipliedCubes } from '../join-tree';
 import { cubeMemberOf } from '../members';
 import { compileQuery } from '../plan';
@@ -136,8 +137,21 @@ export function checkPreAggregation(
       return `filter member ${member.name} is a time: only a time dimension's dateRange is applied to a rollup`;
     }
   }
+  // A rollup keeps a number or a boolean as a value, not as the text the source matches.
+  for (const leaf of [...query.filters, ...extraFilters].flatMap(filterLeaves)) {
+    if (!TEXT_OPERATORS.has(leaf.operator)) continue;
+    const found = cubeMemberOf(model, leaf.member.target);
+    if (found?.kind !== 'dimension' || found.dimension.type !== 'string') {
+      return `filter ${leaf.operator} on ${leaf.member.name} matches text, and it is not a string dimension`;
+    }
+  }
   for (const member of query.timeDimensions) {
     if (member.target === pre.timeDimension && pre.granularity) {
+      // Buckets are wall-clock text: in an hour a clock repeats, they cannot say which of the two
+      // instants a range's bound is.
+      if (member.dateRange?.some((bound) => wallClockRepeats(Date.parse(bound), query.timezone))) {
+        return `the date range of ${member.name} starts or ends at a wall-clock time ${query.timezone} repeats`;
+      }
       if (member.granularity && !granularityNests(pre.granularity, member.granularity)) {
         return `granularity ${member.granularity} of ${member.name} is not made of its ${pre.granularity} buckets`;
       }

@@ -15,7 +15,7 @@ import {
   rollupLayoutOf,
 } from './layout';
 import { type PreAggregationMatch, partitionsNeeded } from './match';
-import { localText } from './partitions';
+import { bucketStart, localText } from './partitions';
 
 /** One stored partition table: Cube's name for it and the store's table that holds it. */
 export interface RollupTable {
@@ -120,8 +120,12 @@ export function rollupQueryOf(
   }
   for (const member of query.timeDimensions) {
     if (!member.dateRange || !layout.time) continue;
-    // Buckets are local wall-clock text in the query's zone: compare with the range's local bounds.
-    const [from, to] = member.dateRange.map((instant) => localText(Date.parse(instant), query.timezone));
+    // Buckets are local wall-clock text in the query's zone: compare with the range's local bounds,
+    // from the start of the bucket holding its first instant. A range off the buckets' bounds
+    // (`allow_non_strict_date_range_match`) so reads every bucket it touches, whole.
+    const first = bucketStart(Date.parse(member.dateRange[0]), layout.time.granularity, query.timezone);
+    const from = localText(first, query.timezone);
+    const to = localText(Date.parse(member.dateRange[1]), query.timezone);
     rowConditions.push(
       `(${layout.time.column} >= ${params.add(from)} AND ${layout.time.column} <= ${params.add(to)})`,
     );
