@@ -39,17 +39,37 @@ function formatterOf(zone: string): Intl.DateTimeFormat {
   return formatter;
 }
 
+let zoneSpellings: Map<string, string> | undefined;
+
+/** The runtime's zone names by their lower case (those `Intl.supportedValuesOf` lists). */
+function spellingOf(name: string): string | undefined {
+  if (!zoneSpellings) {
+    zoneSpellings = new Map();
+    try {
+      for (const zone of Intl.supportedValuesOf('timeZone')) zoneSpellings.set(zone.toLowerCase(), zone);
+    } catch {
+      // A runtime without the list: names keep the case they were sent in.
+    }
+  }
+  return zoneSpellings.get(name.toLowerCase());
+}
+
 /**
- * The canonical IANA name of `name`, or null when it is not one. UTC offsets such as "+02:00"
- * (which newer Intl versions accept) are refused: they have no daylight-saving rules.
+ * The IANA name `name` spells, in its proper case, or null when it is not one. The name itself is
+ * kept, not the one `Intl` resolves it to: ICU resolves some current names to links they replaced
+ * (`Asia/Kolkata` to `Asia/Calcutta`, `Europe/Kyiv` to `Europe/Kiev`). UTC offsets such as
+ * "+02:00" (which newer Intl versions accept) are refused: they have no daylight-saving rules.
  */
 export function canonicalTimeZone(name: string): string | null {
   if (!/^[A-Za-z][A-Za-z0-9_+\-/]{0,63}$/.test(name)) return null;
+  let resolved: string;
   try {
-    return new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
+    resolved = new Intl.DateTimeFormat('en-US', { timeZone: name }).resolvedOptions().timeZone;
   } catch {
     return null;
   }
+  if (resolved.toLowerCase() === name.toLowerCase()) return resolved;
+  return spellingOf(name) ?? name;
 }
 
 /** Whether `Intl` knows the zone (IANA names, `UTC`, and whatever else the runtime takes). */

@@ -233,6 +233,10 @@ describe('time zones and local times', () => {
     expect(resolveTimeZone('Europe/Berlin')).toBe('Europe/Berlin');
     expect(resolveTimeZone('UTC')).toBe('UTC');
     expect(resolveTimeZone('america/new_york')).toBe('America/New_York');
+    // The name sent, not the older link ICU resolves it to (Asia/Calcutta, Europe/Kiev).
+    expect(resolveTimeZone('Asia/Kolkata')).toBe('Asia/Kolkata');
+    expect(resolveTimeZone('Europe/Kyiv')).toBe('Europe/Kyiv');
+    expect(resolveTimeZone('Asia/Calcutta')).toBe('Asia/Calcutta');
     expect(resolveTimeZone('Mars/Olympus_Mons')).toBeNull();
     expect(resolveTimeZone('+02:00')).toBeNull();
     expect(resolveTimeZone('')).toBeNull();

@@ -136,7 +136,7 @@ describe('PATCH /api/v1/app-config', () => {
           typography: { fonts: [] },
         },
         timezoneSettings: { enabled: true, timezone: 'asia/tokyo' },
-        embedding: { locale: 'es-es', timezone: 'Europe/Berlin' },
+        embedding: { locale: 'es-es', timezone: 'Europe/Kyiv' },
       },
     });
     expect(merged.status, JSON.stringify(merged.body)).toBe(200);
@@ -150,11 +150,12 @@ describe('PATCH /api/v1/app-config', () => {
       heading: { fontRef: '', fontWeight: 700 },
     });
     expect(merged.body.restrictDataDownload).toBe(true);
-    // Zones and locales are stored in their canonical spelling.
+    // Zones and locales are stored in their canonical spelling; a zone by the name sent, not the
+    // older link the runtime resolves it to (Europe/Kiev).
     expect(merged.body.timezoneSettings).toEqual({ enabled: true, timezone: 'Asia/Tokyo' });
     expect(merged.body.embedding).toEqual({
       locale: 'es-ES',
-      timezone: 'Europe/Berlin',
+      timezone: 'Europe/Kyiv',
       showDashboardChat: false,
     });
 
