@@ -12,13 +12,13 @@ import { cronExpressionOf, type Schedule } from './schedule';
 const hhmm = (hour: number, minute: number) =>
   `${String(hour).padStart(2, '0')}:${String(minute).padStart(2, '0')}`;
 
-function listing(words: string[]): string {
+function listing(words: string[], conjunction = 'and'): string {
   if (words.length <= 1) return words.join('');
-  return `${words.slice(0, -1).join(', ')} and ${words[words.length - 1]}`;
+  return `${words.slice(0, -1).join(', ')} ${conjunction} ${words[words.length - 1]}`;
 }
 
 /** Consecutive values folded into ranges: [1,2,3,5] → "1 through 3 and 5". */
-function compress(values: number[], name: (v: number) => string): string {
+function compress(values: number[], name: (v: number) => string, conjunction = 'and'): string {
   const runs: string[] = [];
   for (let i = 0; i < values.length; ) {
     let j = i;
@@ -29,7 +29,7 @@ function compress(values: number[], name: (v: number) => string): string {
     else for (let k = i; k <= j; k++) runs.push(name(values[k] as number));
     i = j + 1;
   }
-  return listing(runs);
+  return listing(runs, conjunction);
 }
 
 function singleStep(field: CronField): CronItem | null {
@@ -79,9 +79,15 @@ function describeDays(cron: Cron): string {
     return `on days ${compress(dom.values, String)} of the month`;
   })();
   const dowText = `on ${compress(dow.values, (d) => DAY_NAMES[d] as string)}`;
+  // Both restricted, either day field may match; else both must (`*/2` still narrows the days).
+  const narrowDays = dom.values.length < 31;
+  const narrowWeekdays = dow.values.length < 7;
   if (dom.restricted && dow.restricted) parts.push(`${domText} or ${dowText}`);
-  else if (dom.values.length < 31) parts.push(domText);
-  else if (dow.values.length < 7) parts.push(dowText);
+  else if (narrowDays && narrowWeekdays) {
+    const weekdays = compress(dow.values, (d) => DAY_NAMES[d] as string, 'or');
+    parts.push(`${domText} ${dom.values.length === 1 ? 'if it falls' : 'that fall'} on ${weekdays}`);
+  } else if (narrowDays) parts.push(domText);
+  else if (narrowWeekdays) parts.push(dowText);
   else parts.push('every day');
   if (cron.month.values.length < 12) {
     const step = singleStep(cron.month);

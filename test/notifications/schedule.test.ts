@@ -280,6 +280,19 @@ describe('humanReadableSchedule', () => {
       { scheduleType: 'CUSTOM', customCron: '0 6 1 * 1' },
       'At 06:00, on day 1 of the month or on Monday (UTC)',
     ],
+    // A day field starting with `*` is not restricted, so both must match, and says so.
+    [
+      { scheduleType: 'CUSTOM', customCron: '0 9 */2 * 1' },
+      'At 09:00, every 2 days of the month that fall on Monday (UTC)',
+    ],
+    [
+      { scheduleType: 'CUSTOM', customCron: '0 9 1-15 * */2' },
+      'At 09:00, on days 1 through 15 of the month that fall on Sunday, Tuesday, Thursday or Saturday (UTC)',
+    ],
+    [
+      { scheduleType: 'CUSTOM', customCron: '0 9 13 * */5' },
+      'At 09:00, on day 13 of the month if it falls on Sunday or Friday (UTC)',
+    ],
     [{ scheduleType: 'CUSTOM', customCron: '* * * * *' }, 'Every minute, every day (UTC)'],
     [
       { scheduleType: 'CUSTOM', customCron: '0 */2 * jan,jul 0' },
