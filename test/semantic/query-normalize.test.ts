@@ -239,14 +239,23 @@ describe('date ranges', () => {
     expect(range('last 3 months')).toEqual(['2024-03-01T00:00:00.000Z', '2024-05-31T23:59:59.999Z']);
     expect(range('next 2 quarters')).toEqual(['2024-07-01T00:00:00.000Z', '2024-12-31T23:59:59.999Z']);
     expect(range('last 2 years')).toEqual(['2022-01-01T00:00:00.000Z', '2023-12-31T23:59:59.999Z']);
-    expect(range('from 7 days ago to now')).toEqual(['2024-06-08T12:00:00.000Z', '2024-06-15T12:00:00.000Z']);
+    // Cube's `from … to …`: whole days, unless the phrase names hours, minutes or seconds.
+    expect(range('from 7 days ago to now')).toEqual(['2024-06-08T00:00:00.000Z', '2024-06-15T23:59:59.999Z']);
+    expect(range('from 90 minutes ago to now')).toEqual([
+      '2024-06-15T10:30:00.000Z',
+      '2024-06-15T12:00:59.999Z',
+    ]);
+    expect(range('from 3 hours ago to 1 hour from now', 'Asia/Kolkata')).toEqual([
+      '2024-06-15T08:30:00.000Z',
+      '2024-06-15T13:29:59.999Z',
+    ]);
     expect(range('from 2024-01-01 to 2024-01-31')).toEqual([
       '2024-01-01T00:00:00.000Z',
       '2024-01-31T23:59:59.999Z',
     ]);
     expect(range('from 2024-01-01T10:00:00 to now', 'Asia/Kolkata')).toEqual([
-      '2024-01-01T04:30:00.000Z',
-      '2024-06-15T12:00:00.000Z',
+      '2023-12-31T18:30:00.000Z',
+      '2024-06-15T18:29:59.999Z',
     ]);
     expect(range('from yesterday to tomorrow')).toEqual([
       '2024-06-14T00:00:00.000Z',

@@ -196,10 +196,16 @@ describe('date ranges of time dimensions', () => {
         `created_at >= ${local('2024-01-31 23:59:59', zone)} AND created_at <= ${local('2024-02-01 00:00:00', zone)}`,
       );
     }
+    // Cube widens a `from … to …` phrase to whole days (or to the unit it names).
     await idsIn(
       'from 7 days ago to now',
       'UTC',
-      "created_at >= '2024-06-08 12:00:00Z' AND created_at <= '2024-06-15 12:00:00Z'",
+      "created_at >= '2024-06-08 00:00:00Z' AND created_at < '2024-06-16 00:00:00Z'",
+    );
+    await idsIn(
+      'from 2 hours ago to now',
+      'UTC',
+      "created_at >= '2024-06-15 10:00:00Z' AND created_at <= '2024-06-15 12:59:59.999Z'",
     );
   });
 });

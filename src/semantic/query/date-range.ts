@@ -202,7 +202,7 @@ function relativeRange(text: string, zone: string, now: number): Instants {
       absolutePoint(fromTo[1] ?? '', zone, 'start') ?? relativePoint(fromTo[1] ?? '', zone, now, 'start');
     const to =
       absolutePoint(fromTo[2] ?? '', zone, 'end') ?? relativePoint(fromTo[2] ?? '', zone, now, 'end');
-    if (from !== undefined && to !== undefined) return [from, to];
+    if (from !== undefined && to !== undefined) return wholeUnits([from, to], phrase, zone);
   }
 
   // A single date or timestamp stands for itself (a date: the whole day).
@@ -210,6 +210,20 @@ function relativeRange(text: string, zone: string, now: number): Instants {
   const end = absolutePoint(phrase, zone, 'end');
   if (start !== undefined && end !== undefined) return [start, end];
   throw new QueryError(`Can't parse date range: ${text}`);
+}
+
+/**
+ * Cube's reading of a `from … to …` phrase: its ends widened to whole days, or to whole hours,
+ * minutes or seconds when the phrase names that unit (`from 7 days ago to now` is the seven days
+ * before today and all of today; `from 2 hours ago to now`, whole hours).
+ */
+function wholeUnits([from, to]: Instants, phrase: string, zone: string): Instants {
+  const unit =
+    (['second', 'minute', 'hour'] as const).find((candidate) => phrase.includes(candidate)) ?? 'day';
+  return [
+    zonedTimeToUtc(startOf(utcToZoned(from, zone), unit), zone),
+    endOf(startOf(utcToZoned(to, zone), unit), unit, zone),
+  ];
 }
 
 /** The wall-clock start of the unit holding `local`. */
