@@ -107,6 +107,22 @@ describe('/cubejs-api/v1/load over PostgreSQL', () => {
     }
   });
 
+  it("takes Cube's shorthand of a time dimension and granularity among the dimensions", async () => {
+    const range = { dimension: 'orders.created_at', dateRange: ['2024-01-01', '2024-03-31'] };
+    const long = await load(token, {
+      measures: ['orders.count'],
+      timeDimensions: [{ ...range, granularity: 'month' }],
+    });
+    const short = await load(token, {
+      measures: ['orders.count'],
+      dimensions: ['orders.created_at.month'],
+      timeDimensions: [range],
+    });
+    expect(short.status, JSON.stringify(short.body)).toBe(200);
+    expect(short.body.data.length).toBeGreaterThan(1);
+    expect(short.body.data).toEqual(long.body.data);
+  });
+
   it('applies filters with Cube operators as bound parameters', async () => {
     const res = await load(token, {
       measures: ['orders.count'],

@@ -180,6 +180,22 @@ describe('normalized queries', () => {
     expect(query.joinHints).toEqual([['orders'], ['orders', 'users']]);
   });
 
+  it("Cube's shorthand: a dimension named with a granularity is that time dimension by it", () => {
+    const query = normalize({
+      measures: ['orders.count'],
+      dimensions: ['orders.status', 'orders.created_at.month'],
+      timeDimensions: [{ dimension: 'orders.created_at', dateRange: 'last year' }],
+    });
+    expect(query.dimensions).toEqual([{ name: 'orders.status', target: 'orders.status' }]);
+    expect(query.timeDimensions).toEqual([
+      expect.objectContaining({ name: 'orders.created_at', dateRange: expect.any(Array) }),
+      { name: 'orders.created_at', target: 'orders.created_at', granularity: 'month' },
+    ]);
+    // Only a granularity makes the third part one: anything else is still an unknown member.
+    fails({ dimensions: ['orders.created_at.fortnight'] }, 'Unknown member: orders.created_at.fortnight');
+    fails({ dimensions: ['orders.status.day'] }, 'Not a time dimension: orders.status');
+  });
+
   it('filter values in canonical form, date operators as instants in the time zone', () => {
     const query = normalize({
       measures: ['orders.count'],

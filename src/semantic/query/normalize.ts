@@ -5,6 +5,7 @@ import { type FoundMember, findMember } from './members';
 import {
   type CubeFilter,
   type CubeQuery,
+  type CubeTimeDimension,
   DATE_FILTER_OPERATORS,
   DEFAULT_LIMIT,
   FILTER_OPERATORS,
@@ -46,17 +47,28 @@ export function normalizeQuery(
     if (found.target.kind !== 'measure') throw new QueryError(`Not a measure: ${found.name}`);
     return use(found);
   });
-  const dimensions = listOf(query.dimensions, 'dimensions').map((name) => {
-    const found = findMember(model, name);
-    if (found.target.kind !== 'dimension') throw new QueryError(`Not a dimension: ${found.name}`);
-    return use(found);
+  // Cube's shorthand: `orders.created_at.day` among the dimensions is that time dimension by day.
+  const grainedName = (name: unknown) => {
+    const parts = typeof name === 'string' ? name.split('.') : [];
+    return parts.length === 3 && GRANULARITIES.some((granularity) => granularity === parts[2]) ? parts : null;
+  };
+  const shorthand = listOf(query.dimensions, 'dimensions').flatMap((name): CubeTimeDimension[] => {
+    const parts = grainedName(name);
+    return parts ? [{ dimension: `${parts[0]}.${parts[1]}`, granularity: parts[2] as Granularity }] : [];
   });
+  const dimensions = listOf(query.dimensions, 'dimensions')
+    .filter((name) => !grainedName(name))
+    .map((name) => {
+      const found = findMember(model, name);
+      if (found.target.kind !== 'dimension') throw new QueryError(`Not a dimension: ${found.name}`);
+      return use(found);
+    });
   const segments = listOf(query.segments, 'segments').map((name) => {
     const found = findMember(model, name);
     if (found.target.kind !== 'segment') throw new QueryError(`Not a segment: ${found.name}`);
     return use(found);
   });
-  const timeDimensions = listOf(query.timeDimensions, 'timeDimensions').map(
+  const timeDimensions = [...listOf(query.timeDimensions, 'timeDimensions'), ...shorthand].map(
     (entry): NormalizedTimeDimension => {
       const found = findMember(model, entry?.dimension);
       if (found.target.kind !== 'dimension' || found.target.dimension.type !== 'time') {
