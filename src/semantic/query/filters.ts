@@ -130,13 +130,3 @@ export function filterLeaves(filter: NormalizedFilter): MemberFilter[] {
 export function filterMembers(filter: NormalizedFilter): QueryMember[] {
   return filterLeaves(filter).map((leaf) => leaf.member);
 }
-
-/** The operators that match a member's text: `contains`, `startsWith`, `endsWith` and their negations. */
-export const TEXT_OPERATORS: ReadonlySet<string> = new Set([
-  'contains',
-  'notContains',
-  'startsWith',
-  'notStartsWith',
-  'endsWith',
-  'notEndsWith',
-]);

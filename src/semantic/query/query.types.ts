@@ -42,15 +42,20 @@ export const DATE_FILTER_OPERATORS = [
   'afterOrOnDate',
 ] as const;
 
-export const FILTER_OPERATORS = [
-  'equals',
-  'notEquals',
+/** The filter operators that match a member's text. */
+export const TEXT_FILTER_OPERATORS = [
   'contains',
   'notContains',
   'startsWith',
   'notStartsWith',
   'endsWith',
   'notEndsWith',
+] as const;
+
+export const FILTER_OPERATORS = [
+  'equals',
+  'notEquals',
+  ...TEXT_FILTER_OPERATORS,
   'gt',
   'gte',
   'lt',

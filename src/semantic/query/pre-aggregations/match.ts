@@ -3,11 +3,16 @@ import { sqlite } from '../../dialects/sqlite';
 import type { CompiledModel, Measure } from '../../model/model.types';
 import { granularityNests, preAggregationTableName } from '../../model/pre-aggregations';
 import type { PartitionSpec, PreAggregation } from '../../model/pre-aggregations.types';
-import { filterLeaves, filterMembers, TEXT_OPERATORS } from '../filters';
+import { filterLeaves, filterMembers } from '../filters';
 import { type JoinTree, multipliedCubes } from '../join-tree';
 import { cubeMemberOf } from '../members';
 import { compileQuery } from '../plan';
-import type { NormalizedFilter, NormalizedQuery, QueryMember } from '../query.types';
+import {
+  type NormalizedFilter,
+  type NormalizedQuery,
+  type QueryMember,
+  TEXT_FILTER_OPERATORS,
+} from '../query.types';
 import { rollupAsQuery } from './build';
 import { ADDITIVE_MEASURES, numberLeaves, type SourceDialect } from './layout';
 import { bucketStart, partitionsOf } from './partitions';
@@ -36,6 +41,8 @@ export interface MatchOptions {
   /** The zones the rollups are built in; absent: any (the query's zone is the partitions'). */
   timezones?: readonly string[];
 }
+
+const TEXT_OPERATOR_SET: ReadonlySet<string> = new Set(TEXT_FILTER_OPERATORS);
 
 /** Non-additive measures (Cube's rules): served only when each group is one rollup row. */
 const NON_ADDITIVE_NOTE =
@@ -139,7 +146,7 @@ export function checkPreAggregation(
   }
   // A rollup keeps a number or a boolean as a value, not as the text the source matches.
   for (const leaf of [...query.filters, ...extraFilters].flatMap(filterLeaves)) {
-    if (!TEXT_OPERATORS.has(leaf.operator)) continue;
+    if (!TEXT_OPERATOR_SET.has(leaf.operator)) continue;
     const found = cubeMemberOf(model, leaf.member.target);
     if (found?.kind !== 'dimension' || found.dimension.type !== 'string') {
       return `filter ${leaf.operator} on ${leaf.member.name} matches text, and it is not a string dimension`;
