@@ -98,6 +98,24 @@ describe('equality', () => {
     );
   });
 
+  it('a filter the fan-out plan repeats in each subquery binds its values once', async () => {
+    const query = {
+      measures: ['users.count', 'orders.count', 'products.count'],
+      dimensions: ['orders.status'],
+      filters: Array.from({ length: 40 }, (_, index) => ({
+        member: 'orders.amount',
+        operator: 'notEquals',
+        values: [String(1000 + index)],
+      })),
+      order: { 'orders.status': 'asc' as const },
+    };
+    const lite = await load(shop, 'sqlite', query);
+    const pg = await load(shop, 'postgres', query);
+    expect(lite.compiled.params.length).toBeLessThan(50);
+    expect(lite.data.length).toBeGreaterThan(1);
+    expect(lite.data).toEqual(pg.data);
+  });
+
   it('many values are one parameter, not one each (SQLite binds at most 100)', async () => {
     const values = Array.from({ length: 300 }, (_, index) => String(index));
     const { compiled, data } = await load(shop, 'sqlite', {

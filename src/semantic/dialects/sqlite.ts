@@ -7,15 +7,18 @@ import type { Dialect, TextMatch, ZoneContext } from './dialect';
  * (without: UTC). SQLite has no time zones, so a zone's UTC offsets over the query's span are
  * computed here and written into the statement as a balanced CASE (a binary search per row);
  * those literals come from `Intl` for a validated zone name, never from the caller. Lists are one
- * JSON parameter, because a statement binds at most 100 parameters.
+ * JSON parameter, and parameters are numbered so a repeated one binds once, because a statement
+ * binds at most 100 parameters.
  */
 const UTC_TEXT = '%Y-%m-%d %H:%M:%f';
 
 export const sqlite: Dialect = {
   name: 'sqlite',
-  reusesParams: false,
+  // Numbered (`?1`): a value the SQL repeats (a filter copied into each fan-out subquery) is bound
+  // once, and a statement binds at most 100.
+  reusesParams: true,
   quote: (identifier) => `"${identifier.replace(/"/g, '""')}"`,
-  placeholder: () => '?',
+  placeholder: (position) => `?${position}`,
 
   instant: (expr) => `strftime('${UTC_TEXT}', ${expr})`,
   instantParam: (param) => param,
