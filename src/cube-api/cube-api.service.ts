@@ -5,8 +5,13 @@ import { cubeQueriesSchema } from '../data-api/cube-query.schemas';
 import { dryRunQueries, type LoadResult, loadQuery, metaFor, sqlQuery } from '../data-api/data.service';
 import type { DataScope } from '../data-api/data-scope';
 import { jsonText } from '../http/route';
+import { timeDimensionShorthand } from '../semantic/query/normalize';
 import type { CubeQuery, NormalizedQuery } from '../semantic/query/query.types';
 import type { loadResponseSchema } from './cube-api.schemas';
+
+/** An order entry's member as the query named it (`orders.created_at.month` when by granularity). */
+const orderName = (o: NormalizedQuery['order'][number]) =>
+  o.granularity ? `${o.member}.${o.granularity}` : o.member;
 
 /** A `query=` parameter: JSON of one query or a list of them, checked like a POST body. */
 export function parseQueryParam(text: string): CubeQuery | CubeQuery[] {
@@ -36,9 +41,9 @@ function echo(asked: CubeQuery, normalized: NormalizedQuery) {
     measures: normalized.measures.map((m) => m.name),
     dimensions: normalized.dimensions.map((m) => m.name),
     segments: normalized.segments.map((m) => m.name),
-    timeDimensions: asked.timeDimensions ?? [],
+    timeDimensions: [...(asked.timeDimensions ?? []), ...timeDimensionShorthand(asked.dimensions)],
     filters: asked.filters ?? [],
-    order: normalized.order.map((o) => [o.member, o.desc ? 'desc' : 'asc']),
+    order: normalized.order.map((o) => [orderName(o), o.desc ? 'desc' : 'asc']),
     limit: normalized.limit,
     timezone: normalized.timezone,
     queryType: 'regularQuery',
@@ -99,7 +104,7 @@ export async function sql(scope: DataScope, query: CubeQuery | CubeQuery[]) {
     const aliasNameToMember = Object.fromEntries(compiled.columns.map((col) => [col.alias, col.member]));
     return {
       sql: [compiled.sql, compiled.params],
-      order: normalized.order.map((o) => ({ id: o.member, desc: o.desc })),
+      order: normalized.order.map((o) => ({ id: orderName(o), desc: o.desc })),
       aliasNameToMember,
       cacheKeyQueries: [],
       preAggregations: rollup ? [rollup.preAggregation] : [],

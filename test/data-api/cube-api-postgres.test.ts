@@ -121,6 +121,19 @@ describe('/cubejs-api/v1/load over PostgreSQL', () => {
     expect(short.status, JSON.stringify(short.body)).toBe(200);
     expect(short.body.data.length).toBeGreaterThan(1);
     expect(short.body.data).toEqual(long.body.data);
+    // The order may name it so too, and picks that granularity's column when there are two.
+    const both = await load(token, {
+      measures: ['orders.count'],
+      dimensions: ['orders.created_at.month'],
+      timeDimensions: [{ ...range, granularity: 'day' }],
+      order: [['orders.created_at.month', 'desc']],
+    });
+    expect(both.status, JSON.stringify(both.body)).toBe(200);
+    const months = both.body.data.map((row: Record<string, string>) => row['orders.created_at.month']);
+    expect(months.length).toBeGreaterThan(2);
+    expect(months).toEqual([...months].sort().reverse());
+    expect(new Set(months).size).toBeGreaterThan(1);
+    expect(both.body.query.order).toEqual([['orders.created_at.month', 'desc']]);
   });
 
   it('applies filters with Cube operators as bound parameters', async () => {

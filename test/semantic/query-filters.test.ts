@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { casesOf } from '../../src/semantic/dialects/sqlite';
 import type { CubeFilter } from '../../src/semantic/query/query.types';
 import { expectMatches, load, openShop, type Shop } from './dataset';
 
@@ -116,6 +117,23 @@ describe('equality', () => {
     expect(lite.data).toEqual(pg.data);
   });
 
+  it('many filters nest shallowly enough for SQLite (an expression at most 100 deep)', async () => {
+    // `set` binds nothing: 150 of them reach the depth bound long before the parameters' bound.
+    const query = {
+      dimensions: ['orders.status'],
+      filters: Array.from({ length: 150 }, (_, index) =>
+        index % 3 === 0
+          ? { member: 'orders.amount', operator: 'lt', values: [String(1000 + index)] }
+          : { member: index % 3 === 1 ? 'orders.amount' : 'orders.user_id', operator: 'set' },
+      ),
+      order: { 'orders.status': 'asc' as const },
+    };
+    const lite = await load(shop, 'sqlite', query);
+    const pg = await load(shop, 'postgres', query);
+    expect(lite.data.length).toBeGreaterThan(1);
+    expect(lite.data).toEqual(pg.data);
+  });
+
   it('many values are one parameter, not one each (SQLite binds at most 100)', async () => {
     const values = Array.from({ length: 300 }, (_, index) => String(index));
     const { compiled, data } = await load(shop, 'sqlite', {
@@ -174,6 +192,29 @@ describe('text matching', () => {
       [{ member: 'users.name', operator: 'notContains', values: ['Ë'] }],
       "(name <> 'Zoë' OR name IS NULL)",
     );
+  });
+
+  it('folds as ILIKE does, by lower case: İ finds i, ı finds only ı', async () => {
+    await expectIds(
+      'products',
+      [{ member: 'products.name', operator: 'contains', values: ['İ'] }],
+      "name IN ('Widget', 'Thing_1', 'Éclair')",
+    );
+    await expectIds('orders', [{ member: 'orders.status', operator: 'contains', values: ['ı'] }], '1 = 0');
+    await expectIds(
+      'products',
+      [{ member: 'products.name', operator: 'startsWith', values: ['\u212a'] }],
+      '1 = 0',
+    );
+    // Every character that lowers to another is in that one's class, and in no other.
+    for (let point = 0; point <= 0x1ffff; point++) {
+      if (point >= 0xd800 && point <= 0xdfff) continue;
+      const char = String.fromCodePoint(point);
+      const lower = String.fromCodePoint(char.toLowerCase().codePointAt(0) as number);
+      if (lower === char) continue;
+      expect(casesOf(lower), `U+${point.toString(16)}`).toContain(char);
+      expect([...casesOf(char)].sort()).toEqual([...casesOf(lower)].sort());
+    }
   });
 
   it("GLOB's own wildcards in values match themselves on SQLite", async () => {

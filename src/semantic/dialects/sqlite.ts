@@ -46,18 +46,50 @@ export const sqlite: Dialect = {
   asText: (expr) => `CAST(${expr} AS TEXT)`,
 };
 
+/** The first character of a character's lower case, as glibc's `towlower` (PostgreSQL's ILIKE) reads it: `İ` is `i`. */
+const lowerOf = (char: string): string => String.fromCodePoint(char.toLowerCase().codePointAt(0) as number);
+
 /**
- * A GLOB pattern that finds `value` case-insensitively. SQLite's `lower()` and LIKE fold ASCII
- * letters only (`é` never finds `É`), and GLOB folds none, but it takes character classes: each
- * letter becomes the class of its cases (`é` → `[éÉ]`), as PostgreSQL's ILIKE folds them, and
- * GLOB's own wildcards in `value` become classes that hold only themselves (`*` → `[*]`).
+ * The characters whose lower case is a letter besides that letter and its upper case, by the
+ * letter (`k` also for the Kelvin sign, `ß` for `ẞ`, `i` for `İ`, and the title-case letters).
+ * Listed from a scan of every code point; a test scans them again in the runtime, so a newer
+ * Unicode that adds one fails it.
+ */
+const OTHER_CASES = new Map(
+  'i\u0130 k\u212a \u00e5\u212b \u01c6\u01c5 \u01c9\u01c8 \u01cc\u01cb \u01f3\u01f2 \u03b8\u03f4 \u03c9\u2126 \u00df\u1e9e \u1f80\u1f88 \u1f81\u1f89 \u1f82\u1f8a \u1f83\u1f8b \u1f84\u1f8c \u1f85\u1f8d \u1f86\u1f8e \u1f87\u1f8f \u1f90\u1f98 \u1f91\u1f99 \u1f92\u1f9a \u1f93\u1f9b \u1f94\u1f9c \u1f95\u1f9d \u1f96\u1f9e \u1f97\u1f9f \u1fa0\u1fa8 \u1fa1\u1fa9 \u1fa2\u1faa \u1fa3\u1fab \u1fa4\u1fac \u1fa5\u1fad \u1fa6\u1fae \u1fa7\u1faf \u1fb3\u1fbc \u1fc3\u1fcc \u1ff3\u1ffc'
+    .split(' ')
+    .map((cases) => {
+      const [lower = '', ...others] = [...cases];
+      return [lower, others];
+    }),
+);
+
+/** Every character whose lower case is `char`'s (one character each): its class in a GLOB pattern. */
+export function casesOf(char: string): string[] {
+  const lower = lowerOf(char);
+  const upper = lower.toUpperCase();
+  const candidates = [
+    char,
+    lower,
+    ...([...upper].length === 1 ? [upper] : []),
+    ...(OTHER_CASES.get(lower) ?? []),
+  ];
+  return [...new Set(candidates.filter((candidate) => lowerOf(candidate) === lower))];
+}
+
+/**
+ * A GLOB pattern that finds `value` case-insensitively, as PostgreSQL's ILIKE does: it compares
+ * the lower cases of the text and of the value, character by character. SQLite's `lower()` and
+ * LIKE fold ASCII letters only (`é` never finds `É`), and GLOB folds none, but it takes character
+ * classes: each character becomes the class of those with its lower case (`é` → `[éÉ]`, `k` →
+ * `[kKK]` with the Kelvin sign; `ı` stays `ı`, since `I` lowers to `i`), and GLOB's own wildcards
+ * in `value` become classes that hold only themselves (`*` → `[*]`).
  */
 function caseFoldingGlob(value: string, kind: TextMatch): string {
   let pattern = '';
   for (const char of value) {
-    // A case of more than one character (`ß` → `SS`) cannot stand in a class: left out.
-    const cases = new Set([char, char.toLowerCase(), char.toUpperCase()].filter((c) => [...c].length === 1));
-    if (cases.size > 1) pattern += `[${[...cases].join('')}]`;
+    const cases = casesOf(char);
+    if (cases.length > 1) pattern += `[${cases.join('')}]`;
     else if (char === '*' || char === '?' || char === '[') pattern += `[${char}]`;
     else pattern += char;
   }

@@ -21,8 +21,8 @@ export interface FilterContext {
  * where the member is NULL; several values of a positive operator are ORed, of a negative ANDed.
  */
 export function filterSql(filter: NormalizedFilter, context: FilterContext): string {
-  if ('and' in filter) return junction(filter.and, ' AND ', '1 = 1', context);
-  if ('or' in filter) return junction(filter.or, ' OR ', '1 = 0', context);
+  if ('and' in filter) return junction(filter.and, 'AND', '1 = 1', context);
+  if ('or' in filter) return junction(filter.or, 'OR', '1 = 0', context);
   const { dialect, params } = context;
   const target = context.target(filter.member);
   const isTime = target.type === 'time';
@@ -108,12 +108,26 @@ const booleanText = (sql: string) => `CASE WHEN (${sql}) THEN 'true' WHEN NOT ($
 
 function junction(
   children: NormalizedFilter[],
-  separator: string,
+  operator: 'AND' | 'OR',
   empty: string,
   context: FilterContext,
 ): string {
   if (children.length === 0) return empty;
-  return `(${children.map((child) => filterSql(child, context)).join(separator)})`;
+  return `(${balanced(
+    children.map((child) => filterSql(child, context)),
+    operator,
+  )})`;
+}
+
+/**
+ * `parts` joined by `operator` as a balanced tree: SQLite refuses an expression nested deeper
+ * than 100, and a flat chain of a hundred conditions is one, so a query of many filters would
+ * fail there on the depth of its SQL before it reached the bound on its parameters.
+ */
+export function balanced(parts: readonly string[], operator: 'AND' | 'OR'): string {
+  if (parts.length <= 2) return parts.join(` ${operator} `);
+  const middle = Math.ceil(parts.length / 2);
+  return `(${balanced(parts.slice(0, middle), operator)}) ${operator} (${balanced(parts.slice(middle), operator)})`;
 }
 
 /** A filter on one member: the leaves of `and` and `or`. */

@@ -47,16 +47,9 @@ export function normalizeQuery(
     if (found.target.kind !== 'measure') throw new QueryError(`Not a measure: ${found.name}`);
     return use(found);
   });
-  // Cube's shorthand: `orders.created_at.day` among the dimensions is that time dimension by day.
-  const grainedName = (name: unknown) => {
-    const parts = typeof name === 'string' ? name.split('.') : [];
-    return parts.length === 3 && GRANULARITIES.some((granularity) => granularity === parts[2]) ? parts : null;
-  };
-  const shorthand = listOf(query.dimensions, 'dimensions').flatMap((name): CubeTimeDimension[] => {
-    const parts = grainedName(name);
-    return parts ? [{ dimension: `${parts[0]}.${parts[1]}`, granularity: parts[2] as Granularity }] : [];
-  });
-  const dimensions = listOf(query.dimensions, 'dimensions')
+  const asked = listOf(query.dimensions, 'dimensions');
+  const shorthand = timeDimensionShorthand(asked);
+  const dimensions = asked
     .filter((name) => !grainedName(name))
     .map((name) => {
       const found = findMember(model, name);
@@ -119,6 +112,23 @@ export function normalizeQuery(
   };
   normalized.order = orderOf(query.order, normalized);
   return normalized;
+}
+
+/** `cube.member.granularity`, split, or null for any other name. */
+function grainedName(name: unknown): string[] | null {
+  const parts = typeof name === 'string' ? name.split('.') : [];
+  return parts.length === 3 && GRANULARITIES.some((granularity) => granularity === parts[2]) ? parts : null;
+}
+
+/**
+ * Cube's shorthand: `orders.created_at.day` among a query's dimensions is that time dimension by
+ * day. The time dimensions the dimensions name so, in their order.
+ */
+export function timeDimensionShorthand(dimensions: readonly unknown[] | undefined): CubeTimeDimension[] {
+  return (Array.isArray(dimensions) ? dimensions : []).flatMap((name): CubeTimeDimension[] => {
+    const parts = grainedName(name);
+    return parts ? [{ dimension: `${parts[0]}.${parts[1]}`, granularity: parts[2] as Granularity }] : [];
+  });
 }
 
 function listOf<T>(value: T[] | undefined, field: string): T[] {
@@ -242,15 +252,25 @@ function orderOf(order: CubeQuery['order'], query: NormalizedQuery): NormalizedQ
     if (query.dimensions[0]) return [{ member: query.dimensions[0].name, desc: false }];
     return [];
   }
+  // A time dimension may also be named with its granularity, as Cube reads it.
+  const grained = new Map<string, NormalizedTimeDimension>();
+  for (const member of query.timeDimensions) {
+    if (member.granularity) grained.set(`${member.name}.${member.granularity}`, member);
+  }
   const pairs = Array.isArray(order) ? order : Object.entries(order ?? {});
   return pairs.map((pair) => {
     const [member, direction] = Array.isArray(pair) ? pair : [undefined, undefined];
-    if (typeof member !== 'string' || !names.has(member)) {
+    const byGranularity = typeof member === 'string' ? grained.get(member) : undefined;
+    if (typeof member !== 'string' || !(names.has(member) || byGranularity)) {
       throw new QueryError(`Order member is not in the query: ${String(member)}`);
     }
     if (direction !== 'asc' && direction !== 'desc') {
       throw new QueryError(`Unknown order direction for ${member}: ${String(direction)}`);
     }
-    return { member, desc: direction === 'desc' };
+    const desc = direction === 'desc';
+    if (byGranularity && !names.has(member)) {
+      return { member: byGranularity.name, desc, granularity: byGranularity.granularity };
+    }
+    return { member, desc };
   });
 }

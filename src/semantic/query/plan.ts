@@ -1,6 +1,6 @@
 import type { Dialect, ZoneContext } from '../dialects/dialect';
 import type { CompiledModel, Granularity, Measure } from '../model/model.types';
-import { type FilterTarget, filterMembers, filterSql } from './filters';
+import { balanced, type FilterTarget, filterMembers, filterSql } from './filters';
 import { findJoinTree, type JoinTree, multipliedCubes } from './join-tree';
 import { MemberSql } from './member-sql';
 import { type CubeMember, cubeMemberOf } from './members';
@@ -181,27 +181,32 @@ export function compileQuery(
 
   const tree = findJoinTree(model, [...sqlOf.cubes], query.joinHints);
   const from = fromClause(tree, sqlOf);
-  const where = rowConditions.length > 0 ? ` WHERE ${rowConditions.join(' AND ')}` : '';
+  const where = rowConditions.length > 0 ? ` WHERE ${balanced(rowConditions, 'AND')}` : '';
 
   const columns = resultColumns([...dimensions, ...measures]);
   let body: string;
   if (query.ungrouped) {
     const select = [...dimensions, ...measures].map((column, index) => `${column.expr} AS c${index}`);
     const conditions = [...rowConditions, ...aggregateConditions];
-    const filtered = conditions.length > 0 ? ` WHERE ${conditions.join(' AND ')}` : '';
+    const filtered = conditions.length > 0 ? ` WHERE ${balanced(conditions, 'AND')}` : '';
     body = `SELECT ${select.join(', ')} FROM ${from}${filtered}`;
     body = replaceLeaves(body, leaves, (leaf) => rowValue(leaf));
   } else {
     body = groupedBody(tree, sqlOf, dialect, from, where, dimensions, measures, aggregateConditions, leaves);
   }
 
-  const order = query.order.map(({ member, desc }) => {
-    const column = columns.find((candidate) => candidate.member === member);
+  const order = query.order.map(({ member, desc, granularity }) => {
+    const column = columns.find((candidate) => orderedBy(candidate, member, granularity));
     if (!column) throw new QueryError(`Order member is not in the query: ${member}`);
     return `${column.alias} ${desc ? 'DESC NULLS FIRST' : 'ASC NULLS LAST'}`;
   });
   const { page, totalSql } = pageOf(params, body, order, query, dialect);
   return { ...page, columns, joinTree: tree, ...(totalSql ? { totalSql } : {}) };
+}
+
+/** Whether an order entry names `column`: its member, and its granularity when it gives one. */
+export function orderedBy(column: ResultColumn, member: string, granularity?: string): boolean {
+  return column.member === member && (granularity === undefined || column.granularity === granularity);
 }
 
 function groupedBody(
@@ -262,7 +267,7 @@ function groupedBody(
     ...dimensions.map((_, index) => `q0.d${index} AS c${index}`),
     ...measures.map((measure, index) => `${measure.expr} AS c${dimensions.length + index}`),
   ];
-  const having = aggregateConditions.length > 0 ? ` WHERE ${aggregateConditions.join(' AND ')}` : '';
+  const having = aggregateConditions.length > 0 ? ` WHERE ${balanced(aggregateConditions, 'AND')}` : '';
   const body = `SELECT ${select.join(', ')} FROM ${joined}${having}`;
   return replaceLeaves(body, leaves, (leaf) => {
     const column = `q${leaf.group}.${leaf.alias}`;

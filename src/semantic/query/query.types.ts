@@ -82,7 +82,8 @@ export interface NormalizedQuery {
   segments: QueryMember[];
   timeDimensions: NormalizedTimeDimension[];
   filters: NormalizedFilter[];
-  order: { member: string; desc: boolean }[];
+  /** `granularity` when the order names a time dimension by it (`orders.created_at.month`). */
+  order: { member: string; desc: boolean; granularity?: Granularity }[];
   limit: number;
   offset: number;
   total: boolean;

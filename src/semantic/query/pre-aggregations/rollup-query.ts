@@ -1,9 +1,9 @@
 import { sqlite } from '../../dialects/sqlite';
 import type { CompiledModel } from '../../model/model.types';
-import { type FilterTarget, filterMembers, filterSql } from '../filters';
+import { balanced, type FilterTarget, filterMembers, filterSql } from '../filters';
 import { MemberSql } from '../member-sql';
 import { cubeMemberOf } from '../members';
-import { type CompiledQuery, resultColumns } from '../plan';
+import { type CompiledQuery, orderedBy, resultColumns } from '../plan';
 import type { CompiledSql, NormalizedFilter, NormalizedQuery, QueryMember } from '../query.types';
 import { QueryError } from '../query-error';
 import { pageOf, SqlParams } from '../sql-params';
@@ -133,10 +133,10 @@ export function rollupQueryOf(
 
   const used = neededTables(match, query, tables);
   const from = sourceOf(layout, used);
-  const where = rowConditions.length > 0 ? ` WHERE ${rowConditions.join(' AND ')}` : '';
+  const where = rowConditions.length > 0 ? ` WHERE ${balanced(rowConditions, 'AND')}` : '';
   const groupBy =
     dimensions.length > 0 ? ` GROUP BY ${dimensions.map((_, index) => index + 1).join(', ')}` : '';
-  const having = groupConditions.length > 0 ? ` HAVING ${groupConditions.join(' AND ')}` : '';
+  const having = groupConditions.length > 0 ? ` HAVING ${balanced(groupConditions, 'AND')}` : '';
   const select = [
     ...dimensions.map((dimension, index) => `${dimension.expr} AS c${index}`),
     ...measures.map((measure, index) => `${measure.value} AS c${dimensions.length + index}`),
@@ -144,8 +144,8 @@ export function rollupQueryOf(
   const body = `SELECT ${select.join(', ')} FROM ${from}${where}${groupBy}${having}`;
 
   const columns = resultColumns([...dimensions, ...measures]);
-  const order = query.order.map(({ member, desc }) => {
-    const index = columns.findIndex((candidate) => candidate.member === member);
+  const order = query.order.map(({ member, desc, granularity }) => {
+    const index = columns.findIndex((candidate) => orderedBy(candidate, member, granularity));
     const column = columns[index];
     if (!column) throw new QueryError(`Order member is not in the query: ${member}`);
     const key =
