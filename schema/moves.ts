@@ -5,6 +5,12 @@ export const FORWARD_KINDS = ['account', 'secret', 'public-id'] as const;
 export type ForwardKind = (typeof FORWARD_KINDS)[number];
 
 /**
+ * The key of an `account` forward: the id's decimal text. The move that writes it and every
+ * lookup spell it here, so they cannot drift apart (bound as a number, D1 wrote `2.0`).
+ */
+export const accountForwardKey = (accountId: number): string => String(accountId);
+
+/**
  * On the shard an account was moved away from: where what still names this shard now lives
  * (docs/sharding.md, "Moving an account"). Credentials, sessions, public ids and ids issued
  * before the move keep naming the old shard; a request whose hint finds nothing here looks its

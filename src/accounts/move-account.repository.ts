@@ -3,7 +3,7 @@ import { accessTokens, accounts, apiKeys } from '../../schema/accounts';
 import { publishedDashboards } from '../../schema/dashboards';
 import { builds, deployments } from '../../schema/deployments';
 import { dashboardExports } from '../../schema/exports';
-import { forwards } from '../../schema/moves';
+import { accountForwardKey, forwards } from '../../schema/moves';
 import { notificationRuns, notifications } from '../../schema/notifications';
 import { preAggregationPartitions } from '../../schema/pre-aggregations';
 import { runBatch } from '../core/db';
@@ -118,9 +118,8 @@ export async function leaveShard(
       SELECT ${kind}, k.key, ${shard}, ${accountId}, ${now} FROM (${keys}) k WHERE true
       ON CONFLICT (kind, key) DO UPDATE SET shard = excluded.shard, account_id = excluded.account_id`;
   const results = await runBatch(db, [
-    // Bound as text: D1 binds a JS number as REAL, whose text ('2.0') no hint (String(accountId))
-    // would ever match.
-    forward('account', sql`SELECT ${String(accountId)} AS key`),
+    // Bound as text: D1 binds a JS number as REAL, whose text ('2.0') no hint would ever match.
+    forward('account', sql`SELECT ${accountForwardKey(accountId)} AS key`),
     forward('secret', sql`SELECT key_hash AS key FROM api_keys WHERE account_id = ${accountId}`),
     forward('secret', sql`SELECT token_hash AS key FROM access_tokens WHERE account_id = ${accountId}`),
     forward(

@@ -1,6 +1,6 @@
 import { and, eq, or } from 'drizzle-orm';
 import type { Context } from 'hono';
-import { type ForwardKind, forwards } from '../../schema/moves';
+import { accountForwardKey, type ForwardKind, forwards } from '../../schema/moves';
 import { sha256Hex } from '../core/crypto';
 import type { AppEnv, Db, Replay } from '../core/env';
 
@@ -69,7 +69,7 @@ export async function hintsOf(c: Context<AppEnv>): Promise<Hint[]> {
   } else {
     const signed = credential ?? c.req.query('session');
     const account = signed ? accountClaimOf(signed) : null;
-    if (account !== null) hints.push({ kind: 'account', key: String(account) });
+    if (account !== null) hints.push({ kind: 'account', key: accountForwardKey(account) });
   }
   const publicId = c.req.param('publicId');
   if (publicId) hints.push({ kind: 'public-id', key: publicId });

@@ -1,3 +1,4 @@
+import { accountForwardKey } from '../../schema/moves';
 import { requireDeploymentScope } from '../auth/auth.middleware';
 import { followForward } from '../auth/forwards';
 import { createDb, runBatch } from '../core/db';
@@ -215,7 +216,7 @@ export async function exchangeSession(scope: RequestScope, sessionId: string): P
   // An account moved away keeps its revocations on its new shard: the exchange runs there.
   const home = here?.results[0] as { moved_to: number | null } | undefined;
   if (!home || home.moved_to !== null) {
-    await followForward(db, { kind: 'account', key: String(claims.accountId) });
+    await followForward(db, { kind: 'account', key: accountForwardKey(claims.accountId) });
   }
   if ((revoked?.results.length ?? 0) > 0) throw sessionRevoked();
   const issuedAt = Math.floor(now.getTime() / 1000);

@@ -60,9 +60,13 @@ export interface Dialect {
 /** Where a text filter (`contains`, `startsWith`, `endsWith` and their negations) looks. */
 export type TextMatch = 'contains' | 'startswith' | 'endswith';
 
-/** A LIKE pattern of `kind` around `escaped` (wildcards already escaped). */
-export function likePattern(escaped: string, kind: TextMatch): string {
-  return kind === 'contains' ? `%${escaped}%` : kind === 'startswith' ? `${escaped}%` : `%${escaped}`;
+/** `literal` (its wildcards already escaped) with the wildcard `any` where `kind` lets text run on. */
+export function patternAround(literal: string, kind: TextMatch, any: '%' | '*'): string {
+  return kind === 'contains'
+    ? `${any}${literal}${any}`
+    : kind === 'startswith'
+      ? `${literal}${any}`
+      : `${any}${literal}`;
 }
 
 /** Escapes LIKE wildcards (`%`, `_`) and the escape character itself; patterns use `ESCAPE '\'`. */

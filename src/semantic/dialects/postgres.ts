@@ -1,4 +1,4 @@
-import { type Dialect, escapeLike, likePattern } from './dialect';
+import { type Dialect, escapeLike, patternAround } from './dialect';
 
 /**
  * PostgreSQL. The session runs in UTC; `timestamptz AT TIME ZONE zone` gives local time with DST,
@@ -22,7 +22,7 @@ export const postgres: Dialect = {
   inList: (expr, param) => `(${expr}) = ANY(${param})`,
   notInList: (expr, param) => `(${expr}) <> ALL(${param})`,
   listValue: (values) => values,
-  textPattern: (value, kind) => likePattern(escapeLike(value), kind),
+  textPattern: (value, kind) => patternAround(escapeLike(value), kind, '%'),
   // ILIKE folds case by the database's locale, beyond ASCII.
   likeAny: (expr, param) => `(${expr})::text ILIKE ANY(${param}::text[])`,
   same: (left, right) => `${left} IS NOT DISTINCT FROM ${right}`,

@@ -1,6 +1,6 @@
 import type { Granularity } from '../model/model.types';
 import { offsetTransitions } from '../query/time-zone';
-import type { Dialect, TextMatch, ZoneContext } from './dialect';
+import { type Dialect, patternAround, type TextMatch, type ZoneContext } from './dialect';
 
 /**
  * SQLite (D1, a Durable Object's storage). Times are ISO-8601 text, with or without an offset
@@ -93,7 +93,7 @@ function caseFoldingGlob(value: string, kind: TextMatch): string {
     else if (char === '*' || char === '?' || char === '[') pattern += `[${char}]`;
     else pattern += char;
   }
-  return kind === 'contains' ? `*${pattern}*` : kind === 'startswith' ? `${pattern}*` : `*${pattern}`;
+  return patternAround(pattern, kind, '*');
 }
 
 /** Local text `l` (`YYYY-MM-DD HH:MM:SS.SSS`) truncated and in Cube's `T` format. */

@@ -222,7 +222,7 @@ function wholeUnits([from, to]: Instants, phrase: string, zone: string): Instant
     (['second', 'minute', 'hour'] as const).find((candidate) => phrase.includes(candidate)) ?? 'day';
   return [
     zonedTimeToUtc(startOf(utcToZoned(from, zone), unit), zone),
-    endOf(startOf(utcToZoned(to, zone), unit), unit, zone),
+    endOf(utcToZoned(to, zone), unit, zone),
   ];
 }
 

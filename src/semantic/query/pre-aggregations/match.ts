@@ -134,7 +134,7 @@ export function checkPreAggregation(
   if (segments.size !== pre.segments.length || pre.segments.some((segment) => !segments.has(segment))) {
     return `its segments (${pre.segments.join(', ') || 'none'}) are not the query's`;
   }
-  for (const member of [...query.filters, ...extraFilters].flatMap(filterMembers)) {
+  for (const { member, operator } of [...query.filters, ...extraFilters].flatMap(filterLeaves)) {
     const found = cubeMemberOf(model, member.target);
     if (found?.kind === 'measure') {
       if (!measures.has(member.target)) return `filter member ${member.name} is not in it`;
@@ -143,13 +143,12 @@ export function checkPreAggregation(
     } else if (found?.kind === 'dimension' && found.dimension.type === 'time') {
       return `filter member ${member.name} is a time: only a time dimension's dateRange is applied to a rollup`;
     }
-  }
-  // A rollup keeps a number or a boolean as a value, not as the text the source matches.
-  for (const leaf of [...query.filters, ...extraFilters].flatMap(filterLeaves)) {
-    if (!TEXT_OPERATOR_SET.has(leaf.operator)) continue;
-    const found = cubeMemberOf(model, leaf.member.target);
-    if (found?.kind !== 'dimension' || found.dimension.type !== 'string') {
-      return `filter ${leaf.operator} on ${leaf.member.name} matches text, and it is not a string dimension`;
+    // A rollup keeps a number or a boolean as a value, not as the text the source matches.
+    if (
+      TEXT_OPERATOR_SET.has(operator) &&
+      (found?.kind !== 'dimension' || found.dimension.type !== 'string')
+    ) {
+      return `filter ${operator} on ${member.name} matches text, and it is not a string dimension`;
     }
   }
   for (const member of query.timeDimensions) {
