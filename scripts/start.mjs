@@ -5,7 +5,7 @@
 // never fires crons by itself).
 import { spawn, spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -59,7 +59,11 @@ function ensureDevVars() {
   if (!has('DATA_SOURCES_ALLOW_PRIVATE')) additions.push('DATA_SOURCES_ALLOW_PRIVATE=1');
   if (additions.length > 0) {
     const prefix = existing && !existing.endsWith('\n') ? '\n' : '';
-    writeFileSync(file, `${existing}${prefix}${additions.join('\n')}\n`, { mode: 0o600 });
+    // Written whole and renamed into place: two servers starting at once (the browser tests run
+    // theirs side by side) never read a half-written file, and the last one written wins.
+    const partial = `${file}.${process.pid}.tmp`;
+    writeFileSync(partial, `${existing}${prefix}${additions.join('\n')}\n`, { mode: 0o600 });
+    renameSync(partial, file);
     console.log(`[edgeboard] wrote ${additions.map((a) => a.split('=')[0]).join(', ')} to .dev.vars`);
   }
   const token = /^ADMIN_TOKEN=(.*)$/m.exec(readFileSync(file, 'utf8'))?.[1];
