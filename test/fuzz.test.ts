@@ -170,6 +170,8 @@ function sample(schema: Json, depth = 0): Json {
 interface Case {
   what: string;
   path: string;
+  /** One wrong value in one field: sent with the first credential of each scheme only. */
+  field?: true;
   query?: string;
   body?: Json;
   rawBody?: string;
@@ -205,7 +207,12 @@ function bodyCases(path: string, schema: Json): Case[] {
   ];
   for (const name of Object.keys(s.properties ?? {})) {
     for (const [i, value] of WRONG_VALUES.entries()) {
-      cases.push({ what: `${name} = wrong value #${i}`, path, body: { ...base, [name]: value } });
+      cases.push({
+        what: `${name} = wrong value #${i}`,
+        path,
+        body: { ...base, [name]: value },
+        field: true,
+      });
     }
   }
   return cases;
@@ -238,14 +245,23 @@ function pathCases(path: string): Case[] {
   return cases;
 }
 
-function credentials(operation: Json): Auth[] {
+/**
+ * The credentials an operation is fuzzed with. The first of each scheme gets every case; the
+ * others (a member beside an admin, a scoped key beside a full one) get every case but the
+ * field-by-field wrong values, which meet the same body schema whoever sends them: about a third
+ * of the requests, spent on the permission checks' paths rather than on the schema again.
+ */
+function credentials(operation: Json): { auth: Auth; fields: boolean }[] {
   const schemes = new Set((operation.security ?? []).flatMap((s: Json) => Object.keys(s)));
-  const out: Auth[] = [];
-  if (schemes.has('bearerAuth')) out.push(acme.admin, acme.member);
-  if (schemes.has('apiKeyAuth')) out.push(acme.key, acme.scopedKey);
-  if (schemes.has('operatorAuth')) out.push({ bearer: 'test-operator-token' });
+  const out: { auth: Auth; fields: boolean }[] = [];
+  const scheme = (...auths: Auth[]) => {
+    for (const [i, auth] of auths.entries()) out.push({ auth, fields: i === 0 });
+  };
+  if (schemes.has('bearerAuth')) scheme(acme.admin, acme.member);
+  if (schemes.has('apiKeyAuth')) scheme(acme.key, acme.scopedKey);
+  if (schemes.has('operatorAuth')) scheme({ bearer: 'test-operator-token' });
   // An embed session (header or `?session=`) is not forged here: those operations are fuzzed without one.
-  if (schemes.size === 0 || schemes.has('sessionAuth') || schemes.has('sessionQuery')) out.push(null);
+  if (schemes.size === 0 || schemes.has('sessionAuth') || schemes.has('sessionQuery')) scheme(null);
   return out;
 }
 
@@ -291,14 +307,14 @@ describe('fuzzing every documented operation', () => {
         ...queryCases(path, operation.parameters ?? []),
         ...pathCases(path),
       ];
-      for (const auth of credentials(operation))
-        for (const c of cases) await send(method, path, operation, c, auth);
+      for (const { auth, fields } of credentials(operation))
+        for (const c of cases) if (fields || !c.field) await send(method, path, operation, c, auth);
     };
 
     for (const op of operations.filter(([m]) => m !== 'delete')) await fuzz(op);
     // Whatever the writes above managed to store must not break a later read of it.
     for (const [method, path, operation] of operations.filter(([m]) => m === 'get')) {
-      for (const auth of credentials(operation)) {
+      for (const { auth } of credentials(operation)) {
         await send(method, path, operation, { what: 'read back after the writes', path }, auth);
       }
     }
