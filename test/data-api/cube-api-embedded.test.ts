@@ -3,7 +3,7 @@ import cube from '@cubejs-client/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deploymentStore } from '../../src/sources/deployment-store';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
-import { workerFetch } from '../helpers/http';
+import { api, workerFetch } from '../helpers/http';
 import {
   cubeToken,
   deployModel,
@@ -151,6 +151,43 @@ describe('the embedded store', () => {
        GROUP BY p.product ORDER BY p.product IS NULL, p.product`,
     );
     expect(rowsOf(res.body.data, ['line_items.product', 'orders.total_amount'])).toEqual(textRows(expected));
+  });
+
+  it("answers Cube's computed measures (their SQL the whole aggregate) on both stores, typed in /meta", async () => {
+    const query = {
+      measures: ['orders.raw_amount', 'orders.last_order'],
+      dimensions: ['orders.status'],
+      order: { 'orders.status': 'asc' },
+    };
+    const expected = {
+      store: await storeRows(
+        storeDeployment,
+        `SELECT status, sum(amount), strftime('%Y-%m-%dT%H:%M:%f', max(created_at)) FROM orders
+         GROUP BY status ORDER BY status`,
+      ),
+      postgres: await pgRows(
+        `SELECT status, sum(amount), to_char(max(created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS')
+         FROM ${schema}.orders GROUP BY status ORDER BY status`,
+      ),
+    };
+    for (const [token, rows] of [
+      [storeToken, expected.store],
+      [pgToken, expected.postgres],
+    ] as const) {
+      const res = await load(token, query);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      const numeric = (r: (string | null)[]) => [r[0], Number(r[1]), r[2]];
+      expect(
+        rowsOf(res.body.data, ['orders.status', 'orders.raw_amount', 'orders.last_order']).map(numeric),
+      ).toEqual(textRows(rows).map(numeric));
+      expect(res.body.annotation.measures['orders.last_order'].type).toBe('time');
+      expect(res.body.annotation.measures['orders.raw_amount'].type).toBe('number');
+      const meta = await api('GET', '/cubejs-api/v1/meta', { auth: { raw: token } });
+      const measures = meta.body.cubes.find((c: { name: string }) => c.name === 'orders').measures;
+      const typed = (name: string) => measures.find((m: { name: string }) => m.name === name);
+      expect(typed('orders.last_order')).toMatchObject({ type: 'time', aggType: 'time' });
+      expect(typed('orders.raw_amount')).toMatchObject({ type: 'number', aggType: 'number' });
+    }
   });
 
   it("keeps each deployment's data to itself: a model cannot read another deployment's tables", async () => {

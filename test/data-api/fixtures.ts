@@ -112,6 +112,12 @@ export function shopModel(prefix: string): string {
       - name: amount_per_order
         sql: "{total_amount} / NULLIF({count}, 0)"
         type: number
+      - name: raw_amount
+        sql: "SUM({CUBE}.amount)"
+        type: number
+      - name: last_order
+        sql: "MAX({created_at})"
+        type: time
     segments:
       - name: completed
         sql: "{CUBE}.status = 'completed'"

@@ -135,6 +135,12 @@ export function shopModel(table: (name: Table) => string): CompiledModel {
           completed_count: { type: 'count', filters: ["{CUBE}.status = 'completed'"] },
           completed_amount: { type: 'sum', sql: 'amount', filters: ["{status} = 'completed'"] },
           amount_per_order: { type: 'number', sql: '1.0 * {total_amount} / NULLIF({count}, 0)' },
+          // Cube's computed measures: their SQL is the whole aggregate, over columns and dimensions.
+          raw_total: { type: 'number', sql: 'SUM({CUBE}.amount)' },
+          net_amount: { type: 'number', sql: 'SUM({amount}) - {count}' },
+          last_created: { type: 'time', sql: 'MAX(created_at)' },
+          first_status: { type: 'string', sql: 'MIN({status})' },
+          all_big: { type: 'boolean', sql: 'MIN(CASE WHEN {CUBE}.amount > 100 THEN 1 ELSE 0 END) = 1' },
         },
         segments: { completed: "{CUBE}.status = 'completed'", big: '{CUBE}.amount >= 100' },
         joins: {

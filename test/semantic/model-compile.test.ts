@@ -676,7 +676,7 @@ describe('errors: members', () => {
   it('refuses unsupported measure types, listing the supported ones', () => {
     expectOneError(
       cube('    measures:\n      - name: running\n        sql: amount\n        type: running_total\n'),
-      'measure "running": measure type running_total is not supported (supported: count, count_distinct, sum, avg, min, max, number)',
+      'measure "running": measure type running_total is not supported (supported: count, count_distinct, sum, avg, min, max, number, string, time, boolean)',
       7,
       15,
     );
@@ -826,12 +826,14 @@ describe('errors: references', () => {
     );
   });
 
-  it('keeps number measures to measures and other measures to dimensions', () => {
+  it('keeps computed measures to measures and dimensions and other measures to dimensions', () => {
     expectOneError(
-      cube(`${dims}    measures:\n      - name: ratio\n        sql: "{amount} / 2"\n        type: number\n`),
-      'a number measure may only reference measures, and dimension "orders.amount" is not one',
-      14,
-      15,
+      cube(
+        `${dims}    segments:\n      - name: big\n        sql: "amount > 10"\n    measures:\n      - name: ratio\n        sql: "SUM({big}) / 2"\n        type: number\n`,
+      ),
+      'a measure may reference measures and dimensions, and segment "orders.big" is neither',
+      17,
+      19,
     );
     expectOneError(
       cube(

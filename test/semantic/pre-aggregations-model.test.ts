@@ -259,6 +259,32 @@ describe('pre_aggregations that fail the build, by name', () => {
     );
   });
 
+  it('a string, time or boolean measure in a rollup fails the build; original_sql leaves them out', () => {
+    const model = (entry: string) =>
+      compileModel([
+        {
+          path: 'model/shop.yml',
+          content: BASE.replace(
+            '    segments:\n',
+            '      - name: last_order\n        sql: "MAX(created_at)"\n        type: time\n    segments:\n',
+          ).concat(entry),
+        },
+      ]);
+    const refused = model('      - name: main\n        measures: [count, last_order]\n');
+    expect(refused.ok).toBe(false);
+    if (refused.ok) return;
+    expect(refused.errors).toHaveLength(1);
+    expect(refused.errors[0]?.message).toContain(
+      'orders.last_order is a time measure; a rollup stores numbers only, and a query with it reads the source',
+    );
+    expect(refused.errors[0]?.line).toBe(FIRST + 4);
+    const kept = model('      - name: rows\n        type: original_sql\n');
+    expect(kept.ok, JSON.stringify(kept)).toBe(true);
+    if (!kept.ok) return;
+    const [pre] = kept.model.cubes.orders?.preAggregations ?? [];
+    expect(pre?.measures).toEqual(['orders.count', 'orders.total']);
+  });
+
   it('hostile text: SQL in names, another table, templates', () => {
     expectOneError(
       '      - name: "main; DROP TABLE orders"\n        measures: [count]\n',

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { expectMatches, openShop, type Shop } from './dataset';
+import { expectMatches, load, openShop, type Shop } from './dataset';
 
 let shop: Shop;
 beforeAll(async () => {
@@ -175,6 +175,71 @@ describe('number measures, measure filters, measures filtered after aggregation'
       },
       `SELECT status AS "orders.status", count(*) AS "orders.count" FROM {orders} GROUP BY status HAVING count(*) > 4.5 ORDER BY status ASC NULLS LAST`,
     );
+  });
+});
+
+describe("Cube's computed measures: number, string, time and boolean, their SQL the whole aggregate", () => {
+  it('aggregate columns and dimensions in their own SQL, beside the measures they read', async () => {
+    await expectMatches(
+      shop,
+      {
+        measures: [
+          'orders.raw_total',
+          'orders.net_amount',
+          'orders.first_status',
+          'orders.all_big',
+          'orders.last_created',
+        ],
+        dimensions: ['orders.user_id'],
+        order: { 'orders.user_id': 'asc' },
+      },
+      {
+        // Both stores against PostgreSQL's rows: SQLite's own would give 0/1 for the boolean.
+        postgres: `SELECT user_id AS "orders.user_id", sum(amount) AS "orders.raw_total",
+           sum(amount) - count(*) AS "orders.net_amount", min(status) AS "orders.first_status",
+           min(CASE WHEN amount > 100 THEN 1 ELSE 0 END) = 1 AS "orders.all_big",
+           to_char(max(created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS') AS "orders.last_created"
+         FROM {orders} GROUP BY user_id ORDER BY user_id ASC NULLS LAST`,
+      },
+    );
+  });
+
+  it('a computed measure of a cube the joins multiply reads its rows once each', async () => {
+    const answers = await expectMatches(
+      shop,
+      { measures: ['orders.raw_total', 'orders.net_amount', 'line_items.count'] },
+      `SELECT (SELECT sum(amount) FROM {orders}) AS "orders.raw_total",
+         (SELECT sum(amount) - count(*) FROM {orders}) AS "orders.net_amount",
+         (SELECT count(*) FROM {line_items}) AS "line_items.count"`,
+    );
+    for (const rows of Object.values(answers)) expect(rows[0]?.['orders.raw_total']).toBe('2692');
+  });
+
+  it('filters on computed measures apply after aggregation, a time measure with date operators', async () => {
+    await expectMatches(
+      shop,
+      {
+        measures: ['orders.count'],
+        dimensions: ['orders.status'],
+        filters: [
+          { member: 'orders.raw_total', operator: 'gt', values: ['200'] },
+          { member: 'orders.last_created', operator: 'afterDate', values: ['2024-06-01'] },
+        ],
+        order: { 'orders.status': 'asc' },
+      },
+      `SELECT status AS "orders.status", count(*) AS "orders.count" FROM {orders} GROUP BY status
+       HAVING sum(amount) > 200 AND max(created_at) > '2024-06-01T00:00:00Z' ORDER BY status ASC NULLS LAST`,
+    );
+  });
+
+  it('an ungrouped query refuses a measure that aggregates its own SQL, by name', async () => {
+    for (const dialect of ['postgres', 'sqlite'] as const) {
+      await expect(
+        load(shop, dialect, { measures: ['orders.raw_total'], dimensions: ['orders.id'], ungrouped: true }),
+      ).rejects.toThrow(
+        'Measure orders.raw_total aggregates its own SQL, which an ungrouped query cannot read',
+      );
+    }
   });
 });
 

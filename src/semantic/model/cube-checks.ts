@@ -163,10 +163,12 @@ function misuse(site: SqlSite, target: Target): string | undefined {
   if (!('member' in target)) return undefined;
   const named = `${target.kind} "${target.cube}.${target.member}"`;
   switch (site.use) {
-    case 'number':
-      return target.kind === 'measure'
-        ? undefined
-        : `a number measure may only reference measures, and ${named} is not one`;
+    case 'computed':
+      // Cube's number, string, time and boolean measures: other measures, or dimensions inside
+      // the aggregate functions of their own SQL.
+      return target.kind === 'segment'
+        ? `a measure may reference measures and dimensions, and ${named} is neither`
+        : undefined;
     case 'measure':
       return target.kind === 'dimension'
         ? undefined

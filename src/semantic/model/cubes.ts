@@ -1,6 +1,7 @@
 import type { Node } from 'yaml';
 import { parseDuration } from './durations';
 import {
+  COMPUTED_MEASURE_TYPES,
   type Cube,
   DIMENSION_TYPES,
   type Dimension,
@@ -22,7 +23,7 @@ import type { Fields, YamlFile } from './yaml-reader';
  * dimension, segment, measure filter or join dimensions; an aggregating measure dimensions; a
  * `number` measure other measures.
  */
-export type SqlUse = 'cube' | 'dimension' | 'segment' | 'filter' | 'measure' | 'number' | 'join';
+export type SqlUse = 'cube' | 'dimension' | 'segment' | 'filter' | 'measure' | 'computed' | 'join';
 
 /** One SQL fragment of a cube, kept with its node so reference errors point into it. */
 export interface SqlSite {
@@ -301,7 +302,11 @@ function readMeasure(draft: CubeDraft, node: Node, taken: Set<string>): Measure 
     draft,
     fields,
     'sql',
-    { use: type === 'number' ? 'number' : 'measure', member: member.name, owner: `measure "${member.name}"` },
+    {
+      use: COMPUTED_MEASURE_TYPES.has(type) ? 'computed' : 'measure',
+      member: member.name,
+      owner: `measure "${member.name}"`,
+    },
     type !== 'count',
   );
   if (sql === undefined && type !== 'count') return null;
@@ -319,8 +324,8 @@ function readMeasure(draft: CubeDraft, node: Node, taken: Set<string>): Measure 
     });
     if (filterSql !== undefined) measure.filters.push({ sql: filterSql });
   }
-  if (type === 'number' && fields.has('filters'))
-    fields.error('filters', 'a number measure cannot have filters');
+  if (COMPUTED_MEASURE_TYPES.has(type) && fields.has('filters'))
+    fields.error('filters', `a ${type} measure cannot have filters`);
   return measure;
 }
 

@@ -1,4 +1,13 @@
-import type { CompiledModel, Cube, Dimension, Measure, MeasureType, Segment, View } from './model.types';
+import {
+  type CompiledModel,
+  type Cube,
+  type Dimension,
+  type Measure,
+  type MeasureType,
+  measureValueType,
+  type Segment,
+  type View,
+} from './model.types';
 import type { PreAggregation } from './pre-aggregations.types';
 
 /** Cube's `/cubejs-api/v1/meta` answer. */
@@ -50,8 +59,8 @@ interface MemberMetaCommon {
 }
 
 export interface MeasureMeta extends MemberMetaCommon {
-  /** Every measure this model knows is numeric, and Cube reports those as `number`. */
-  type: 'number';
+  /** `number` for every aggregating and `number` measure; `string`, `time`, `boolean` as declared. */
+  type: 'number' | 'string' | 'time' | 'boolean';
   aggType: string;
   cumulative: false;
   cumulativeTotal: false;
@@ -80,6 +89,9 @@ const AGG_TYPES: Record<MeasureType, string> = {
   min: 'min',
   max: 'max',
   number: 'number',
+  string: 'string',
+  time: 'time',
+  boolean: 'boolean',
 };
 
 /**
@@ -231,7 +243,7 @@ function common(
 function measureMeta(name: string, ownerTitle: string, title: string, measure: Measure): MeasureMeta {
   return {
     ...common(name, ownerTitle, title, measure),
-    type: 'number',
+    type: measureValueType(measure.type),
     aggType: AGG_TYPES[measure.type],
     cumulative: false,
     cumulativeTotal: false,

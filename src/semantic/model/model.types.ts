@@ -18,8 +18,36 @@ export interface SourcePosition {
   column: number;
 }
 
-export const MEASURE_TYPES = ['count', 'count_distinct', 'sum', 'avg', 'min', 'max', 'number'] as const;
+export const MEASURE_TYPES = [
+  'count',
+  'count_distinct',
+  'sum',
+  'avg',
+  'min',
+  'max',
+  'number',
+  'string',
+  'time',
+  'boolean',
+] as const;
 export type MeasureType = (typeof MEASURE_TYPES)[number];
+
+/**
+ * Measures whose `sql` is the whole aggregate expression (Cube's `number`, `string`, `time` and
+ * `boolean`): other measures it references are computed in it, and columns or dimensions it
+ * reads are aggregated by its own functions (`MAX(created_at)`, `SUM({CUBE}.amount)`).
+ */
+export const COMPUTED_MEASURE_TYPES: ReadonlySet<MeasureType> = new Set([
+  'number',
+  'string',
+  'time',
+  'boolean',
+]);
+
+/** The type of a measure's values as Cube's `/meta` and `annotation` give it. */
+export function measureValueType(type: MeasureType): 'number' | 'string' | 'time' | 'boolean' {
+  return type === 'string' || type === 'time' || type === 'boolean' ? type : 'number';
+}
 
 export const DIMENSION_TYPES = ['string', 'number', 'boolean', 'time'] as const;
 export type DimensionType = (typeof DIMENSION_TYPES)[number];

@@ -1,7 +1,14 @@
 import type { Node } from 'yaml';
 import type { CubeDraft } from './cubes';
 import { parseDuration } from './durations';
-import { type Cube, GRANULARITIES, type Granularity, type SourcePosition } from './model.types';
+import {
+  type Cube,
+  GRANULARITIES,
+  type Granularity,
+  type MeasureType,
+  measureValueType,
+  type SourcePosition,
+} from './model.types';
 import { IDENTIFIER, readName } from './names';
 import {
   PRE_AGGREGATION_TYPES,
@@ -380,7 +387,18 @@ function resolveOne(draft: PreAggregationDraft, cubes: ReadonlyMap<string, Cube>
     }
     return names;
   };
-  pre.measures = list(draft.measures, 'measure', 'measures');
+  pre.measures = list(draft.measures, 'measure', 'measures').filter((name) => {
+    const [cubeName = '', member = ''] = name.split('.');
+    const type = cubes.get(cubeName)?.measures[member]?.type;
+    if (!type || storable(type)) return true;
+    const reference = draft.measures.find((r) => resolvesTo(r.text, pre.cube, name));
+    file.error(
+      reference?.node ?? null,
+      `${label}: ${name} is a ${type} measure; a rollup stores numbers only, and a query with it reads the source`,
+    );
+    ok = false;
+    return false;
+  });
   pre.dimensions = list(draft.dimensions, 'dimension', 'dimensions');
   pre.segments = list(draft.segments, 'segment', 'segments');
   if (draft.timeDimension) {
@@ -469,11 +487,25 @@ function resolveOne(draft: PreAggregationDraft, cubes: ReadonlyMap<string, Cube>
  * its time_dimension are not stored (a query on them reads the source).
  */
 export function storeEveryMember(pre: PreAggregation, cube: Cube): void {
-  pre.measures = Object.keys(cube.measures).map((name) => `${cube.name}.${name}`);
+  pre.measures = Object.entries(cube.measures)
+    .filter(([, measure]) => storable(measure.type))
+    .map(([name]) => `${cube.name}.${name}`);
   pre.dimensions = Object.entries(cube.dimensions)
     .filter(([, dimension]) => dimension.type !== 'time')
     .map(([name]) => `${cube.name}.${name}`);
   if (pre.timeDimension) pre.granularity = 'second';
+}
+
+/** Whether a rollup can store a measure of this type: a number (`string`, `time` and `boolean` are not). */
+export function storable(type: MeasureType): boolean {
+  return measureValueType(type) === 'number';
+}
+
+/** Whether a rollup's reference (`member`, `CUBE.member`, `cube.member`) names `name`. */
+function resolvesTo(text: string, cube: string, name: string): boolean {
+  const parts = text.split('.');
+  const full = parts.length === 1 || parts[0] === 'CUBE' ? `${cube}.${parts.at(-1)}` : text;
+  return full === name;
 }
 
 function errorAt(file: YamlFile, position: SourcePosition, message: string): void {

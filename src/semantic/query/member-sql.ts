@@ -109,3 +109,26 @@ export class MemberSql {
     return `(${this.resolve(cubeName, sql, depth + 1, reference)})`;
   }
 }
+
+/** Words a `number` measure's SQL may hold besides function names and the measures it reads. */
+const SQL_WORDS = new Set(
+  (
+    'null case when then else end and or not is in between as true false ' +
+    'numeric decimal real float double precision integer int bigint smallint text varchar'
+  ).split(' '),
+);
+
+/**
+ * Whether SQL whose measure references were replaced reads a bare column (`{count} + MAX(amount)`):
+ * a word that is no SQL keyword, type or function name (one followed by `(`).
+ */
+export function readsColumns(sql: string): boolean {
+  const code = sql.replace(/'(?:[^']|'')*'/g, "''");
+  // A word: not the exponent of a number (`1e5`) nor a name after a dot.
+  for (const match of code.matchAll(/(?<![\w.])[A-Za-z_][A-Za-z0-9_]*/g)) {
+    const after = code.slice((match.index ?? 0) + match[0].length).trimStart();
+    if (after.startsWith('(')) continue;
+    if (!SQL_WORDS.has(match[0].toLowerCase())) return true;
+  }
+  return false;
+}

@@ -1,5 +1,5 @@
 import { isKnownTimeZone } from '../../core/time-zone';
-import { type CompiledModel, GRANULARITIES, type Granularity } from '../model/model.types';
+import { type CompiledModel, GRANULARITIES, type Granularity, measureValueType } from '../model/model.types';
 import { boundOf, resolveDateRange } from './date-range';
 import { type FoundMember, findMember } from './members';
 import {
@@ -173,7 +173,10 @@ function normalizeFilter(
   if (!operator) throw new QueryError(`Unknown operator: ${String(filter.operator)}`);
   const found = findMember(model, memberName);
   if (found.target.kind === 'segment') throw new QueryError(`A segment cannot be filtered: ${found.name}`);
-  const type = found.target.kind === 'measure' ? 'number' : found.target.dimension.type;
+  const type =
+    found.target.kind === 'measure'
+      ? measureValueType(found.target.measure.type)
+      : found.target.dimension.type;
   const raw = listOf(filter.values, 'values');
   checkValueCount(operator, raw.length);
   const member = use(found);

@@ -1,8 +1,14 @@
 import type { Dialect, ZoneContext } from '../dialects/dialect';
-import type { CompiledModel, Granularity, Measure } from '../model/model.types';
+import {
+  COMPUTED_MEASURE_TYPES,
+  type CompiledModel,
+  type Granularity,
+  type Measure,
+  measureValueType,
+} from '../model/model.types';
 import { balanced, type FilterTarget, filterMembers, filterSql } from './filters';
 import { findJoinTree, type JoinTree, multipliedCubes } from './join-tree';
-import { MemberSql } from './member-sql';
+import { MemberSql, readsColumns } from './member-sql';
 import { type CubeMember, cubeMemberOf } from './members';
 import type { CompiledSql, NormalizedFilter, NormalizedQuery, QueryMember } from './query.types';
 import { QueryError } from './query-error';
@@ -38,7 +44,10 @@ export interface CompiledQuery extends CompiledSql {
   joinTree: JoinTree;
 }
 
-/** A leaf (aggregated) measure the query needs, directly or through a `number` measure. */
+/**
+ * A measure the query needs, directly or through another: an aggregating one (a leaf), or a
+ * computed one (`number`, `string`, `time`, `boolean`) whose SQL is its whole expression.
+ */
 interface Leaf {
   alias: string;
   cube: string;
@@ -47,6 +56,8 @@ interface Leaf {
   condition?: string;
   /** 0: aggregated over the joined rows; otherwise the group of its multiplied cube. */
   group: number;
+  /** A computed measure's SQL, each measure it reads marked (see `measureSql`). */
+  computed?: string;
 }
 
 /** Default span of SQLite's zone conversion when the query gives no date range to bound it. */
@@ -139,8 +150,21 @@ export function compileQuery(
     }
     return `${LEAF_MARK}${leaf.alias}${LEAF_MARK}`;
   };
+  // A computed measure is marked like a leaf: it is computed with the joined rows when they hold
+  // everything it reads (its own SQL may aggregate columns: `MAX(created_at)`), else from the
+  // groups' results (see groupedBody).
+  const computedMarker = (cube: string, measure: Measure): string => {
+    const key = `${cube}.${measure.shortName}`;
+    let leaf = leaves.get(key);
+    if (!leaf) {
+      const computed = sqlOf.numberMeasure(cube, measure, measureSql);
+      leaf = { alias: `m${leaves.size}`, cube, measure, group: 0, computed };
+      leaves.set(key, leaf);
+    }
+    return `${LEAF_MARK}${leaf.alias}${LEAF_MARK}`;
+  };
   const measureSql = (cube: string, measure: Measure): string =>
-    measure.type === 'number' ? sqlOf.numberMeasure(cube, measure, measureSql) : leafMarker(cube, measure);
+    COMPUTED_MEASURE_TYPES.has(measure.type) ? computedMarker(cube, measure) : leafMarker(cube, measure);
   const measures = query.measures.map((member) => {
     const found = lookup(model, member);
     if (found.kind !== 'measure') throw new QueryError(`Not a measure: ${member.name}`);
@@ -154,7 +178,9 @@ export function compileQuery(
 
   const target = (member: QueryMember): FilterTarget => {
     const found = lookup(model, member);
-    if (found.kind === 'measure') return { sql: measureSql(found.cube.name, found.measure), type: 'number' };
+    if (found.kind === 'measure') {
+      return { sql: measureSql(found.cube.name, found.measure), type: measureValueType(found.measure.type) };
+    }
     if (found.kind === 'dimension') {
       return { sql: sqlOf.dimension(found.cube.name, shortName(found)), type: found.dimension.type };
     }
@@ -190,7 +216,16 @@ export function compileQuery(
     const conditions = [...rowConditions, ...aggregateConditions];
     const filtered = conditions.length > 0 ? ` WHERE ${balanced(conditions, 'AND')}` : '';
     body = `SELECT ${select.join(', ')} FROM ${from}${filtered}`;
-    body = replaceLeaves(body, leaves, (leaf) => rowValue(leaf));
+    const render = (leaf: Leaf): string => {
+      if (leaf.computed === undefined) return rowValue(leaf);
+      if (readsRows(leaf, sqlOf.cubes, dialect)) {
+        throw new QueryError(
+          `Measure ${leaf.cube}.${leaf.measure.shortName} aggregates its own SQL, which an ungrouped query cannot read`,
+        );
+      }
+      return `(${replaceLeaves(leaf.computed, leaves, render)})`;
+    };
+    body = replaceLeaves(body, leaves, render);
   } else {
     body = groupedBody(tree, sqlOf, dialect, from, where, dimensions, measures, aggregateConditions, leaves);
   }
@@ -222,18 +257,47 @@ function groupedBody(
 ): string {
   const multiplied = multipliedCubes(tree);
   const groups: string[] = [];
+  const groupOf = (cube: string) => {
+    if (!groups.includes(cube)) groups.push(cube);
+    return groups.indexOf(cube) + 1;
+  };
   for (const leaf of leaves.values()) {
-    if (!multiplied.has(leaf.cube) || !ADDITIVE.has(leaf.measure.type)) continue;
-    if (!groups.includes(leaf.cube)) groups.push(leaf.cube);
-    leaf.group = groups.indexOf(leaf.cube) + 1;
+    if (leaf.computed !== undefined || !multiplied.has(leaf.cube) || !ADDITIVE.has(leaf.measure.type))
+      continue;
+    leaf.group = groupOf(leaf.cube);
   }
-  const inGroup = (group: number) => [...leaves.values()].filter((leaf) => leaf.group === group);
+  // A computed measure is computed in a group, inline, when that group's rows hold everything it
+  // reads: the joined rows (group 0) when its cube is not multiplied and the measures it reads
+  // are computed there; its cube's own rows, once each, when its cube is multiplied and it reads
+  // measures of that cube only. Otherwise it is computed from the groups' results, and then may
+  // read measures only (`outer`).
+  const outer = new Set<Leaf>();
+  for (const leaf of leaves.values()) {
+    if (leaf.computed === undefined) continue;
+    const reads = markedLeaves(leaf, leaves);
+    if (!multiplied.has(leaf.cube)) {
+      if (reads.every((read) => !outer.has(read) && read.group === 0)) continue;
+    } else if (reads.every((read) => read.cube === leaf.cube && !outer.has(read))) {
+      leaf.group = groupOf(leaf.cube);
+      continue;
+    }
+    if (readsRows(leaf, sqlOf.cubes, dialect)) {
+      throw new QueryError(
+        `Measure ${leaf.cube}.${leaf.measure.shortName} aggregates its own SQL and reads measures this query's joins compute apart; query it without the joins that multiply cube ${leaf.cube}`,
+      );
+    }
+    outer.add(leaf);
+  }
+  const inline = (leaf: Leaf): string =>
+    leaf.computed === undefined ? aggregate(leaf) : `(${replaceLeaves(leaf.computed, leaves, inline)})`;
+  const inGroup = (group: number) =>
+    [...leaves.values()].filter((leaf) => leaf.group === group && !outer.has(leaf));
   const dimensionSelect = dimensions.map((dimension, index) => `${dimension.expr} AS d${index}`);
   const groupBy =
     dimensions.length > 0 ? ` GROUP BY ${dimensions.map((_, index) => index + 1).join(', ')}` : '';
 
   // Group 0 holds every combination of dimensions the filtered rows have, so the others join to it.
-  const direct = [...dimensionSelect, ...inGroup(0).map((leaf) => `${aggregate(leaf)} AS ${leaf.alias}`)];
+  const direct = [...dimensionSelect, ...inGroup(0).map((leaf) => `${inline(leaf)} AS ${leaf.alias}`)];
   if (direct.length === 0) direct.push('count(*) AS n');
   let joined = `(SELECT ${direct.join(', ')} FROM ${from}${where}${groupBy}) AS q0`;
 
@@ -251,7 +315,7 @@ function groupedBody(
       .join(' AND ');
     const select = [
       ...dimensions.map((_, position) => `ks.d${position}`),
-      ...inGroup(group).map((leaf) => `${aggregate(leaf)} AS ${leaf.alias}`),
+      ...inGroup(group).map((leaf) => `${inline(leaf)} AS ${leaf.alias}`),
     ];
     const sub = `SELECT ${select.join(', ')} FROM (${keyRows}) AS ks INNER JOIN ${sqlOf.source(cubeName)} ON ${keyJoin}${groupBy}`;
     const on =
@@ -269,12 +333,14 @@ function groupedBody(
   ];
   const having = aggregateConditions.length > 0 ? ` WHERE ${balanced(aggregateConditions, 'AND')}` : '';
   const body = `SELECT ${select.join(', ')} FROM ${joined}${having}`;
-  return replaceLeaves(body, leaves, (leaf) => {
+  const render = (leaf: Leaf): string => {
+    if (outer.has(leaf)) return `(${replaceLeaves(leaf.computed ?? 'NULL', leaves, render)})`;
     const column = `q${leaf.group}.${leaf.alias}`;
     // A combination of dimensions a multiplied cube has no rows for counts none.
     const counts = leaf.measure.type === 'count';
     return leaf.group > 0 && counts ? `COALESCE(${column}, 0)` : column;
-  });
+  };
+  return replaceLeaves(body, leaves, render);
 }
 
 /**
@@ -285,6 +351,20 @@ function countedKey(sqlOf: MemberSql, cubeName: string, measure: Measure): strin
   if (measure.type !== 'count') return undefined;
   const key = Object.entries(sqlOf.cube(cubeName).dimensions).find(([, dimension]) => dimension.primaryKey);
   return key && sqlOf.dimension(cubeName, key[0]);
+}
+
+/** The measures a computed measure's SQL reads, as marked in it. */
+function markedLeaves(leaf: Leaf, leaves: Map<string, Leaf>): Leaf[] {
+  const byAlias = new Map([...leaves.values()].map((known) => [known.alias, known]));
+  return [...(leaf.computed ?? '').matchAll(/\uE001(m\d+)\uE001/g)].map(
+    (match) => byAlias.get(match[1] as string) as Leaf,
+  );
+}
+
+/** Whether a computed measure's SQL reads rows (a column or a dimension), not only measures. */
+function readsRows(leaf: Leaf, cubes: Iterable<string>, dialect: Dialect): boolean {
+  const sql = (leaf.computed ?? '').replace(/\uE001m\d+\uE001/g, 'NULL');
+  return [...cubes].some((cube) => sql.includes(`${dialect.quote(cube)}.`)) || readsColumns(sql);
 }
 
 function replaceLeaves(sql: string, leaves: Map<string, Leaf>, render: (leaf: Leaf) => string): string {

@@ -1,4 +1,9 @@
-import type { CompiledModel, Granularity } from '../model/model.types';
+import {
+  type CompiledModel,
+  type Granularity,
+  type MeasureType,
+  measureValueType,
+} from '../model/model.types';
 import { findMember } from './members';
 import type { CompiledQuery } from './plan';
 import type { Annotation, NormalizedQuery, QueryMember } from './query.types';
@@ -15,7 +20,8 @@ export function shapeRows(
   return rows.map((row) => {
     const shaped: Record<string, unknown> = {};
     for (const column of compiled.columns) {
-      const value = cubeValue(row[column.alias], column.kind === 'measure' ? 'number' : column.type);
+      const type = column.kind === 'measure' ? measureValueType(column.type as MeasureType) : column.type;
+      const value = cubeValue(row[column.alias], type, column.kind === 'measure');
       if (column.kind === 'timeDimension') shaped[`${column.member}.${column.granularity}`] = value;
       shaped[column.member] = value;
     }
@@ -23,7 +29,7 @@ export function shapeRows(
   });
 }
 
-function cubeValue(value: unknown, type: string): unknown {
+function cubeValue(value: unknown, type: string, measure: boolean): unknown {
   if (value === null || value === undefined) return null;
   if (type === 'boolean') {
     if (typeof value === 'boolean') return value;
@@ -31,7 +37,28 @@ function cubeValue(value: unknown, type: string): unknown {
     return value === 'true' || value === 't' || value === '1';
   }
   if (value instanceof Date) return value.toISOString().replace('Z', '');
-  return typeof value === 'string' ? value : String(value);
+  const text = typeof value === 'string' ? value : String(value);
+  return measure && type === 'time' ? timestampText(text) : text;
+}
+
+const ISO_INSTANT =
+  /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?))?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
+
+/**
+ * A `time` measure's value as Cube's PostgreSQL driver writes a timestamp: the UTC instant as
+ * `YYYY-MM-DDTHH:MM:SS.mmm` (a stored text without an offset is UTC). Text that is no ISO
+ * instant is answered as it is.
+ */
+function timestampText(text: string): string {
+  const match = ISO_INSTANT.exec(text.trim());
+  if (!match) return text;
+  const [, date, time = '00:00', zone = 'Z'] = match;
+  const offset =
+    zone === 'Z' || zone.includes(':')
+      ? zone
+      : `${zone.slice(0, 3)}:${zone.length === 3 ? '00' : zone.slice(3)}`;
+  const ms = Date.parse(`${date}T${time}${offset}`);
+  return Number.isFinite(ms) ? new Date(ms).toISOString().slice(0, 23) : text;
 }
 
 const INTERVALS: Record<Granularity, string> = {
@@ -50,7 +77,7 @@ export function annotationOf(model: CompiledModel, query: NormalizedQuery): Anno
   const annotation: Annotation = { measures: {}, dimensions: {}, segments: {}, timeDimensions: {} };
   for (const member of query.measures) {
     const titles = titlesOf(model, member);
-    annotation.measures[member.name] = { ...titles, type: 'number', ...formatOf(model, member) };
+    annotation.measures[member.name] = { ...titles, type: typeOf(model, member), ...formatOf(model, member) };
   }
   for (const member of query.dimensions) {
     annotation.dimensions[member.name] = {
@@ -98,7 +125,8 @@ function metaOf(target: ReturnType<typeof findMember>['target']) {
 
 function typeOf(model: CompiledModel, member: QueryMember): string {
   const target = findMember(model, member.name).target;
-  return target.kind === 'dimension' ? target.dimension.type : 'number';
+  if (target.kind === 'dimension') return target.dimension.type;
+  return target.kind === 'measure' ? measureValueType(target.measure.type) : 'number';
 }
 
 function formatOf(model: CompiledModel, member: QueryMember): { format?: string } {

@@ -1,7 +1,7 @@
 import { sqlite } from '../../dialects/sqlite';
 import type { CompiledModel, DimensionType, Granularity, MeasureType } from '../../model/model.types';
 import type { PreAggregation, RollupColumn } from '../../model/pre-aggregations.types';
-import { MemberSql } from '../member-sql';
+import { MemberSql, readsColumns } from '../member-sql';
 import { cubeMemberOf } from '../members';
 import { QueryError } from '../query-error';
 
@@ -37,6 +37,7 @@ export function numberLeaves(model: CompiledModel, target: string, depth = 0): s
   if (!additive || leaves.length === 0) return null;
   // Every cube alias the SQL still names is a column, a dimension or {CUBE}: not in a rollup.
   if ([...sqlOf.cubes].some((cube) => sql.includes(sqlite.quote(cube)))) return null;
+  if (readsColumns(sql)) return null;
   return [...new Set(leaves)];
 }
 
