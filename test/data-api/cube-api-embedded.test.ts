@@ -153,21 +153,21 @@ describe('the embedded store', () => {
     expect(rowsOf(res.body.data, ['line_items.product', 'orders.total_amount'])).toEqual(textRows(expected));
   });
 
-  it("answers Cube's computed measures (their SQL the whole aggregate) on both stores, typed in /meta", async () => {
+  it("answers Cube's computed measures (their SQL the whole aggregate) and count_distinct_approx on both stores, typed in /meta", async () => {
     const query = {
-      measures: ['orders.raw_amount', 'orders.last_order'],
+      measures: ['orders.raw_amount', 'orders.last_order', 'orders.customers_approx'],
       dimensions: ['orders.status'],
       order: { 'orders.status': 'asc' },
     };
     const expected = {
       store: await storeRows(
         storeDeployment,
-        `SELECT status, sum(amount), strftime('%Y-%m-%dT%H:%M:%f', max(created_at)) FROM orders
-         GROUP BY status ORDER BY status`,
+        `SELECT status, sum(amount), strftime('%Y-%m-%dT%H:%M:%f', max(created_at)), count(DISTINCT user_id)
+         FROM orders GROUP BY status ORDER BY status`,
       ),
       postgres: await pgRows(
-        `SELECT status, sum(amount), to_char(max(created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS')
-         FROM ${schema}.orders GROUP BY status ORDER BY status`,
+        `SELECT status, sum(amount), to_char(max(created_at) AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS'),
+           count(DISTINCT user_id) FROM ${schema}.orders GROUP BY status ORDER BY status`,
       ),
     };
     for (const [token, rows] of [
@@ -176,10 +176,9 @@ describe('the embedded store', () => {
     ] as const) {
       const res = await load(token, query);
       expect(res.status, JSON.stringify(res.body)).toBe(200);
-      const numeric = (r: (string | null)[]) => [r[0], Number(r[1]), r[2]];
-      expect(
-        rowsOf(res.body.data, ['orders.status', 'orders.raw_amount', 'orders.last_order']).map(numeric),
-      ).toEqual(textRows(rows).map(numeric));
+      const numeric = (r: (string | null)[]) => [r[0], Number(r[1]), r[2], r[3]];
+      const columns = ['orders.status', 'orders.raw_amount', 'orders.last_order', 'orders.customers_approx'];
+      expect(rowsOf(res.body.data, columns).map(numeric)).toEqual(textRows(rows).map(numeric));
       expect(res.body.annotation.measures['orders.last_order'].type).toBe('time');
       expect(res.body.annotation.measures['orders.raw_amount'].type).toBe('number');
       const meta = await api('GET', '/cubejs-api/v1/meta', { auth: { raw: token } });
@@ -187,6 +186,30 @@ describe('the embedded store', () => {
       const typed = (name: string) => measures.find((m: { name: string }) => m.name === name);
       expect(typed('orders.last_order')).toMatchObject({ type: 'time', aggType: 'time' });
       expect(typed('orders.raw_amount')).toMatchObject({ type: 'number', aggType: 'number' });
+      expect(typed('orders.customers_approx')).toMatchObject({
+        type: 'number',
+        aggType: 'countDistinctApprox',
+      });
+    }
+  });
+
+  it("answers a dimension defined by Cube's case (when conditions and labels, an else) on both stores", async () => {
+    const query = {
+      measures: ['orders.count'],
+      dimensions: ['orders.size'],
+      order: { 'orders.size': 'asc' },
+    };
+    const bySize = (table: string) =>
+      `SELECT CASE WHEN amount < 50 THEN 'small' WHEN amount < 100 THEN 'it''s medium' ELSE 'large' END AS size,
+         count(*) FROM ${table} GROUP BY 1 ORDER BY 1`;
+    for (const [token, rows] of [
+      [storeToken, await storeRows(storeDeployment, bySize('orders'))],
+      [pgToken, await pgRows(bySize(`${schema}.orders`))],
+    ] as const) {
+      const res = await load(token, query);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      expect(rowsOf(res.body.data, ['orders.size', 'orders.count'])).toEqual(textRows(rows));
+      expect(rowsOf(res.body.data, ['orders.size']).flat()).toContain("it's medium");
     }
   });
 

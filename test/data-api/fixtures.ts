@@ -95,6 +95,16 @@ export function shopModel(prefix: string): string {
       - name: created_at
         sql: created_at
         type: time
+      - name: size
+        type: string
+        case:
+          when:
+            - sql: "{CUBE}.amount < 50"
+              label: small
+            - sql: "{CUBE}.amount < 100"
+              label: "it's medium"
+          else:
+            label: large
     measures:
       - name: count
         type: count
@@ -118,6 +128,9 @@ export function shopModel(prefix: string): string {
       - name: last_order
         sql: "MAX({created_at})"
         type: time
+      - name: customers_approx
+        sql: user_id
+        type: count_distinct_approx
     segments:
       - name: completed
         sql: "{CUBE}.status = 'completed'"

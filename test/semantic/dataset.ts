@@ -132,6 +132,8 @@ export function shopModel(table: (name: Table) => string): CompiledModel {
           min_amount: { type: 'min', sql: 'amount' },
           max_amount: { type: 'max', sql: 'amount' },
           distinct_users: { type: 'count_distinct', sql: 'user_id' },
+          // Counted exactly: an exact count is within any approximation.
+          distinct_users_approx: { type: 'count_distinct_approx', sql: 'user_id' },
           completed_count: { type: 'count', filters: ["{CUBE}.status = 'completed'"] },
           completed_amount: { type: 'sum', sql: 'amount', filters: ["{status} = 'completed'"] },
           amount_per_order: { type: 'number', sql: '1.0 * {total_amount} / NULLIF({count}, 0)' },

@@ -676,14 +676,44 @@ describe('errors: members', () => {
   it('refuses unsupported measure types, listing the supported ones', () => {
     expectOneError(
       cube('    measures:\n      - name: running\n        sql: amount\n        type: running_total\n'),
-      'measure "running": measure type running_total is not supported (supported: count, count_distinct, sum, avg, min, max, number, string, time, boolean)',
+      'measure "running": measure type running_total is not supported (supported: count, count_distinct, count_distinct_approx, sum, avg, min, max, number, string, time, boolean)',
       7,
       15,
     );
+  });
+
+  it("compiles Cube's case of a dimension to SQL, and refuses it with sql, without when, or with braces in a label", () => {
+    const compiled = compileModel([
+      {
+        path: 'model/cubes/orders.yml',
+        content: `cubes:\n  - name: orders\n    sql_table: public.orders\n    dimensions:\n      - name: size\n        type: string\n        case:\n          when:\n            - sql: "{CUBE}.amount < 10"\n              label: "it's small"\n            - sql: amount < 100\n              label: medium\n          else:\n            label: large\n`,
+      },
+    ]);
+    expect(compiled.ok, JSON.stringify(compiled)).toBe(true);
+    if (!compiled.ok) return;
+    expect(compiled.model.cubes.orders?.dimensions.size?.sql).toBe(
+      `CASE WHEN ({CUBE}.amount < 10) THEN 'it''s small' WHEN (amount < 100) THEN 'medium' ELSE 'large' END`,
+    );
+    const dimension = (body: string) =>
+      cube(`    dimensions:\n      - name: size\n        type: string\n${body}`);
     expectOneError(
-      cube('    measures:\n      - name: approx\n        sql: id\n        type: count_distinct_approx\n'),
-      'measure type count_distinct_approx is not supported',
-      7,
+      dimension(
+        '        sql: amount\n        case:\n          when:\n            - sql: amount < 1\n              label: a\n',
+      ),
+      'a dimension takes sql or case, not both',
+      9,
+    );
+    expectOneError(
+      dimension('        case:\n          else:\n            label: a\n'),
+      'case needs a list of when conditions',
+      8,
+    );
+    expectOneError(
+      dimension(
+        '        case:\n          when:\n            - sql: amount < 1\n              label: "{x}"\n',
+      ),
+      'a case label cannot contain { or }',
+      10,
     );
   });
 
@@ -710,10 +740,10 @@ describe('errors: members', () => {
     );
     expectOneError(
       cube(
-        '    dimensions:\n      - name: size\n        sql: size\n        type: string\n        case:\n          when: []\n',
+        '    dimensions:\n      - name: size\n        type: string\n        sub_query: true\n        sql: size\n',
       ),
-      'dimension "size": case is not supported',
-      8,
+      'dimension "size": sub_query is not supported',
+      7,
       9,
     );
     expectOneError(

@@ -10,7 +10,7 @@ afterAll(async () => {
 });
 
 describe('measures', () => {
-  it('count, sum, avg, min, max and count_distinct by a dimension', async () => {
+  it('count, sum, avg, min, max, count_distinct and count_distinct_approx by a dimension', async () => {
     const answers = await expectMatches(
       shop,
       {
@@ -22,12 +22,13 @@ describe('measures', () => {
           'orders.min_amount',
           'orders.max_amount',
           'orders.distinct_users',
+          'orders.distinct_users_approx',
         ],
         order: { 'orders.status': 'asc' },
       },
       `SELECT status AS "orders.status", count(*) AS "orders.count", sum(amount) AS "orders.total_amount",
          avg(amount) AS "orders.avg_amount", min(amount) AS "orders.min_amount", max(amount) AS "orders.max_amount",
-         count(DISTINCT user_id) AS "orders.distinct_users"
+         count(DISTINCT user_id) AS "orders.distinct_users", count(DISTINCT user_id) AS "orders.distinct_users_approx"
        FROM {orders} GROUP BY status ORDER BY status ASC NULLS LAST`,
     );
     // Integer results read the same from both databases.

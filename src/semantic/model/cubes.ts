@@ -96,9 +96,8 @@ const MEASURE_KEYS = {
   ],
 };
 const DIMENSION_KEYS = {
-  allowed: [...MEMBER_COMMON, 'type', 'primary_key', 'format'],
+  allowed: [...MEMBER_COMMON, 'type', 'primary_key', 'format', 'case'],
   unsupported: [
-    'case',
     'sub_query',
     'propagate_filters_to_sub_query',
     'granularities',
@@ -110,6 +109,9 @@ const DIMENSION_KEYS = {
   ],
 };
 const SEGMENT_KEYS = { allowed: MEMBER_COMMON };
+const CASE_KEYS = { allowed: ['when', 'else'] };
+const WHEN_KEYS = { allowed: ['sql', 'label'] };
+const ELSE_KEYS = { allowed: ['label'] };
 const JOIN_KEYS = { allowed: ['name', 'sql', 'relationship'] };
 const FILTER_KEYS = { allowed: ['sql'] };
 const REFRESH_KEY_KEYS = {
@@ -277,18 +279,70 @@ function readDimension(draft: CubeDraft, node: Node, taken: Set<string>): Dimens
   if (!fields) return null;
   const member = readMemberMeta(draft, fields, taken);
   const type = readType(fields, 'dimension', DIMENSION_TYPES);
-  const sql = member
-    ? addSql(draft, fields, 'sql', {
-        use: 'dimension',
-        member: member.name,
-        owner: `dimension "${member.name}"`,
-      })
-    : undefined;
+  if (member && fields.has('case') && fields.has('sql')) {
+    fields.error('case', 'a dimension takes sql or case, not both');
+    return null;
+  }
+  const site = member && {
+    use: 'dimension' as const,
+    member: member.name,
+    owner: `dimension "${member.name}"`,
+  };
+  const sql = !site
+    ? undefined
+    : fields.has('case')
+      ? readCase(draft, fields, site)
+      : addSql(draft, fields, 'sql', site);
   if (!member || !type || sql === undefined) return null;
   const dimension: Dimension = { ...member, type, sql, primaryKey: fields.boolean('primary_key') ?? false };
   const format = fields.string('format');
   if (format !== undefined) dimension.format = format;
   return dimension;
+}
+
+/**
+ * Cube's `case` of a dimension as SQL: `CASE WHEN <when.sql> THEN '<label>' … ELSE '<label>' END`,
+ * each condition checked like a dimension's sql, each label a string literal (no `else`: NULL).
+ */
+function readCase(
+  draft: CubeDraft,
+  fields: Fields,
+  site: Omit<SqlSite, 'sql' | 'file' | 'node' | 'cube'>,
+): string | undefined {
+  const spec = fields.mapping('case', `${fields.what}: case`, CASE_KEYS);
+  if (!spec) return undefined;
+  const whens = spec.sequence('when');
+  if (!whens || whens.length === 0) {
+    spec.error('when', 'case needs a list of when conditions, each with sql and label');
+    return undefined;
+  }
+  const label = (from: Fields): string | undefined => {
+    const text = from.string('label', true);
+    if (text === undefined) return undefined;
+    // A brace would read as a member reference when the SQL is resolved.
+    if (/[{}]/.test(text)) {
+      from.error('label', 'a case label cannot contain { or }');
+      return undefined;
+    }
+    return `'${text.replaceAll("'", "''")}'`;
+  };
+  const branches: string[] = [];
+  for (const node of whens) {
+    const when = draft.file.mapping(node, `${spec.what}: when`, WHEN_KEYS);
+    if (!when) return undefined;
+    const condition = addSql(draft, when, 'sql', site);
+    const then = label(when);
+    if (condition === undefined || then === undefined) return undefined;
+    branches.push(`WHEN (${condition}) THEN ${then}`);
+  }
+  let otherwise = '';
+  if (spec.has('else')) {
+    const fallback = spec.mapping('else', `${spec.what}: else`, ELSE_KEYS);
+    const text = fallback && label(fallback);
+    if (text === undefined) return undefined;
+    otherwise = ` ELSE ${text}`;
+  }
+  return `CASE ${branches.join(' ')}${otherwise} END`;
 }
 
 function readMeasure(draft: CubeDraft, node: Node, taken: Set<string>): Measure | null {

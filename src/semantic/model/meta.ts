@@ -84,6 +84,7 @@ export type SegmentMeta = MemberMetaCommon;
 const AGG_TYPES: Record<MeasureType, string> = {
   count: 'count',
   count_distinct: 'countDistinct',
+  count_distinct_approx: 'countDistinctApprox',
   sum: 'sum',
   avg: 'avg',
   min: 'min',

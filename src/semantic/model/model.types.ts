@@ -21,6 +21,7 @@ export interface SourcePosition {
 export const MEASURE_TYPES = [
   'count',
   'count_distinct',
+  'count_distinct_approx',
   'sum',
   'avg',
   'min',
@@ -43,6 +44,14 @@ export const COMPUTED_MEASURE_TYPES: ReadonlySet<MeasureType> = new Set([
   'time',
   'boolean',
 ]);
+
+/**
+ * Whether a measure counts distinct values: `count_distinct`, and Cube's `count_distinct_approx`,
+ * which edgeboard counts exactly (an exact count is within any approximation's error).
+ */
+export function countsDistinct(type: MeasureType): boolean {
+  return type === 'count_distinct' || type === 'count_distinct_approx';
+}
 
 /** The type of a measure's values as Cube's `/meta` and `annotation` give it. */
 export function measureValueType(type: MeasureType): 'number' | 'string' | 'time' | 'boolean' {

@@ -2,6 +2,7 @@ import type { Dialect, ZoneContext } from '../dialects/dialect';
 import {
   COMPUTED_MEASURE_TYPES,
   type CompiledModel,
+  countsDistinct,
   type Granularity,
   type Measure,
   measureValueType,
@@ -69,7 +70,7 @@ const DEFAULT_SPAN: [number, number] = [Date.UTC(1990, 0, 1), Date.UTC(2050, 0, 
  */
 const WIDEST_SPAN: [number, number] = [Date.UTC(1900, 0, 1), Date.UTC(2100, 0, 1)];
 const LEAF_MARK = '\uE001';
-/** Measures that a repeated row would count twice; min, max and count_distinct are immune. */
+/** Measures that a repeated row would count twice; min, max and distinct counts are immune. */
 const ADDITIVE = new Set(['count', 'sum', 'avg']);
 
 /**
@@ -135,8 +136,8 @@ export function compileQuery(
     const key = `${cube}.${measure.shortName}`;
     let leaf = leaves.get(key);
     if (!leaf) {
-      if (measure.type === 'count_distinct' && measure.sql === undefined) {
-        throw new QueryError(`Measure ${key} of type count_distinct needs sql`);
+      if (countsDistinct(measure.type) && measure.sql === undefined) {
+        throw new QueryError(`Measure ${key} of type ${measure.type} needs sql`);
       }
       leaf = {
         alias: `m${leaves.size}`,
@@ -381,6 +382,7 @@ function aggregate(leaf: Leaf): string {
       if (input === undefined) return condition ? `count(CASE WHEN ${condition} THEN 1 END)` : 'count(*)';
       return `count(${only(input)})`;
     case 'count_distinct':
+    case 'count_distinct_approx':
       return `count(DISTINCT ${only(input ?? 'NULL')})`;
     default:
       return `${leaf.measure.type}(${only(input ?? 'NULL')})`;
@@ -390,7 +392,7 @@ function aggregate(leaf: Leaf): string {
 /** A leaf measure's value on one row, for ungrouped queries (a count: 1 or 0). */
 function rowValue(leaf: Leaf): string {
   const { input, condition } = leaf;
-  if (leaf.measure.type === 'count' || leaf.measure.type === 'count_distinct') {
+  if (leaf.measure.type === 'count' || countsDistinct(leaf.measure.type)) {
     const counted = [...(input ? [`(${input}) IS NOT NULL`] : []), ...(condition ? [condition] : [])];
     return counted.length > 0 ? `CASE WHEN ${counted.join(' AND ')} THEN 1 ELSE 0 END` : '1';
   }

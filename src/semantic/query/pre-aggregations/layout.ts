@@ -1,5 +1,11 @@
 import { sqlite } from '../../dialects/sqlite';
-import type { CompiledModel, DimensionType, Granularity, MeasureType } from '../../model/model.types';
+import {
+  type CompiledModel,
+  countsDistinct,
+  type DimensionType,
+  type Granularity,
+  type MeasureType,
+} from '../../model/model.types';
 import type { PreAggregation, RollupColumn } from '../../model/pre-aggregations.types';
 import { MemberSql, readsColumns } from '../member-sql';
 import { cubeMemberOf } from '../members';
@@ -131,7 +137,7 @@ export function rollupLayoutOf(
     if (found?.kind !== 'measure') throw new QueryError(`Unknown measure: ${member}`);
     const type = found.measure.type;
     const column = `m${index}`;
-    const counted = type === 'count' || type === 'count_distinct';
+    const counted = type === 'count' || countsDistinct(type);
     columns.push({ name: column, type: counted ? 'integer' : source === 'postgres' ? 'text' : 'real' });
     const measure: LayoutMeasure = { member, column, type };
     if (source === 'postgres' && ADDITIVE_MEASURES.has(type) && !counted) {

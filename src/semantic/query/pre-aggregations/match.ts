@@ -46,7 +46,7 @@ const TEXT_OPERATOR_SET: ReadonlySet<string> = new Set(TEXT_FILTER_OPERATORS);
 
 /** Non-additive measures (Cube's rules): served only when each group is one rollup row. */
 const NON_ADDITIVE_NOTE =
-  'count_distinct, avg, number measures on them, and on PostgreSQL every number measure';
+  'count_distinct, count_distinct_approx, avg, number measures on them, and on PostgreSQL every number measure';
 /** Measures a repeated row counts twice (see plan.ts); min and max are immune. */
 const MULTIPLIABLE = new Set(['count', 'sum', 'avg']);
 
