@@ -3,10 +3,10 @@
 import { describe, expect, it } from 'vitest';
 import { postgres } from '../../src/semantic/dialects/postgres';
 import { sqlite } from '../../src/semantic/dialects/sqlite';
-import type { CompiledModel } from '../../src/semantic/model/model.types';
+import type { CompiledModel, Cube } from '../../src/semantic/model/model.types';
 import { normalizeQuery } from '../../src/semantic/query/normalize';
 import { buildQueryOf, MAX_PARTITION_ROWS } from '../../src/semantic/query/pre-aggregations/build';
-import { storedDefinitionOf } from '../../src/semantic/query/pre-aggregations/layout';
+import { numberLeaves, storedDefinitionOf } from '../../src/semantic/query/pre-aggregations/layout';
 import {
   checkPreAggregation,
   type MatchOptions,
@@ -48,6 +48,35 @@ const byMonth = (extra: CubeQuery = {}): CubeQuery => ({
   measures: ['orders.count', 'orders.total_amount'],
   timeDimensions: [{ dimension: 'orders.created_at', granularity: 'month', dateRange: YEAR }],
   ...extra,
+});
+
+describe('number measures computed from a rollup’s stored leaves', () => {
+  it('only those whose SQL reads measures alone: a bare column beside them is not in a rollup', () => {
+    const orders = MODEL.cubes.orders as Cube;
+    const count = orders.measures.count;
+    if (!count) throw new Error('no count');
+    const withColumn = (sql: string): CompiledModel => ({
+      ...MODEL,
+      cubes: {
+        ...MODEL.cubes,
+        orders: {
+          ...orders,
+          measures: {
+            ...orders.measures,
+            mixed: { ...count, name: 'orders.mixed', shortName: 'mixed', type: 'number', sql, filters: [] },
+          },
+        },
+      },
+    });
+    expect(numberLeaves(withColumn('{count} * 2 + COALESCE({total_amount}, 0)'), 'orders.mixed')).toEqual([
+      'orders.count',
+      'orders.total_amount',
+    ]);
+    expect(numberLeaves(withColumn('{count} + MAX(amount)'), 'orders.mixed')).toBeNull();
+    expect(numberLeaves(withColumn("{count} + CASE WHEN 1e3 > 0 THEN 'x' END"), 'orders.mixed')).toEqual([
+      'orders.count',
+    ]);
+  });
 });
 
 describe('additivity', () => {
