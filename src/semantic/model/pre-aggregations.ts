@@ -373,6 +373,12 @@ function resolveOne(draft: PreAggregationDraft, cubes: ReadonlyMap<string, Cube>
     if (!kind) return problem(`cube "${cubeName}" has no member "${memberName}"`);
     if (!kinds.includes(kind))
       return problem(`${cubeName}.${memberName} is a ${kind}, not a ${kinds.join(' or ')}`);
+    const measureType = kind === 'measure' ? cube.measures[memberName]?.type : undefined;
+    if (measureType && !storable(measureType)) {
+      return problem(
+        `${cubeName}.${memberName} is a ${measureType} measure; a rollup stores numbers only, and a query with it reads the source`,
+      );
+    }
     return `${cubeName}.${memberName}`;
   };
   const list = (references: RawReference[], kind: Kind, key: string): string[] => {
@@ -387,18 +393,7 @@ function resolveOne(draft: PreAggregationDraft, cubes: ReadonlyMap<string, Cube>
     }
     return names;
   };
-  pre.measures = list(draft.measures, 'measure', 'measures').filter((name) => {
-    const [cubeName = '', member = ''] = name.split('.');
-    const type = cubes.get(cubeName)?.measures[member]?.type;
-    if (!type || storable(type)) return true;
-    const reference = draft.measures.find((r) => resolvesTo(r.text, pre.cube, name));
-    file.error(
-      reference?.node ?? null,
-      `${label}: ${name} is a ${type} measure; a rollup stores numbers only, and a query with it reads the source`,
-    );
-    ok = false;
-    return false;
-  });
+  pre.measures = list(draft.measures, 'measure', 'measures');
   pre.dimensions = list(draft.dimensions, 'dimension', 'dimensions');
   pre.segments = list(draft.segments, 'segment', 'segments');
   if (draft.timeDimension) {
@@ -497,15 +492,8 @@ export function storeEveryMember(pre: PreAggregation, cube: Cube): void {
 }
 
 /** Whether a rollup can store a measure of this type: a number (`string`, `time` and `boolean` are not). */
-export function storable(type: MeasureType): boolean {
+function storable(type: MeasureType): boolean {
   return measureValueType(type) === 'number';
-}
-
-/** Whether a rollup's reference (`member`, `CUBE.member`, `cube.member`) names `name`. */
-function resolvesTo(text: string, cube: string, name: string): boolean {
-  const parts = text.split('.');
-  const full = parts.length === 1 || parts[0] === 'CUBE' ? `${cube}.${parts.at(-1)}` : text;
-  return full === name;
 }
 
 function errorAt(file: YamlFile, position: SourcePosition, message: string): void {

@@ -100,6 +100,11 @@ function pointOf(value: string, zone: string, now: Date, side: 'start' | 'end', 
   return ms;
 }
 
+/** An ISO 8601 date or timestamp as a UTC instant (ms); text without an offset is UTC. */
+export function instantOfText(text: string): number | undefined {
+  return absolutePoint(text.trim(), 'UTC', 'start');
+}
+
 function absolutePoint(text: string, zone: string, side: 'start' | 'end'): number | undefined {
   const date = DATE.exec(text);
   if (date) {

@@ -108,6 +108,14 @@ export class MemberSql {
     const sql = found.kind === 'dimension' ? found.dimension.sql : found.segment.sql;
     return `(${this.resolve(cubeName, sql, depth + 1, reference)})`;
   }
+
+  /**
+   * Whether SQL resolved here, with the measures it references replaced, reads rows: a column or
+   * a dimension of a cube it named (`"orders".amount`, `{CUBE}`), or a bare column.
+   */
+  readsRows(sql: string): boolean {
+    return [...this.cubes].some((cube) => sql.includes(this.dialect.quote(cube))) || readsColumns(sql);
+  }
 }
 
 /** Words a `number` measure's SQL may hold besides function names and the measures it reads. */
@@ -122,7 +130,7 @@ const SQL_WORDS = new Set(
  * Whether SQL whose measure references were replaced reads a bare column (`{count} + MAX(amount)`):
  * a word that is no SQL keyword, type or function name (one followed by `(`).
  */
-export function readsColumns(sql: string): boolean {
+function readsColumns(sql: string): boolean {
   const code = sql.replace(/'(?:[^']|'')*'/g, "''");
   // A word: not the exponent of a number (`1e5`) nor a name after a dot.
   for (const match of code.matchAll(/(?<![\w.])[A-Za-z_][A-Za-z0-9_]*/g)) {

@@ -9,7 +9,7 @@ import {
 } from '../model/model.types';
 import { balanced, type FilterTarget, filterMembers, filterSql } from './filters';
 import { findJoinTree, type JoinTree, multipliedCubes } from './join-tree';
-import { MemberSql, readsColumns } from './member-sql';
+import { MemberSql } from './member-sql';
 import { type CubeMember, cubeMemberOf } from './members';
 import type { CompiledSql, NormalizedFilter, NormalizedQuery, QueryMember } from './query.types';
 import { QueryError } from './query-error';
@@ -130,42 +130,32 @@ export function compileQuery(
     }),
   ];
 
-  // Measures: leaves are aggregated in a group; `number` measures combine them afterwards.
+  // Measures, each marked in the SQL by its alias: an aggregating one (a leaf) is aggregated in a
+  // group; a computed one is computed with the rows that hold everything it reads (its own SQL
+  // may aggregate columns: `MAX(created_at)`), else from the groups' results (see groupedBody).
   const leaves = new Map<string, Leaf>();
-  const leafMarker = (cube: string, measure: Measure): string => {
+  const measureSql = (cube: string, measure: Measure): string => {
     const key = `${cube}.${measure.shortName}`;
     let leaf = leaves.get(key);
     if (!leaf) {
       if (countsDistinct(measure.type) && measure.sql === undefined) {
         throw new QueryError(`Measure ${key} of type ${measure.type} needs sql`);
       }
-      leaf = {
-        alias: `m${leaves.size}`,
-        cube,
-        measure,
-        input: sqlOf.measureInput(cube, measure) ?? countedKey(sqlOf, cube, measure),
-        condition: sqlOf.measureCondition(cube, measure),
-        group: 0,
-      };
+      // A computed measure's SQL marks the measures it reads first, so its alias comes after theirs.
+      const made: Omit<Leaf, 'alias'> = COMPUTED_MEASURE_TYPES.has(measure.type)
+        ? { cube, measure, group: 0, computed: sqlOf.numberMeasure(cube, measure, measureSql) }
+        : {
+            cube,
+            measure,
+            input: sqlOf.measureInput(cube, measure) ?? countedKey(sqlOf, cube, measure),
+            condition: sqlOf.measureCondition(cube, measure),
+            group: 0,
+          };
+      leaf = { ...made, alias: `m${leaves.size}` };
       leaves.set(key, leaf);
     }
     return `${LEAF_MARK}${leaf.alias}${LEAF_MARK}`;
   };
-  // A computed measure is marked like a leaf: it is computed with the joined rows when they hold
-  // everything it reads (its own SQL may aggregate columns: `MAX(created_at)`), else from the
-  // groups' results (see groupedBody).
-  const computedMarker = (cube: string, measure: Measure): string => {
-    const key = `${cube}.${measure.shortName}`;
-    let leaf = leaves.get(key);
-    if (!leaf) {
-      const computed = sqlOf.numberMeasure(cube, measure, measureSql);
-      leaf = { alias: `m${leaves.size}`, cube, measure, group: 0, computed };
-      leaves.set(key, leaf);
-    }
-    return `${LEAF_MARK}${leaf.alias}${LEAF_MARK}`;
-  };
-  const measureSql = (cube: string, measure: Measure): string =>
-    COMPUTED_MEASURE_TYPES.has(measure.type) ? computedMarker(cube, measure) : leafMarker(cube, measure);
   const measures = query.measures.map((member) => {
     const found = lookup(model, member);
     if (found.kind !== 'measure') throw new QueryError(`Not a measure: ${member.name}`);
@@ -219,7 +209,7 @@ export function compileQuery(
     body = `SELECT ${select.join(', ')} FROM ${from}${filtered}`;
     const render = (leaf: Leaf): string => {
       if (leaf.computed === undefined) return rowValue(leaf);
-      if (readsRows(leaf, sqlOf.cubes, dialect)) {
+      if (readsRows(leaf, leaves, sqlOf)) {
         throw new QueryError(
           `Measure ${leaf.cube}.${leaf.measure.shortName} aggregates its own SQL, which an ungrouped query cannot read`,
         );
@@ -282,7 +272,7 @@ function groupedBody(
       leaf.group = groupOf(leaf.cube);
       continue;
     }
-    if (readsRows(leaf, sqlOf.cubes, dialect)) {
+    if (readsRows(leaf, leaves, sqlOf)) {
       throw new QueryError(
         `Measure ${leaf.cube}.${leaf.measure.shortName} aggregates its own SQL and reads measures this query's joins compute apart; query it without the joins that multiply cube ${leaf.cube}`,
       );
@@ -356,16 +346,17 @@ function countedKey(sqlOf: MemberSql, cubeName: string, measure: Measure): strin
 
 /** The measures a computed measure's SQL reads, as marked in it. */
 function markedLeaves(leaf: Leaf, leaves: Map<string, Leaf>): Leaf[] {
-  const byAlias = new Map([...leaves.values()].map((known) => [known.alias, known]));
-  return [...(leaf.computed ?? '').matchAll(/\uE001(m\d+)\uE001/g)].map(
-    (match) => byAlias.get(match[1] as string) as Leaf,
-  );
+  const reads: Leaf[] = [];
+  replaceLeaves(leaf.computed ?? '', leaves, (read) => {
+    reads.push(read);
+    return '';
+  });
+  return reads;
 }
 
 /** Whether a computed measure's SQL reads rows (a column or a dimension), not only measures. */
-function readsRows(leaf: Leaf, cubes: Iterable<string>, dialect: Dialect): boolean {
-  const sql = (leaf.computed ?? '').replace(/\uE001m\d+\uE001/g, 'NULL');
-  return [...cubes].some((cube) => sql.includes(`${dialect.quote(cube)}.`)) || readsColumns(sql);
+function readsRows(leaf: Leaf, leaves: Map<string, Leaf>, sqlOf: MemberSql): boolean {
+  return sqlOf.readsRows(replaceLeaves(leaf.computed ?? '', leaves, () => 'NULL'));
 }
 
 function replaceLeaves(sql: string, leaves: Map<string, Leaf>, render: (leaf: Leaf) => string): string {

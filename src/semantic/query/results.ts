@@ -4,6 +4,7 @@ import {
   type MeasureType,
   measureValueType,
 } from '../model/model.types';
+import { instantOfText, toIso } from './date-range';
 import { findMember } from './members';
 import type { CompiledQuery } from './plan';
 import type { Annotation, NormalizedQuery, QueryMember } from './query.types';
@@ -41,24 +42,14 @@ function cubeValue(value: unknown, type: string, measure: boolean): unknown {
   return measure && type === 'time' ? timestampText(text) : text;
 }
 
-const ISO_INSTANT =
-  /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?))?(Z|[+-]\d{2}(?::?\d{2})?)?$/;
-
 /**
  * A `time` measure's value as Cube's PostgreSQL driver writes a timestamp: the UTC instant as
  * `YYYY-MM-DDTHH:MM:SS.mmm` (a stored text without an offset is UTC). Text that is no ISO
  * instant is answered as it is.
  */
 function timestampText(text: string): string {
-  const match = ISO_INSTANT.exec(text.trim());
-  if (!match) return text;
-  const [, date, time = '00:00', zone = 'Z'] = match;
-  const offset =
-    zone === 'Z' || zone.includes(':')
-      ? zone
-      : `${zone.slice(0, 3)}:${zone.length === 3 ? '00' : zone.slice(3)}`;
-  const ms = Date.parse(`${date}T${time}${offset}`);
-  return Number.isFinite(ms) ? new Date(ms).toISOString().slice(0, 23) : text;
+  const ms = instantOfText(text);
+  return ms === undefined ? text : toIso(ms).slice(0, 23);
 }
 
 const INTERVALS: Record<Granularity, string> = {

@@ -7,7 +7,7 @@ import {
   type MeasureType,
 } from '../../model/model.types';
 import type { PreAggregation, RollupColumn } from '../../model/pre-aggregations.types';
-import { MemberSql, readsColumns } from '../member-sql';
+import { MemberSql } from '../member-sql';
 import { cubeMemberOf } from '../members';
 import { QueryError } from '../query-error';
 
@@ -41,9 +41,8 @@ export function numberLeaves(model: CompiledModel, target: string, depth = 0): s
     return null;
   }
   if (!additive || leaves.length === 0) return null;
-  // Every cube alias the SQL still names is a column, a dimension or {CUBE}: not in a rollup.
-  if ([...sqlOf.cubes].some((cube) => sql.includes(sqlite.quote(cube)))) return null;
-  if (readsColumns(sql)) return null;
+  // A column, a dimension or {CUBE} is not in a rollup.
+  if (sqlOf.readsRows(sql)) return null;
   return [...new Set(leaves)];
 }
 
