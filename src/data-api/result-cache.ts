@@ -5,9 +5,9 @@ import { type Timings, timed } from '../core/timings';
  * Query results cached at the edge (the Workers Cache API of the location serving the request),
  * keyed by everything that decides an answer: the deployment, its build, its data source
  * settings, its rollups' generation (for a rollup's answers), and the SQL with its parameters
- * (which carry the query, the caller's row-level filters and the time zone). Entries live for the refresh interval of the cubes queried.
- * An isolate also keeps the answers it read or wrote lately in memory, for the same time.
- * Identical queries arriving together share one execution within an isolate.
+ * (which carry the query, the caller's row-level filters and the time zone). Entries live for the
+ * refresh interval of the cubes queried. An isolate also keeps the answers it read or wrote lately
+ * in memory, for the same time. Identical queries arriving together each run (`cachedEntry`).
  */
 export interface CachedAnswer {
   /** The answer as JSON text, stored and served as it is (never parsed on the way out). */
@@ -30,8 +30,6 @@ export interface CacheKeyParts {
 
 /** Cube's default refresh interval: every 10 seconds. */
 export const DEFAULT_REFRESH_SECONDS = 10;
-
-const inFlight = new Map<string, Promise<unknown>>();
 
 /**
  * Keys this isolate hashed lately, by the text of their parts: a repeated query (a cached answer
@@ -294,33 +292,27 @@ async function cachedEntry<T>(
     const hit = await lookUp(cache, key, codec, options.timings);
     if (hit) return { value: hit.value, hit: true };
   }
-  const pending = inFlight.get(key) as Promise<T> | undefined;
-  if (pending) return { value: await pending, hit: false };
-  const execution = (async () => {
-    const value = await run();
-    const ttl = typeof ttlSeconds === 'function' ? ttlSeconds() : ttlSeconds;
-    if (ttl > 0 && keep(value)) {
-      const written = codec.write(value);
-      const expiresAt = Date.now() + ttl * 1000;
-      const headers = { ...written.headers, [EXPIRES_AT]: String(expiresAt) };
-      remember(key, written.body, written.headers?.[REFRESHED_AT] ?? null, expiresAt);
-      if (cache) {
-        const put = cache.put(
-          key,
-          new Response(written.body, {
-            headers: { 'content-type': 'application/json', 'cache-control': `max-age=${ttl}`, ...headers },
-          }),
-        );
-        if (options.waitUntil) options.waitUntil(put);
-        else await put;
-      }
+  // Each request runs its own query, even when another request of this isolate is running the same
+  // one: a request waiting on another's work would wait for ever if that request were cancelled
+  // (its client gone), since the runtime drops a cancelled request's continuations, and every later
+  // request of the query would then wait behind it.
+  const value = await run();
+  const ttl = typeof ttlSeconds === 'function' ? ttlSeconds() : ttlSeconds;
+  if (ttl > 0 && keep(value)) {
+    const written = codec.write(value);
+    const expiresAt = Date.now() + ttl * 1000;
+    const headers = { ...written.headers, [EXPIRES_AT]: String(expiresAt) };
+    remember(key, written.body, written.headers?.[REFRESHED_AT] ?? null, expiresAt);
+    if (cache) {
+      const put = cache.put(
+        key,
+        new Response(written.body, {
+          headers: { 'content-type': 'application/json', 'cache-control': `max-age=${ttl}`, ...headers },
+        }),
+      );
+      if (options.waitUntil) options.waitUntil(put);
+      else await put;
     }
-    return value;
-  })();
-  inFlight.set(key, execution);
-  try {
-    return { value: await execution, hit: false };
-  } finally {
-    inFlight.delete(key);
   }
+  return { value, hit: false };
 }

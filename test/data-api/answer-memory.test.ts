@@ -1,3 +1,4 @@
+import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Timings } from '../../src/core/timings';
 import {
@@ -22,7 +23,10 @@ let table: string;
 /** Rows enough that the answer's text passes what the isolate keeps in memory. */
 const LONG_ROWS = 4000;
 
-/** A count and an id: what the two cubes over the table share. */
+/** How long the `slow` cube's query takes. */
+const SLOW_SECONDS = 0.5;
+
+/** A count and an id: what the cubes over the table share. */
 const COUNTED = `    measures:
       - name: count
         type: count
@@ -50,7 +54,9 @@ ${COUNTED}  - name: long
       - name: label
         sql: label
         type: string
-`;
+  - name: slow
+    sql: "SELECT g AS id FROM generate_series(1, 3) AS g, pg_sleep(${SLOW_SECONDS})"
+${COUNTED}`;
 
 async function addOrder(id: number) {
   const client = await pgClient();
@@ -136,6 +142,32 @@ describe('answers an isolate keeps in memory', () => {
     expect(again.body.lastRefreshTime).toBe(first.body.lastRefreshTime);
     expect(phases(again)).toContain('cache-read');
     expect(phases(again)).not.toContain('cache-memory');
+  });
+});
+
+describe('a query whose first asker goes away', () => {
+  it('is answered to the next asker: no request waits on the query of one that was cancelled', async () => {
+    const query = { measures: ['slow.count'] };
+    const qs = new URLSearchParams({ query: JSON.stringify(query) });
+    const gone = new AbortController();
+    const first = exports.default
+      .fetch(
+        new Request(`http://edgeboard.test/cubejs-api/v1/load?${qs}`, {
+          headers: { authorization: token },
+          signal: gone.signal,
+        }),
+      )
+      .catch((err: unknown) => err);
+    // The client goes away while its query runs on the server.
+    await new Promise((r) => setTimeout(r, (SLOW_SECONDS * 1000) / 3));
+    gone.abort();
+    expect(String(await first)).toContain('AbortError');
+    // Asked again while the cancelled request's query is still on the server, and once more after.
+    for (const _ of [1, 2]) {
+      const again = await load(token, query);
+      expect(again.status, JSON.stringify(again.body)).toBe(200);
+      expect(again.body.data).toEqual([{ 'slow.count': '3' }]);
+    }
   });
 });
 
