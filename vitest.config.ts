@@ -2,8 +2,8 @@ import { availableParallelism } from 'node:os';
 import { cloudflareTest, readD1Migrations } from '@cloudflare/vitest-plugin';
 import { defineConfig } from 'vitest/config';
 
-// Tests run inside workerd with the bindings of wrangler.toml; each test file gets its own
-// isolated D1/KV storage (the control database and every shard), migrated by test/setup.ts.
+// Tests run inside workerd with the bindings of wrangler.toml; test/setup.ts gives each test file
+// empty storage (the control database and every shard, migrated), in a runtime files share.
 const migrations = await readD1Migrations('./schema/migrations');
 const controlMigrations = await readD1Migrations('./schema/control-migrations');
 
@@ -50,21 +50,22 @@ export default defineConfig({
     // Failures (with their console output) and the summary; passing files and their logs stay
     // quiet. `npx vitest run --reporter=default` lists every file.
     reporters: ['minimal'],
-    // Each test file in a fresh worker, with its own storage (the default, stated so vitest does
-    // not suggest sharing workers at the end of every run).
-    isolate: true,
-    // Most of a file's time is starting its runtime and loading the Worker into it, half of it
-    // spent waiting on the other process (vitest serves every module over a socket). Vitest's
-    // default on two cores, one file at a time, leaves a core idle through that; two files at a
-    // time use both. Each file still has its own runtime and storage; PostgreSQL fixtures live in
-    // a schema of their own per file.
+    // Test files share a runtime: each of the workers below starts workerd once, loads the Worker
+    // into it once, and runs its share of the files one after another. Starting a runtime and
+    // loading the Worker were most of a file's time (about three quarters of the suite's, summed
+    // over its files). test/setup.ts gives each file empty databases, ids no earlier file handed
+    // out, an empty session store and export bucket, and the real platform again.
+    isolate: false,
+    // Two runtimes side by side use both cores of a two-core machine: much of a runtime's time is
+    // spent waiting on the other process (vitest serves every module over a socket) and on
+    // PostgreSQL. PostgreSQL fixtures live in a schema of their own per file.
     maxWorkers: Math.max(2, availableParallelism() - 1),
-    // Every test file loads the Worker into a fresh runtime, one module per request to vitest:
-    // about 800 modules, half of them from a few packages. Pre-bundling those packages (in one
-    // build: each entry below becomes a module, and code entries share goes to common chunks, one
-    // instance each) halves what every file loads. It also gives pg one instance of each of its
-    // modules, as wrangler's bundle does: src/sources/scram-keys.ts replaces an export of pg's
-    // crypto helpers that pg's SCRAM code reads, which an instance loaded apart would not see.
+    // A runtime loads the Worker one module per request to vitest: about 800 modules, half of them
+    // from a few packages. Pre-bundling those packages (in one build: each entry below becomes a
+    // module, and code entries share goes to common chunks, one instance each) halves what it
+    // loads. It also gives pg one instance of each of its modules, as wrangler's bundle does:
+    // src/sources/scram-keys.ts replaces an export of pg's crypto helpers that pg's SCRAM code reads,
+    // which an instance loaded apart would not see.
     // Node's built-ins stay imports: the Workers runtime provides them.
     deps: {
       optimizer: {

@@ -1,5 +1,6 @@
 import { expectDeclared } from './openapi';
 import { fetchWorker } from './platform';
+import { type AnswerCheck, answerChecks } from './test-state';
 
 export interface ApiResponse<T = any> {
   status: number;
@@ -17,14 +18,11 @@ function authHeader(auth: Auth): Record<string, string> {
   return { authorization: auth.raw };
 }
 
-/** A further check every answer must pass; reads a clone of `res` if it reads the body. */
-export type AnswerCheck = (method: string, url: string, res: Response) => Promise<void>;
-
-const answerChecks: AnswerCheck[] = [];
+export type { AnswerCheck } from './test-state';
 
 /**
- * Holds every later answer of this test file (each file has its own module instance) to `check`
- * too, beside the served document: test/cube holds answers to Cube's published schemas.
+ * Holds every later answer of this test file to `check` too, beside the served document:
+ * test/cube holds answers to Cube's published schemas. test/setup.ts drops the checks after the file.
  */
 export function checkEveryAnswer(check: AnswerCheck): void {
   answerChecks.push(check);

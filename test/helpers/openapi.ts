@@ -37,7 +37,7 @@ const DOCUMENT_PATH = '/api/v1/openapi.json';
 
 let routes: Promise<{ document: Document; routes: Route[] }> | undefined;
 
-/** The served document, read once per test file (each file has its own module instance). */
+/** The served document, read once per runtime (test files share it; the document is the same for all). */
 function served() {
   routes ??= (async () => {
     const res = await SELF.fetch(`http://edgeboard.test${DOCUMENT_PATH}`);

@@ -7,40 +7,12 @@ import {
   waitOnExecutionContext,
 } from 'cloudflare:test';
 import { exports } from 'cloudflare:workers';
-import { afterEach } from 'vitest';
 import type { Clock } from '../../src/core/clock';
-import type { ExportQueue, MoveQueue, PreAggregationQueue, ReplicaView } from '../../src/core/env';
-import type { DeliveryPorts } from '../../src/notifications/delivery';
 import { platformOf } from '../../src/platform';
-import type { RollupCompiler } from '../../src/pre-aggregations/rollup-compiler';
 import { createWorker } from '../../src/worker';
+import { platform } from './test-state';
 
-/** The boundaries a test puts in place of the deployed ones; what it leaves unset stays real. */
-export interface TestPlatform {
-  clock?: Clock;
-  deliveryPorts?: Partial<DeliveryPorts>;
-  exportsQueue?: ExportQueue;
-  movesQueue?: MoveQueue;
-  preAggregationsQueue?: PreAggregationQueue;
-  rollupCompiler?: RollupCompiler;
-  sessionRateLimiter?: RateLimit;
-  replicaView?: ReplicaView;
-}
-
-/**
- * The platform of the running test: a test sets a boundary on it (`platform.clock =
- * clockAt(…)`), and every request (`api`), cron tick and queue batch it sends afterwards runs on
- * it. It is emptied after each test (below), so nothing carries over to the next one.
- */
-export const platform: TestPlatform = {};
-
-export function resetPlatform(): void {
-  for (const key of Object.keys(platform)) delete platform[key as keyof TestPlatform];
-}
-
-// Whatever boundary a test replaced (clock, delivery ports, …) is the real one again for the next:
-// registered in every test file that loads this module (each file has its own instance of it).
-afterEach(resetPlatform);
+export { platform, resetPlatform, type TestPlatform } from './test-state';
 
 /** A clock stopped at `at`. */
 export const clockAt = (at: string | number | Date): Clock => ({ now: () => new Date(at) });
