@@ -62,13 +62,18 @@ async function inflate(data: Uint8Array): Promise<Uint8Array> {
   return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-let fonts: Promise<Uint8Array[]> | undefined;
+let fonts: Uint8Array[] | undefined;
 
-/** The TrueType buffers resvg draws text with, unpacked once per isolate. */
-export function renderFonts(): Promise<Uint8Array[]> {
-  fonts ??= Promise.all([arimoRegular, arimoBold].map((f) => woffToSfnt(new Uint8Array(f)))).catch((err) => {
-    fonts = undefined;
-    throw err;
-  });
+/**
+ * The TrueType buffers resvg draws text with, unpacked once per isolate. Only the unpacked
+ * buffers are shared: two first renders arriving together each unpack (a few milliseconds), since a
+ * render waiting on another request's unpacking would wait for ever if that request were
+ * cancelled (the runtime drops a cancelled request's work, and the decompression streams are
+ * its I/O).
+ */
+export async function renderFonts(): Promise<Uint8Array[]> {
+  if (fonts) return fonts;
+  const unpacked = await Promise.all([arimoRegular, arimoBold].map((f) => woffToSfnt(new Uint8Array(f))));
+  fonts ??= unpacked;
   return fonts;
 }
