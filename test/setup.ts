@@ -1,7 +1,7 @@
 import type { D1Migration } from 'cloudflare:test';
 import { env } from 'cloudflare:workers';
 import { afterAll, afterEach } from 'vitest';
-import { idFloorStatements } from '../src/core/shard-schema';
+import { idFloorStatements, SHARD_ID_SPAN } from '../src/core/shard-schema';
 import { shardDatabase, shardNames } from '../src/core/shards';
 import { resetAnswerChecks, resetPlatform, startFile } from './helpers/test-state';
 
@@ -115,6 +115,11 @@ async function emptyBucket(bucket: R2Bucket): Promise<void> {
 // The databases are independent: the control database and the shards side by side, each shard's
 // id floor, moved on by the files before this one, in its batch.
 const offset = startFile() * FILE_ID_SPAN;
+if (offset >= SHARD_ID_SPAN) {
+  throw new Error(
+    `a runtime runs at most ${SHARD_ID_SPAN / FILE_ID_SPAN} test files: ids would leave the shard's range`,
+  );
+}
 const moveOn = `UPDATE sqlite_sequence SET seq = seq + ${offset} WHERE name NOT LIKE 'd1\\_%' ESCAPE '\\'`;
 await Promise.all([
   // The control database's ids start at 0, like shard 0's.
