@@ -29,34 +29,24 @@ afterAll(resetAnswerChecks);
 /** Room for each file's ids inside a shard's range (10^12): a thousand files a runtime. */
 const FILE_ID_SPAN = 1_000_000_000;
 
-/** A table or view of a database, and the tables its foreign keys name. */
+/** A table or view of a database (a virtual table is a table), and the tables its foreign keys name. */
 interface Dropped {
   type: 'table' | 'view';
   name: string;
-  sql: string | null;
-  parents: string | null;
+  /** JSON array of table names. */
+  parents: string;
 }
-
-/** The tables an FTS5 table keeps its index in: they go with it, and not apart from it. */
-const FTS5_SHADOWS = ['data', 'idx', 'content', 'docsize', 'config'];
 
 /**
  * The order to drop `objects` in: views first, then each table once no table left names it in a
- * foreign key (SQLite checks a dropped table's rows against the tables its foreign keys name), each
- * full-text table with the tables it keeps its index in.
+ * foreign key (SQLite checks a dropped table's rows against the tables its foreign keys name).
  */
-function dropOrder(all: Dropped[]): Dropped[] {
-  const shadows = new Set(
-    all
-      .filter((o) => /^CREATE VIRTUAL TABLE/i.test(o.sql ?? ''))
-      .flatMap((o) => FTS5_SHADOWS.map((suffix) => `${o.name}_${suffix}`)),
-  );
-  const objects = all.filter((o) => !shadows.has(o.name));
+function dropOrder(objects: Dropped[]): Dropped[] {
   const order = objects.filter((o) => o.type === 'view');
   let left = objects.filter((o) => o.type === 'table');
   while (left.length > 0) {
     const named = new Set(
-      left.flatMap((o) => (o.parents ?? '').split('\u001f').filter((parent) => parent && parent !== o.name)),
+      left.flatMap((o) => (JSON.parse(o.parents) as string[]).filter((parent) => parent !== o.name)),
     );
     const free = left.filter((o) => !named.has(o.name));
     if (free.length === 0) throw new Error(`foreign keys in a cycle: ${left.map((o) => o.name).join(', ')}`);
@@ -69,15 +59,16 @@ function dropOrder(all: Dropped[]): Dropped[] {
 /**
  * Empties `db` and migrates it, in one batch (one round trip and one transaction): drops what the
  * earlier files left (tables and views, theirs or the migrations'), then does what
- * `applyD1Migrations` of `cloudflare:test` does, then runs `after`.
+ * `applyD1Migrations` of `cloudflare:test` does, then runs `after`. SQLite's own table list tells a
+ * full-text table's shadow tables apart (`shadow`): they go with their table, never on their own.
  */
 async function freshDatabase(db: D1Database, migrations: D1Migration[], after: string[]): Promise<void> {
   const { results: left } = await db
     .prepare(
-      `SELECT m.type, m.name, m.sql,
-         (SELECT group_concat(f."table", char(31)) FROM pragma_foreign_key_list(m.name) f) AS parents
-       FROM sqlite_master m WHERE m.type IN ('table', 'view')
-         AND m.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND m.name NOT LIKE '\\_cf\\_%' ESCAPE '\\'`,
+      `SELECT CASE t.type WHEN 'view' THEN 'view' ELSE 'table' END AS type, t.name,
+         (SELECT json_group_array(f."table") FROM pragma_foreign_key_list(t.name) f) AS parents
+       FROM pragma_table_list t WHERE t.schema = 'main' AND t.type IN ('table', 'virtual', 'view')
+         AND t.name NOT LIKE 'sqlite\\_%' ESCAPE '\\' AND t.name NOT LIKE '\\_cf\\_%' ESCAPE '\\'`,
     )
     .all<Dropped>();
   await db.batch([

@@ -1,4 +1,3 @@
-import { exports } from 'cloudflare:workers';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { Timings } from '../../src/core/timings';
 import {
@@ -7,7 +6,8 @@ import {
   MAX_REMEMBERED_ENTRIES,
 } from '../../src/data-api/result-cache';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
-import { buildsSettled, cubeToken, deployModel, load, pgClient, usePostgres } from './fixtures';
+import { fetchWorker } from '../helpers/platform';
+import { buildsSettled, cubeToken, deployModel, load, loadPath, pgClient, usePostgres } from './fixtures';
 
 /**
  * An isolate keeps the answers it read or wrote lately in memory, in front of the Cache API, for
@@ -148,16 +148,12 @@ describe('answers an isolate keeps in memory', () => {
 describe('a query whose first asker goes away', () => {
   it('is answered to the next asker: no request waits on the query of one that was cancelled', async () => {
     const query = { measures: ['slow.count'] };
-    const qs = new URLSearchParams({ query: JSON.stringify(query) });
     const gone = new AbortController();
-    const first = exports.default
-      .fetch(
-        new Request(`http://edgeboard.test/cubejs-api/v1/load?${qs}`, {
-          headers: { authorization: token },
-          signal: gone.signal,
-        }),
-      )
-      .catch((err: unknown) => err);
+    // Not through `load`: its answer is never read, and the request is sent as it is, aborted.
+    const first = fetchWorker(`http://edgeboard.test${loadPath(query)}`, {
+      headers: { authorization: token },
+      signal: gone.signal,
+    }).catch((err: unknown) => err);
     // The client goes away while its query runs on the server.
     await new Promise((r) => setTimeout(r, (SLOW_SECONDS * 1000) / 3));
     gone.abort();

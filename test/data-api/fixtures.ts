@@ -330,10 +330,14 @@ export async function cubeToken(
   return res.body.cubeApiToken as string;
 }
 
+/** The path of `GET /cubejs-api/v1/load?query=…`, as Cube's clients send it. */
+export function loadPath(query: unknown, extra: Record<string, string> = {}): string {
+  return `/cubejs-api/v1/load?${new URLSearchParams({ query: JSON.stringify(query), ...extra })}`;
+}
+
 /** `GET /cubejs-api/v1/load?query=…` with a token, as Cube's clients send it. */
 export function load(token: string, query: unknown, extra: Record<string, string> = {}) {
-  const qs = new URLSearchParams({ query: JSON.stringify(query), ...extra });
-  return api('GET', `/cubejs-api/v1/load?${qs}`, { auth: { raw: token } });
+  return api('GET', loadPath(query, extra), { auth: { raw: token } });
 }
 
 /**

@@ -53,6 +53,11 @@ export function countsDistinct(type: MeasureType): boolean {
   return type === 'count_distinct' || type === 'count_distinct_approx';
 }
 
+/** Whether a measure's value is a count of rows or of values (an integer): `count` and the distinct counts. */
+export function isCount(type: MeasureType): boolean {
+  return type === 'count' || countsDistinct(type);
+}
+
 /** The type of a measure's values as Cube's `/meta` and `annotation` give it. */
 export function measureValueType(type: MeasureType): 'number' | 'string' | 'time' | 'boolean' {
   return type === 'string' || type === 'time' || type === 'boolean' ? type : 'number';

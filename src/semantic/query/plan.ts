@@ -4,6 +4,7 @@ import {
   type CompiledModel,
   countsDistinct,
   type Granularity,
+  isCount,
   type Measure,
   measureValueType,
 } from '../model/model.types';
@@ -383,7 +384,7 @@ function aggregate(leaf: Leaf): string {
 /** A leaf measure's value on one row, for ungrouped queries (a count: 1 or 0). */
 function rowValue(leaf: Leaf): string {
   const { input, condition } = leaf;
-  if (leaf.measure.type === 'count' || countsDistinct(leaf.measure.type)) {
+  if (isCount(leaf.measure.type)) {
     const counted = [...(input ? [`(${input}) IS NOT NULL`] : []), ...(condition ? [condition] : [])];
     return counted.length > 0 ? `CASE WHEN ${counted.join(' AND ')} THEN 1 ELSE 0 END` : '1';
   }

@@ -1,5 +1,5 @@
 import type { Dialect } from '../../dialects/dialect';
-import { type CompiledModel, countsDistinct } from '../../model/model.types';
+import { type CompiledModel, isCount } from '../../model/model.types';
 import type { PartitionBuildQuery, PartitionSpec, PreAggregation } from '../../model/pre-aggregations.types';
 import { compileQuery } from '../plan';
 import type { NormalizedQuery } from '../query.types';
@@ -97,7 +97,7 @@ function outerColumns(layout: RollupLayout, dialect: Dialect): string[] {
   if (layout.time) select.push(`r.c${index++} AS ${layout.time.column}`);
   for (const measure of layout.measures) {
     const value = `r.c${index++}`;
-    const counted = measure.type === 'count' || countsDistinct(measure.type);
+    const counted = isCount(measure.type);
     select.push(`${pg && !counted ? `(${value})::text` : value} AS ${measure.column}`);
     if (measure.scaleColumn) {
       select.push(

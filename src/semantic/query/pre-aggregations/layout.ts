@@ -1,9 +1,9 @@
 import { sqlite } from '../../dialects/sqlite';
 import {
   type CompiledModel,
-  countsDistinct,
   type DimensionType,
   type Granularity,
+  isCount,
   type MeasureType,
 } from '../../model/model.types';
 import type { PreAggregation, RollupColumn } from '../../model/pre-aggregations.types';
@@ -136,7 +136,7 @@ export function rollupLayoutOf(
     if (found?.kind !== 'measure') throw new QueryError(`Unknown measure: ${member}`);
     const type = found.measure.type;
     const column = `m${index}`;
-    const counted = type === 'count' || countsDistinct(type);
+    const counted = isCount(type);
     columns.push({ name: column, type: counted ? 'integer' : source === 'postgres' ? 'text' : 'real' });
     const measure: LayoutMeasure = { member, column, type };
     if (source === 'postgres' && ADDITIVE_MEASURES.has(type) && !counted) {
