@@ -45,10 +45,18 @@ export const importResultSchema = v.object({
   rowCount: v.number(),
 });
 
+const indexSchema = v.pipe(
+  v.object({ columns: v.array(v.string()), instant: v.boolean() }),
+  v.description(
+    'An index the store keeps for the deployment’s model: the columns a join compares, or (`instant`) the instant of a time dimension’s column, which date ranges search.',
+  ),
+);
+
 export const tableSchema = v.object({
   name: v.string(),
   columns: v.array(columnSchema),
   rowCount: v.number(),
+  indexes: v.array(indexSchema),
 });
 
 export const tablesListSchema = v.object({ items: v.array(tableSchema) });

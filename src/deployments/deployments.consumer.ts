@@ -1,5 +1,6 @@
 import type { BuildMessage } from '../core/env';
 import type { RequestScope } from '../core/scope';
+import { indexStoreForModel } from './data-store.service';
 import { runBuild } from './deployments.service';
 
 /**
@@ -9,7 +10,8 @@ import { runBuild } from './deployments.service';
 export async function consumeBuilds(batch: MessageBatch<BuildMessage>, scope: RequestScope): Promise<void> {
   for (const message of batch.messages) {
     try {
-      await runBuild({ ...scope, now: scope.ports.clock.now() }, message.body.buildId);
+      const run = await runBuild({ ...scope, now: scope.ports.clock.now() }, message.body.buildId);
+      if (run.state === 'built') await indexStoreForModel(scope, run.deploymentId, run.model);
       message.ack();
     } catch (err) {
       console.error(

@@ -310,16 +310,18 @@ export function buildErrorText(errors: ModelError[]): string {
 
 const STALE_BUILD_MS = 10 * 60 * 1000;
 
+/** What one build delivery did: a build that built answers the model it now serves. */
+export type BuildRun =
+  | { state: 'built'; deploymentId: number; model: CompiledModel }
+  | { state: 'failed' | 'skipped' };
+
 /**
  * Runs one build delivery (`scope.now`: when it was picked up); safe to call again for the same
  * build (see claimBuild).
  */
-export async function runBuild(
-  scope: RequestScope,
-  buildId: number,
-): Promise<'built' | 'failed' | 'skipped'> {
+export async function runBuild(scope: RequestScope, buildId: number): Promise<BuildRun> {
   const claim = await repo.claimBuild(scope, buildId, new Date(scope.now.getTime() - STALE_BUILD_MS));
-  if (!claim) return 'skipped';
+  if (!claim) return { state: 'skipped' };
   const result = compileProject(await repo.readProjectFiles(scope.db, claim.deploymentId));
   let outcome: repo.BuildOutcome;
   if (result.ok) {
@@ -342,7 +344,9 @@ export async function runBuild(
   // When the compile ended, not when it began: it may have taken a while.
   await repo.finishBuild(scope.db, buildId, outcome, scope.ports.clock.now());
   forgetServingState(claim.deploymentId);
-  return 'compiledModel' in outcome ? 'built' : 'failed';
+  return result.ok && 'compiledModel' in outcome
+    ? { state: 'built', deploymentId: claim.deploymentId, model: result.model }
+    : { state: 'failed' };
 }
 
 /**

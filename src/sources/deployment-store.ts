@@ -1,17 +1,20 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Bindings } from '../core/env';
+import { sqlite } from '../semantic/dialects/sqlite';
 import { type ColumnSpec, type ColumnType, CsvError, identifierProblem, parseCsv, typeCsv } from './csv';
 import { readOnlyProblem } from './read-only-sql';
 import {
   type BeginAnswer,
   type BuildAttempt,
   type CommitAnswer,
+  fnv1a64,
   type PartitionBuildSpec,
   type PartitionRecord,
   ROLLUP_TABLE_PREFIX,
   RollupBuildError,
   RollupStore,
 } from './rollup-store';
+import { indexesOfTable, MAX_STORE_INDEXES, type StoreIndex } from './store-indexes';
 
 /** SQLite in a Durable Object binds at most this many parameters per statement. */
 export const MAX_PARAMS = 100;
@@ -35,6 +38,8 @@ export interface ImportCsvInput {
   csv: string;
   /** `replace` drops the table first; `append` adds rows to it (creating it when missing). */
   mode: 'replace' | 'append';
+  /** The model's indexes (store-indexes.ts); those of this table are made once its rows are in. */
+  indexes?: StoreIndex[];
 }
 
 export interface ImportCsvResult {
@@ -48,6 +53,8 @@ export interface StoreTable {
   name: string;
   columns: ColumnSpec[];
   rowCount: number;
+  /** The indexes the model asked for that the table has. */
+  indexes: { columns: string[]; instant: boolean }[];
 }
 
 /**
@@ -65,6 +72,14 @@ const typeOfDeclared = (declared: string): ColumnType =>
   (Object.entries(DECLARED).find(([, d]) => d === declared.toUpperCase())?.[0] as ColumnType) ?? 'text';
 
 const quote = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`;
+
+/** The model's indexes are named under the store's reserved prefix, from what they index. */
+const INDEX_PREFIX = `${ROLLUP_TABLE_PREFIX}ix_`;
+const indexNameOf = (index: StoreIndex) =>
+  `${INDEX_PREFIX}${fnv1a64(JSON.stringify([index.table.toLowerCase(), index.instant, index.columns.map((c) => c.toLowerCase())]))}`;
+/** What an index orders by: the columns, or a column's instant as the SQLite dialect computes it for a time filter. */
+const indexKeysOf = (index: StoreIndex) =>
+  index.instant ? sqlite.instant(quote(index.columns[0] ?? '')) : index.columns.map(quote).join(', ');
 const failure = (kind: StoreFailure['error']['kind'], message: string): StoreFailure => ({
   error: { kind, message },
 });
@@ -176,6 +191,8 @@ export class DeploymentStore extends DurableObject<Bindings> {
             ...chunk.flat(),
           );
         }
+        // After the rows: one sort per index rather than an index kept up row by row.
+        for (const index of indexesOfTable(input.indexes ?? [], input.table)) this.createIndex(index);
         return { table: input.table, rowsImported: typed.rows.length, rowCount: this.rowCount(input.table) };
       });
     } catch (err) {
@@ -184,13 +201,42 @@ export class DeploymentStore extends DurableObject<Bindings> {
     }
   }
 
-  /** Every table with its columns and row count, by name. */
+  /** Every table with its columns, row count and indexes, by name. */
   listTables(): StoreTable[] {
     return this.tableNames().map((name) => ({
       name,
       columns: this.columnsOf(name) ?? [],
       rowCount: this.rowCount(name),
+      indexes: this.indexesOf(name),
     }));
+  }
+
+  /**
+   * Makes the indexes a model asks for (store-indexes.ts) on the tables that have their columns,
+   * and drops those it no longer asks for. Tables imported later get theirs at import.
+   */
+  syncIndexes(wanted: StoreIndex[]): { created: number; dropped: number } {
+    return this.ctx.storage.transactionSync(() => {
+      const kept = new Set<string>();
+      let created = 0;
+      for (const index of wanted.slice(0, MAX_STORE_INDEXES)) {
+        kept.add(indexNameOf(index));
+        if (this.createIndex(index)) created++;
+      }
+      let dropped = 0;
+      for (const { name } of this.sql
+        .exec<{ name: string }>(
+          `SELECT name FROM sqlite_master WHERE type = 'index' AND substr(name, 1, ?) = ?`,
+          INDEX_PREFIX.length,
+          INDEX_PREFIX,
+        )
+        .toArray()) {
+        if (kept.has(name)) continue;
+        this.sql.exec(`DROP INDEX ${quote(name)}`);
+        dropped++;
+      }
+      return { created, dropped };
+    });
   }
 
   /** Drops `name`; NOT_FOUND when there is no such table. */
@@ -313,6 +359,47 @@ export class DeploymentStore extends DurableObject<Bindings> {
         builtAt: p.builtAt ?? '',
       })),
     };
+  }
+
+  /** Creates `index` when its table has its columns and it does not exist yet; answers whether it did. */
+  private createIndex(index: StoreIndex): boolean {
+    const columns = this.columnsOf(index.table);
+    const has = new Set(columns?.map((c) => c.name.toLowerCase()));
+    if (!columns || index.columns.length === 0 || !index.columns.every((c) => has.has(c.toLowerCase()))) {
+      return false;
+    }
+    const name = indexNameOf(index);
+    if (
+      this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?`, name).toArray().length >
+      0
+    ) {
+      return false;
+    }
+    this.sql.exec(`CREATE INDEX ${quote(name)} ON ${quote(index.table)} (${indexKeysOf(index)})`);
+    return true;
+  }
+
+  /**
+   * The model's indexes on `table`: their columns, and whether they order by a column's instant.
+   * Read back from the statements createIndex wrote: the keys after the table's name.
+   */
+  private indexesOf(table: string): StoreTable['indexes'] {
+    return this.sql
+      .exec<{ sql: string }>(
+        `SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? COLLATE NOCASE
+           AND substr(name, 1, ?) = ? ORDER BY name`,
+        table,
+        INDEX_PREFIX.length,
+        INDEX_PREFIX,
+      )
+      .toArray()
+      .map(({ sql }) => {
+        const keys = sql.slice(sql.indexOf('(', sql.indexOf(' ON ')));
+        const columns = [...keys.matchAll(/"((?:[^"]|"")*)"/g)].map((m) =>
+          (m[1] ?? '').replaceAll('""', '"'),
+        );
+        return { columns, instant: keys.includes('strftime(') };
+      });
   }
 
   private tableNames(): string[] {

@@ -103,7 +103,7 @@ const quoteIdentifier = (identifier: string) => `"${identifier.replaceAll('"', '
 const q = quoteIdentifier;
 
 /** 64-bit FNV-1a of `text` as 16 hex digits: a stable, synchronous name for a partition's table. */
-function fnv1a64(text: string): string {
+export function fnv1a64(text: string): string {
   let hash = 0xcbf29ce484222325n;
   for (const byte of new TextEncoder().encode(text)) {
     hash ^= BigInt(byte);

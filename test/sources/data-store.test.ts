@@ -140,6 +140,7 @@ describe('GET and DELETE …/data/tables', () => {
         { name: 'units', type: 'integer' },
       ],
       rowCount: 3,
+      indexes: [],
     });
     const dropped = await api('DELETE', `${tables()}/zips`, { auth: admin });
     expect(dropped.status).toBe(200);

@@ -43,6 +43,7 @@ describe('the embedded store (DeploymentStore)', () => {
           { name: 'note', type: 'text' },
         ],
         rowCount: 3,
+        indexes: [],
       },
     ]);
     const source = embedded(9001);
