@@ -29,6 +29,13 @@ export interface Dialect {
   /** How an ISO-8601 UTC instant is bound. */
   instantValue(iso: string): unknown;
   /**
+   * A condition to add to a time filter that already rejects rows where `expr` is NULL, true
+   * wherever `expr` is not NULL, so that the engine's planner sees the rejection too; undefined
+   * where it needs none. (SQLite's cannot see through `instant`: a date range on a LEFT JOINed
+   * cube left the join a scan of the root table instead of a search of the range's index.)
+   */
+  requiresValue(expr: string): string | undefined;
+  /**
    * A time expression as local wall-clock text `YYYY-MM-DDTHH:MM:SS.mmm` in the zone, truncated
    * to the granularity when one is given.
    */

@@ -13,6 +13,7 @@ export const postgres: Dialect = {
   instant: (expr) => `(${expr})::timestamptz`,
   instantParam: (param) => `${param}::timestamptz`,
   instantValue: (iso) => iso,
+  requiresValue: () => undefined,
   localTime(expr, zone, granularity) {
     const local = `((${expr})::timestamptz AT TIME ZONE ${zone.zoneParam}::text)`;
     const truncated = granularity ? `date_trunc('${granularity}', ${local})` : local;

@@ -11,6 +11,8 @@ import { type Dialect, patternAround, type TextMatch, type ZoneContext } from '.
  * binds at most 100 parameters.
  */
 const UTC_TEXT = '%Y-%m-%d %H:%M:%f';
+/** `"cube".column`: a column of a cube, as member SQL resolves it. */
+const ALIASED_COLUMN = /^"(?:[^"]|"")+"\.[A-Za-z_][A-Za-z0-9_]*$/;
 
 export const sqlite: Dialect = {
   name: 'sqlite',
@@ -23,6 +25,10 @@ export const sqlite: Dialect = {
   instant: (expr) => `strftime('${UTC_TEXT}', ${expr})`,
   instantParam: (param) => param,
   instantValue: (iso) => iso.replace('T', ' ').replace(/Z$/, ''),
+  // `col = col` is what SQLite reads as needing the column's row (`col IS NOT NULL` it does not):
+  // a LEFT JOIN becomes an inner join the planner may start from the range's index. Only for a
+  // cube's column: an expression would be computed twice more for nothing.
+  requiresValue: (expr) => (ALIASED_COLUMN.test(expr) ? `${expr} = ${expr}` : undefined),
   localTime(expr, zone, granularity) {
     const utc = `strftime('${UTC_TEXT}', ${expr})`;
     const offset = offsetSql(zone);

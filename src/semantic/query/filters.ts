@@ -46,6 +46,10 @@ export function filterSql(filter: NormalizedFilter, context: FilterContext): str
   const hasNull = present.length < filter.values.length;
   const first = present[0] ?? '';
 
+  // A range on a time rejects the rows without one: said so the planner sees it (Dialect.requiresValue).
+  const valued = isTime ? dialect.requiresValue(target.sql) : undefined;
+  const ranged = (condition: string) => (valued ? `(${condition} AND ${valued})` : `(${condition})`);
+
   switch (filter.operator) {
     case 'equals': {
       const parts: string[] = [];
@@ -78,29 +82,29 @@ export function filterSql(filter: NormalizedFilter, context: FilterContext): str
       return filter.operator.startsWith('not') ? `(NOT ${matches} OR ${expr} IS NULL)` : `(${matches})`;
     }
     case 'gt':
-      return `(${expr} > ${one(first)})`;
+      return ranged(`${expr} > ${one(first)}`);
     case 'gte':
-      return `(${expr} >= ${one(first)})`;
+      return ranged(`${expr} >= ${one(first)}`);
     case 'lt':
-      return `(${expr} < ${one(first)})`;
+      return ranged(`${expr} < ${one(first)}`);
     case 'lte':
-      return `(${expr} <= ${one(first)})`;
+      return ranged(`${expr} <= ${one(first)}`);
     case 'set':
       return `(${expr} IS NOT NULL)`;
     case 'notSet':
       return `(${expr} IS NULL)`;
     case 'inDateRange':
-      return `(${expr} >= ${one(first)} AND ${expr} <= ${one(present[1] ?? '')})`;
+      return ranged(`${expr} >= ${one(first)} AND ${expr} <= ${one(present[1] ?? '')}`);
     case 'notInDateRange':
       return `(${expr} < ${one(first)} OR ${expr} > ${one(present[1] ?? '')})`;
     case 'beforeDate':
-      return `(${expr} < ${one(first)})`;
+      return ranged(`${expr} < ${one(first)}`);
     case 'beforeOrOnDate':
-      return `(${expr} <= ${one(first)})`;
+      return ranged(`${expr} <= ${one(first)}`);
     case 'afterDate':
-      return `(${expr} > ${one(first)})`;
+      return ranged(`${expr} > ${one(first)}`);
     case 'afterOrOnDate':
-      return `(${expr} >= ${one(first)})`;
+      return ranged(`${expr} >= ${one(first)}`);
   }
 }
 
