@@ -14,7 +14,7 @@ import {
   RollupBuildError,
   RollupStore,
 } from './rollup-store';
-import { indexesOfTable, MAX_STORE_INDEXES, type StoreIndex } from './store-indexes';
+import { indexesOfTable, indexKeyOf, MAX_STORE_INDEXES, type StoreIndex } from './store-indexes';
 
 /** SQLite in a Durable Object binds at most this many parameters per statement. */
 export const MAX_PARAMS = 100;
@@ -75,8 +75,7 @@ const quote = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`;
 
 /** The model's indexes are named under the store's reserved prefix, from what they index. */
 const INDEX_PREFIX = `${ROLLUP_TABLE_PREFIX}ix_`;
-const indexNameOf = (index: StoreIndex) =>
-  `${INDEX_PREFIX}${fnv1a64(JSON.stringify([index.table.toLowerCase(), index.instant, index.columns.map((c) => c.toLowerCase())]))}`;
+const indexNameOf = (index: StoreIndex) => `${INDEX_PREFIX}${fnv1a64(indexKeyOf(index))}`;
 /** What an index orders by: the columns, or a column's instant as the SQLite dialect computes it for a time filter. */
 const indexKeysOf = (index: StoreIndex) =>
   index.instant ? sqlite.instant(quote(index.columns[0] ?? '')) : index.columns.map(quote).join(', ');

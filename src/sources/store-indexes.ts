@@ -83,7 +83,8 @@ function joinColumns(model: CompiledModel, owner: string, sql: string): Map<stri
   return columns;
 }
 
-const keyOf = (index: StoreIndex) =>
+/** What an index is, as text: two indexes are the same when their keys are (SQLite's names ignore case). */
+export const indexKeyOf = (index: StoreIndex): string =>
   JSON.stringify([index.table.toLowerCase(), index.instant, index.columns.map((c) => c.toLowerCase())]);
 
 /**
@@ -95,7 +96,7 @@ const keyOf = (index: StoreIndex) =>
 export function storeIndexesOf(model: CompiledModel): StoreIndex[] {
   const indexes = new Map<string, StoreIndex>();
   const add = (index: StoreIndex) => {
-    if (indexes.size < MAX_STORE_INDEXES) indexes.set(keyOf(index), index);
+    if (indexes.size < MAX_STORE_INDEXES) indexes.set(indexKeyOf(index), index);
   };
   for (const [name, cube] of Object.entries(model.cubes)) {
     for (const join of Object.values(cube.joins)) {
