@@ -1,7 +1,7 @@
 import { DurableObject } from 'cloudflare:workers';
 import type { Bindings } from '../core/env';
 import { sqlite } from '../semantic/dialects/sqlite';
-import { type ColumnSpec, type ColumnType, CsvError, identifierProblem, parseCsv, typeCsv } from './csv';
+import { type ColumnSpec, type ColumnType, CsvError, parseCsv, typeCsv } from './csv';
 import { readOnlyProblem } from './read-only-sql';
 import {
   type BeginAnswer,
@@ -14,7 +14,13 @@ import {
   RollupBuildError,
   RollupStore,
 } from './rollup-store';
-import { indexesOfTable, indexKeyOf, MAX_STORE_INDEXES, type StoreIndex } from './store-indexes';
+import {
+  indexesOfTable,
+  indexKeyOf,
+  MAX_STORE_INDEXES,
+  type StoreIndex,
+  tableNameProblem,
+} from './store-indexes';
 
 /** SQLite in a Durable Object binds at most this many parameters per statement. */
 export const MAX_PARAMS = 100;
@@ -91,16 +97,6 @@ function bindable(value: unknown): string | number | null | ArrayBuffer {
   if (typeof value === 'bigint') return value.toString();
   if (value instanceof Date) return value.toISOString();
   throw new Error(`A parameter of type ${typeof value} cannot be bound`);
-}
-
-/** Why a table name cannot be imported or dropped: the rules of identifiers, and the rollups' reserved prefix. */
-function tableNameProblem(name: string): string | null {
-  const problem = identifierProblem(name);
-  if (problem) return problem;
-  if (name.toLowerCase().startsWith(ROLLUP_TABLE_PREFIX)) {
-    return `must not start with ${ROLLUP_TABLE_PREFIX} (reserved for pre-aggregations)`;
-  }
-  return null;
 }
 
 /** A rollup build's failure as a store answer; anything else is the store's own fault and throws. */

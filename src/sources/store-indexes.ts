@@ -1,4 +1,6 @@
 import type { CompiledModel, Cube } from '../semantic/model/model.types';
+import { identifierProblem } from './csv';
+import { ROLLUP_TABLE_PREFIX } from './rollup-store';
 
 /**
  * An index the embedded store keeps for a deployment's model: the columns of `table` a join
@@ -22,10 +24,24 @@ const ALIAS_COLUMN = /^\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\.([A-Za-z_][A-Za-z0-9_
 /** `{member}`, `{CUBE.member}` or `{cube.member}`. */
 const MEMBER = /^\{\s*(?:([A-Za-z_][A-Za-z0-9_]*)\.)?([A-Za-z_][A-Za-z0-9_]*)\s*\}$/;
 
-/** The store table a cube reads, when it reads one by name (`sql_table`), else null. */
+/** Why a table name cannot be imported, dropped or indexed: the rules of identifiers, and the store's reserved prefix. */
+export function tableNameProblem(name: string): string | null {
+  const problem = identifierProblem(name);
+  if (problem) return problem;
+  if (name.toLowerCase().startsWith(ROLLUP_TABLE_PREFIX)) {
+    return `must not start with ${ROLLUP_TABLE_PREFIX} (reserved for pre-aggregations)`;
+  }
+  return null;
+}
+
+/**
+ * The table of the store a cube reads, when it reads one by name (`sql_table`) that an import
+ * could have made, else null: SQLite's own tables and the store's own are never indexed.
+ */
 function tableOf(cube: Cube): string | null {
   const match = STORE_TABLE.exec(cube.sqlTable?.trim() ?? '');
-  return match ? (match[1] ?? match[2] ?? null) : null;
+  const table = match ? (match[1] ?? match[2] ?? null) : null;
+  return table && !tableNameProblem(table) ? table : null;
 }
 
 /** The column a dimension's SQL is, when it is one column of its cube's table (`col` or `{CUBE}.col`). */

@@ -275,6 +275,27 @@ describe('storeIndexesOf', () => {
         primary_key: true
   - name: d
     sql_table: other.d
+    joins:
+      - name: e
+        relationship: many_to_one
+        sql: "{CUBE}.id = {e.id}"
+      - name: f
+        relationship: many_to_one
+        sql: "{CUBE}.id = {f.id}"
+    dimensions:
+      - name: id
+        sql: id
+        type: number
+        primary_key: true
+  - name: e
+    sql_table: sqlite_master
+    dimensions:
+      - name: id
+        sql: id
+        type: number
+        primary_key: true
+  - name: f
+    sql_table: _preagg_partitions
     dimensions:
       - name: id
         sql: id
