@@ -22,15 +22,17 @@ export async function importTable(
   input: { table: string; csv: string; mode: 'replace' | 'append'; columns?: ColumnSpec[] },
 ) {
   await getDeployment(scope, deploymentId);
-  const config = await readDataSourceConfig(scope, deploymentId);
+  // The serving model's indexes of this table are made with its rows (a build makes the others).
+  const [config, serving] = await Promise.all([
+    readDataSourceConfig(scope, deploymentId),
+    activeModel(scope.db, deploymentId),
+  ]);
   if (config.type !== 'embedded') {
     const type = config.type === 'postgres' ? 'postgres' : config.dbType;
     throw conflict(
       `This deployment's data source is ${type} (CUBEJS_DB_TYPE); imports go to the embedded store, which it does not read`,
     );
   }
-  // The serving model's indexes of this table are made with its rows (a build makes the others).
-  const serving = await activeModel(scope.db, deploymentId);
   const indexes = serving ? indexesOfTable(storeIndexesOf(serving.model), input.table) : [];
   const answer = await deploymentStore(scope.env, deploymentId).importCsv({ ...input, indexes });
   if ('error' in answer) fail(answer);

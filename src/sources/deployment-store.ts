@@ -210,15 +210,13 @@ export class DeploymentStore extends DurableObject<Bindings> {
    * Makes the indexes a model asks for (store-indexes.ts) on the tables that have their columns,
    * and drops those it no longer asks for. Tables imported later get theirs at import.
    */
-  syncIndexes(wanted: StoreIndex[]): { created: number; dropped: number } {
-    return this.ctx.storage.transactionSync(() => {
+  syncIndexes(wanted: StoreIndex[]): void {
+    this.ctx.storage.transactionSync(() => {
       const kept = new Set<string>();
-      let created = 0;
       for (const index of wanted.slice(0, MAX_STORE_INDEXES)) {
         kept.add(indexNameOf(index));
-        if (this.createIndex(index)) created++;
+        this.createIndex(index);
       }
-      let dropped = 0;
       for (const { name } of this.sql
         .exec<{ name: string }>(
           `SELECT name FROM sqlite_master WHERE type = 'index' AND substr(name, 1, ?) = ?`,
@@ -226,11 +224,8 @@ export class DeploymentStore extends DurableObject<Bindings> {
           INDEX_PREFIX,
         )
         .toArray()) {
-        if (kept.has(name)) continue;
-        this.sql.exec(`DROP INDEX ${quote(name)}`);
-        dropped++;
+        if (!kept.has(name)) this.sql.exec(`DROP INDEX ${quote(name)}`);
       }
-      return { created, dropped };
     });
   }
 
@@ -356,22 +351,13 @@ export class DeploymentStore extends DurableObject<Bindings> {
     };
   }
 
-  /** Creates `index` when its table has its columns and it does not exist yet; answers whether it did. */
-  private createIndex(index: StoreIndex): boolean {
-    const columns = this.columnsOf(index.table);
-    const has = new Set(columns?.map((c) => c.name.toLowerCase()));
-    if (!columns || index.columns.length === 0 || !index.columns.every((c) => has.has(c.toLowerCase()))) {
-      return false;
-    }
-    const name = indexNameOf(index);
-    if (
-      this.sql.exec(`SELECT 1 FROM sqlite_master WHERE type = 'index' AND name = ?`, name).toArray().length >
-      0
-    ) {
-      return false;
-    }
-    this.sql.exec(`CREATE INDEX ${quote(name)} ON ${quote(index.table)} (${indexKeysOf(index)})`);
-    return true;
+  /** Creates `index` unless it exists or its table lacks one of its columns. */
+  private createIndex(index: StoreIndex): void {
+    const has = new Set(this.columnsOf(index.table)?.map((c) => c.name.toLowerCase()));
+    if (index.columns.length === 0 || !index.columns.every((c) => has.has(c.toLowerCase()))) return;
+    this.sql.exec(
+      `CREATE INDEX IF NOT EXISTS ${quote(indexNameOf(index))} ON ${quote(index.table)} (${indexKeysOf(index)})`,
+    );
   }
 
   /**

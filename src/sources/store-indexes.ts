@@ -1,4 +1,7 @@
-import type { CompiledModel, Cube } from '../semantic/model/model.types';
+import { aliasedColumnOf } from '../semantic/dialects/dialect';
+import { sqlite } from '../semantic/dialects/sqlite';
+import type { CompiledModel, Cube, Join } from '../semantic/model/model.types';
+import { MemberSql } from '../semantic/query/member-sql';
 import { identifierProblem } from './csv';
 import { ROLLUP_TABLE_PREFIX } from './rollup-store';
 
@@ -16,14 +19,6 @@ export interface StoreIndex {
 /** At most this many indexes are kept for one model (a cube joins a few others). */
 export const MAX_STORE_INDEXES = 400;
 
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-/** `orders`, `main.orders`, `"orders"`: a table of the store itself. */
-const STORE_TABLE = /^(?:main\.)?(?:([A-Za-z_][A-Za-z0-9_]*)|"([A-Za-z_][A-Za-z0-9_]*)")$/;
-/** `{CUBE}.column` or `{cube}.column`. */
-const ALIAS_COLUMN = /^\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\.([A-Za-z_][A-Za-z0-9_]*)$/;
-/** `{member}`, `{CUBE.member}` or `{cube.member}`. */
-const MEMBER = /^\{\s*(?:([A-Za-z_][A-Za-z0-9_]*)\.)?([A-Za-z_][A-Za-z0-9_]*)\s*\}$/;
-
 /** Why a table name cannot be imported, dropped or indexed: the rules of identifiers, and the store's reserved prefix. */
 export function tableNameProblem(name: string): string | null {
   const problem = identifierProblem(name);
@@ -35,61 +30,30 @@ export function tableNameProblem(name: string): string | null {
 }
 
 /**
- * The table of the store a cube reads, when it reads one by name (`sql_table`) that an import
- * could have made, else null: SQLite's own tables and the store's own are never indexed.
+ * The table of the store a cube reads by name (`sql_table`: `orders`, `main.orders`, `"orders"`),
+ * when an import could have made it, else null: SQLite's tables and the store's own are never indexed.
  */
 function tableOf(cube: Cube): string | null {
-  const match = STORE_TABLE.exec(cube.sqlTable?.trim() ?? '');
-  const table = match ? (match[1] ?? match[2] ?? null) : null;
-  return table && !tableNameProblem(table) ? table : null;
-}
-
-/** The column a dimension's SQL is, when it is one column of its cube's table (`col` or `{CUBE}.col`). */
-function columnOfDimension(sql: string): string | null {
-  const text = sql.trim();
-  if (IDENTIFIER.test(text)) return text;
-  const match = ALIAS_COLUMN.exec(text);
-  return match?.[1] === 'CUBE' ? (match[2] ?? null) : null;
-}
-
-/** One side of a join's equality as a column of a cube, when it is one. */
-function columnOfSide(
-  model: CompiledModel,
-  owner: string,
-  side: string,
-): { cube: string; column: string } | null {
-  const text = side
+  if (cube.sqlTable === undefined) return null;
+  const table = cube.sqlTable
     .trim()
-    .replace(/^\((.*)\)$/, '$1')
-    .trim();
-  const cubeNamed = (name: string) => (name === 'CUBE' ? owner : name);
-  const alias = ALIAS_COLUMN.exec(text);
-  if (alias) {
-    const cube = cubeNamed(alias[1] ?? '');
-    return Object.hasOwn(model.cubes, cube) ? { cube, column: alias[2] ?? '' } : null;
-  }
-  const member = MEMBER.exec(text);
-  if (!member) return null;
-  const cube = cubeNamed(member[1] ?? 'CUBE');
-  const dimension = Object.hasOwn(model.cubes, cube)
-    ? model.cubes[cube]?.dimensions[member[2] ?? '']
-    : undefined;
-  const column = dimension ? columnOfDimension(dimension.sql) : null;
-  return column ? { cube, column } : null;
+    .replace(/^main\./i, '')
+    .replace(/^"(.*)"$/, '$1');
+  return tableNameProblem(table) ? null : table;
 }
 
 /**
- * The columns of each cube a join compares: the join's SQL as equalities joined by AND, each side
- * a column of a cube (`{CUBE}.order_id = {orders.id}`, `{CUBE}.id = {order_items}.order_id`).
- * Any other condition indexes nothing.
+ * The columns of each cube a join compares: its ON condition, resolved as a query resolves it,
+ * as equalities joined by AND, each side a column of a cube (`{CUBE}.order_id = {orders.id}`,
+ * `{CUBE}.id = {order_items}.order_id`). Any other condition indexes nothing.
  */
-function joinColumns(model: CompiledModel, owner: string, sql: string): Map<string, string[]> {
+function joinColumns(members: MemberSql, owner: string, join: Join): Map<string, string[]> {
   const columns = new Map<string, string[]>();
-  for (const equality of sql.split(/\s+AND\s+/i)) {
+  for (const equality of members.joinCondition(owner, join).split(/\s+AND\s+/i)) {
     const sides = equality.split('=');
     if (sides.length !== 2 || /[<>!]$/.test(sides[0]?.trim() ?? '')) return new Map();
     for (const side of sides) {
-      const found = columnOfSide(model, owner, side);
+      const found = aliasedColumnOf(side);
       if (!found) return new Map();
       const list = columns.get(found.cube) ?? [];
       if (!list.includes(found.column)) list.push(found.column);
@@ -110,22 +74,24 @@ export const indexKeyOf = (index: StoreIndex): string =>
  * whole table for a date range. At most MAX_STORE_INDEXES, in the model's order.
  */
 export function storeIndexesOf(model: CompiledModel): StoreIndex[] {
+  const members = new MemberSql(model, sqlite);
   const indexes = new Map<string, StoreIndex>();
   const add = (index: StoreIndex) => {
     if (indexes.size < MAX_STORE_INDEXES) indexes.set(indexKeyOf(index), index);
   };
   for (const [name, cube] of Object.entries(model.cubes)) {
     for (const join of Object.values(cube.joins)) {
-      for (const [joined, columns] of joinColumns(model, name, join.sql)) {
+      for (const [joined, columns] of joinColumns(members, name, join)) {
         const table = model.cubes[joined] ? tableOf(model.cubes[joined]) : null;
         if (table) add({ table, columns, instant: false });
       }
     }
     const table = tableOf(cube);
     if (!table) continue;
-    for (const dimension of Object.values(cube.dimensions)) {
-      const column = dimension.type === 'time' ? columnOfDimension(dimension.sql) : null;
-      if (column) add({ table, columns: [column], instant: true });
+    for (const [dimensionName, dimension] of Object.entries(cube.dimensions)) {
+      const found =
+        dimension.type === 'time' ? aliasedColumnOf(members.dimension(name, dimensionName)) : null;
+      if (found?.cube === name) add({ table, columns: [found.column], instant: true });
     }
   }
   return [...indexes.values()];

@@ -80,3 +80,17 @@ export function patternAround(literal: string, kind: TextMatch, any: '%' | '*'):
 export function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, (char) => `\\${char}`);
 }
+
+/** `"cube".column` with its parentheses: a cube's column as member SQL resolves it (`MemberSql`). */
+const ALIASED_COLUMN = /^"((?:[^"]|"")+)"\.([A-Za-z_][A-Za-z0-9_]*)$/;
+
+/**
+ * The cube and column a resolved SQL expression is, when it is one column of a cube (`"orders".id`,
+ * `("orders".id)` for a dimension referenced by another), else null.
+ */
+export function aliasedColumnOf(sql: string): { cube: string; column: string } | null {
+  let text = sql.trim();
+  while (text.startsWith('(') && text.endsWith(')')) text = text.slice(1, -1).trim();
+  const match = ALIASED_COLUMN.exec(text);
+  return match ? { cube: (match[1] ?? '').replaceAll('""', '"'), column: match[2] ?? '' } : null;
+}

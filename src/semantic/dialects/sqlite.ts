@@ -1,6 +1,6 @@
 import type { Granularity } from '../model/model.types';
 import { offsetTransitions } from '../query/time-zone';
-import { type Dialect, patternAround, type TextMatch, type ZoneContext } from './dialect';
+import { aliasedColumnOf, type Dialect, patternAround, type TextMatch, type ZoneContext } from './dialect';
 
 /**
  * SQLite (D1, a Durable Object's storage). Times are ISO-8601 text, with or without an offset
@@ -11,8 +11,6 @@ import { type Dialect, patternAround, type TextMatch, type ZoneContext } from '.
  * binds at most 100 parameters.
  */
 const UTC_TEXT = '%Y-%m-%d %H:%M:%f';
-/** `"cube".column`: a column of a cube, as member SQL resolves it. */
-const ALIASED_COLUMN = /^"(?:[^"]|"")+"\.[A-Za-z_][A-Za-z0-9_]*$/;
 
 export const sqlite: Dialect = {
   name: 'sqlite',
@@ -28,7 +26,7 @@ export const sqlite: Dialect = {
   // `col = col` is what SQLite reads as needing the column's row (`col IS NOT NULL` it does not):
   // a LEFT JOIN becomes an inner join the planner may start from the range's index. Only for a
   // cube's column: an expression would be computed twice more for nothing.
-  requiresValue: (expr) => (ALIASED_COLUMN.test(expr) ? `${expr} = ${expr}` : undefined),
+  requiresValue: (expr) => (aliasedColumnOf(expr) ? `${expr} = ${expr}` : undefined),
   localTime(expr, zone, granularity) {
     const utc = `strftime('${UTC_TEXT}', ${expr})`;
     const offset = offsetSql(zone);
