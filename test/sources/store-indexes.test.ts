@@ -1,7 +1,10 @@
 import { env, runInDurableObject } from 'cloudflare:test';
 import { beforeAll, describe, expect, it } from 'vitest';
 import type { Bindings } from '../../src/core/env';
+import { dataRangeOf } from '../../src/pre-aggregations/rollup-compiler';
+import { sqlite } from '../../src/semantic/dialects/sqlite';
 import { compileModel } from '../../src/semantic/model/compile';
+import type { CompiledModel } from '../../src/semantic/model/model.types';
 import { deploymentStore } from '../../src/sources/deployment-store';
 import { storeIndexesOf } from '../../src/sources/store-indexes';
 import {
@@ -48,6 +51,13 @@ const IN_2024 = {
   timeDimensions: [{ dimension: 'orders.created_at', dateRange: ['2024-01-01', '2024-12-31'] }],
 };
 
+/** The shop model (or `yaml`), compiled. */
+function compiledShop(yaml = shopModel('')): CompiledModel {
+  const compiled = compileModel([{ path: 'model/cubes/m.yml', content: yaml }]);
+  if (!compiled.ok) throw new Error(JSON.stringify(compiled.errors));
+  return compiled.model;
+}
+
 const byColumns = (a: { columns: string[] }, b: { columns: string[] }) =>
   a.columns.join().localeCompare(b.columns.join());
 
@@ -72,6 +82,12 @@ function planOf(sql: string, params: unknown[], id = deploymentId): Promise<stri
       .join('\n'),
   );
 }
+
+/** The rows `sql` answers in the deployment's store. */
+const rowsOf = (sql: string, params: unknown[] = []) =>
+  runInDurableObject(deploymentStore(env as Bindings, deploymentId), async (_instance, state) =>
+    state.storage.sql.exec(sql, ...(params as (string | number | null)[])).toArray(),
+  );
 
 const replaceTable = (table: 'orders' | 'users' | 'line_items', id = deploymentId) =>
   api('POST', `/api/v1/deployments/${id}/data/tables/${table}/import?mode=replace`, {
@@ -146,6 +162,47 @@ describe('indexes of the embedded store', () => {
     expect(Number((items.body.data as Record<string, unknown>[])[0]?.['line_items.quantity'])).toBe(
       expected.quantity,
     );
+  });
+
+  it("a rollup's build range is read from the instant index, as Cube reads it: min and max over the dimension's cube", async () => {
+    const [first, last] = await rowsOf(
+      'SELECT min(created_at) AS edge FROM orders UNION ALL SELECT max(created_at) FROM orders',
+    );
+    const expected = [first, last].map((row) => new Date(String(row?.edge)).toISOString());
+    const sent: string[] = [];
+    const range = await dataRangeOf(
+      compiledShop(),
+      { timeDimension: 'orders.created_at' },
+      sqlite,
+      async (sql) => {
+        sent.push(sql);
+        expect(await planOf(sql, [])).toMatch(/^SEARCH orders USING COVERING INDEX _preagg_ix_\w+$/);
+        return { rows: await rowsOf(sql) };
+      },
+    );
+    expect(range).toEqual(expected);
+    expect(sent.sort()).toEqual([
+      `SELECT max(strftime('%Y-%m-%d %H:%M:%f', "orders".created_at)) AS edge FROM orders AS "orders"`,
+      `SELECT min(strftime('%Y-%m-%d %H:%M:%f', "orders".created_at)) AS edge FROM orders AS "orders"`,
+    ]);
+
+    // A time dimension whose SQL reaches another cube goes through the query compiler, its joins included.
+    const withOrderedAt = compiledShop(
+      shopModel('').replace(
+        '      - name: product\n',
+        '      - name: ordered_at\n        sql: "{orders.created_at}"\n        type: time\n      - name: product\n',
+      ),
+    );
+    const joined = await dataRangeOf(
+      withOrderedAt,
+      { timeDimension: 'line_items.ordered_at' },
+      sqlite,
+      async (sql, params) => {
+        expect(sql).toContain('FROM line_items AS "line_items" LEFT JOIN orders AS "orders"');
+        return { rows: await rowsOf(sql, params) };
+      },
+    );
+    expect(joined).toEqual(expected);
   });
 
   it('an import that replaces a table makes its indexes again, with its rows', async () => {
