@@ -188,6 +188,7 @@ export class DeploymentStore extends DurableObject<Bindings> {
         }
         // After the rows: one sort per index rather than an index kept up row by row.
         for (const index of indexesOfTable(input.indexes ?? [], input.table)) this.createIndex(index);
+        this.analyze();
         return { table: input.table, rowsImported: typed.rows.length, rowCount: this.rowCount(input.table) };
       });
     } catch (err) {
@@ -226,6 +227,7 @@ export class DeploymentStore extends DurableObject<Bindings> {
         .toArray()) {
         if (!kept.has(name)) this.sql.exec(`DROP INDEX ${quote(name)}`);
       }
+      this.analyze();
     });
   }
 
@@ -349,6 +351,17 @@ export class DeploymentStore extends DurableObject<Bindings> {
         builtAt: p.builtAt ?? '',
       })),
     };
+  }
+
+  /**
+   * Samples the tables SQLite has no statistics for, or whose size changed a lot since, into
+   * `sqlite_stat1`, so its planner knows how selective each index is. Without them it guessed, and
+   * read a fan-out query's keys by scanning the table in id order instead of searching its date
+   * range. 0x10012: every table (0x10000), analyzed (0x2) with SQLite's bound on the rows sampled
+   * per index (0x10), so a table of millions of rows costs milliseconds.
+   */
+  private analyze(): void {
+    this.sql.exec('PRAGMA optimize=0x10012');
   }
 
   /** Creates `index` unless it exists or its table lacks one of its columns. */
