@@ -61,6 +61,40 @@ describe('time dimensions', () => {
     }
   });
 
+  it('on SQLite a time reads the same as stored or rewritten as UTC text, in every form the store keeps', async () => {
+    // Local time reads the value itself (one strftime per row); the instant a range compares is
+    // the value rewritten as UTC text. Both must name the same local time, whatever the form.
+    const stored = [
+      "'2024-03-10T12:34:56Z'",
+      "'2024-03-10T12:34:56.789+02:00'",
+      "'2024-11-03 01:30:00-05:30'",
+      "'2024-03-10 06:59:59.999'",
+      "'2024-03-10'",
+      "'2024-12-31T23:59:59.9996Z'",
+      '2460380.25',
+      "'not a time'",
+      'NULL',
+    ];
+    const span: [number, number] = [Date.parse('2024-01-01T00:00:00Z'), Date.parse('2025-01-01T00:00:00Z')];
+    for (const zone of ['UTC', 'Asia/Kolkata', 'America/New_York']) {
+      for (const granularity of [undefined, ...GRANULARITIES]) {
+        const context = { zone, zoneParam: '?', span };
+        const columns = stored.flatMap((value, i) => [
+          `${sqlite.localTime(value, context, granularity)} AS a${i}`,
+          `${sqlite.localTime(sqlite.instant(value), context, granularity)} AS b${i}`,
+        ]);
+        const row = (await env.DB.prepare(`SELECT ${columns.join(', ')}`).first()) as Record<string, unknown>;
+        for (const i of stored.keys()) {
+          expect(row[`a${i}`], `${stored[i]} in ${zone} by ${granularity ?? 'none'}`).toBe(row[`b${i}`]);
+        }
+        expect(row.a0).toMatch(/^2024-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}$/);
+      }
+    }
+    // So in UTC a row's bucket costs one strftime, not a second one to rewrite the value first.
+    const month = sqlite.localTime('"orders".created_at', { zone: 'UTC', zoneParam: '?', span }, 'month');
+    expect(month.match(/strftime\(/g)).toHaveLength(1);
+  });
+
   it('DST days in New York: 23 and 25 hours, one hour read twice', async () => {
     const query = (granularity: 'day' | 'hour') => ({
       measures: ['orders.count'],
