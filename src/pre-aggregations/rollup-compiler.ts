@@ -5,6 +5,7 @@ import type {
   PartitionSpec,
   PreAggregation,
 } from '../semantic/model/pre-aggregations.types';
+import { instantOfText, toIso } from '../semantic/query/date-range';
 import { MemberSql } from '../semantic/query/member-sql';
 import { normalizeQuery } from '../semantic/query/normalize';
 import { compileQuery } from '../semantic/query/plan';
@@ -41,10 +42,8 @@ export interface RollupCompiler {
 
 /** An instant the source answered (`2024-03-10 12:00:00.000`, ISO, with or without a zone) as ISO UTC. */
 function isoOf(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  const text = value.replace(' ', 'T');
-  const ms = Date.parse(/Z|[+-]\d\d:?\d\d$/.test(text) ? text : `${text}Z`);
-  return Number.isFinite(ms) ? new Date(ms).toISOString() : null;
+  const ms = typeof value === 'string' ? instantOfText(value) : undefined;
+  return ms === undefined ? null : toIso(ms);
 }
 
 /**
