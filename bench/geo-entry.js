@@ -7,6 +7,11 @@
 // Where a round trip goes follows the rule of src/core/db.ts: the plain binding and
 // withSession('first-primary') reach the primary; withSession('first-unconstrained') or a
 // bookmark reach a replica, except statements that write, which a replica forwards.
+//
+// A request carrying `x-bench-off: cache-put` has its Cache API writes answered at once (the
+// Worker's code still makes them): what the emulated Cache API's write, which runs on workerd's
+// one thread beside the answer, adds to a request's time.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import worker from './index.js';
 
 // The Durable Object classes wrangler.toml binds must be exported by the entry module.
@@ -98,9 +103,18 @@ function geoEnv(request, env) {
   return { ...env, DB: slowDatabase(env.DB, geo, false), SESSIONS: slowKv(env.SESSIONS, geo) };
 }
 
+/** What the request being served switched off (`x-bench-off`), as a set of names. */
+const switchedOff = new AsyncLocalStorage();
+const put = Cache.prototype.put;
+Cache.prototype.put = function benchPut(...args) {
+  return switchedOff.getStore()?.has('cache-put') ? Promise.resolve() : put.apply(this, args);
+};
+
 export default {
   fetch(request, env, ctx) {
-    return worker.fetch(request, geoEnv(request, env), ctx);
+    const run = () => worker.fetch(request, geoEnv(request, env), ctx);
+    const off = request.headers.get('x-bench-off');
+    return off ? switchedOff.run(new Set(off.split(',')), run) : run();
   },
   scheduled(controller, env, ctx) {
     return worker.scheduled(controller, env, ctx);
