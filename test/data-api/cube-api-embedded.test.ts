@@ -213,6 +213,67 @@ describe('the embedded store', () => {
     }
   });
 
+  it('filters a string dimension over a numeric expression by its values on both stores, as PostgreSQL compares them', async () => {
+    // SQLite gives an expression no column affinity: `user_id + 0` is a number that the text '2'
+    // never equals there, where PostgreSQL reads the text as the expression's type.
+    const refsModel = (prefix: string) => `cubes:
+  - name: refs
+    sql_table: ${prefix}orders
+    dimensions:
+      - name: id
+        sql: id
+        type: number
+        primary_key: true
+      - name: user_ref
+        sql: "{CUBE}.user_id + 0"
+        type: string
+      - name: amount_ref
+        sql: "{CUBE}.amount + 0"
+        type: string
+      - name: user_col
+        sql: user_id
+        type: string
+      - name: status_ref
+        sql: "{CUBE}.status || ''"
+        type: string
+`;
+    const other = await seedAccount();
+    const [store, pg] = other.deployments;
+    await loadShopIntoStore(other.admin, store);
+    await deployModel(other.admin, store, refsModel(''));
+    await usePostgres(other.admin, pg);
+    await deployModel(other.admin, pg, refsModel(`${schema}.`));
+    const tokens = [await cubeToken(other.admin, store, MANAGER), await cubeToken(other.admin, pg, MANAGER)];
+    const cases = [
+      ['user_ref', 'equals', ['2'], 'user_id + 0 = 2'],
+      ['user_ref', 'equals', ['02'], 'user_id + 0 = 2'],
+      ['user_ref', 'equals', ['1', '4'], 'user_id + 0 IN (1, 4)'],
+      ['user_ref', 'notEquals', ['2'], 'user_id + 0 <> 2 OR user_id IS NULL'],
+      ['user_ref', 'notEquals', ['1', '4', null], 'user_id + 0 NOT IN (1, 4)'],
+      ['amount_ref', 'equals', ['20'], 'amount + 0 = 20'],
+      ['amount_ref', 'equals', ['55.25', null], 'amount + 0 = 55.25 OR amount IS NULL'],
+      ['user_col', 'equals', ['3'], 'user_id = 3'],
+      ['status_ref', 'equals', ['100'], 'false'],
+      ['status_ref', 'equals', ['100%_done'], "status = '100%_done'"],
+    ] as const;
+    for (const [dimension, operator, values, where] of cases) {
+      const expected = (await pgRows(`SELECT id FROM ${schema}.orders WHERE ${where} ORDER BY id`)).map((r) =>
+        String(r.id),
+      );
+      for (const token of tokens) {
+        const res = await load(token, {
+          dimensions: ['refs.id'],
+          filters: [{ member: `refs.${dimension}`, operator, values }],
+          order: { 'refs.id': 'asc' },
+        });
+        expect(res.status, JSON.stringify(res.body)).toBe(200);
+        expect(rowsOf(res.body.data, ['refs.id']).flat(), `${dimension} ${operator} ${values}`).toEqual(
+          expected,
+        );
+      }
+    }
+  });
+
   it("keeps each deployment's data to itself: a model cannot read another deployment's tables", async () => {
     const other = await seedAccount();
     const theirs = other.deployments[0];

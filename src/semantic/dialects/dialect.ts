@@ -48,6 +48,14 @@ export interface Dialect {
   /** How a list of values is bound as one parameter. */
   listValue(values: unknown[]): unknown;
   /**
+   * The values a `string` member whose SQL is `expr` is compared with for the text `value` by
+   * `equals` and `notEquals`: the text alone where the engine reads the text as the expression's
+   * type, as PostgreSQL does and SQLite does for a column (its affinity). An expression has no
+   * affinity on SQLite, so its number never equals text there: SQLite also binds the number the
+   * text reads as.
+   */
+  textForms(expr: string, value: string): unknown[];
+  /**
    * The pattern `likeAny` matches `value` with: anywhere in the text (`contains`), at its start
    * or at its end, case-insensitively, every character of `value` literal.
    */

@@ -23,6 +23,8 @@ export const postgres: Dialect = {
   inList: (expr, param) => `(${expr}) = ANY(${param})`,
   notInList: (expr, param) => `(${expr}) <> ALL(${param})`,
   listValue: (values) => values,
+  // PostgreSQL types the parameter after the expression (text '02' against an integer is 2).
+  textForms: (_expr, value) => [value],
   textPattern: (value, kind) => patternAround(escapeLike(value), kind, '%'),
   // ILIKE folds case by the database's locale, beyond ASCII.
   likeAny: (expr, param) => `(${expr})::text ILIKE ANY(${param}::text[])`,

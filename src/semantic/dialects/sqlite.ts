@@ -44,6 +44,11 @@ export const sqlite: Dialect = {
   inList: (expr, param) => `(${expr}) IN (SELECT value FROM json_each(${param}))`,
   notInList: (expr, param) => `(${expr}) NOT IN (SELECT value FROM json_each(${param}))`,
   listValue: (values) => JSON.stringify(values),
+  textForms(expr, value) {
+    if (aliasedColumnOf(expr)) return [value];
+    const number = numberOfText(value);
+    return number === undefined ? [value] : [value, number];
+  },
   textPattern: caseFoldingGlob,
   likeAny: (expr, param) => `EXISTS (SELECT 1 FROM json_each(${param}) WHERE (${expr}) GLOB value)`,
   same: (left, right) => `${left} IS ${right}`,
@@ -51,6 +56,21 @@ export const sqlite: Dialect = {
   booleanValue: (value) => (value ? 1 : 0),
   asText: (expr) => `CAST(${expr} AS TEXT)`,
 };
+
+/** A decimal number in text, as PostgreSQL reads it for a numeric type (spaces around it too). */
+const DECIMAL = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
+
+/**
+ * The number `text` reads as, for comparing an expression that has no affinity; undefined for
+ * text that is no decimal number, or an integer past 2^53 that a double would round to another.
+ */
+function numberOfText(text: string): number | undefined {
+  if (!DECIMAL.test(text)) return undefined;
+  const number = Number(text);
+  if (!Number.isFinite(number) || (Number.isInteger(number) && !Number.isSafeInteger(number)))
+    return undefined;
+  return number;
+}
 
 /** The first character of a character's lower case, as glibc's `towlower` (PostgreSQL's ILIKE) reads it: `İ` is `i`. */
 const lowerOf = (char: string): string => String.fromCodePoint(char.toLowerCase().codePointAt(0) as number);

@@ -33,8 +33,9 @@ export function filterSql(filter: NormalizedFilter, context: FilterContext): str
     if (target.type === 'boolean') return params.add(dialect.booleanValue(value === 'true'));
     return params.add(value);
   };
-  const list = (values: string[]) => {
-    if (isTime) return params.add(dialect.listValue(values.map((value) => dialect.instantValue(value))));
+  const list = (values: unknown[]) => {
+    if (isTime)
+      return params.add(dialect.listValue(values.map((value) => dialect.instantValue(String(value)))));
     if (target.type === 'number')
       return dialect.numberParam(params.add(dialect.listValue(values.map(Number))), true);
     if (target.type === 'boolean') {
@@ -45,6 +46,10 @@ export function filterSql(filter: NormalizedFilter, context: FilterContext): str
   const present = filter.values.filter((value): value is string => value !== null);
   const hasNull = present.length < filter.values.length;
   const first = present[0] ?? '';
+  // What `equals` and `notEquals` compare with: a string member's values in every form its
+  // dialect compares them in (on SQLite an expression's number too, see Dialect.textForms).
+  const compared: unknown[] =
+    target.type === 'string' ? present.flatMap((value) => dialect.textForms(target.sql, value)) : present;
 
   // A range on a time rejects the rows without one: said so the planner sees it (Dialect.requiresValue).
   const valued = isTime ? dialect.requiresValue(target.sql) : undefined;
@@ -53,18 +58,18 @@ export function filterSql(filter: NormalizedFilter, context: FilterContext): str
   switch (filter.operator) {
     case 'equals': {
       const parts: string[] = [];
-      if (present.length === 1) parts.push(`${expr} = ${one(first)}`);
-      if (present.length > 1) parts.push(dialect.inList(expr, list(present)));
+      if (compared.length === 1) parts.push(`${expr} = ${one(first)}`);
+      if (compared.length > 1) parts.push(dialect.inList(expr, list(compared)));
       if (hasNull) parts.push(`${expr} IS NULL`);
       return `(${parts.join(' OR ')})`;
     }
     case 'notEquals': {
       const differs =
-        present.length === 0
+        compared.length === 0
           ? undefined
-          : present.length === 1
+          : compared.length === 1
             ? `${expr} <> ${one(first)}`
-            : dialect.notInList(expr, list(present));
+            : dialect.notInList(expr, list(compared));
       if (hasNull) return differs ? `(${expr} IS NOT NULL AND ${differs})` : `(${expr} IS NOT NULL)`;
       return `(${differs} OR ${expr} IS NULL)`;
     }
