@@ -97,6 +97,7 @@ const DECLARED: Record<RollupColumn['type'], string> = {
   integer: 'INTEGER',
   real: 'REAL',
   timestamp: 'TIMESTAMP TEXT',
+  value: '',
 };
 
 const quoteIdentifier = (identifier: string) => `"${identifier.replaceAll('"', '""')}"`;

@@ -43,6 +43,7 @@ const DECLARED: Record<RollupColumn['type'], string> = {
   integer: 'INTEGER',
   real: 'REAL',
   timestamp: 'TIMESTAMP TEXT',
+  value: '',
 };
 
 /** The build range every rollup is built over: the shop's timestamps fall inside it. */
@@ -480,6 +481,41 @@ const CASES: {
       ],
     },
     rollup: 'orders.base',
+    only: 'sqlite',
+  },
+  {
+    title: 'string dimensions whose values are numbers: as the source reads them, ordered as numbers',
+    query: {
+      measures: ['orders.count'],
+      dimensions: ['orders.id_ref', 'orders.amount_text'],
+      order: [['orders.id_ref', 'asc']],
+    },
+    rollup: 'orders.refs',
+  },
+  {
+    title: 'a string dimension over an integer expression equal to a number’s text in any spelling',
+    query: {
+      measures: ['orders.count'],
+      dimensions: ['orders.id_ref'],
+      filters: [
+        { member: 'orders.id_ref', operator: 'equals', values: ['02', '10', '+12'] },
+        { member: 'orders.id_ref', operator: 'notEquals', values: ['010'] },
+      ],
+      order: [['orders.id_ref', 'desc']],
+    },
+    rollup: 'orders.refs',
+  },
+  {
+    // PostgreSQL's numeric text (`100.0`) is stored as that text, so there a filter spelled `100`
+    // differs (noted in docs/semantic-layer.md): on the embedded store the REAL is kept as read.
+    title: 'a string dimension over a REAL with whole values, equal to its number’s text',
+    query: {
+      measures: ['orders.count'],
+      dimensions: ['orders.amount_text'],
+      filters: [{ member: 'orders.amount_text', operator: 'equals', values: ['100', '20.00', '33'] }],
+      order: [['orders.amount_text', 'asc']],
+    },
+    rollup: 'orders.refs',
     only: 'sqlite',
   },
 ];

@@ -104,6 +104,11 @@ export const ROLLUPS = {
     }),
     // The completion rate alone: on PostgreSQL, the KPI read as stored.
     rollup('orders', 'completion', { measures: ['orders.completion_rate'] }),
+    // String dimensions whose values are numbers (see STRINGS_OVER_NUMBERS).
+    rollup('orders', 'refs', {
+      measures: ['orders.count'],
+      dimensions: ['orders.id_ref', 'orders.amount_text'],
+    }),
   ],
   line_items: [
     // Orders first: the rollup joins from orders, as a query naming an orders measure first does.
@@ -136,12 +141,31 @@ export const ORIGINAL_SQL = [
   rollup('products', 'copy', { type: 'original_sql' }),
 ];
 
+/**
+ * String dimensions over numeric expressions: an integer (`{CUBE}.id + 0`, which orders as a
+ * number: 9 before 10) and, on the embedded store, a REAL with whole values (`20.0`, printed `20`).
+ */
+const STRINGS_OVER_NUMBERS: Record<string, string> = {
+  id_ref: '{CUBE}.id + 0',
+  amount_text: '{CUBE}.amount * 1.0',
+};
+
 /** The shop's model with the rollups above (and the scaled measure they hold), and the original_sql ones when asked. */
 export function withRollups(model: CompiledModel, options: { originalSql?: boolean } = {}): CompiledModel {
   const copy = structuredClone(model);
   const orders = copy.cubes.orders as NonNullable<(typeof copy.cubes)['orders']>;
   orders.measures.scaled_amount = SCALED;
   Object.assign(orders.measures, structuredClone(NUMBERS));
+  for (const [shortName, sql] of Object.entries(STRINGS_OVER_NUMBERS)) {
+    const status = orders.dimensions.status as NonNullable<(typeof orders.dimensions)['status']>;
+    orders.dimensions[shortName] = {
+      ...status,
+      name: `orders.${shortName}`,
+      shortName,
+      title: shortName,
+      sql,
+    };
+  }
   orders.preAggregations = ROLLUPS.orders.map((pre) => structuredClone(pre));
   const lineItems = copy.cubes.line_items as NonNullable<(typeof copy.cubes)['line_items']>;
   lineItems.preAggregations = ROLLUPS.line_items.map((pre) => structuredClone(pre));

@@ -58,10 +58,13 @@ export interface PreAggregation {
  */
 export const PRE_AGGREGATIONS_SCHEMA = 'prod_pre_aggregations';
 
-/** A store column of a rollup table. */
+/**
+ * A store column of a rollup table. `value` has no declared type (no affinity): it keeps each
+ * value as the source's query read it, a number as a number and text as text.
+ */
 export interface RollupColumn {
   name: string;
-  type: 'text' | 'integer' | 'real' | 'timestamp';
+  type: 'text' | 'integer' | 'real' | 'timestamp' | 'value';
 }
 
 /** One partition of a pre-aggregation, in one time zone: what a build produces. */

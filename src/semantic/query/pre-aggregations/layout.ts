@@ -62,17 +62,25 @@ export function storedMeasures(model: CompiledModel, preAggregation: PreAggregat
 
 /**
  * What a rollup's partitions are fingerprinted by (`definitionOf`): its definition and, when it
- * stores more measures than it lists, those, so a partition stored without them never serves.
+ * stores more measures than it lists, those, so a partition stored without them never serves;
+ * likewise, when it has a string dimension, that those are stored as read (`value` columns), so a
+ * partition that stored them as text (before 4 December 2026) never serves but is built again.
  */
 export function storedDefinitionOf(
   model: CompiledModel,
   preAggregation: PreAggregation,
   source: SourceDialect,
-): PreAggregation & { storedMeasures?: string[] } {
+): PreAggregation & { storedMeasures?: string[]; stringsAsRead?: true } {
   const stored = storedMeasures(model, preAggregation, source);
-  return stored.length === preAggregation.measures.length
-    ? preAggregation
-    : { ...preAggregation, storedMeasures: stored };
+  const strings = preAggregation.dimensions.some((member) => {
+    const found = cubeMemberOf(model, member);
+    return found?.kind === 'dimension' && found.dimension.type === 'string';
+  });
+  return {
+    ...preAggregation,
+    ...(stored.length !== preAggregation.measures.length && { storedMeasures: stored }),
+    ...(strings && { stringsAsRead: true as const }),
+  };
 }
 
 export interface LayoutDimension {
@@ -155,6 +163,11 @@ function dimensionColumnType(type: DimensionType, source: SourceDialect): Rollup
       return source === 'postgres' ? 'text' : 'real';
     case 'boolean':
       return 'integer';
+    case 'string':
+      // As read: a TEXT column would turn a number into its text (20.0 into `20.0`, which the
+      // answer prints `20`) and order it as text (`10` before `9`), and its equality would no
+      // longer be the source's (see Dialect.textForms).
+      return 'value';
     default:
       // Time dimensions are local wall-clock text in the partition's zone.
       return 'text';

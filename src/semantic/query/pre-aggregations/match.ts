@@ -5,7 +5,6 @@ import { granularityNests, preAggregationTableName } from '../../model/pre-aggre
 import type { PartitionSpec, PreAggregation } from '../../model/pre-aggregations.types';
 import { filterLeaves, filterMembers } from '../filters';
 import { type JoinTree, multipliedCubes } from '../join-tree';
-import { MemberSql } from '../member-sql';
 import { cubeMemberOf } from '../members';
 import { compileQuery } from '../plan';
 import {
@@ -108,18 +107,6 @@ function rollupTree(model: CompiledModel, preAggregation: PreAggregation): JoinT
 }
 
 /**
- * Whether an equality filter on the string dimension `target` compares a number too on the
- * embedded store (an expression, which has no affinity, against a value that reads as a number:
- * Dialect.textForms). The source then finds `02` for 2 and `20` for 20.0, where a rollup's text
- * column holds `2` and `20.0`, so such a filter is read from the source.
- */
-function comparesNumbers(model: CompiledModel, target: string, values: readonly (string | null)[]): boolean {
-  const dot = target.indexOf('.');
-  const sql = new MemberSql(model, sqlite).dimension(target.slice(0, dot), target.slice(dot + 1));
-  return values.some((value) => value !== null && sqlite.textForms(sql, value).length > 1);
-}
-
-/**
  * Whether `preAggregation` answers the query, and whether exactly (one rollup row per group), or
  * why not: the reason, for tests and for `/sql`'s look at a refused match.
  */
@@ -147,7 +134,7 @@ export function checkPreAggregation(
   if (segments.size !== pre.segments.length || pre.segments.some((segment) => !segments.has(segment))) {
     return `its segments (${pre.segments.join(', ') || 'none'}) are not the query's`;
   }
-  for (const { member, operator, values } of [...query.filters, ...extraFilters].flatMap(filterLeaves)) {
+  for (const { member, operator } of [...query.filters, ...extraFilters].flatMap(filterLeaves)) {
     const found = cubeMemberOf(model, member.target);
     if (found?.kind === 'measure') {
       if (!measures.has(member.target)) return `filter member ${member.name} is not in it`;
@@ -162,15 +149,6 @@ export function checkPreAggregation(
       (found?.kind !== 'dimension' || found.dimension.type !== 'string')
     ) {
       return `filter ${operator} on ${member.name} matches text, and it is not a string dimension`;
-    }
-    if (
-      options.source === 'sqlite' &&
-      (operator === 'equals' || operator === 'notEquals') &&
-      found?.kind === 'dimension' &&
-      found.dimension.type === 'string' &&
-      comparesNumbers(model, member.target, values)
-    ) {
-      return `filter ${operator} on ${member.name} compares its expression's number, and the rollup keeps its text`;
     }
   }
   for (const member of query.timeDimensions) {
