@@ -38,16 +38,31 @@ export const CHROMIUM_ARGS = [
   '--disable-sync',
 ];
 
-export function freePort() {
-  return new Promise((resolve, reject) => {
+/**
+ * Where `freePort` looks: below the range the kernel hands out for `listen(0)` and outgoing
+ * connections (Linux: 32768–60999). A port taken from that range was free only until some other
+ * process's own socket took it: the other browser test file's `npm start` (wrangler and workerd
+ * open several) did, in the seconds before this file's server listened on it.
+ */
+const PORTS = { from: 20_000, to: 32_000 };
+
+/** Whether nothing listens on `port` of 127.0.0.1 now. */
+function bindable(port) {
+  return new Promise((resolve) => {
     const server = net.createServer();
     server.unref();
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
+    server.on('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
   });
+}
+
+/** A port of 127.0.0.1 nothing listens on, picked at random below the ephemeral range. */
+export async function freePort() {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const port = PORTS.from + Math.floor(Math.random() * (PORTS.to - PORTS.from));
+    if (await bindable(port)) return port;
+  }
+  throw new Error(`no free port between ${PORTS.from} and ${PORTS.to}`);
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
@@ -57,7 +72,17 @@ const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
  * process group (so stopping it stops wrangler and workerd too). Output is kept for the report.
  */
 export async function startServer({ adminToken }) {
-  const port = await freePort();
+  // Another process may still take the port before wrangler listens on it: then another port.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startServerOnce({ adminToken, port: await freePort() });
+    } catch (error) {
+      if (attempt >= 3 || !/Address already in use/.test(String(error))) throw error;
+    }
+  }
+}
+
+async function startServerOnce({ adminToken, port }) {
   const state = mkdtempSync(path.join(os.tmpdir(), 'edgeboard-browser-'));
   const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
   const child = spawn(
@@ -90,7 +115,10 @@ export async function startServer({ adminToken }) {
   const url = `http://127.0.0.1:${port}`;
   const deadline = Date.now() + 180_000;
   for (;;) {
-    if (exited) throw new Error(`npm start exited early:\n${output}`);
+    if (exited) {
+      rmSync(state, { recursive: true, force: true });
+      throw new Error(`npm start exited early:\n${output}`);
+    }
     try {
       const res = await fetch(`${url}/healthz`);
       await res.arrayBuffer();
