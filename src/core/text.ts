@@ -51,3 +51,13 @@ export function strictUtf8(bytes: ArrayBuffer): string | null {
     return null;
   }
 }
+
+/**
+ * Whether `text` is a decimal number as PostgreSQL reads one for a numeric type: a sign, digits
+ * with an optional point, an exponent, and spaces around it (`' 12.50 '`, `-.5`, `1e3`).
+ */
+export function isDecimalText(text: string): boolean {
+  return DECIMAL.test(text);
+}
+
+const DECIMAL = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/;

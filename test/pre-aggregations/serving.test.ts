@@ -41,9 +41,14 @@ let acme: SeededAccount;
 
 /**
  * The account's deployment for `kind` (its first for the embedded store, its second for
- * PostgreSQL) with the shop loaded and the model with `rollups` published: its id.
+ * PostgreSQL) with the shop loaded and the model with `rollups` (then `edit`) published: its id.
  */
-async function deployShop(account: SeededAccount, kind: 'embedded' | 'postgres', rollups: string) {
+async function deployShop(
+  account: SeededAccount,
+  kind: 'embedded' | 'postgres',
+  rollups: string,
+  edit: (model: string) => string = (model) => model,
+) {
   const deploymentId = (kind === 'embedded' ? account.deployments[0] : account.deployments[1]) as number;
   let prefix = '';
   if (kind === 'embedded') {
@@ -52,16 +57,19 @@ async function deployShop(account: SeededAccount, kind: 'embedded' | 'postgres',
     prefix = `${await loadShopIntoPostgres()}.`;
     await usePostgres(account.admin, deploymentId);
   }
-  await deployModel(account.admin, deploymentId, modelWithRollups(prefix, rollups));
+  await deployModel(account.admin, deploymentId, edit(modelWithRollups(prefix, rollups)));
   return deploymentId;
 }
 
 const MANAGER = { cubeCloud: { groups: ['managers'] } };
 
-describe.each([
+/** The two stores the groups of cases below run on: words for the title, and `deployShop`'s kind. */
+const STORES = [
   ['the embedded store', 'embedded'],
   ['PostgreSQL', 'postgres'],
-] as const)('served from rollups on %s', (_name, kind) => {
+] as const;
+
+describe.each(STORES)('served from rollups on %s', (_name, kind) => {
   let deploymentId: number;
   let manager: string;
   let rep: string;
@@ -325,10 +333,7 @@ const BY_MONTH = {
   ],
 } satisfies Query;
 
-describe.each([
-  ['the embedded store', 'embedded'],
-  ['PostgreSQL', 'postgres'],
-] as const)('served from an original_sql pre-aggregation on %s', (_name, kind) => {
+describe.each(STORES)('served from an original_sql pre-aggregation on %s', (_name, kind) => {
   it("answers its cube's queries with the source's rows once built, and the source's before", async () => {
     const account = await seedAccount();
     const deploymentId = await deployShop(account, kind, ORIGINAL_SQL);
@@ -374,23 +379,15 @@ const REFS = `    pre_aggregations:
         dimensions: [user_ref, amount_ref]
 `;
 
-describe.each([
-  ['the embedded store', 'embedded'],
-  ['PostgreSQL', 'postgres'],
-] as const)('a rollup of string dimensions whose values are numbers, on %s', (_name, kind) => {
+describe.each(STORES)('a rollup of string dimensions whose values are numbers, on %s', (_name, kind) => {
   it("answers with the source's values and compares them as the source does", async () => {
     const account = await seedAccount();
-    const deploymentId = (kind === 'embedded' ? account.deployments[0] : account.deployments[1]) as number;
-    let prefix = '';
-    if (kind === 'embedded') await loadShopIntoStore(account.admin, deploymentId);
-    else {
-      prefix = `${await loadShopIntoPostgres()}.`;
-      await usePostgres(account.admin, deploymentId);
-    }
-    const anchor = '      - name: user_id\n';
-    const model = modelWithRollups(prefix, REFS).replace(anchor, `${STRINGS_OVER_NUMBERS}${anchor}`);
-    expect(model).toContain('name: amount_ref');
-    await deployModel(account.admin, deploymentId, model);
+    const deploymentId = await deployShop(account, kind, REFS, (model) => {
+      const anchor = '      - name: user_id\n';
+      const edited = model.replace(anchor, `${STRINGS_OVER_NUMBERS}${anchor}`);
+      expect(edited).toContain('name: amount_ref');
+      return edited;
+    });
     const token = await cubeToken(account.admin, deploymentId, MANAGER);
     const queries: Query[] = [
       { measures: ['orders.count'], dimensions: ['orders.user_ref'], order: { 'orders.user_ref': 'asc' } },

@@ -1,3 +1,4 @@
+import { isDecimalText } from '../../core/text';
 import type { Granularity } from '../model/model.types';
 import { offsetTransitions } from '../query/time-zone';
 import { aliasedColumnOf, type Dialect, patternAround, type TextMatch, type ZoneContext } from './dialect';
@@ -57,15 +58,12 @@ export const sqlite: Dialect = {
   asText: (expr) => `CAST(${expr} AS TEXT)`,
 };
 
-/** A decimal number in text, as PostgreSQL reads it for a numeric type (spaces around it too). */
-const DECIMAL = /^\s*[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?\s*$/;
-
 /**
  * The number `text` reads as, for comparing an expression that has no affinity; undefined for
  * text that is no decimal number, or an integer past 2^53 that a double would round to another.
  */
 function numberOfText(text: string): number | undefined {
-  if (!DECIMAL.test(text)) return undefined;
+  if (!isDecimalText(text)) return undefined;
   const number = Number(text);
   if (!Number.isFinite(number) || (Number.isInteger(number) && !Number.isSafeInteger(number)))
     return undefined;

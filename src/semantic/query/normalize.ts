@@ -1,3 +1,4 @@
+import { isDecimalText } from '../../core/text';
 import { isKnownTimeZone } from '../../core/time-zone';
 import { type CompiledModel, GRANULARITIES, type Granularity, measureValueType } from '../model/model.types';
 import { boundOf, resolveDateRange } from './date-range';
@@ -19,7 +20,6 @@ import {
 import { QueryError } from './query-error';
 
 const DATE_OPERATORS = new Set<FilterOperator>(DATE_FILTER_OPERATORS);
-const NUMERIC = /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i;
 
 /**
  * Checks a Cube query against the model and makes it explicit: members resolved (view members
@@ -208,7 +208,7 @@ function normalizeFilter(
     const likeOperator = /contains|startsWith|endsWith/i.test(operator);
     if (likeOperator) return text;
     if (type === 'number') {
-      if (!NUMERIC.test(text.trim())) throw new QueryError(`Invalid number for ${found.name}: ${text}`);
+      if (!isDecimalText(text)) throw new QueryError(`Invalid number for ${found.name}: ${text}`);
       return String(Number(text));
     }
     if (type === 'boolean') {
