@@ -17,6 +17,10 @@
 //   Beside it, "in the request": the /load's time less the Worker's own span of the query's
 //   round trip in the same request (`pg-query`; PostgreSQL only), which no second run of the
 //   query disturbs: on a query that takes seconds, two runs differ by more than the overhead;
+//   and, for PostgreSQL, "over the floor": the /load's time less that of the floor Worker's cold
+//   read of the same SQL on a fresh connection to the same server (bench/floor-pg.js: the login,
+//   the read as edgeboard frames it, a Cache API write, and no driver or planning), what the
+//   platform alone costs such a query here;
 // - warm latency: the same queries answered from the result cache, sequentially, each run paired
 //   with a trivial Worker's route that makes one Cache API read (the floor Worker's `/cache`);
 // - cached throughput: autocannon on a cached GET /load, against that floor.
@@ -144,6 +148,9 @@ async function coldOverhead(ctx, store, token, engine, runs) {
   // The same loads with the emulated Cache API write switched off (bench/geo-entry.js).
   const offOverheads = [];
   const offInRequestOverheads = [];
+  // PostgreSQL: the /load over the floor Worker's read of the same SQL, and that floor over the engine.
+  const overFloors = [];
+  const floorOverheads = [];
   let hop = 0;
   if (engine.probe) {
     const times = [];
@@ -169,6 +176,8 @@ async function coldOverhead(ctx, store, token, engine, runs) {
     const phases = [];
     const pairedOff = [];
     const inRequestOff = [];
+    const overFloor = [];
+    const floorOver = [];
     for (let i = 0; i < n; i++) {
       const l = await timedLoad(ctx, token, fresh);
       const d = Math.max(0.01, (await timed(() => engine.run(sql, params))).ms - hop);
@@ -183,12 +192,23 @@ async function coldOverhead(ctx, store, token, engine, runs) {
         inRequestOff.push(off.total - (off.phases[engine.queryPhase] ?? 0));
       }
       if (engine.fresh) viaFresh.push((await timed(() => engine.fresh.run(sql, params))).ms);
+      if (engine.floor) {
+        const f = await engine.floor(sql, params);
+        if (f.rows !== rows)
+          throw new Error(`semantic bench, floor read of ${name}: ${f.rows} rows, not ${rows}`);
+        overFloor.push(l.total - f.ms);
+        floorOver.push(f.ms - d);
+      }
     }
     const over = median(paired);
     overheads.push(over);
     if (inRequest.length > 0) inRequestOverheads.push(median(inRequest));
     offOverheads.push(median(pairedOff));
     if (inRequestOff.length > 0) offInRequestOverheads.push(median(inRequestOff));
+    if (overFloor.length > 0) {
+      overFloors.push(median(overFloor));
+      floorOverheads.push(median(floorOver));
+    }
     lines.push(
       `${pad(name, 54)} ${pad(`${rows} rows`, 10)} /load ${ms(median(load))} ms, engine ${ms(median(direct))} ms` +
         `${hop ? ` (less the RPC hop ${ms(hop)})` : ''}${engine.fresh ? `, ${engine.fresh.label} ${ms(median(viaFresh))} ms` : ''}` +
@@ -200,18 +220,27 @@ async function coldOverhead(ctx, store, token, engine, runs) {
       `${pad('', 56)}without the Cache API write: overhead p50 +${ms(median(pairedOff))} ms` +
         (inRequestOff.length > 0 ? `, in the request +${ms(median(inRequestOff))} ms` : ''),
     );
+    if (overFloor.length > 0)
+      lines.push(
+        `${pad('', 56)}platform floor (a fresh connection's login, the read, a Cache API write): ` +
+          `+${ms(median(floorOver))} ms over the engine; the /load +${ms(median(overFloor))} ms over it`,
+      );
   }
   const figures = (paired, inRequest) =>
     `+${ms(median(paired))} ms${inRequest.length > 0 ? ` paired, +${ms(median(inRequest))} ms in the request` : ''}`;
   lines.push(
     `overhead of a cold /load over the engine (${store}), median over the queries: ${figures(overheads, inRequestOverheads)}; ` +
-      `without the Cache API write ${figures(offOverheads, offInRequestOverheads)}`,
+      `without the Cache API write ${figures(offOverheads, offInRequestOverheads)}` +
+      (overFloors.length > 0
+        ? `; the platform floor +${ms(median(floorOverheads))} ms over the engine, the /load +${ms(median(overFloors))} ms over the floor`
+        : ''),
   );
   return {
     lines,
     overhead: median(overheads),
     inRequest: inRequestOverheads.length > 0 ? median(inRequestOverheads) : undefined,
     withoutCacheWrite: figures(offOverheads, offInRequestOverheads),
+    floor: overFloors.length > 0 ? { over: median(floorOverheads), under: median(overFloors) } : undefined,
   };
 }
 
@@ -247,6 +276,29 @@ async function warmLatency(ctx, token, runs) {
     `cached /load p50 ${ms(pct(loads, 50))} ms vs a trivial Worker's one Cache API read p50 ${ms(pct(floorTimes, 50))} ms (paired runs): ${ratio.toFixed(2)}x (goal <= 1.5x ${ratio <= 1.5 ? 'MET' : 'NOT MET'})`,
   );
   return lines;
+}
+
+/**
+ * The floor Worker's cold read of `sql` on a fresh connection to `server` (bench/floor-pg.js),
+ * its answer written to the Cache API as a cold /load's: its time, and the rows it read.
+ */
+async function floorRead(ctx, server, sql, params) {
+  const { host, port, user, password, database } = server;
+  const { ms: total, value } = await timed(async () => {
+    const res = await fetch(`${ctx.floorUrl}/pg`, {
+      method: 'POST',
+      body: JSON.stringify({
+        target: { host, port, user, password, database },
+        sql,
+        params,
+        timeoutMs: 30_000,
+      }),
+    });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`semantic bench, floor read: ${res.status} ${text}`);
+    return JSON.parse(text).rows.length;
+  });
+  return { ms: total, rows: value };
 }
 
 /** `--orders 100000,1000000`: the scales to measure. */
@@ -327,6 +379,7 @@ export default async function semantic(ctx) {
       run: async (sql, params) => (await warm.query(sql, params)).rows.length,
       probe: () => warm.query('SELECT 1 AS x'),
       fresh: { label: viaLabel, run: (sql, params) => onFreshConnection(via, { sql, params }) },
+      floor: (sql, params) => floorRead(ctx, via, sql, params),
     });
     sets.push(
       {
@@ -368,14 +421,14 @@ export default async function semantic(ctx) {
       {
         name: `semantic: cold query overhead, ${store} (renewQuery, ${runs} paired runs each)`,
         run: async () => {
-          const { lines, overhead, inRequest, withoutCacheWrite } = await coldOverhead(
+          const { lines, overhead, inRequest, withoutCacheWrite, floor } = await coldOverhead(
             ctx,
             store,
             token,
             engine,
             runs,
           );
-          overheads.push([store, overhead, inRequest, withoutCacheWrite]);
+          overheads.push([store, overhead, inRequest, withoutCacheWrite, floor]);
           return lines;
         },
       },
@@ -388,9 +441,10 @@ export default async function semantic(ctx) {
       name: 'semantic: cold overhead by store and scale (median over the queries of the p50s: paired with the engine / in the request)',
       run: async () =>
         overheads.map(
-          ([store, o, r, off]) =>
+          ([store, o, r, off, floor]) =>
             `${pad(store, 50)} +${ms(o)} ms paired${r === undefined ? '' : `, +${ms(r)} ms in the request`}` +
-            ` (without the Cache API write: ${off})`,
+            ` (without the Cache API write: ${off})` +
+            (floor ? `; platform floor +${ms(floor.over)} ms, the /load +${ms(floor.under)} ms over it` : ''),
         ),
     },
     ...sets

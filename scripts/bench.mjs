@@ -220,7 +220,8 @@ const median = (xs) => {
 };
 
 /**
- * The floors a route is measured against: a trivial Worker in the same emulator answering
+ * The floors a route is measured against (the floor Worker, bench/floor-entry.js; its `POST /pg`,
+ * a cold PostgreSQL read, is paired with cold loads in bench/semantic.mjs): a trivial Worker in the same emulator answering
  * after the same kinds of storage calls. `kv`: one KV read; `d1`: one D1 round trip (SELECT 1);
  * `kv+d1`: one KV read, then one D1 round trip; `2d1+cache`: two D1 round trips side by side,
  * then a Cache API hit read to the end (what a cached Cube `/load` cost while it read the serving
@@ -236,43 +237,16 @@ const FLOORS = {
 };
 
 async function startFloor() {
-  const script = `export default { async fetch(req, env) {
-    const p = new URL(req.url).pathname;
-    if (p === '/kv' || p === '/both') await env.KV.get('k');
-    if (p === '/d1' || p === '/both') await env.DB.prepare('SELECT 1 AS x').first();
-    if (p === '/cached') {
-      await Promise.all([1, 2].map(() => env.DB.prepare('SELECT 1 AS x').first()));
-      const key = 'https://floor.invalid/cached';
-      const hit = await caches.default.match(key);
-      if (hit) await hit.json();
-      else await caches.default.put(key, new Response('{"ok":true}', { headers: { 'cache-control': 'max-age=3600' } }));
-    }
-    if (p === '/cache') {
-      // One Cache API hit read to the end: all a cached Cube \`/load\` needs from storage.
-      const key = 'https://floor.invalid/cache';
-      const hit = await caches.default.match(key);
-      if (hit) await hit.json();
-      else await caches.default.put(key, new Response('{"ok":true}', { headers: { 'cache-control': 'max-age=3600' } }));
-    }
-    if (p === '/cache8') {
-      // Eight Cache API hits side by side, each read to the end: what a cached 8-chart live load
-      // adds to a static one, before any of its own work.
-      await Promise.all([1, 2, 3, 4, 5, 6, 7, 8].map(async (i) => {
-        const key = 'https://floor.invalid/cache8/' + i;
-        const hit = await caches.default.match(key);
-        if (hit) await hit.json();
-        else await caches.default.put(key, new Response('{"ok":true}', { headers: { 'cache-control': 'max-age=3600' } }));
-      }));
-    }
-    return new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } });
-  } };`;
   const mf = new Miniflare(
     convertV4MiniflareOptions({
       workers: [
         {
           name: 'floor',
-          modules: true,
-          script,
+          modulesRoot: path.join(root, 'bench'),
+          modules: ['floor-entry.js', 'floor-pg.js'].map((f) => ({
+            type: 'ESModule',
+            path: path.join(root, 'bench', f),
+          })),
           compatibilityDate: '2026-10-01',
           kvNamespaces: ['KV'],
           d1Databases: ['DB'],
