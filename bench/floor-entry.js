@@ -35,9 +35,8 @@ export default {
     // the SQL and its parameters come with the request: the bench's loopback servers only.
     if (p === '/pg' && req.method === 'POST') {
       const { target, sql, params, timeoutMs, put } = await req.json();
-      const started = Date.now();
-      const answer = JSON.stringify(await pgRead(connect, target, sql, params, timeoutMs));
-      const span = Date.now() - started;
+      const { columns, rows, queryMs } = await pgRead(connect, target, sql, params, timeoutMs);
+      const answer = JSON.stringify({ columns, rows });
       if (put !== false) {
         const key = `https://floor.invalid/pg/${crypto.randomUUID()}`;
         ctx.waitUntil(
@@ -50,7 +49,7 @@ export default {
         );
       }
       return new Response(answer, {
-        headers: { 'content-type': 'application/json', 'server-timing': `pg-read;dur=${span}` },
+        headers: { 'content-type': 'application/json', 'server-timing': `pg-query;dur=${queryMs}` },
       });
     }
     return new Response('{"ok":true}', { headers: { 'content-type': 'application/json' } });

@@ -94,7 +94,10 @@ async function saltedPassword(password, salt, iterations) {
   return kept;
 }
 
-/** One read on a fresh connection: `{ columns, rows }`, the rows as objects of text. */
+/**
+ * One read on a fresh connection: `{ columns, rows, queryMs }`, the rows as objects of text;
+ * `queryMs` is the Worker's own span of the read's round trip (as edgeboard's `pg-query`).
+ */
 export async function pgRead(connect, { host, port, user, password, database }, sql, params, timeoutMs) {
   const socket = connect({ hostname: host, port });
   const writer = socket.writable.getWriter();
@@ -148,6 +151,7 @@ export async function pgRead(connect, { host, port, user, password, database }, 
         writer.write(message('p', encoder.encode(`${withoutProof},p=${base64(proof)}`)));
       }
     }
+    const sent = Date.now();
     writer.write(
       concat([
         ...statement('BEGIN READ ONLY'),
@@ -182,8 +186,9 @@ export async function pgRead(connect, { host, port, user, password, database }, 
         rows.push(row);
       }
     }
+    const queryMs = Date.now() - sent;
     writer.write(message('X'));
-    return { columns, rows };
+    return { columns, rows, queryMs };
   } finally {
     await socket.close().catch(() => {});
   }
