@@ -11,6 +11,11 @@
 //
 // `--breakdown` adds, per checkout, the same mints with platform calls answered without storage
 // (see bench/mint-entry.js): which share of the gap to /healthz each call takes.
+//
+// Every round also runs the mint's platform floor (bench/mint-floor.js, in a workerd of its own):
+// a Worker making only the platform calls a mint cannot do without (the limiter, one D1 read
+// batch, a new user's one write batch, the KV put), as ratios to its own trivial route. No mint
+// of any Worker reaches more than that here.
 import { execFileSync } from 'node:child_process';
 import { copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -445,12 +450,92 @@ async function sqlOnly() {
   for (const s of subjects) console.log(`  ${s.root}: read ${fmt(s.read)}, write ${fmt(s.write)}`);
 }
 
+/** The mint's platform floor (bench/mint-floor.js) in a workerd of its own, set up as `world` is. */
+async function startMintFloor(world) {
+  const before = new Set(workerdChildren());
+  const mf = new Miniflare(
+    convertV4MiniflareOptions({
+      workers: [
+        {
+          name: 'mint-floor',
+          modulesRoot: path.join(here, 'bench'),
+          modules: [{ type: 'ESModule', path: path.join(here, 'bench', 'mint-floor.js') }],
+          compatibilityDate: '2026-10-01',
+          d1Databases: ['DB'],
+          kvNamespaces: ['SESSIONS'],
+          // As wrangler.toml's SESSION_RATE_LIMITER.
+          ratelimits: { LIMITER: { namespace_id: '1', simple: { limit: 10, period: 10 } } },
+        },
+      ],
+      cf: false,
+      port: 0,
+      host: '127.0.0.1',
+    }),
+  );
+  const url = (await mf.ready).toString().replace(/\/$/, '');
+  const pid = workerdChildren().find((p) => !before.has(p));
+  const post = async (route, body, apiKey) => {
+    const res = await fetch(`${url}${route}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(apiKey && { authorization: `Api-Key ${apiKey}` }) },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    const text = await res.text();
+    if (res.status !== 200) throw new Error(`mint floor ${route}: ${res.status} ${text}`);
+  };
+  await post('/setup', { keys: world.keys, groups: GROUPS, attributes: ATTRIBUTES });
+  for (let i = 0; i < RETURNING; i++) await post('/new', world.body(`r-${i}`), world.keys[i % KEYS]);
+  const list = scenarios(world, `floor-${process.pid}`);
+  return {
+    mf,
+    url,
+    pid,
+    list: {
+      healthz: { method: 'GET', path: '/' },
+      returning: { ...list.returning, path: '/returning' },
+      new: { ...list.new, path: '/new' },
+    },
+    ratios: { returning: [], new: [] },
+    cpu: { healthz: [], returning: [], new: [] },
+    rps: { healthz: [], returning: [], new: [] },
+  };
+}
+
+/** One round of `run`: its trivial route, then both mints, as ratios to it and CPU per request. */
+async function roundOf(run) {
+  const base = await load(run, run.list.healthz);
+  run.cpu.healthz.push(base.cpuMs);
+  for (const which of ['returning', 'new']) {
+    const r = await load(run, run.list[which]);
+    if (r.non2xx > 0) console.log(`  ${run.label} ${which}: ${r.non2xx} answers not 2xx`);
+    run.ratios[which].push(r.requests.average / base.requests.average);
+    run.cpu[which].push(r.cpuMs);
+    run.rps[which].push(r.requests.average);
+  }
+  run.rps.healthz.push(base.requests.average);
+  return base;
+}
+
+/** The medians of a run's ratios and CPU per request, as printed lines. */
+function summaryOf(run) {
+  const cpu = (xs) => median(xs).toFixed(2);
+  return [
+    `  returning-user mint: ${fmt(run.ratios.returning)}`,
+    `  new-user mint:       ${fmt(run.ratios.new)}`,
+    `  workerd CPU ms per request: /healthz ${cpu(run.cpu.healthz)}, returning ${cpu(run.cpu.returning)}, new ${cpu(run.cpu.new)}` +
+      ` (as ratios: returning ${(median(run.cpu.healthz) / median(run.cpu.returning)).toFixed(2)}, new ${(median(run.cpu.healthz) / median(run.cpu.new)).toFixed(2)})`,
+  ];
+}
+
 async function main() {
   if (SQL_ONLY) return sqlOnly();
   const runs = [];
   // Stopped early: the workerd processes go too.
+  let floor;
   process.once('SIGTERM', () =>
-    Promise.allSettled(runs.map((r) => r.mf.dispose())).then(() => process.exit(1)),
+    Promise.allSettled([...runs, ...(floor ? [floor] : [])].map((r) => r.mf.dispose())).then(() =>
+      process.exit(1),
+    ),
   );
   for (const root of roots) {
     const label = execFileSync('git', ['log', '-1', '--format=%h %ad', '--date=short'], { cwd: root })
@@ -476,8 +561,10 @@ async function main() {
       url,
       pid,
       list,
+      world,
       ratios: { returning: [], new: [] },
       cpu: { healthz: [], returning: [], new: [] },
+      rps: { healthz: [], returning: [], new: [] },
       ablated: {},
       ablatedCpu: {},
     });
@@ -487,18 +574,12 @@ async function main() {
       for (const [i, run] of runs.entries()) await profile(run, INSPECTOR_PORT + i);
       return;
     }
+    floor = { ...(await startMintFloor(runs[0].world)), label: 'platform floor' };
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 ? [...runs].reverse() : runs;
-      for (const run of order) {
-        const base = await load(run, run.list.healthz);
-        run.cpu.healthz.push(base.cpuMs);
-        for (const which of ['returning', 'new']) {
-          const r = await load(run, run.list[which]);
-          if (r.non2xx > 0) console.log(`  ${run.label} ${which}: ${r.non2xx} answers not 2xx`);
-          run.ratios[which].push(r.requests.average / base.requests.average);
-          run.cpu[which].push(r.cpuMs);
-        }
-        if (BREAKDOWN) {
+      for (const run of round % 2 ? [...order, floor] : [floor, ...order]) {
+        const base = await roundOf(run);
+        if (BREAKDOWN && run !== floor) {
           for (const off of ABLATIONS) {
             for (const which of ['returning', 'new']) {
               const r = await load(run, run.list[which], { 'x-bench-off': off });
@@ -511,7 +592,7 @@ async function main() {
           }
         }
         console.log(
-          `  round ${round + 1} ${run.label}: /healthz ${base.requests.average.toFixed(0)} req/s; returning ${run.ratios.returning.at(-1).toFixed(2)}, new ${run.ratios.new.at(-1).toFixed(2)}; CPU ms ${run.cpu.healthz.at(-1).toFixed(2)} / ${run.cpu.returning.at(-1).toFixed(2)} / ${run.cpu.new.at(-1).toFixed(2)}`,
+          `  round ${round + 1} ${run.label}: ${run.list.healthz.path} ${base.requests.average.toFixed(0)} req/s; returning ${run.ratios.returning.at(-1).toFixed(2)}, new ${run.ratios.new.at(-1).toFixed(2)}; CPU ms ${run.cpu.healthz.at(-1).toFixed(2)} / ${run.cpu.returning.at(-1).toFixed(2)} / ${run.cpu.new.at(-1).toFixed(2)}`,
         );
       }
     }
@@ -520,21 +601,27 @@ async function main() {
     );
     for (const run of runs) {
       console.log(`${run.label} (${run.root})`);
-      console.log(`  returning-user mint: ${fmt(run.ratios.returning)}`);
-      console.log(`  new-user mint:       ${fmt(run.ratios.new)}`);
+      const [returning, fresh, cpu] = summaryOf(run);
+      console.log(`${returning}\n${fresh}`);
       for (const [key, xs] of Object.entries(run.ablated)) {
         console.log(
           `  ${key}: ${fmt(xs)}; workerd CPU ms per request ${median(run.ablatedCpu[key]).toFixed(2)}`,
         );
       }
-      const cpu = (xs) => median(xs).toFixed(2);
-      console.log(
-        `  workerd CPU ms per request: /healthz ${cpu(run.cpu.healthz)}, returning ${cpu(run.cpu.returning)}, new ${cpu(run.cpu.new)}` +
-          ` (as ratios: returning ${(median(run.cpu.healthz) / median(run.cpu.returning)).toFixed(2)}, new ${(median(run.cpu.healthz) / median(run.cpu.new)).toFixed(2)})`,
-      );
+      console.log(cpu);
     }
+    console.log(
+      "The platform floor (bench/mint-floor.js: the limiter, one D1 read batch, a new user's one write batch, the KV put), to its own trivial route:",
+    );
+    for (const line of summaryOf(floor)) console.log(line);
+    // The goal's measure: a mint's throughput over edgeboard's /healthz in the same round.
+    const against = (which) => floor.rps[which].map((rps, i) => rps / runs[0].rps.healthz[i]);
+    console.log(
+      `  as ratios to ${runs[0].label}'s /healthz in the same rounds: returning ${fmt(against('returning'))}, new ${fmt(against('new'))}`,
+    );
   } finally {
     for (const run of runs) await run.mf.dispose();
+    await floor?.mf.dispose();
   }
 }
 
