@@ -6,6 +6,7 @@ import { dryRunQueries, type LoadResult, loadQuery, metaFor, sqlQuery } from '..
 import type { DataScope } from '../data-api/data-scope';
 import { jsonText } from '../http/route';
 import { timeDimensionShorthand } from '../semantic/query/normalize';
+import { localText } from '../semantic/query/pre-aggregations/partitions';
 import type { CubeQuery, NormalizedQuery } from '../semantic/query/query.types';
 import type { loadResponseSchema } from './cube-api.schemas';
 
@@ -34,8 +35,51 @@ export function parseQueryParam(text: string): CubeQuery | CubeQuery[] {
   return result.output as CubeQuery | CubeQuery[];
 }
 
+type QueryKind = 'regularQuery' | 'blendingQuery' | 'compareDateRangeQuery';
+
+/** The `queryType` each query of a request echoes: a compared query's is the request's kind. */
+const echoedKind = (kind: QueryKind): QueryKind => (kind === 'compareDateRangeQuery' ? kind : 'regularQuery');
+
+/**
+ * Cube's compare-date-range query: a time dimension's `compareDateRange` (a list of date ranges)
+ * becomes one query per range, each with that range as the dimension's `dateRange`, in the
+ * list's order; null when no time dimension has one. One time dimension may carry it, without a
+ * `dateRange` of its own.
+ */
+function compareQueries(query: CubeQuery): CubeQuery[] | null {
+  const timeDimensions = query.timeDimensions ?? [];
+  const compared = timeDimensions.filter((td) => td.compareDateRange != null);
+  if (compared.length === 0) return null;
+  const [td] = compared;
+  if (compared.length > 1 || !td?.compareDateRange) {
+    throw new ApiError('BAD_REQUEST', 'compareDateRange can be set on one time dimension only');
+  }
+  if (td.dateRange != null) {
+    throw new ApiError('BAD_REQUEST', `${td.dimension} has both dateRange and compareDateRange: send one`);
+  }
+  return td.compareDateRange.map((dateRange) => ({
+    ...query,
+    timeDimensions: timeDimensions.map((each) => {
+      if (each !== td) return each;
+      const { compareDateRange: _ranges, ...rest } = each;
+      return { ...rest, dateRange };
+    }),
+  }));
+}
+
+/**
+ * The `compareDateRange` value of a compared query's rows, as Cube writes it: the range its time
+ * dimension resolved to, as local wall-clock times of the query's zone, `from - to`.
+ */
+function compareLabel(asked: CubeQuery, normalized: NormalizedQuery): string {
+  const name = asked.timeDimensions?.find((td) => td.dateRange != null)?.dimension;
+  const range = normalized.timeDimensions.find((td) => td.name === name && td.dateRange)?.dateRange;
+  if (!range) throw new Error(`compared query without the date range of ${name}`);
+  return range.map((instant) => localText(Date.parse(instant), normalized.timezone)).join(' - ');
+}
+
 /** Cube echoes the query it ran, with its defaults filled in (`limit`, `timezone`, `order`). */
-function echo(asked: CubeQuery, normalized: NormalizedQuery) {
+function echo(asked: CubeQuery, normalized: NormalizedQuery, queryType: QueryKind = 'regularQuery') {
   return {
     ...asked,
     measures: normalized.measures.map((m) => m.name),
@@ -46,14 +90,14 @@ function echo(asked: CubeQuery, normalized: NormalizedQuery) {
     order: normalized.order.map((o) => [orderName(o), o.desc ? 'desc' : 'asc']),
     limit: normalized.limit,
     timezone: normalized.timezone,
-    queryType: 'regularQuery',
+    queryType,
   };
 }
 
 /** Cube's answer to one query, but its `data` (which `answerText` writes in as stored). */
-function present(asked: CubeQuery, result: LoadResult) {
+function present(asked: CubeQuery, result: LoadResult, queryType: QueryKind) {
   return {
-    query: echo(asked, result.query),
+    query: echo(asked, result.query, queryType),
     lastRefreshTime: result.lastRefreshTime,
     annotation: result.annotation,
     dataSource: 'default',
@@ -67,29 +111,60 @@ function present(asked: CubeQuery, result: LoadResult) {
   };
 }
 
-/** Cube's answer to one query as JSON text: `{query, data, …}`, its `data` the stored text. */
-function answerText(asked: CubeQuery, result: LoadResult): string {
-  const { query, ...rest } = present(asked, result);
-  return `{"query":${JSON.stringify(query)},"data":${result.data.json},${JSON.stringify(rest).slice(1)}`;
+/**
+ * Cube's answer to one query as JSON text: `{query, data, …}`, its `data` the stored text. The
+ * rows of a compared query also carry their range (`compareDateRange`), as Cube's do.
+ */
+function answerText(asked: CubeQuery, result: LoadResult, queryType: QueryKind = 'regularQuery'): string {
+  const { query, ...rest } = present(asked, result, echoedKind(queryType));
+  let data = result.data.json;
+  if (queryType === 'compareDateRangeQuery') {
+    const compareDateRange = compareLabel(asked, result.query);
+    const rows = JSON.parse(data) as Record<string, unknown>[];
+    data = JSON.stringify(rows.map((row) => ({ ...row, compareDateRange })));
+  }
+  return `{"query":${JSON.stringify(query)},"data":${data},${JSON.stringify(rest).slice(1)}`;
+}
+
+/**
+ * Cube's `pivotQuery`: the first query as run, of the request's kind; a compared query's has
+ * `compareDateRange` as its first dimension, which `@cubejs-client/core` pivots its series by.
+ */
+function pivotOf(asked: CubeQuery, normalized: NormalizedQuery, queryType: QueryKind) {
+  const pivot = echo(asked, normalized, echoedKind(queryType));
+  return queryType === 'compareDateRangeQuery'
+    ? { ...pivot, dimensions: ['compareDateRange', ...pivot.dimensions] }
+    : pivot;
 }
 
 type LoadAnswer = v.InferOutput<typeof loadResponseSchema>;
 
+/** The queries a request runs, and Cube's kind of it. */
+function queriesOf(query: CubeQuery | CubeQuery[]): { queries: CubeQuery[]; kind: QueryKind } {
+  if (Array.isArray(query))
+    return { queries: query, kind: query.length > 1 ? 'blendingQuery' : 'regularQuery' };
+  const compared = compareQueries(query);
+  return compared
+    ? { queries: compared, kind: 'compareDateRangeQuery' }
+    : { queries: [query], kind: 'regularQuery' };
+}
+
 /**
  * Cube's `/load`: one query answers `{query, data, annotation, …}`; with `queryType=multi` (what
- * `@cubejs-client/core` sends) or several queries, `{queryType, results: […]}`. The answer is
- * written as text around each query's rows as the result cache keeps them.
+ * `@cubejs-client/core` sends), several queries or a `compareDateRange`, `{queryType, results:
+ * […]}`. The answer is written as text around each query's rows as the result cache keeps them.
  */
 export async function load(scope: DataScope, query: CubeQuery | CubeQuery[], queryType?: string) {
-  const queries = Array.isArray(query) ? query : [query];
+  const { queries, kind } = queriesOf(query);
   const results = await Promise.all(
     queries.map(async (q) => ({ q, result: await loadQuery(scope, q, { renew: q.renewQuery === true }) })),
   );
-  const answers = results.map(({ q, result }) => answerText(q, result));
-  if (!Array.isArray(query) && queryType !== 'multi') return jsonText<LoadAnswer>(answers[0] as string);
-  const kind = Array.isArray(query) && query.length > 1 ? 'blendingQuery' : 'regularQuery';
+  const answers = results.map(({ q, result }) => answerText(q, result, kind));
+  if (kind === 'regularQuery' && !Array.isArray(query) && queryType !== 'multi') {
+    return jsonText<LoadAnswer>(answers[0] as string);
+  }
   const first = results[0];
-  const pivot = first ? `"pivotQuery":${JSON.stringify(echo(first.q, first.result.query))},` : '';
+  const pivot = first ? `"pivotQuery":${JSON.stringify(pivotOf(first.q, first.result.query, kind))},` : '';
   return jsonText<LoadAnswer>(
     `{"queryType":"${kind}","results":[${answers.join(',')}],${pivot}"slowQuery":false}`,
   );
@@ -114,20 +189,26 @@ export async function sql(scope: DataScope, query: CubeQuery | CubeQuery[]) {
       ...(compiled.totalSql && { totalSql: [compiled.totalSql.sql, compiled.totalSql.params] }),
     };
   };
-  if (Array.isArray(query)) return { queryType: 'multi', sql: await Promise.all(query.map(one)) };
+  const { queries, kind } = queriesOf(query);
+  if (Array.isArray(query) || kind !== 'regularQuery') {
+    return { queryType: 'multi', sql: await Promise.all(queries.map(one)) };
+  }
   return { sql: await one(query) };
 }
 
 /** Cube's `/dry-run`: the normalized queries, without running them. */
 export async function dryRun(scope: DataScope, query: CubeQuery | CubeQuery[]) {
-  const queries = Array.isArray(query) ? query : [query];
+  const { queries, kind } = queriesOf(query);
   const runs = await dryRunQueries(scope, queries);
-  const normalized = runs.map((run, index) => echo(queries[index] as CubeQuery, run.normalized));
+  const normalized = runs.map((run, index) =>
+    echo(queries[index] as CubeQuery, run.normalized, echoedKind(kind)),
+  );
+  const first = runs[0];
   return {
-    queryType: queries.length > 1 ? 'blendingQuery' : 'regularQuery',
+    queryType: kind,
     normalizedQueries: normalized,
     queryOrder: normalized.map((n) => Object.fromEntries(n.order)),
-    pivotQuery: normalized[0],
+    pivotQuery: first ? pivotOf(queries[0] as CubeQuery, first.normalized, kind) : normalized[0],
     transformedQueries: normalized.map(() => null),
     // edgeboard's: per query, the pre-aggregation that would answer it and the SQL reading it.
     preAggregations: runs.map(({ rollup }) =>

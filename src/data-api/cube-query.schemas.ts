@@ -51,53 +51,64 @@ function filterSchema(depth: number): v.GenericSchema<CubeFilter> {
 
 const direction = v.picklist(['asc', 'desc']);
 
-export const cubeQuerySchema: v.GenericSchema<CubeQuery> = v.object({
-  measures: members,
-  dimensions: members,
-  segments: members,
-  timeDimensions: v.optional(
-    v.pipe(
-      v.array(
-        v.object({
-          dimension: memberName,
-          granularity: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
-          dateRange: v.optional(
-            v.nullable(
-              v.union([
-                v.pipe(v.string(), v.maxLength(255)),
-                v.tuple([v.pipe(v.string(), v.maxLength(64)), v.pipe(v.string(), v.maxLength(64))]),
-              ]),
-            ),
-          ),
-          compareDateRange: v.optional(v.never('compareDateRange is not supported')),
-        }),
-      ),
-      v.maxLength(MAX_QUERY_MEMBERS),
-    ),
-  ),
-  filters: v.optional(v.pipe(v.array(filterSchema(1)), v.maxLength(MAX_QUERY_MEMBERS))),
-  order: v.optional(
-    v.union([
+/** `[from, to]` (dates or timestamps) or a relative expression such as `last 7 days`. */
+const dateRange = v.union([
+  v.pipe(v.string(), v.maxLength(255)),
+  v.tuple([v.pipe(v.string(), v.maxLength(64)), v.pipe(v.string(), v.maxLength(64))]),
+]);
+
+/**
+ * A query's shape. `compare`: a time dimension may carry Cube's `compareDateRange` (a list of date
+ * ranges, one query each), which only the Cube REST API's endpoints answer, for one query at a
+ * time; everywhere else (reports, a list of queries) it is refused.
+ */
+const queryShape = (compare: boolean) =>
+  v.object({
+    measures: members,
+    dimensions: members,
+    segments: members,
+    timeDimensions: v.optional(
       v.pipe(
-        v.record(memberName, direction),
-        v.check((o) => Object.keys(o).length <= MAX_QUERY_MEMBERS),
+        v.array(
+          v.object({
+            dimension: memberName,
+            granularity: v.optional(v.nullable(v.pipe(v.string(), v.maxLength(64)))),
+            dateRange: v.optional(v.nullable(dateRange)),
+            compareDateRange: compare
+              ? v.optional(v.pipe(v.array(dateRange), v.minLength(1), v.maxLength(MAX_QUERIES_PER_REQUEST)))
+              : v.optional(
+                  v.never('compareDateRange is answered only by the Cube REST API, in a single query'),
+                ),
+          }),
+        ),
+        v.maxLength(MAX_QUERY_MEMBERS),
       ),
-      v.pipe(v.array(v.tuple([memberName, direction])), v.maxLength(MAX_QUERY_MEMBERS)),
-    ]),
-  ),
-  limit: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0)))),
-  // Cube sets no maximum; past 2^53 - 1 a number is no longer an exact integer, and SQLite refuses
-  // an OFFSET past 2^63 - 1 as a datatype mismatch, which read as the model's own SQL failing.
-  offset: v.optional(
-    v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER))),
-  ),
-  total: v.optional(v.boolean()),
-  timezone: v.optional(v.pipe(v.string(), v.maxLength(64))),
-  ungrouped: v.optional(v.boolean()),
-  renewQuery: v.optional(v.boolean()),
-  // Cube's compact and columnar formats are not served: only the default row objects.
-  responseFormat: v.optional(v.literal('default')),
-}) as unknown as v.GenericSchema<CubeQuery>;
+    ),
+    filters: v.optional(v.pipe(v.array(filterSchema(1)), v.maxLength(MAX_QUERY_MEMBERS))),
+    order: v.optional(
+      v.union([
+        v.pipe(
+          v.record(memberName, direction),
+          v.check((o) => Object.keys(o).length <= MAX_QUERY_MEMBERS),
+        ),
+        v.pipe(v.array(v.tuple([memberName, direction])), v.maxLength(MAX_QUERY_MEMBERS)),
+      ]),
+    ),
+    limit: v.optional(v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0)))),
+    // Cube sets no maximum; past 2^53 - 1 a number is no longer an exact integer, and SQLite refuses
+    // an OFFSET past 2^63 - 1 as a datatype mismatch, which read as the model's own SQL failing.
+    offset: v.optional(
+      v.nullable(v.pipe(v.number(), v.integer(), v.minValue(0), v.maxValue(Number.MAX_SAFE_INTEGER))),
+    ),
+    total: v.optional(v.boolean()),
+    timezone: v.optional(v.pipe(v.string(), v.maxLength(64))),
+    ungrouped: v.optional(v.boolean()),
+    renewQuery: v.optional(v.boolean()),
+    // Cube's compact and columnar formats are not served: only the default row objects.
+    responseFormat: v.optional(v.literal('default')),
+  }) as unknown as v.GenericSchema<CubeQuery>;
+
+export const cubeQuerySchema: v.GenericSchema<CubeQuery> = queryShape(false);
 
 /**
  * One query, or several answered together (Cube's data blending / `queryType=multi`). An array
@@ -109,7 +120,7 @@ export const cubeQueriesSchema = v.union(
     v.pipe(v.array(cubeQuerySchema), v.minLength(1), v.maxLength(MAX_QUERIES_PER_REQUEST)),
     v.pipe(
       v.custom<CubeQuery>((input) => !Array.isArray(input)),
-      cubeQuerySchema,
+      queryShape(true),
     ),
   ],
   `Expected a query object or a list of 1 to ${MAX_QUERIES_PER_REQUEST} of them`,

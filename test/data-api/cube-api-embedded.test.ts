@@ -3,15 +3,17 @@ import cube from '@cubejs-client/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deploymentStore } from '../../src/sources/deployment-store';
 import { expectError, type SeededAccount, seedAccount } from '../helpers/harness';
-import { api, workerFetch } from '../helpers/http';
+import { api } from '../helpers/http';
 import {
+  CLIENT_API_URL,
   cubeToken,
   deployModel,
   load,
-  loadShopIntoPostgres,
   loadShopIntoStore,
   pgRows,
+  routeClientToWorker,
   shopModel,
+  shopOnBothStores,
   usePostgres,
 } from './fixtures';
 
@@ -31,33 +33,19 @@ const textRows = (rows: Record<string, unknown>[]) =>
 
 let acme: SeededAccount;
 let storeDeployment: number;
-let pgDeployment: number;
 let schema: string;
 let storeToken: string;
 let pgToken: string;
 
-// @cubejs-client/core calls the global fetch: requests to this test host go to the Worker.
-const realFetch = globalThis.fetch;
+let restoreFetch = () => {};
 
 beforeAll(async () => {
   acme = await seedAccount();
-  [storeDeployment, pgDeployment] = acme.deployments;
-  await loadShopIntoStore(acme.admin, storeDeployment);
-  await deployModel(acme.admin, storeDeployment, shopModel(''));
-  storeToken = await cubeToken(acme.admin, storeDeployment, MANAGER);
-  schema = await loadShopIntoPostgres();
-  await usePostgres(acme.admin, pgDeployment);
-  await deployModel(acme.admin, pgDeployment, shopModel(`${schema}.`));
-  pgToken = await cubeToken(acme.admin, pgDeployment, MANAGER);
-  globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
-    const url = input instanceof Request ? input.url : String(input);
-    return url.startsWith('http://edgeboard.test/') ? workerFetch(input, init) : realFetch(input, init);
-  }) as typeof fetch;
+  ({ store: storeDeployment, schema, storeToken, pgToken } = await shopOnBothStores(acme, MANAGER));
+  restoreFetch = routeClientToWorker();
 });
 
-afterAll(() => {
-  globalThis.fetch = realFetch;
-});
+afterAll(() => restoreFetch());
 
 describe('the embedded store', () => {
   it('answers a join and a time dimension as SQL written by hand on the same store', async () => {
@@ -290,7 +278,7 @@ describe('@cubejs-client/core, unchanged', () => {
   for (const store of ['embedded', 'postgres'] as const) {
     it(`loads, reads meta and sql against the ${store} store`, async () => {
       const token = store === 'embedded' ? storeToken : pgToken;
-      const api = cube(token, { apiUrl: 'http://edgeboard.test/cubejs-api/v1' });
+      const api = cube(token, { apiUrl: CLIENT_API_URL });
       const resultSet = await api.load({
         measures: ['orders.count', 'orders.total_amount'],
         dimensions: ['users.country'],

@@ -1,14 +1,6 @@
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
-import {
-  cubeToken,
-  deployModel,
-  load,
-  loadShopIntoPostgres,
-  loadShopIntoStore,
-  shopModel,
-  usePostgres,
-} from './fixtures';
+import { load, shopOnBothStores } from './fixtures';
 
 /**
  * The relative-range and date parsers, fuzzed through `/cubejs-api/v1/load`: counts at and past
@@ -28,14 +20,7 @@ let pgToken: string;
 
 beforeAll(async () => {
   acme = await seedAccount();
-  const [store, postgres] = acme.deployments;
-  await loadShopIntoStore(acme.admin, store);
-  await deployModel(acme.admin, store, shopModel(''));
-  storeToken = await cubeToken(acme.admin, store, MANAGER);
-  const schema = await loadShopIntoPostgres();
-  await usePostgres(acme.admin, postgres);
-  await deployModel(acme.admin, postgres, shopModel(`${schema}.`));
-  pgToken = await cubeToken(acme.admin, postgres, MANAGER);
+  ({ storeToken, pgToken } = await shopOnBothStores(acme, MANAGER));
 });
 
 /** The fields of a query the fuzzed values go to, as a validation error's path names them. */

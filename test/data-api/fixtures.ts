@@ -1,7 +1,7 @@
 import { createMessageBatch, env } from 'cloudflare:test';
 import { Client } from 'pg';
 import { expect } from 'vitest';
-import { type Auth, api } from '../helpers/http';
+import { type Auth, api, workerFetch } from '../helpers/http';
 import { deliverBatch } from '../helpers/platform';
 import { dbOf } from '../helpers/shards';
 
@@ -358,4 +358,42 @@ export async function buildsSettled(deployments: readonly number[]): Promise<voi
     await new Promise((r) => setTimeout(r, 50));
   }
   throw new Error('builds still queued or building after 10 s');
+}
+
+/** The API URL @cubejs-client/core is given in tests: `routeClientToWorker` sends its host to the Worker. */
+export const CLIENT_API_URL = 'http://edgeboard.test/cubejs-api/v1';
+
+/**
+ * Sends the global fetch's requests to `CLIENT_API_URL`'s host (@cubejs-client/core calls the
+ * global fetch) to the Worker; answers the function that puts the real fetch back.
+ */
+export function routeClientToWorker(): () => void {
+  const realFetch = globalThis.fetch;
+  globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
+    const url = input instanceof Request ? input.url : String(input);
+    return url.startsWith('http://edgeboard.test/') ? workerFetch(input, init) : realFetch(input, init);
+  }) as typeof fetch;
+  return () => {
+    globalThis.fetch = realFetch;
+  };
+}
+
+/**
+ * The shop on both stores: in the embedded store of the account's first deployment, and in a
+ * fresh schema of the test PostgreSQL server behind its second, each serving the shop model; with
+ * a Cube API token of each for `securityContext`.
+ */
+export async function shopOnBothStores(
+  account: { admin: Auth; deployments: readonly number[] },
+  securityContext?: Record<string, unknown>,
+) {
+  const [store, postgres] = account.deployments as [number, number];
+  await loadShopIntoStore(account.admin, store);
+  await deployModel(account.admin, store, shopModel(''));
+  const storeToken = await cubeToken(account.admin, store, securityContext);
+  const schema = await loadShopIntoPostgres();
+  await usePostgres(account.admin, postgres);
+  await deployModel(account.admin, postgres, shopModel(`${schema}.`));
+  const pgToken = await cubeToken(account.admin, postgres, securityContext);
+  return { store, postgres, schema, storeToken, pgToken };
 }

@@ -4,15 +4,17 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { SERVING_STATE_TTL_MS } from '../../src/deployments/serving-state';
 import { deploymentStore } from '../../src/sources/deployment-store';
 import {
+  CLIENT_API_URL,
   cubeToken,
   deployModel,
   load,
   loadShopIntoPostgres,
   loadShopIntoStore,
+  routeClientToWorker,
   usePostgres,
 } from '../data-api/fixtures';
 import { type SeededAccount, seedAccount } from '../helpers/harness';
-import { api, workerFetch } from '../helpers/http';
+import { api } from '../helpers/http';
 import { clockAt, platform } from '../helpers/platform';
 import { dbOf } from '../helpers/shards';
 import { modelWithRollups, ROLLUPS, refreshAll } from './fixtures';
@@ -181,14 +183,9 @@ describe.each(STORES)('served from rollups on %s', (_name, kind) => {
   });
 
   it("answers Cube's own client unchanged from the rollup", async () => {
-    const realFetch = globalThis.fetch;
-    // @cubejs-client/core calls the global fetch: requests to this test host go to the Worker.
-    globalThis.fetch = ((input: RequestInfo | URL, init?: RequestInit) => {
-      const url = input instanceof Request ? input.url : String(input);
-      return url.startsWith('http://edgeboard.test/') ? workerFetch(input, init) : realFetch(input, init);
-    }) as typeof fetch;
+    const restoreFetch = routeClientToWorker();
     try {
-      const client = cube(manager, { apiUrl: 'http://edgeboard.test/cubejs-api/v1' });
+      const client = cube(manager, { apiUrl: CLIENT_API_URL });
       const resultSet = await client.load(MONTHLY);
       expect(resultSet.rawData()).toEqual(fromSource.MONTHLY);
       const response = resultSet.serialize().loadResponse as {
@@ -200,7 +197,7 @@ describe.each(STORES)('served from rollups on %s', (_name, kind) => {
       // The client's own shaping of the rows reads them as it reads the source's.
       expect(resultSet.tablePivot().length).toBe((fromSource.MONTHLY as unknown[]).length);
     } finally {
-      globalThis.fetch = realFetch;
+      restoreFetch();
     }
   });
 

@@ -67,6 +67,10 @@ export function normalizeQuery(
       if (found.target.kind !== 'dimension' || found.target.dimension.type !== 'time') {
         throw new QueryError(`Not a time dimension: ${found.name}`);
       }
+      // The Cube REST API expands it into one query per range before a query gets here.
+      if (entry.compareDateRange != null) {
+        throw new QueryError('compareDateRange is answered only by the Cube REST API, in a single query');
+      }
       const timeDimension: NormalizedTimeDimension = use(found);
       if (entry.granularity !== undefined) timeDimension.granularity = granularityOf(entry.granularity);
       if (entry.dateRange !== undefined) {

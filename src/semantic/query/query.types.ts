@@ -25,6 +25,8 @@ export interface CubeTimeDimension {
   granularity?: Granularity;
   /** `[from, to]` (dates or timestamps) or a relative expression such as `last 7 days`. */
   dateRange?: string | [string, string];
+  /** Cube's compare-date-range query: one query per range (the Cube REST API expands it). */
+  compareDateRange?: (string | [string, string])[];
 }
 
 export type CubeFilter =
