@@ -111,30 +111,69 @@ function present(asked: CubeQuery, result: LoadResult, queryType: QueryKind) {
   };
 }
 
+type Row = Record<string, unknown>;
+
 /**
- * Cube's answer to one query as JSON text: `{query, data, …}`, its `data` the stored text. The
- * rows of a compared query also carry their range (`compareDateRange`), as Cube's do.
+ * What Cube adds to each row of a query of the request's kind: a compared query's rows carry their
+ * range (`compareDateRange`); a blended query's rows carry its first time dimension's bucket as
+ * `time.<granularity>` too, the axis `@cubejs-client/core` lines the blended queries up on.
+ * Null: the rows as stored.
  */
-function answerText(asked: CubeQuery, result: LoadResult, queryType: QueryKind = 'regularQuery'): string {
-  const { query, ...rest } = present(asked, result, echoedKind(queryType));
-  let data = result.data.json;
-  if (queryType === 'compareDateRangeQuery') {
-    const compareDateRange = compareLabel(asked, result.query);
-    const rows = JSON.parse(data) as Record<string, unknown>[];
-    data = JSON.stringify(rows.map((row) => ({ ...row, compareDateRange })));
+function rowAdditions(
+  asked: CubeQuery,
+  normalized: NormalizedQuery,
+  kind: QueryKind,
+): ((row: Row) => Row) | null {
+  if (kind === 'compareDateRangeQuery') {
+    const compareDateRange = compareLabel(asked, normalized);
+    return () => ({ compareDateRange });
   }
+  const [time] = normalized.timeDimensions;
+  if (kind === 'blendingQuery' && time?.granularity) {
+    const bucket = `${time.name}.${time.granularity}`;
+    const key = `time.${time.granularity}`;
+    return (row) => ({ [key]: row[bucket] });
+  }
+  return null;
+}
+
+/**
+ * Cube's answer to one query as JSON text: `{query, data, …}`, its `data` the stored text (with
+ * the fields Cube adds to the rows of a compared or blended query).
+ */
+function answerText(asked: CubeQuery, result: LoadResult, kind: QueryKind = 'regularQuery'): string {
+  const { query, ...rest } = present(asked, result, echoedKind(kind));
+  const additions = rowAdditions(asked, result.query, kind);
+  const data = additions
+    ? JSON.stringify((JSON.parse(result.data.json) as Row[]).map((row) => ({ ...row, ...additions(row) })))
+    : result.data.json;
   return `{"query":${JSON.stringify(query)},"data":${data},${JSON.stringify(rest).slice(1)}`;
 }
 
 /**
- * Cube's `pivotQuery`: the first query as run, of the request's kind; a compared query's has
- * `compareDateRange` as its first dimension, which `@cubejs-client/core` pivots its series by.
+ * Cube's `pivotQuery`, what `@cubejs-client/core` pivots the results by: the first query as run;
+ * a compared query's with `compareDateRange` as its first dimension (a series per range); for
+ * blended queries with a granularity, every query's measures and dimensions over the common
+ * axis `time` at the first query's granularity. (A list whose queries have none, which Cube
+ * refuses as a blend, is answered as a batch, its pivot the first query.)
  */
-function pivotOf(asked: CubeQuery, normalized: NormalizedQuery, queryType: QueryKind) {
-  const pivot = echo(asked, normalized, echoedKind(queryType));
-  return queryType === 'compareDateRangeQuery'
-    ? { ...pivot, dimensions: ['compareDateRange', ...pivot.dimensions] }
-    : pivot;
+function pivotOf(runs: { q: CubeQuery; normalized: NormalizedQuery }[], kind: QueryKind) {
+  const [first] = runs;
+  if (!first) return null;
+  const pivot = echo(first.q, first.normalized, echoedKind(kind));
+  if (kind === 'compareDateRangeQuery')
+    return { ...pivot, dimensions: ['compareDateRange', ...pivot.dimensions] };
+  const granularity = runs.map((run) => run.normalized.timeDimensions[0]?.granularity).find(Boolean);
+  if (kind !== 'blendingQuery' || !granularity) return pivot;
+  const all = (key: 'measures' | 'dimensions') => [
+    ...new Set(runs.flatMap((run) => run.normalized[key].map((m) => m.name))),
+  ];
+  return {
+    measures: all('measures'),
+    dimensions: all('dimensions'),
+    timeDimensions: [{ dimension: 'time', granularity }],
+    queryType: kind,
+  };
 }
 
 type LoadAnswer = v.InferOutput<typeof loadResponseSchema>;
@@ -163,8 +202,11 @@ export async function load(scope: DataScope, query: CubeQuery | CubeQuery[], que
   if (kind === 'regularQuery' && !Array.isArray(query) && queryType !== 'multi') {
     return jsonText<LoadAnswer>(answers[0] as string);
   }
-  const first = results[0];
-  const pivot = first ? `"pivotQuery":${JSON.stringify(pivotOf(first.q, first.result.query, kind))},` : '';
+  const pivotQuery = pivotOf(
+    results.map(({ q, result }) => ({ q, normalized: result.query })),
+    kind,
+  );
+  const pivot = pivotQuery ? `"pivotQuery":${JSON.stringify(pivotQuery)},` : '';
   return jsonText<LoadAnswer>(
     `{"queryType":"${kind}","results":[${answers.join(',')}],${pivot}"slowQuery":false}`,
   );
@@ -203,12 +245,14 @@ export async function dryRun(scope: DataScope, query: CubeQuery | CubeQuery[]) {
   const normalized = runs.map((run, index) =>
     echo(queries[index] as CubeQuery, run.normalized, echoedKind(kind)),
   );
-  const first = runs[0];
   return {
     queryType: kind,
     normalizedQueries: normalized,
     queryOrder: normalized.map((n) => Object.fromEntries(n.order)),
-    pivotQuery: first ? pivotOf(queries[0] as CubeQuery, first.normalized, kind) : normalized[0],
+    pivotQuery: pivotOf(
+      runs.map((run, index) => ({ q: queries[index] as CubeQuery, normalized: run.normalized })),
+      kind,
+    ),
     transformedQueries: normalized.map(() => null),
     // edgeboard's: per query, the pre-aggregation that would answer it and the SQL reading it.
     preAggregations: runs.map(({ rollup }) =>

@@ -5,9 +5,10 @@ import { api } from '../helpers/http';
 import { CLIENT_API_URL, load, routeClientToWorker, shopOnBothStores } from './fixtures';
 
 /**
- * Cube's compare-date-range queries (`timeDimensions[].compareDateRange`): one query per range,
- * answered as `{queryType: 'compareDateRangeQuery', results, pivotQuery}` with each row tagged by
- * its range, on both stores, and read by `@cubejs-client/core` as Cube's own answer is.
+ * Cube's query types beyond a single query, on both stores, and read by `@cubejs-client/core` as
+ * Cube's own answers are: compare-date-range queries (`timeDimensions[].compareDateRange`: one
+ * query per range, each row tagged by its range) and data blending (a list of queries with a
+ * granularity, lined up on a common `time` axis).
  */
 
 type Json = any;
@@ -139,6 +140,60 @@ describe.each(['embedded', 'postgres'] as const)('compareDateRange on the %s sto
       ['2024-02-01', '2024-03-15'],
     ]);
     expect(dry.body.pivotQuery.dimensions).toEqual(['compareDateRange']);
+  });
+});
+
+describe.each(['embedded', 'postgres'] as const)('data blending on the %s store', (store) => {
+  const month = (dimension: string) => [
+    { dimension, granularity: 'month', dateRange: ['2024-01-01', '2024-04-30'] },
+  ];
+  const blend = [
+    { measures: ['orders.count'], timeDimensions: month('orders.created_at') },
+    { measures: ['sales.total_amount'], timeDimensions: month('sales.created_at') },
+  ];
+
+  it("lines the queries up on Cube's `time` axis", async () => {
+    const res = await load(tokens[store], blend, { queryType: 'multi' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    expect(res.body.queryType).toBe('blendingQuery');
+    expect(res.body.pivotQuery).toEqual({
+      measures: ['orders.count', 'sales.total_amount'],
+      dimensions: [],
+      timeDimensions: [{ dimension: 'time', granularity: 'month' }],
+      queryType: 'blendingQuery',
+    });
+    const [orders, sales] = res.body.results;
+    expect(
+      orders.data.map((r: Json) => [
+        r['time.month'],
+        r['orders.created_at.month'],
+        String(r['orders.count']),
+      ]),
+    ).toEqual([
+      ['2024-01-01T00:00:00.000', '2024-01-01T00:00:00.000', '2'],
+      ['2024-02-01T00:00:00.000', '2024-02-01T00:00:00.000', '2'],
+      ['2024-03-01T00:00:00.000', '2024-03-01T00:00:00.000', '2'],
+      ['2024-04-01T00:00:00.000', '2024-04-01T00:00:00.000', '2'],
+    ]);
+    expect(sales.data.map((r: Json) => [r['time.month'], Number(r['sales.total_amount'])])).toEqual([
+      ['2024-01-01T00:00:00.000', 120.5],
+      ['2024-02-01T00:00:00.000', 75.25],
+      ['2024-03-01T00:00:00.000', 342],
+      ['2024-04-01T00:00:00.000', 10],
+    ]);
+  });
+
+  it('charts both measures per month in @cubejs-client/core', async () => {
+    const client = cube(tokens[store], { apiUrl: CLIENT_API_URL });
+    const resultSet = await client.load(blend as Json);
+    expect(
+      resultSet.chartPivot().map((row: Json) => [row.x, row['orders.count'], row['sales.total_amount']]),
+    ).toEqual([
+      ['2024-01-01T00:00:00.000', 2, 120.5],
+      ['2024-02-01T00:00:00.000', 2, 75.25],
+      ['2024-03-01T00:00:00.000', 2, 342],
+      ['2024-04-01T00:00:00.000', 2, 10],
+    ]);
   });
 });
 
