@@ -138,15 +138,27 @@ function rowAdditions(
 }
 
 /**
+ * Cube's `responseFormat: compact`: the rows' members once, then each row as the list of its
+ * values in that order (`{members, dataset}`), which `@cubejs-client/core` turns back into rows.
+ */
+function compact(rows: Row[]) {
+  const members = rows[0] ? Object.keys(rows[0]) : [];
+  return { members, dataset: rows.map((row) => members.map((member) => row[member] ?? null)) };
+}
+
+/**
  * Cube's answer to one query as JSON text: `{query, data, …}`, its `data` the stored text (with
- * the fields Cube adds to the rows of a compared or blended query).
+ * the fields Cube adds to the rows of a compared or blended query, in the format asked for).
  */
 function answerText(asked: CubeQuery, result: LoadResult, kind: QueryKind = 'regularQuery'): string {
   const { query, ...rest } = present(asked, result, echoedKind(kind));
   const additions = rowAdditions(asked, result.query, kind);
-  const data = additions
-    ? JSON.stringify((JSON.parse(result.data.json) as Row[]).map((row) => ({ ...row, ...additions(row) })))
-    : result.data.json;
+  let data = result.data.json;
+  if (additions || asked.responseFormat === 'compact') {
+    let rows = JSON.parse(data) as Row[];
+    if (additions) rows = rows.map((row) => ({ ...row, ...additions(row) }));
+    data = JSON.stringify(asked.responseFormat === 'compact' ? compact(rows) : rows);
+  }
   return `{"query":${JSON.stringify(query)},"data":${data},${JSON.stringify(rest).slice(1)}`;
 }
 

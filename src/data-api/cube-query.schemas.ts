@@ -104,8 +104,8 @@ const queryShape = (compare: boolean) =>
     timezone: v.optional(v.pipe(v.string(), v.maxLength(64))),
     ungrouped: v.optional(v.boolean()),
     renewQuery: v.optional(v.boolean()),
-    // Cube's compact and columnar formats are not served: only the default row objects.
-    responseFormat: v.optional(v.literal('default')),
+    // Cube's row objects, or its compact `{members, dataset}` (answered by the Cube REST API's /load).
+    responseFormat: v.optional(v.picklist(['default', 'compact'])),
   }) as unknown as v.GenericSchema<CubeQuery>;
 
 export const cubeQuerySchema: v.GenericSchema<CubeQuery> = queryShape(false);

@@ -197,6 +197,58 @@ describe.each(['embedded', 'postgres'] as const)('data blending on the %s store'
   });
 });
 
+describe.each(['embedded', 'postgres'] as const)('responseFormat compact on the %s store', (store) => {
+  const query = {
+    measures: ['orders.count'],
+    dimensions: ['orders.status'],
+    timeDimensions: [
+      { dimension: 'orders.created_at', granularity: 'month', dateRange: ['2024-01-01', '2024-02-29'] },
+    ],
+    order: { 'orders.created_at': 'asc', 'orders.status': 'asc' },
+  };
+
+  it("writes the rows as Cube's {members, dataset}, the same values as the row objects", async () => {
+    const rows = await load(tokens[store], query);
+    const packed = await load(tokens[store], { ...query, responseFormat: 'compact' });
+    expect(packed.status, JSON.stringify(packed.body)).toBe(200);
+    expect(packed.body.query.responseFormat).toBe('compact');
+    const { members, dataset } = packed.body.data;
+    expect(members).toEqual(Object.keys(rows.body.data[0]));
+    expect(members).toEqual(
+      expect.arrayContaining(['orders.count', 'orders.status', 'orders.created_at.month']),
+    );
+    expect(
+      dataset.map((values: unknown[]) =>
+        Object.fromEntries(members.map((m: string, i: number) => [m, values[i]])),
+      ),
+    ).toEqual(rows.body.data);
+    expect(dataset).toHaveLength(3);
+
+    const none = await load(tokens[store], {
+      ...query,
+      responseFormat: 'compact',
+      filters: [{ member: 'orders.status', operator: 'equals', values: ['nope'] }],
+    });
+    expect(none.body.data).toEqual({ members: [], dataset: [] });
+  });
+
+  it('tags compared rows in the compact lists too, and reads back in @cubejs-client/core', async () => {
+    const res = await load(tokens[store], compared({ responseFormat: 'compact' }), { queryType: 'multi' });
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    const [first] = res.body.results;
+    expect(first.data.members.at(-1)).toBe('compareDateRange');
+    expect(first.data.dataset[0].at(-1)).toBe(JANUARY);
+
+    const client = cube(tokens[store], { apiUrl: CLIENT_API_URL });
+    const [asRows, asCompact] = [
+      await client.load(query as Json),
+      await client.load(query as Json, {}, undefined, 'compact'),
+    ];
+    expect(asCompact.rawData()).toEqual(asRows.rawData());
+    expect(asCompact.tablePivot()).toEqual(asRows.tablePivot());
+  });
+});
+
 describe('compareDateRange, refused', () => {
   const td = (extra: Json) => ({ dimension: 'orders.created_at', granularity: 'month', ...extra });
   const cases: [string, Json, RegExp][] = [

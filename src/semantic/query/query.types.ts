@@ -18,6 +18,8 @@ export interface CubeQuery {
   timezone?: string;
   ungrouped?: boolean;
   renewQuery?: boolean;
+  /** How the Cube REST API's `/load` writes the rows: objects, or Cube's compact lists. */
+  responseFormat?: 'default' | 'compact';
 }
 
 export interface CubeTimeDimension {
