@@ -20,8 +20,11 @@ function issuePath(issue: v.BaseIssue<unknown>): string {
 }
 
 function issueMessage(issue: v.BaseIssue<unknown>): string {
-  // valibot's strictObject reports an unknown key as "Invalid key: Expected never but received …".
-  if (issue.kind === 'schema' && issue.expected === 'never') return 'Unknown field';
+  // valibot's strictObject reports an unknown key as "Invalid key: Expected never but received …";
+  // a field refused with a message of its own (`v.never('…')`) keeps that message.
+  if (issue.kind === 'schema' && issue.expected === 'never' && issue.message.startsWith('Invalid ')) {
+    return 'Unknown field';
+  }
   return issue.message;
 }
 
