@@ -46,6 +46,9 @@ const echoedKind = (kind: QueryKind): QueryKind => (kind === 'compareDateRangeQu
  * list's order; null when no time dimension has one. One time dimension may carry it, without a
  * `dateRange` of its own.
  */
+/** Each query `compareQueries` made: the index of its compared time dimension. */
+const comparedAt = new WeakMap<CubeQuery, number>();
+
 function compareQueries(query: CubeQuery): CubeQuery[] | null {
   const timeDimensions = query.timeDimensions ?? [];
   const compared = timeDimensions.filter((td) => td.compareDateRange != null);
@@ -57,14 +60,19 @@ function compareQueries(query: CubeQuery): CubeQuery[] | null {
   if (td.dateRange != null) {
     throw new ApiError('BAD_REQUEST', `${td.dimension} has both dateRange and compareDateRange: send one`);
   }
-  return td.compareDateRange.map((dateRange) => ({
-    ...query,
-    timeDimensions: timeDimensions.map((each) => {
-      if (each !== td) return each;
-      const { compareDateRange: _ranges, ...rest } = each;
-      return { ...rest, dateRange };
-    }),
-  }));
+  const index = timeDimensions.indexOf(td);
+  return td.compareDateRange.map((dateRange) => {
+    const one = {
+      ...query,
+      timeDimensions: timeDimensions.map((each) => {
+        if (each !== td) return each;
+        const { compareDateRange: _ranges, ...rest } = each;
+        return { ...rest, dateRange };
+      }),
+    };
+    comparedAt.set(one, index);
+    return one;
+  });
 }
 
 /**
@@ -72,9 +80,10 @@ function compareQueries(query: CubeQuery): CubeQuery[] | null {
  * dimension resolved to, as local wall-clock times of the query's zone, `from - to`.
  */
 function compareLabel(asked: CubeQuery, normalized: NormalizedQuery): string {
-  const name = asked.timeDimensions?.find((td) => td.dateRange != null)?.dimension;
-  const range = normalized.timeDimensions.find((td) => td.name === name && td.dateRange)?.dateRange;
-  if (!range) throw new Error(`compared query without the date range of ${name}`);
+  // The normalized time dimensions are the query's, in its order (then the shorthand ones).
+  const index = comparedAt.get(asked);
+  const range = index === undefined ? undefined : normalized.timeDimensions[index]?.dateRange;
+  if (!range) throw new Error('A compared query without its date range');
   return range.map((instant) => localText(Date.parse(instant), normalized.timezone)).join(' - ');
 }
 

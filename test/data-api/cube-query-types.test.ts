@@ -110,6 +110,33 @@ describe.each(['embedded', 'postgres'] as const)('compareDateRange on the %s sto
     expect(res.body.pivotQuery.dimensions).toEqual(['compareDateRange', 'orders.status']);
   });
 
+  it('labels the rows with the compared time dimension’s range, not another one’s', async () => {
+    const res = await load(
+      tokens[store],
+      compared({
+        measures: ['orders.count'],
+        timeDimensions: [
+          { dimension: 'orders.created_at', dateRange: ['2024-01-15', '2024-12-31'] },
+          compared().timeDimensions[0],
+        ],
+      }),
+      { queryType: 'multi' },
+    );
+    expect(res.status, JSON.stringify(res.body)).toBe(200);
+    // Both ranges apply: from 15 January, order 2 alone; then orders 3 and 4 in February, 5 in March.
+    expect(
+      res.body.results.map((r: Json) =>
+        r.data.map((row: Json) => [row.compareDateRange, String(row['orders.count'])]),
+      ),
+    ).toEqual([
+      [[JANUARY, '1']],
+      [
+        [FEB_TO_MID_MARCH, '2'],
+        [FEB_TO_MID_MARCH, '1'],
+      ],
+    ]);
+  });
+
   it('reads as Cube’s answer in @cubejs-client/core', async () => {
     const client = cube(tokens[store], { apiUrl: CLIENT_API_URL });
     const resultSet = await client.load(compared({ measures: ['orders.count'] }) as Json);
