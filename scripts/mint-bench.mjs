@@ -474,17 +474,14 @@ async function startMintFloor(world) {
   );
   const url = (await mf.ready).toString().replace(/\/$/, '');
   const pid = workerdChildren().find((p) => !before.has(p));
-  const post = async (route, body, apiKey) => {
-    const res = await fetch(`${url}${route}`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', ...(apiKey && { authorization: `Api-Key ${apiKey}` }) },
-      body: typeof body === 'string' ? body : JSON.stringify(body),
+  const api = client(url);
+  await api('POST', '/setup', { body: { keys: world.keys, groups: GROUPS, attributes: ATTRIBUTES } });
+  for (let i = 0; i < RETURNING; i++) {
+    await api('POST', '/new', {
+      auth: { apiKey: world.keys[i % KEYS] },
+      body: JSON.parse(world.body(`r-${i}`)),
     });
-    const text = await res.text();
-    if (res.status !== 200) throw new Error(`mint floor ${route}: ${res.status} ${text}`);
-  };
-  await post('/setup', { keys: world.keys, groups: GROUPS, attributes: ATTRIBUTES });
-  for (let i = 0; i < RETURNING; i++) await post('/new', world.body(`r-${i}`), world.keys[i % KEYS]);
+  }
   const list = scenarios(world, `floor-${process.pid}`);
   return {
     mf,

@@ -2,7 +2,13 @@ import * as v from 'valibot';
 import { ApiError } from '../core/errors';
 import { requireWellFormedText, toDetails } from '../core/validation';
 import { cubeQueriesSchema } from '../data-api/cube-query.schemas';
-import { dryRunQueries, type LoadResult, loadQuery, metaFor, sqlQuery } from '../data-api/data.service';
+import {
+  dryRunQueries,
+  type LoadResult,
+  loadCubeQueries,
+  metaFor,
+  sqlQueries,
+} from '../data-api/data.service';
 import type { DataScope } from '../data-api/data-scope';
 import { jsonText } from '../http/route';
 import { timeDimensionShorthand } from '../semantic/query/normalize';
@@ -37,6 +43,13 @@ export function parseQueryParam(text: string): CubeQuery | CubeQuery[] {
 
 type QueryKind = 'regularQuery' | 'blendingQuery' | 'compareDateRangeQuery';
 
+/** The queries a request runs, Cube's kind of it and, when compared, the compared time dimension's index. */
+interface QueryRequest {
+  queries: CubeQuery[];
+  kind: QueryKind;
+  comparedAt?: number;
+}
+
 /** The `queryType` each query of a request echoes: a compared query's is the request's kind. */
 const echoedKind = (kind: QueryKind): QueryKind => (kind === 'compareDateRangeQuery' ? kind : 'regularQuery');
 
@@ -44,12 +57,9 @@ const echoedKind = (kind: QueryKind): QueryKind => (kind === 'compareDateRangeQu
  * Cube's compare-date-range query: a time dimension's `compareDateRange` (a list of date ranges)
  * becomes one query per range, each with that range as the dimension's `dateRange`, in the
  * list's order; null when no time dimension has one. One time dimension may carry it, without a
- * `dateRange` of its own.
+ * `dateRange` of its own. `at`: that time dimension's index.
  */
-/** Each query `compareQueries` made: the index of its compared time dimension. */
-const comparedAt = new WeakMap<CubeQuery, number>();
-
-function compareQueries(query: CubeQuery): CubeQuery[] | null {
+function compareQueries(query: CubeQuery): { queries: CubeQuery[]; at: number } | null {
   const timeDimensions = query.timeDimensions ?? [];
   const compared = timeDimensions.filter((td) => td.compareDateRange != null);
   if (compared.length === 0) return null;
@@ -60,29 +70,24 @@ function compareQueries(query: CubeQuery): CubeQuery[] | null {
   if (td.dateRange != null) {
     throw new ApiError('BAD_REQUEST', `${td.dimension} has both dateRange and compareDateRange: send one`);
   }
-  const index = timeDimensions.indexOf(td);
-  return td.compareDateRange.map((dateRange) => {
-    const one = {
-      ...query,
-      timeDimensions: timeDimensions.map((each) => {
-        if (each !== td) return each;
-        const { compareDateRange: _ranges, ...rest } = each;
-        return { ...rest, dateRange };
-      }),
-    };
-    comparedAt.set(one, index);
-    return one;
-  });
+  const queries = td.compareDateRange.map((dateRange) => ({
+    ...query,
+    timeDimensions: timeDimensions.map((each) => {
+      if (each !== td) return each;
+      const { compareDateRange: _ranges, ...rest } = each;
+      return { ...rest, dateRange };
+    }),
+  }));
+  return { queries, at: timeDimensions.indexOf(td) };
 }
 
 /**
  * The `compareDateRange` value of a compared query's rows, as Cube writes it: the range its time
- * dimension resolved to, as local wall-clock times of the query's zone, `from - to`.
+ * dimension (at index `at`) resolved to, as local wall-clock times of the query's zone, `from - to`.
  */
-function compareLabel(asked: CubeQuery, normalized: NormalizedQuery): string {
+function compareLabel(normalized: NormalizedQuery, at: number): string {
   // The normalized time dimensions are the query's, in its order (then the shorthand ones).
-  const index = comparedAt.get(asked);
-  const range = index === undefined ? undefined : normalized.timeDimensions[index]?.dateRange;
+  const range = normalized.timeDimensions[at]?.dateRange;
   if (!range) throw new Error('A compared query without its date range');
   return range.map((instant) => localText(Date.parse(instant), normalized.timezone)).join(' - ');
 }
@@ -128,13 +133,10 @@ type Row = Record<string, unknown>;
  * `time.<granularity>` too, the axis `@cubejs-client/core` lines the blended queries up on.
  * Null: the rows as stored.
  */
-function rowAdditions(
-  asked: CubeQuery,
-  normalized: NormalizedQuery,
-  kind: QueryKind,
-): ((row: Row) => Row) | null {
-  if (kind === 'compareDateRangeQuery') {
-    const compareDateRange = compareLabel(asked, normalized);
+function rowAdditions(normalized: NormalizedQuery, request: QueryRequest): ((row: Row) => Row) | null {
+  const { kind, comparedAt } = request;
+  if (comparedAt !== undefined) {
+    const compareDateRange = compareLabel(normalized, comparedAt);
     return () => ({ compareDateRange });
   }
   const [time] = normalized.timeDimensions;
@@ -159,9 +161,9 @@ function compact(rows: Row[]) {
  * Cube's answer to one query as JSON text: `{query, data, …}`, its `data` the stored text (with
  * the fields Cube adds to the rows of a compared or blended query, in the format asked for).
  */
-function answerText(asked: CubeQuery, result: LoadResult, kind: QueryKind = 'regularQuery'): string {
-  const { query, ...rest } = present(asked, result, echoedKind(kind));
-  const additions = rowAdditions(asked, result.query, kind);
+function answerText(asked: CubeQuery, result: LoadResult, request: QueryRequest): string {
+  const { query, ...rest } = present(asked, result, echoedKind(request.kind));
+  const additions = rowAdditions(result.query, request);
   let data = result.data.json;
   if (additions || asked.responseFormat === 'compact') {
     let rows = JSON.parse(data) as Row[];
@@ -199,13 +201,12 @@ function pivotOf(runs: { q: CubeQuery; normalized: NormalizedQuery }[], kind: Qu
 
 type LoadAnswer = v.InferOutput<typeof loadResponseSchema>;
 
-/** The queries a request runs, and Cube's kind of it. */
-function queriesOf(query: CubeQuery | CubeQuery[]): { queries: CubeQuery[]; kind: QueryKind } {
+function queriesOf(query: CubeQuery | CubeQuery[]): QueryRequest {
   if (Array.isArray(query))
     return { queries: query, kind: query.length > 1 ? 'blendingQuery' : 'regularQuery' };
   const compared = compareQueries(query);
   return compared
-    ? { queries: compared, kind: 'compareDateRangeQuery' }
+    ? { queries: compared.queries, kind: 'compareDateRangeQuery', comparedAt: compared.at }
     : { queries: [query], kind: 'regularQuery' };
 }
 
@@ -215,11 +216,13 @@ function queriesOf(query: CubeQuery | CubeQuery[]): { queries: CubeQuery[]; kind
  * […]}`. The answer is written as text around each query's rows as the result cache keeps them.
  */
 export async function load(scope: DataScope, query: CubeQuery | CubeQuery[], queryType?: string) {
-  const { queries, kind } = queriesOf(query);
-  const results = await Promise.all(
-    queries.map(async (q) => ({ q, result: await loadQuery(scope, q, { renew: q.renewQuery === true }) })),
-  );
-  const answers = results.map(({ q, result }) => answerText(q, result, kind));
+  const request = queriesOf(query);
+  const { queries, kind } = request;
+  const results = (await loadCubeQueries(scope, queries)).map((result, index) => ({
+    q: queries[index] as CubeQuery,
+    result,
+  }));
+  const answers = results.map(({ q, result }) => answerText(q, result, request));
   if (kind === 'regularQuery' && !Array.isArray(query) && queryType !== 'multi') {
     return jsonText<LoadAnswer>(answers[0] as string);
   }
@@ -233,10 +236,11 @@ export async function load(scope: DataScope, query: CubeQuery | CubeQuery[], que
   );
 }
 
+type SqlOfQuery = Awaited<ReturnType<typeof sqlQueries>>[number];
+
 /** Cube's `/sql`: the SQL text and its parameters, as `sql.sql = [text, params]`. */
 export async function sql(scope: DataScope, query: CubeQuery | CubeQuery[]) {
-  const one = async (q: CubeQuery) => {
-    const { normalized, compiled: fromSource, dbType, rollup } = await sqlQuery(scope, q);
+  const one = ({ normalized, compiled: fromSource, dbType, rollup }: SqlOfQuery) => {
     // A query a rollup answers shows the SQL that reads the rollup, as Cube's does.
     const compiled = rollup?.compiled ?? fromSource;
     const aliasNameToMember = Object.fromEntries(compiled.columns.map((col) => [col.alias, col.member]));
@@ -253,10 +257,9 @@ export async function sql(scope: DataScope, query: CubeQuery | CubeQuery[]) {
     };
   };
   const { queries, kind } = queriesOf(query);
-  if (Array.isArray(query) || kind !== 'regularQuery') {
-    return { queryType: 'multi', sql: await Promise.all(queries.map(one)) };
-  }
-  return { sql: await one(query) };
+  const planned = (await sqlQueries(scope, queries)).map(one);
+  if (Array.isArray(query) || kind !== 'regularQuery') return { queryType: 'multi', sql: planned };
+  return { sql: planned[0] };
 }
 
 /** Cube's `/dry-run`: the normalized queries, without running them. */

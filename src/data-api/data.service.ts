@@ -241,10 +241,18 @@ export type LoadedResult = Omit<LoadResult, 'data'> & { data: Record<string, unk
 
 const withRows = (result: LoadResult): LoadedResult => ({ ...result, data: result.data.rows });
 
-/** Runs one Cube query for the scope's caller: Cube's `/load` answer for it. */
-export async function loadQuery(scope: DataScope, query: CubeQuery, options: { renew?: boolean } = {}) {
+/**
+ * Runs the Cube queries of one `/load` for the scope's caller (one query, a blend, compared
+ * ranges), which answer or fail together: the model and the data source settings are read once
+ * for all, each query renewed when it asks (`renewQuery`). Cube's `/load` answer for each.
+ */
+export async function loadCubeQueries(scope: DataScope, queries: readonly CubeQuery[]) {
   const ctx = await sourceContext(scope);
-  return execute(ctx, scope, planIn(ctx, scope, query), options);
+  return Promise.all(
+    queries.map((query) =>
+      execute(ctx, scope, planIn(ctx, scope, query), { renew: query.renewQuery === true }),
+    ),
+  );
 }
 
 /** One query's outcome among several: its answer (and the control filters that narrowed it), or the API error it alone failed with. */
@@ -411,15 +419,20 @@ export async function compileModelQuery(scope: DeploymentDataScope, query: CubeQ
   }
 }
 
-/** The SQL a query compiles to for the scope's caller, policies applied (Cube's `/sql`). */
-export async function sqlQuery(scope: DataScope, query: CubeQuery) {
+/**
+ * The SQL each query compiles to for the scope's caller, policies applied (Cube's `/sql`), the
+ * model and the data source settings read once for all.
+ */
+export async function sqlQueries(scope: DataScope, queries: readonly CubeQuery[]) {
   const ctx = await sourceContext(scope);
-  const planned = planIn(ctx, scope, query);
-  return {
-    ...planned,
-    dbType: ctx.source.dialect,
-    rollup: rollupSqlOf(ctx.model, planned.normalized, planned.extraFilters, ctx.source.dialect),
-  };
+  return queries.map((query) => {
+    const planned = planIn(ctx, scope, query);
+    return {
+      ...planned,
+      dbType: ctx.source.dialect,
+      rollup: rollupSqlOf(ctx.model, planned.normalized, planned.extraFilters, ctx.source.dialect),
+    };
+  });
 }
 
 /**

@@ -156,6 +156,29 @@ describe('the serving state an isolate keeps', () => {
     expect(countOf(back)).toBe(2);
   });
 
+  it('reads the serving state once for all the queries of one load (a blend, /sql of a list)', async () => {
+    const deploymentId = acme.deployments[0] as number;
+    const t0 = Date.parse('2033-01-01T00:00:00Z');
+    platform.clock = clockAt(t0 - 1);
+    const token = await cubeToken(acme.admin, deploymentId);
+    const cold = async (at: number, run: () => ReturnType<typeof load>) => {
+      // Past the bound, so the isolate reads the serving state again; renewed, so no cached answer.
+      platform.clock = clockAt(at);
+      const res = await run();
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+      return Number(res.headers.get('x-d1-round-trips'));
+    };
+    const one = await cold(t0, () => load(token, { ...COUNT, renewQuery: true }));
+    expect(one).toBeGreaterThan(0);
+    const three = Array.from({ length: 3 }, (_, i) => ({ ...COUNT, limit: i + 1, renewQuery: true }));
+    expect(await cold(t0 + SERVING_STATE_TTL_MS, () => load(token, three, { queryType: 'multi' }))).toBe(one);
+    const sql = () =>
+      api('GET', `/cubejs-api/v1/sql?query=${encodeURIComponent(JSON.stringify(three))}`, {
+        auth: { raw: token },
+      });
+    expect(await cold(t0 + 2 * SERVING_STATE_TTL_MS, sql)).toBe(one);
+  });
+
   it('sees a change made through this isolate at once', async () => {
     const deploymentId = acme.deployments[1];
     platform.clock = clockAt(Date.parse('2032-01-01T00:00:00Z'));
